@@ -1,0 +1,66 @@
+# Controle de Transporte de Resíduos — the two commands are `make run` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+
+# With DATABASE_URL set, the app uses that PostGIS and the local cluster is left alone.
+ifeq ($(strip $(DATABASE_URL)),)
+DB_START := bash scripts/localdb.sh start
+DB_ENV = DATABASE_URL="$$(bash scripts/localdb.sh url)"
+else
+DB_START := @echo "Usando DATABASE_URL externo."
+DB_ENV =
+endif
+
+.PHONY: run test stop system-run system-test venv db migrate demo lint format bench clean
+
+system-run:
+	@bash scripts/system-packages.sh run
+
+system-test:
+	@bash scripts/system-packages.sh test
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip
+	@$(PY) -m pip install -q -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+venv: $(STAMP)
+
+db:
+	$(DB_START)
+
+migrate: venv db
+	@$(DB_ENV) $(PY) manage.py migrate --noinput -v 0
+
+demo: migrate
+	@$(DB_ENV) $(PY) manage.py load_demo
+
+run: system-run venv db migrate demo
+	@$(DB_ENV) $(PY) manage.py collectstatic --noinput -v 0
+	@echo "Servindo em http://$(HOST):$(PORT)/  (Ctrl+C para parar; 'make stop' para o banco)"
+	@$(DB_ENV) $(PY) manage.py runserver --noreload $(HOST):$(PORT)
+
+test: system-test venv db
+	@$(DB_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+
+stop:
+	@bash scripts/localdb.sh stop
+
+lint: venv
+	@$(PY) -m ruff check . && $(PY) -m ruff format --check .
+
+format: venv
+	@$(PY) -m ruff format . && $(PY) -m ruff check --fix .
+
+bench: system-test venv db
+	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
+
+clean: stop
+	rm -rf .local $(VENV) staticfiles

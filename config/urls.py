@@ -1,0 +1,15 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+admin.site.site_header = "CTR — Controle de Transporte de Resíduos"
+admin.site.site_title = "CTR — administração"
+admin.site.index_title = "Cadastros"
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/v1/", include("pev_network.api_urls")),
+    path("", include("maps.urls")),
+]

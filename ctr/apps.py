@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CtrConfig(AppConfig):
+    name = "ctr"
+    verbose_name = "Controle de Transporte de Resíduos"

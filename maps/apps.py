@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MapsConfig(AppConfig):
+    name = "maps"
+    verbose_name = "Mapas"

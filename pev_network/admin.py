@@ -1,0 +1,88 @@
+from django.contrib import admin
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+from leaflet.admin import LeafletGeoAdmin, LeafletGeoAdminMixin
+
+from . import services
+from .models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
+
+# Map widgets are django-leaflet's: Leaflet and Leaflet.draw come from our static files, where
+# Django's own GIS widgets would fetch OpenLayers from a CDN.
+
+
+@admin.register(Municipality)
+class MunicipalityAdmin(LeafletGeoAdmin):
+    list_display = ["name", "uf", "ibge_code", "small_volume_limit_m3", "gps_tolerance_m"]
+    list_filter = ["uf"]
+    search_fields = ["name", "ibge_code"]
+    fieldsets = [
+        (None, {"fields": ["ibge_code", "name", "uf", "boundary", "boundary_source"]}),
+        (
+            "Parâmetros legais (Lei 3.978/2007)",
+            {
+                "fields": [
+                    "small_volume_limit_m3",
+                    "gps_tolerance_m",
+                    "ufesp_value",
+                    "ufesp_year",
+                    "open_ctr_alert_hours",
+                ]
+            },
+        ),
+    ]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if "boundary" in form.changed_data:
+            services.refresh_municipality_pieces([obj.pk])
+
+
+class FacilityLicenseInline(admin.TabularInline):
+    model = FacilityLicense
+    extra = 0
+    fields = ["number", "issuer", "valid_from", "valid_until", "status", "status_since"]
+
+
+@admin.register(ReceivingFacility)
+class ReceivingFacilityAdmin(LeafletGeoAdmin):
+    list_display = ["name", "kind", "code", "municipality", "license_today"]
+    list_filter = ["kind", "municipality"]
+    search_fields = ["name", "code", "operator"]
+    inlines = [FacilityLicenseInline]
+    list_select_related = ["municipality"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .defer("municipality__boundary")
+            .prefetch_related("licenses")
+        )
+
+    @admin.display(description="licença hoje")
+    def license_today(self, facility: ReceivingFacility):
+        day = services.today()
+        for lic in facility.licenses.all():
+            if lic.is_valid_on(day):
+                until = lic.valid_until.strftime("%d/%m/%Y") if lic.valid_until else "sem prazo"
+                return format_html(
+                    '<span style="color:#1a7f37">✔ {} (até {})</span>', lic.number, until
+                )
+        return mark_safe('<strong style="color:#b42318">✘ sem licença válida</strong>')
+
+
+@admin.register(FacilityLicense)
+class FacilityLicenseAdmin(admin.ModelAdmin):
+    list_display = ["number", "issuer", "facility", "valid_from", "valid_until", "status"]
+    list_filter = ["status", "issuer"]
+    search_fields = ["number", "facility__name"]
+    list_select_related = ["facility"]
+    date_hierarchy = "valid_until"
+
+
+@admin.register(CatchmentBasin)
+class CatchmentBasinAdmin(LeafletGeoAdminMixin, admin.ModelAdmin):
+    list_display = ["name", "code", "municipality", "served_by"]
+    list_filter = ["municipality"]
+    search_fields = ["name", "code"]
+    list_select_related = ["municipality", "served_by"]

@@ -1,0 +1,245 @@
+"""REST API of the receiving network: GeoJSON collections, nearest legal facilities, lookups."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import django_filters
+from django.db.models import prefetch_related_objects
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework_gis.pagination import GeoJsonPagination
+from rest_framework_gis.serializers import GeoFeatureModelSerializer
+
+from config.api_errors import InvalidParameter
+from config.api_params import (
+    parse_bbox,
+    parse_date,
+    parse_decimal,
+    parse_int,
+    parse_lon_lat,
+    required,
+)
+
+from . import services
+from .models import (
+    CatchmentBasin,
+    FacilityKind,
+    FacilityLicense,
+    Municipality,
+    ReceivingFacility,
+    WasteClass,
+)
+
+
+class Pagination(GeoJsonPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
+class LicenseSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FacilityLicense
+        fields = ["number", "issuer", "valid_from", "valid_until", "status", "status_since"]
+
+
+class FacilitySerializer(GeoFeatureModelSerializer):
+    kind_label = serializers.CharField(source="get_kind_display", read_only=True)
+    municipality = serializers.SlugRelatedField(slug_field="ibge_code", read_only=True)
+    current_license = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ReceivingFacility
+        geo_field = "area"
+        fields = [
+            "id", "code", "kind", "kind_label", "name", "operator", "address", "municipality",
+            "accepted_classes", "capacity_m3_per_day", "current_license",
+        ]  # fmt: skip
+
+    @extend_schema(exclude=True)
+    def get_current_license(self, facility: ReceivingFacility) -> dict | None:
+        # Reads the prefetched licenses (most recent first) instead of one query per feature.
+        day = services.today()
+        for lic in facility.licenses.all():
+            if lic.is_valid_on(day):
+                return LicenseSerializer(lic).data
+        return None
+
+
+class NearbyFacilitySerializer(FacilitySerializer):
+    """A facility with its distance in metres from the asked point."""
+
+    distance_m = serializers.SerializerMethodField()
+
+    class Meta(FacilitySerializer.Meta):
+        fields = [*FacilitySerializer.Meta.fields, "distance_m"]
+
+    def get_distance_m(self, facility: ReceivingFacility) -> float:
+        return round(facility.distance_m, 1)
+
+
+def _bbox_filter(queryset, name, value):
+    # Explicit 4326 box and intersects semantics (the design's pitfall with InBBoxFilter).
+    return queryset.filter(**{f"{name}__intersects": parse_bbox("bbox", value)})
+
+
+class FacilityFilter(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=FacilityKind.choices, label="tipo")
+    licensed_on = django_filters.CharFilter(
+        method="filter_licensed_on", label="licenciadas na data (AAAA-MM-DD)"
+    )
+    bbox = django_filters.CharFilter(
+        field_name="area", method="filter_bbox", label="minlon,minlat,maxlon,maxlat (WGS 84)"
+    )
+    municipality = django_filters.CharFilter(
+        field_name="municipality__ibge_code", label="código IBGE do município"
+    )
+
+    class Meta:
+        model = ReceivingFacility
+        fields = ["kind", "licensed_on", "bbox", "municipality"]
+
+    def filter_licensed_on(self, queryset, name, value):
+        return queryset.licensed_on(parse_date("licensed_on", value))
+
+    def filter_bbox(self, queryset, name, value):
+        return _bbox_filter(queryset, name, value)
+
+
+class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
+    """Áreas de recebimento (PEV, ATT, reciclagem, aterro de RCC) em GeoJSON."""
+
+    serializer_class = FacilitySerializer
+    pagination_class = Pagination
+    filterset_class = FacilityFilter
+    queryset = (
+        ReceivingFacility.objects.select_related("municipality")
+        .defer("municipality__boundary")
+        .prefetch_related("licenses")
+        .order_by("pk")
+    )
+
+    @extend_schema(
+        summary="Áreas legais mais próximas para uma carga",
+        parameters=[
+            OpenApiParameter("lon", OpenApiTypes.DOUBLE, required=True, description="longitude"),
+            OpenApiParameter("lat", OpenApiTypes.DOUBLE, required=True, description="latitude"),
+            OpenApiParameter("volume_m3", OpenApiTypes.DECIMAL, required=True),
+            OpenApiParameter("waste_class", OpenApiTypes.STR, enum=WasteClass.values),
+            OpenApiParameter("limit", OpenApiTypes.INT, description="1 a 50 (padrão 5)"),
+        ],
+        responses=NearbyFacilitySerializer(many=True),
+    )
+    @action(detail=False, filterset_class=None, pagination_class=None)
+    def nearest(self, request):
+        """As áreas mais próximas que podem receber legalmente esta carga hoje: PEV só até o
+        limite de pequeno volume do município (Lei 3.978/2007 art. 12 §1-2), classes aceitas,
+        licença válida (art. 14 §1). Distância em metros."""
+        params = request.query_params
+        point = parse_lon_lat(params)
+        volume = parse_decimal(
+            "volume_m3", required(params, "volume_m3"), Decimal("0"), Decimal("100000")
+        )
+        waste_class = params.get("waste_class") or None
+        if waste_class is not None and waste_class not in WasteClass.values:
+            raise InvalidParameter(
+                "waste_class",
+                f"Classe '{waste_class}' inválida; use {', '.join(WasteClass.values)}.",
+            )
+        limit = parse_int("limit", params.get("limit") or "5", 1, 50)
+        nearby = services.nearest_legal_facilities(point, volume, waste_class, limit=limit)
+        prefetch_related_objects(nearby, "licenses")
+        return Response(NearbyFacilitySerializer(nearby, many=True).data)
+
+
+class MunicipalitySerializer(GeoFeatureModelSerializer):
+    class Meta:
+        model = Municipality
+        geo_field = "boundary"
+        fields = [
+            "id", "ibge_code", "name", "uf", "small_volume_limit_m3", "gps_tolerance_m",
+            "ufesp_value", "ufesp_year", "open_ctr_alert_hours",
+        ]  # fmt: skip
+
+
+class MunicipalityPropertiesSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Municipality
+        fields = [f for f in MunicipalitySerializer.Meta.fields]
+
+
+class MunicipalityFilter(django_filters.FilterSet):
+    uf = django_filters.CharFilter(lookup_expr="iexact")
+    bbox = django_filters.CharFilter(field_name="boundary", method="filter_bbox")
+
+    class Meta:
+        model = Municipality
+        fields = ["uf", "bbox"]
+
+    def filter_bbox(self, queryset, name, value):
+        return _bbox_filter(queryset, name, value)
+
+
+class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
+    """Municípios com limites (GeoJSON) e parâmetros legais."""
+
+    serializer_class = MunicipalitySerializer
+    pagination_class = Pagination
+    filterset_class = MunicipalityFilter
+    queryset = Municipality.objects.order_by("uf", "name")
+
+    @extend_schema(
+        summary="Município que contém um ponto",
+        parameters=[
+            OpenApiParameter("lon", OpenApiTypes.DOUBLE, required=True),
+            OpenApiParameter("lat", OpenApiTypes.DOUBLE, required=True),
+        ],
+        responses=MunicipalityPropertiesSerializer,
+    )
+    @action(detail=False, filterset_class=None, pagination_class=None)
+    def lookup(self, request):
+        """O município cujo limite contém o ponto (um ponto na divisa conta como dentro)."""
+        municipality = services.municipality_at(parse_lon_lat(request.query_params))
+        if municipality is None:
+            raise NotFound("Nenhum município cadastrado contém este ponto.")
+        return Response(MunicipalityPropertiesSerializer(municipality).data)
+
+
+class BasinSerializer(GeoFeatureModelSerializer):
+    municipality = serializers.SlugRelatedField(slug_field="ibge_code", read_only=True)
+    served_by_name = serializers.CharField(source="served_by.name", read_only=True, default=None)
+
+    class Meta:
+        model = CatchmentBasin
+        geo_field = "area"
+        fields = ["id", "code", "name", "municipality", "served_by", "served_by_name"]
+
+
+class BasinFilter(django_filters.FilterSet):
+    municipality = django_filters.CharFilter(field_name="municipality__ibge_code")
+    bbox = django_filters.CharFilter(field_name="area", method="filter_bbox")
+
+    class Meta:
+        model = CatchmentBasin
+        fields = ["municipality", "bbox"]
+
+    def filter_bbox(self, queryset, name, value):
+        return _bbox_filter(queryset, name, value)
+
+
+class BasinViewSet(viewsets.ReadOnlyModelViewSet):
+    """Bacias de captação (Lei 3.978/2007 art. 3 V), cada uma atendida por um PEV."""
+
+    serializer_class = BasinSerializer
+    pagination_class = Pagination
+    filterset_class = BasinFilter
+    queryset = (
+        CatchmentBasin.objects.select_related("municipality", "served_by")
+        .defer("municipality__boundary", "served_by__area")
+        .order_by("pk")
+    )

@@ -1,0 +1,28 @@
+"""Load the demo: real boundaries, the fictitious network and bacias, demo accounts."""
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from pev_network import demo
+
+
+class Command(BaseCommand):
+    help = (
+        "Carrega os dados de demonstração (limites reais, rede fictícia, contas de demonstração)."
+    )
+
+    def handle(self, *args, **options):
+        fixtures = settings.BASE_DIR / "fixtures"
+        for name in (
+            "municipio_3518404_guaratingueta.geojson",
+            "municipio_3550308_sao_paulo.geojson",
+        ):
+            call_command("import_municipalities", str(fixtures / name), verbosity=0)
+        call_command("import_facilities", str(fixtures / "demo_network.geojson"), verbosity=0)
+        basins = demo.load_basins(fixtures / "demo_bacias.geojson")
+        accounts = demo.ensure_demo_accounts()
+        self.stdout.write(
+            f"Demonstração carregada: {basins} bacias; contas: {', '.join(accounts)} "
+            "(senhas no README)."
+        )

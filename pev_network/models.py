@@ -1,0 +1,301 @@
+"""Municipalities, bacias de captação and the licensed receiving network (Lei 3.978/2007)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.contrib.gis.db import models
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db.models import Exists, OuterRef, Q
+
+
+class WasteClass(models.TextChoices):
+    """CONAMA 307/348 classes (Lei 3.978/2007 art. 3 XV) plus resíduos volumosos (art. 3 XVII)."""
+
+    A = "A", "Classe A (agregados: concreto, tijolo, solo…)"
+    B = "B", "Classe B (recicláveis: plástico, papel, metal, vidro, madeira, gesso)"
+    C = "C", "Classe C (sem tecnologia de reciclagem viável)"
+    D = "D", "Classe D (perigosos: tintas, solventes, amianto…)"
+    VOLUMOSO = "VOLUMOSO", "Resíduos volumosos (móveis, podas, grandes embalagens)"
+
+
+class FacilityKind(models.TextChoices):
+    # Lei 3.978/2007 art. 14 §2: the four kinds of the receiving network.
+    PEV = "PEV", "Ponto de Entrega Voluntária (PEV)"
+    ATT = "ATT", "Área de Transbordo e Triagem (ATT)"
+    RECYCLING = "RECYCLING", "Área de Reciclagem"
+    LANDFILL = "LANDFILL", "Aterro de RCC"
+
+
+# What each kind receives unless the municipality says otherwise.
+DEFAULT_ACCEPTED_CLASSES: dict[str, list[str]] = {
+    # art. 3 XII: small volumes of RCC and volumosos, sorted on site (NBR 15.112). Class D
+    # (hazardous) needs its own licensed destination (CONAMA 307 art. 10 IV), so no default.
+    FacilityKind.PEV: [WasteClass.A, WasteClass.B, WasteClass.C, WasteClass.VOLUMOSO],
+    # art. 3 III: RCC and volumosos for sorting (NBR 15.112).
+    FacilityKind.ATT: [WasteClass.A, WasteClass.B, WasteClass.C, WasteClass.VOLUMOSO],
+    # art. 3 II: class A already sorted (NBR 15.114).
+    FacilityKind.RECYCLING: [WasteClass.A],
+    # art. 3 IV and art. 18 sole §: class A only (NBR 15.113).
+    FacilityKind.LANDFILL: [WasteClass.A],
+}
+
+
+def default_accepted_classes(kind: str) -> list[str]:
+    return [str(c) for c in DEFAULT_ACCEPTED_CLASSES[FacilityKind(kind)]]
+
+
+class Municipality(models.Model):
+    ibge_code = models.CharField(
+        "código IBGE",
+        max_length=7,
+        unique=True,
+        validators=[RegexValidator(r"^\d{7}$", "O código IBGE tem 7 dígitos.")],
+    )
+    name = models.CharField("nome", max_length=120)
+    uf = models.CharField("UF", max_length=2)
+    # Multipolygon in WGS 84: coastal municipalities have islands.
+    boundary = models.MultiPolygonField("limite", srid=4326, spatial_index=True)
+    boundary_source = models.CharField("fonte do limite", max_length=300, blank=True)
+
+    # Legal parameters: the law's figures are data, editable by the municipality.
+    small_volume_limit_m3 = models.DecimalField(
+        "limite de pequeno volume (m³ por descarga)",
+        max_digits=6,
+        decimal_places=3,
+        default=Decimal("1.000"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Lei 3.978/2007 art. 3 X-XI e art. 12 §1-2: até 1 m³ por descarga no PEV.",
+    )
+    gps_tolerance_m = models.DecimalField(
+        "tolerância do GPS (m)",
+        max_digits=6,
+        decimal_places=1,
+        default=Decimal("15.0"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Distância máxima entre o ponto de descarga e o polígono da área licenciada.",
+    )
+    ufesp_value = models.DecimalField(
+        "valor da UFESP (R$)",
+        max_digits=10,
+        decimal_places=2,
+        default=Decimal("37.02"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Lei 3.978/2007 art. 12 §3: uma UFESP por descarga de grande volume.",
+    )
+    ufesp_year = models.PositiveSmallIntegerField("ano da UFESP", default=2025)
+    received_volume_tolerance_pct = models.DecimalField(
+        "tolerância de volume no recebimento (%)",
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("10.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Diferença admitida entre o volume declarado e o recebido (art. 13 p.ú.).",
+    )
+    open_ctr_alert_hours = models.PositiveIntegerField(
+        "alerta de CTR aberto (horas)",
+        default=48,
+        help_text="CTR não recebido após este prazo é sinal de descarte irregular (art. 2 §1).",
+    )
+
+    class Meta:
+        verbose_name = "município"
+        verbose_name_plural = "municípios"
+        ordering = ["uf", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name}/{self.uf}"
+
+
+class MunicipalityPiece(models.Model):
+    """A small piece of a boundary (ST_Subdivide), for fast point lookups.
+
+    A municipal boundary has hundreds of vertices and is TOASTed; testing a point against
+    pieces of at most a few dozen vertices, found through the GiST index, is far cheaper
+    (MapIt does the same).
+    """
+
+    municipality = models.ForeignKey(Municipality, on_delete=models.CASCADE, related_name="pieces")
+    geom = models.PolygonField(srid=4326, spatial_index=True)
+
+    class Meta:
+        verbose_name = "parte do limite municipal"
+        verbose_name_plural = "partes dos limites municipais"
+
+
+class FacilityQuerySet(models.QuerySet):
+    def licensed_on(self, day: datetime.date) -> FacilityQuerySet:
+        """Facilities whose license is valid on `day` (Lei 3.978/2007 art. 14 §1)."""
+        return self.filter(
+            Exists(FacilityLicense.objects.valid_on(day).filter(facility=OuterRef("pk")))
+        )
+
+
+class ReceivingFacility(models.Model):
+    Kind = FacilityKind
+
+    code = models.CharField(
+        "código",
+        max_length=40,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="Identificador do cadastro municipal; a importação atualiza pelo código.",
+    )
+    kind = models.CharField("tipo", max_length=12, choices=FacilityKind.choices)
+    name = models.CharField("nome", max_length=200)
+    operator = models.CharField("operador", max_length=200, blank=True)
+    address = models.CharField("endereço", max_length=300, blank=True)
+    municipality = models.ForeignKey(
+        Municipality,
+        verbose_name="município",
+        on_delete=models.PROTECT,
+        related_name="facilities",
+        null=True,
+        blank=True,
+    )
+    # A facility is an area, not a point: a load counts only if discharged inside it
+    # (art. 13 sole §). Multipolygon: some areas are split by a road or a river.
+    area = models.MultiPolygonField("área", srid=4326, spatial_index=True)
+    accepted_classes = ArrayField(
+        models.CharField(max_length=10, choices=WasteClass.choices),
+        verbose_name="classes aceitas",
+        blank=True,
+        default=list,
+        help_text="Vazio: o padrão do tipo (ver docs).",
+    )
+    capacity_m3_per_day = models.DecimalField(
+        "capacidade (m³/dia)", max_digits=10, decimal_places=2, null=True, blank=True
+    )
+
+    objects = FacilityQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "área de recebimento"
+        verbose_name_plural = "áreas de recebimento"
+        ordering = ["kind", "name"]
+        indexes = [models.Index(fields=["kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.name}"
+
+    def save(self, *args, **kwargs):
+        if not self.accepted_classes:
+            self.accepted_classes = default_accepted_classes(self.kind)
+        super().save(*args, **kwargs)
+
+    def license_on(self, day: datetime.date) -> FacilityLicense | None:
+        return FacilityLicense.objects.valid_on(day).filter(facility=self).first()
+
+
+class LicenseStatus(models.TextChoices):
+    ACTIVE = "ACTIVE", "Ativa"
+    SUSPENDED = "SUSPENDED", "Suspensa"
+    REVOKED = "REVOKED", "Cassada"
+
+
+class LicenseQuerySet(models.QuerySet):
+    def valid_on(self, day: datetime.date) -> LicenseQuerySet:
+        """Licenses in force on `day`: inside the validity period (both ends inclusive) and not
+        suspended or revoked on or before that day."""
+        return self.filter(
+            Q(valid_from__lte=day),
+            Q(valid_until__gte=day) | Q(valid_until__isnull=True),
+            Q(status=LicenseStatus.ACTIVE) | Q(status_since__gt=day),
+        )
+
+
+class FacilityLicense(models.Model):
+    Status = LicenseStatus
+
+    facility = models.ForeignKey(
+        ReceivingFacility, on_delete=models.CASCADE, related_name="licenses", verbose_name="área"
+    )
+    number = models.CharField("número", max_length=60)
+    issuer = models.CharField("órgão emissor", max_length=120)
+    valid_from = models.DateField("válida desde")
+    valid_until = models.DateField("válida até", null=True, blank=True)
+    status = models.CharField(
+        "situação", max_length=10, choices=LicenseStatus.choices, default=LicenseStatus.ACTIVE
+    )
+    # A suspension or revocation takes effect on a day; CTRs from before it stay valid.
+    status_since = models.DateField(
+        "situação desde",
+        null=True,
+        blank=True,
+        help_text="Data em que a suspensão ou cassação passou a valer.",
+    )
+
+    objects = LicenseQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "licença"
+        verbose_name_plural = "licenças"
+        ordering = ["-valid_from"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "number"], name="license_issuer_number_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=models.F("valid_from")),
+                name="license_period_ordered",
+                violation_error_message="A validade termina antes de começar.",
+            ),
+            models.CheckConstraint(
+                condition=Q(status=LicenseStatus.ACTIVE) | Q(status_since__isnull=False),
+                name="license_status_dated",
+                violation_error_message="Informe desde quando a licença está suspensa ou cassada.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number} ({self.issuer})"
+
+    def is_valid_on(self, day: datetime.date) -> bool:
+        """The same test as LicenseQuerySet.valid_on, for a license already in memory."""
+        in_period = self.valid_from <= day and (self.valid_until is None or self.valid_until >= day)
+        in_force = self.status == LicenseStatus.ACTIVE or (
+            self.status_since is not None and self.status_since > day
+        )
+        return in_period and in_force
+
+    def clean(self):
+        if self.status != LicenseStatus.ACTIVE and not self.status_since:
+            raise ValidationError(
+                {"status_since": "Informe desde quando a licença está suspensa ou cassada."}
+            )
+
+
+class CatchmentBasin(models.Model):
+    """Bacia de captação: part of the urban area served by one PEV (Lei 3.978/2007 art. 3 V)."""
+
+    municipality = models.ForeignKey(
+        Municipality, on_delete=models.CASCADE, related_name="basins", verbose_name="município"
+    )
+    code = models.CharField("código", max_length=40, blank=True)
+    name = models.CharField("nome", max_length=120)
+    area = models.MultiPolygonField("área", srid=4326, spatial_index=True)
+    served_by = models.ForeignKey(
+        ReceivingFacility,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="basins",
+        verbose_name="PEV que atende",
+        limit_choices_to={"kind": FacilityKind.PEV},
+    )
+
+    class Meta:
+        verbose_name = "bacia de captação"
+        verbose_name_plural = "bacias de captação"
+        ordering = ["municipality", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self):
+        if self.served_by_id and self.served_by.kind != FacilityKind.PEV:
+            raise ValidationError({"served_by": "Uma bacia de captação é atendida por um PEV."})

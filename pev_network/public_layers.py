@@ -1,0 +1,201 @@
+"""GeoJSON layers of the public map, built in PostGIS.
+
+Each layer is one SQL query that returns a whole FeatureCollection (ST_AsGeoJSON inside
+json_build_object/json_agg): serializing features one by one in Python (DRF) costs ~0.5 ms per
+feature (design.md, "Known pitfalls"), while PostGIS assembles thousands in a few milliseconds.
+Only public data leaves here: no capacities, no internal notes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Sequence
+
+from django.db import connection
+from django.utils import timezone
+
+from .models import (
+    CatchmentBasin,
+    FacilityKind,
+    FacilityLicense,
+    LicenseStatus,
+    Municipality,
+    ReceivingFacility,
+    WasteClass,
+)
+
+# Six decimals of a degree are ~0.1 m: more than the survey of any facility, and half the bytes
+# of PostGIS's default 9.
+COORDINATE_DECIMALS = 6
+# A municipal outline is drawn at city scale: ~1 m is plenty for ~700 vertices.
+OUTLINE_DECIMALS = 5
+
+BBox = Sequence[float]  # (min lon, min lat, max lon, max lat), WGS 84
+
+
+def _license_valid_sql(alias: str) -> str:
+    """SQL condition: license `alias` is in force on %(day)s (Lei 3.978/2007 art. 14 §1).
+
+    The same condition as LicenseQuerySet.valid_on: inside the validity period (both ends
+    inclusive, no end date = open-ended) and not suspended or revoked on or before the day.
+    """
+    return f"""(
+        {alias}.valid_from <= %(day)s
+        AND ({alias}.valid_until IS NULL OR {alias}.valid_until >= %(day)s)
+        AND ({alias}.status = '{LicenseStatus.ACTIVE.value}' OR {alias}.status_since > %(day)s)
+    )"""
+
+
+def _bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
+    """An `AND` clause keeping rows whose geometry's box overlaps `bbox` (SRID 4326 explicit).
+
+    `&&` is box-overlap, answered by the GiST index: right for a display window, where a
+    feature whose box touches the window may be visible.
+    """
+    if bbox is None:
+        return ""
+    min_lon, min_lat, max_lon, max_lat = (float(v) for v in bbox)
+    params.update(min_lon=min_lon, min_lat=min_lat, max_lon=max_lon, max_lat=max_lat)
+    return (
+        f"AND {column} && ST_MakeEnvelope(%(min_lon)s, %(min_lat)s, %(max_lon)s, %(max_lat)s, 4326)"
+    )
+
+
+def _fetch_json(sql: str, params: dict):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None or row[0] is None:
+        return None
+    # psycopg2 decodes json columns already; a str means a driver without that adapter.
+    return json.loads(row[0]) if isinstance(row[0], str) else row[0]
+
+
+def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | None = None) -> dict:
+    """The receiving facilities licensed on `day` (today by default), as a FeatureCollection.
+
+    Only licensed facilities are public destinations (Lei 3.978/2007 art. 14 §1). Each feature
+    is the facility's area (a MultiPolygon) with, as properties: id, code, name, kind and its
+    pt-BR label, operator, address, accepted classes (codes and pt-BR labels), the license in
+    force (number, issuer, valid_from, valid_until; the latest one when several overlap, as
+    ReceivingFacility.license_on picks), and `anchor`, a [lon, lat] point inside the area
+    (ST_PointOnSurface, which unlike the centroid is always inside) for drawing the facility
+    as a symbol when its polygon is too small to see.
+    """
+    params: dict = {
+        "day": day or timezone.localdate(),
+        "kind_labels": json.dumps({k.value: k.label for k in FacilityKind}),
+        "class_labels": json.dumps({c.value: c.label for c in WasteClass}),
+    }
+    where_bbox = _bbox_sql("f.area", bbox, params)
+    sql = f"""
+        SELECT json_build_object(
+            'type', 'FeatureCollection',
+            'features', COALESCE(json_agg(json_build_object(
+                'type', 'Feature',
+                'id', f.id,
+                'geometry', ST_AsGeoJSON(f.area, {COORDINATE_DECIMALS})::json,
+                'properties', json_build_object(
+                    'id', f.id,
+                    'code', f.code,
+                    'name', f.name,
+                    'kind', f.kind,
+                    'kind_label', COALESCE(%(kind_labels)s::jsonb ->> f.kind, f.kind),
+                    'operator', f.operator,
+                    'address', f.address,
+                    'accepted_classes', to_json(f.accepted_classes),
+                    'accepted_class_labels', (
+                        SELECT COALESCE(
+                            json_agg(COALESCE(%(class_labels)s::jsonb ->> c.code, c.code)
+                                     ORDER BY c.n),
+                            '[]'::json)
+                        FROM unnest(f.accepted_classes) WITH ORDINALITY AS c(code, n)
+                    ),
+                    'license_number', lic.number,
+                    'license_issuer', lic.issuer,
+                    'license_valid_from', lic.valid_from,
+                    'license_valid_until', lic.valid_until,
+                    'anchor', json_build_array(
+                        round(ST_X(anchor.p)::numeric, {COORDINATE_DECIMALS}),
+                        round(ST_Y(anchor.p)::numeric, {COORDINATE_DECIMALS}))
+                )
+            ) ORDER BY f.kind, f.name, f.id), '[]'::json)
+        )
+        FROM {ReceivingFacility._meta.db_table} f
+        -- Inner lateral join: a facility without a license in force is left out.
+        CROSS JOIN LATERAL (
+            SELECT l.number, l.issuer, l.valid_from, l.valid_until
+            FROM {FacilityLicense._meta.db_table} l
+            WHERE l.facility_id = f.id AND {_license_valid_sql("l")}
+            ORDER BY l.valid_from DESC, l.id DESC
+            LIMIT 1
+        ) lic
+        CROSS JOIN LATERAL (SELECT ST_PointOnSurface(f.area) AS p) anchor
+        WHERE TRUE {where_bbox}
+    """
+    return _fetch_json(sql, params)
+
+
+def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None = None) -> dict:
+    """The bacias de captação (Lei 3.978/2007 art. 3 V) as a FeatureCollection.
+
+    Properties: id, code, name, municipality, served_by_id, served_by (the PEV's name, null
+    when none) and served_by_licensed (whether that PEV's license is in force on `day`, so the
+    page does not send anyone to a PEV that may not receive).
+    """
+    params: dict = {"day": day or timezone.localdate()}
+    where_bbox = _bbox_sql("b.area", bbox, params)
+    sql = f"""
+        SELECT json_build_object(
+            'type', 'FeatureCollection',
+            'features', COALESCE(json_agg(json_build_object(
+                'type', 'Feature',
+                'id', b.id,
+                'geometry', ST_AsGeoJSON(b.area, {COORDINATE_DECIMALS})::json,
+                'properties', json_build_object(
+                    'id', b.id,
+                    'code', b.code,
+                    'name', b.name,
+                    'municipality', m.name,
+                    'served_by_id', f.id,
+                    'served_by', f.name,
+                    'served_by_licensed', f.id IS NOT NULL AND EXISTS (
+                        SELECT 1 FROM {FacilityLicense._meta.db_table} l
+                        WHERE l.facility_id = f.id AND {_license_valid_sql("l")}
+                    )
+                )
+            ) ORDER BY b.name, b.id), '[]'::json)
+        )
+        FROM {CatchmentBasin._meta.db_table} b
+        JOIN {Municipality._meta.db_table} m ON m.id = b.municipality_id
+        LEFT JOIN {ReceivingFacility._meta.db_table} f ON f.id = b.served_by_id
+        WHERE TRUE {where_bbox}
+    """
+    return _fetch_json(sql, params)
+
+
+def municipality_outline_geojson(ibge_code: str) -> dict | None:
+    """The boundary of a municipality as a GeoJSON Feature with its `bbox`, or None.
+
+    Properties: ibge_code, name, uf, small_volume_limit_m3 (as a string, exact).
+    """
+    sql = f"""
+        SELECT json_build_object(
+            'type', 'Feature',
+            'id', m.id,
+            'bbox', json_build_array(
+                ST_XMin(m.boundary), ST_YMin(m.boundary),
+                ST_XMax(m.boundary), ST_YMax(m.boundary)),
+            'geometry', ST_AsGeoJSON(m.boundary, {OUTLINE_DECIMALS})::json,
+            'properties', json_build_object(
+                'ibge_code', m.ibge_code,
+                'name', m.name,
+                'uf', m.uf,
+                'small_volume_limit_m3', m.small_volume_limit_m3::text
+            )
+        )
+        FROM {Municipality._meta.db_table} m
+        WHERE m.ibge_code = %(ibge_code)s
+    """
+    return _fetch_json(sql, {"ibge_code": ibge_code})

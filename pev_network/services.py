@@ -1,0 +1,201 @@
+"""Business logic of the receiving network: plain functions, used by API, views and commands."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.contrib.gis.geos import GEOSGeometry, MultiPolygon, Point, Polygon
+from django.db import connection, transaction
+from django.db.models import Q
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from .models import (
+    CatchmentBasin,
+    FacilityKind,
+    Municipality,
+    MunicipalityPiece,
+    ReceivingFacility,
+)
+
+# Vertices per piece of a subdivided boundary: small enough that a point test is cheap,
+# large enough that a 700-vertex boundary becomes a few dozen pieces.
+SUBDIVIDE_MAX_VERTICES = 64
+
+
+class NetworkError(Exception):
+    """A domain error with a Portuguese message for the user and a stable code."""
+
+    def __init__(self, message: str, code: str = "invalid"):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def today() -> datetime.date:
+    return timezone.localdate()
+
+
+def as_multipolygon(geom: GEOSGeometry) -> MultiPolygon:
+    if isinstance(geom, MultiPolygon):
+        return geom
+    if isinstance(geom, Polygon):
+        multi = MultiPolygon(geom)
+        multi.srid = geom.srid
+        return multi
+    raise NetworkError(f"Geometria do tipo {geom.geom_type} onde se espera um polígono.")
+
+
+@transaction.atomic
+def refresh_municipality_pieces(municipality_ids: list[int] | None = None) -> int:
+    """Rebuild the subdivided copies of the given boundaries (all, when None)."""
+    where = "" if municipality_ids is None else "WHERE m.id = ANY(%s)"
+    params = [] if municipality_ids is None else [list(municipality_ids)]
+    with connection.cursor() as cursor:
+        if municipality_ids is None:
+            cursor.execute(f"DELETE FROM {MunicipalityPiece._meta.db_table}")
+        else:
+            cursor.execute(
+                f"DELETE FROM {MunicipalityPiece._meta.db_table} WHERE municipality_id = ANY(%s)",
+                params,
+            )
+        # ST_Subdivide of a polygon yields polygons; the type filter guards odd inputs.
+        cursor.execute(
+            f"""
+            INSERT INTO {MunicipalityPiece._meta.db_table} (municipality_id, geom)
+            SELECT id, piece FROM (
+                SELECT m.id, ST_Subdivide(m.boundary, {SUBDIVIDE_MAX_VERTICES}) AS piece
+                FROM {Municipality._meta.db_table} m {where}
+            ) s
+            WHERE GeometryType(piece) = 'POLYGON'
+            """,
+            params,
+        )
+        return cursor.rowcount
+
+
+@transaction.atomic
+def save_municipality(
+    ibge_code: str, name: str, uf: str, boundary: GEOSGeometry, source: str = ""
+) -> tuple[Municipality, bool]:
+    """Create or update a municipality by IBGE code; its legal parameters are kept on update."""
+    boundary = as_multipolygon(boundary)
+    municipality, created = Municipality.objects.update_or_create(
+        ibge_code=ibge_code,
+        defaults={"name": name, "uf": uf.upper(), "boundary": boundary, "boundary_source": source},
+    )
+    refresh_municipality_pieces([municipality.pk])
+    return municipality, created
+
+
+def municipality_id_at(point: Point) -> int | None:
+    """Id of the municipality whose boundary covers `point` (a point on the border counts).
+
+    Raw SQL on the subdivided pieces: ST_Intersects of a point and a polygon is covers (the
+    fence counts as inside), and it lets the planner use the GiST index on the small pieces.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT municipality_id FROM {MunicipalityPiece._meta.db_table}
+            WHERE ST_Intersects(geom, ST_SetSRID(ST_MakePoint(%s, %s), 4326))
+            ORDER BY municipality_id LIMIT 1
+            """,
+            [point.x, point.y],
+        )
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def municipality_at(point: Point) -> Municipality | None:
+    municipality_id = municipality_id_at(point)
+    if municipality_id is None:
+        return None
+    return Municipality.objects.defer("boundary").get(pk=municipality_id)
+
+
+def point_within_facility(
+    point: Point, facility: ReceivingFacility, tolerance_m: Decimal | float = 0
+) -> bool:
+    """Whether a discharge point lies in the facility's area, allowing a GPS tolerance in metres.
+
+    Geography (metres on the spheroid), since a tolerance in degrees would vary with latitude;
+    ST_DWithin at 0 is covers, so a point on the fence counts.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT ST_DWithin(area::geography, ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography,
+                              %s)
+            FROM {ReceivingFacility._meta.db_table} WHERE id = %s
+            """,
+            [point.x, point.y, float(tolerance_m), facility.pk],
+        )
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def _geography_of(point: Point) -> tuple[str, tuple[float, float]]:
+    return "ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography", (point.x, point.y)
+
+
+def nearest_legal_facilities(
+    point: Point,
+    volume_m3: Decimal,
+    waste_class: str | None = None,
+    on: datetime.date | None = None,
+    limit: int = 5,
+) -> list[ReceivingFacility]:
+    """The `limit` nearest facilities that may legally receive this load (see below)."""
+    return list(legal_destinations_by_distance(point, volume_m3, waste_class, on)[:limit])
+
+
+def legal_destinations_by_distance(
+    point: Point,
+    volume_m3: Decimal,
+    waste_class: str | None = None,
+    on: datetime.date | None = None,
+):
+    """The facilities that may legally receive this load, nearest first, each with
+    `distance_m` (metres on the spheroid; 0 inside the area).
+
+    A PEV takes at most its municipality's small-volume limit per discharge (Lei 3.978/2007
+    art. 12 §1-2), a facility takes only the classes it accepts, and only a facility whose
+    license is valid on the day may receive anything (art. 14 §1).
+
+    The ORDER BY is exactly the indexed expression (area::geography, migration 0002), so the
+    planner walks the GiST index in distance order (KNN) instead of sorting every facility.
+    """
+    if volume_m3 < 0:
+        raise NetworkError("O volume não pode ser negativo.", "volume_negative")
+    day = on or today()
+    point_sql, point_params = _geography_of(point)
+    table = ReceivingFacility._meta.db_table
+    default_limit = Municipality._meta.get_field("small_volume_limit_m3").default
+    pev_allowed = Q(municipality__small_volume_limit_m3__gte=volume_m3)
+    if volume_m3 <= default_limit:
+        pev_allowed |= Q(municipality__isnull=True)
+    queryset = (
+        ReceivingFacility.objects.licensed_on(day)
+        .filter(~Q(kind=FacilityKind.PEV) | pev_allowed)
+        .select_related("municipality")
+        .defer("municipality__boundary")
+        .annotate(
+            distance_m=RawSQL(f"ST_Distance({table}.area::geography, {point_sql})", point_params)
+        )
+        .order_by(RawSQL(f"{table}.area::geography <-> {point_sql}", point_params))
+    )
+    if waste_class:
+        queryset = queryset.filter(accepted_classes__contains=[waste_class])
+    return queryset
+
+
+def basin_at(point: Point) -> CatchmentBasin | None:
+    """The bacia de captação covering a point (border included)."""
+    return (
+        CatchmentBasin.objects.filter(area__intersects=point)
+        .select_related("served_by")
+        .order_by("pk")
+        .first()
+    )
