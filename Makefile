@@ -17,7 +17,7 @@ DB_START := @echo "Usando DATABASE_URL externo."
 DB_ENV =
 endif
 
-.PHONY: run test stop system-run system-test venv db migrate demo lint format bench clean
+.PHONY: run test stop system-run system-test venv db migrate demo lint format clean
 
 system-run:
 	@bash scripts/system-packages.sh run
@@ -58,9 +58,6 @@ lint: venv
 
 format: venv
 	@$(PY) -m ruff format . && $(PY) -m ruff check --fix .
-
-bench: system-test venv db
-	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 
 clean: stop
 	rm -rf .local $(VENV) staticfiles

@@ -94,6 +94,7 @@ start() {
     fi
     export PGPASSWORD
     PGPASSWORD="$(cat "$password_file")"
+    export PGOPTIONS="-c client_min_messages=warning"
     local psql=(psql -X -q -h 127.0.0.1 -p "$port" -U postgres)
     if ! "${psql[@]}" -d postgres -tAc "select 1 from pg_database where datname = '$db_name'" | grep -q 1; then
         "${psql[@]}" -d postgres -c "create database \"$db_name\""
