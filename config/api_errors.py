@@ -44,7 +44,10 @@ def flatten_errors(detail, prefix: str = "") -> list[dict]:
     if isinstance(detail, dict):
         out = []
         for key, value in detail.items():
-            name = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(key, int) or str(key).isdigit():
+                name = f"{prefix}[{key}]"  # a list item: waste[0].volume_m3
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
             if key == "non_field_errors":
                 name = prefix
             out.extend(flatten_errors(value, name))

@@ -11,5 +11,6 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("pev_network.api_urls")),
+    path("api/v1/", include("ctr.api_urls")),
     path("", include("maps.urls")),
 ]

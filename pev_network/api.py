@@ -8,7 +8,7 @@ import django_filters
 from django.db.models import prefetch_related_objects
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, viewsets
+from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
@@ -114,6 +114,8 @@ class FacilityFilter(django_filters.FilterSet):
 class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
     """Áreas de recebimento (PEV, ATT, reciclagem, aterro de RCC) em GeoJSON."""
 
+    permission_classes = [permissions.AllowAny]  # public layers
+
     serializer_class = FacilitySerializer
     pagination_class = Pagination
     filterset_class = FacilityFilter
@@ -188,6 +190,8 @@ class MunicipalityFilter(django_filters.FilterSet):
 class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
     """Municípios com limites (GeoJSON) e parâmetros legais."""
 
+    permission_classes = [permissions.AllowAny]  # public layers
+
     serializer_class = MunicipalitySerializer
     pagination_class = Pagination
     filterset_class = MunicipalityFilter
@@ -234,6 +238,8 @@ class BasinFilter(django_filters.FilterSet):
 
 class BasinViewSet(viewsets.ReadOnlyModelViewSet):
     """Bacias de captação (Lei 3.978/2007 art. 3 V), cada uma atendida por um PEV."""
+
+    permission_classes = [permissions.AllowAny]  # public layers
 
     serializer_class = BasinSerializer
     pagination_class = Pagination

@@ -1,0 +1,91 @@
+from django.contrib import admin
+from leaflet.admin import LeafletGeoAdmin
+
+from .models import (
+    CTR,
+    CTREvent,
+    CTRWaste,
+    Equipment,
+    Generator,
+    Membership,
+    Transporter,
+    Vehicle,
+    Worksite,
+)
+
+
+class VehicleInline(admin.TabularInline):
+    model = Vehicle
+    extra = 0
+
+
+class EquipmentInline(admin.TabularInline):
+    model = Equipment
+    extra = 0
+
+
+@admin.register(Transporter)
+class TransporterAdmin(admin.ModelAdmin):
+    list_display = ["name", "document", "registration_number", "valid_until", "status"]
+    list_filter = ["status", "municipality"]
+    search_fields = ["name", "document", "registration_number"]
+    inlines = [VehicleInline, EquipmentInline]
+
+
+@admin.register(Generator)
+class GeneratorAdmin(admin.ModelAdmin):
+    list_display = ["name", "document"]
+    search_fields = ["name", "document"]
+
+
+@admin.register(Worksite)
+class WorksiteAdmin(LeafletGeoAdmin):
+    list_display = ["address", "generator", "is_large_generator", "permit_number"]
+    list_filter = ["is_large_generator"]
+    search_fields = ["address", "permit_number", "generator__name"]
+    filter_horizontal = ["plan_transporters", "plan_facilities"]
+
+
+class CTRWasteInline(admin.TabularInline):
+    model = CTRWaste
+    extra = 0
+    can_delete = False
+    readonly_fields = ["waste_class", "volume_m3", "description"]
+
+
+class CTREventInline(admin.TabularInline):
+    # Append-only in the database too (migration 0002): shown, never edited.
+    model = CTREvent
+    extra = 0
+    can_delete = False
+    readonly_fields = ["at", "actor", "action", "from_status", "to_status", "data"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(CTR)
+class CTRAdmin(LeafletGeoAdmin):
+    """Read-only: a CTR changes only through its life (issue, receive, refuse, cancel)."""
+
+    list_display = ["number", "transport_date", "transporter", "destination_facility", "status"]
+    list_filter = ["status", "municipality", "destination_facility__kind"]
+    search_fields = ["number", "vehicle__plate", "transporter__name", "generator__name"]
+    date_hierarchy = "transport_date"
+    list_select_related = ["transporter", "destination_facility"]
+    inlines = [CTRWasteInline, CTREventInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "transporter", "facility"]
+    autocomplete_fields = ["transporter"]

@@ -1,0 +1,427 @@
+"""REST API of the CTR: issue, list, see, receive, refuse, cancel; vehicles, equipment, rules."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import django_filters
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import Problem
+from config.api_params import parse_bbox
+from config.geojson_fields import GeoJSONPointField
+
+from . import roles, rules, services
+from .documents import normalize_document, normalize_plate
+from .models import CTR, CTRStatus, CTRWasteClass, Equipment, Vehicle
+
+MAX_LINE_VOLUME = Decimal("100")  # m³: no single load of RCC comes near this
+
+
+def problem_from(error: services.CTRError) -> Problem:
+    if isinstance(error, services.RuleViolation):
+        return Problem(
+            error.status,
+            error.message,
+            [f.as_dict() for f in error.findings if f.severity == rules.Severity.ERROR],
+            error.code,
+        )
+    errors = [{"campo": error.field, "mensagem": error.message}] if error.field else None
+    return Problem(error.status, error.message, errors, error.code)
+
+
+# --- input -----------------------------------------------------------------------------------
+
+
+class DocumentField(serializers.CharField):
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        try:
+            return normalize_document(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+
+class PlateField(serializers.CharField):
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        try:
+            return normalize_plate(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+
+class GeneratorInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    document = DocumentField(max_length=20)
+
+
+class WorksiteInput(serializers.Serializer):
+    address = serializers.CharField(max_length=300)
+    location = GeoJSONPointField()
+    neighbourhood = serializers.CharField(max_length=120, required=False, default="")
+
+
+class WasteInput(serializers.Serializer):
+    # "class" is a Python keyword: the field is declared under its JSON name below.
+    volume_m3 = serializers.DecimalField(
+        max_digits=8,
+        decimal_places=3,
+        min_value=Decimal("0.001"),
+        max_value=MAX_LINE_VOLUME,
+    )
+    description = serializers.CharField(
+        max_length=300, required=False, default="", allow_blank=True
+    )
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["class"] = serializers.ChoiceField(choices=CTRWasteClass.choices)
+        return fields
+
+
+class CTRInput(serializers.Serializer):
+    transport_date = serializers.DateField(input_formats=["iso-8601"])
+    vehicle_plate = PlateField(max_length=10)
+    equipment_code = serializers.CharField(
+        max_length=30, required=False, default="", allow_blank=True
+    )
+    generator = GeneratorInput(required=False)
+    worksite = WorksiteInput(required=False)
+    worksite_id = serializers.IntegerField(required=False, min_value=1)
+    origin = GeoJSONPointField()
+    destination = GeoJSONPointField()
+    destination_facility = serializers.IntegerField(required=False, min_value=1)
+    waste = WasteInput(many=True, allow_empty=False, max_length=20)
+
+    def validate(self, data):
+        if "generator" not in data and "worksite_id" not in data:
+            raise serializers.ValidationError(
+                {"generator": "Informe o gerador (nome e CPF/CNPJ) ou uma obra já cadastrada."}
+            )
+        if "worksite" in data and "worksite_id" in data:
+            raise serializers.ValidationError(
+                {"worksite": "Informe a obra ou worksite_id, não os dois."}
+            )
+        return data
+
+    def to_request(self) -> services.IssueRequest:
+        data = self.validated_data
+        generator = data.get("generator")
+        worksite = data.get("worksite")
+        return services.IssueRequest(
+            transport_date=data["transport_date"],
+            vehicle_plate=data["vehicle_plate"],
+            equipment_code=data["equipment_code"].strip().upper(),
+            origin=data["origin"],
+            destination=data["destination"],
+            waste=[
+                rules.WasteLine(w["class"], w["volume_m3"], w.get("description", ""))
+                for w in data["waste"]
+            ],
+            generator=services.GeneratorData(generator["name"], generator["document"])
+            if generator
+            else None,
+            worksite=services.WorksiteData(
+                worksite["address"], worksite["location"], worksite.get("neighbourhood", "")
+            )
+            if worksite
+            else None,
+            worksite_id=data.get("worksite_id"),
+            destination_facility_id=data.get("destination_facility"),
+        )
+
+
+class ReceiveInput(serializers.Serializer):
+    received_volume_m3 = serializers.DecimalField(
+        max_digits=8, decimal_places=3, min_value=Decimal("0.001"), max_value=MAX_LINE_VOLUME * 20
+    )
+    location = GeoJSONPointField(required=False)
+    note = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+
+
+class ReasonInput(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+class EventOutput(serializers.Serializer):
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(source="actor.username")
+    action = serializers.CharField()
+    from_status = serializers.CharField()
+    to_status = serializers.CharField()
+    data = serializers.JSONField()
+
+
+class CTROutput(serializers.ModelSerializer):
+    municipality = serializers.CharField(source="municipality.ibge_code")
+    transporter = serializers.SerializerMethodField()
+    vehicle_plate = serializers.CharField(source="vehicle.plate")
+    equipment_code = serializers.CharField(source="equipment.code", default=None)
+    generator = serializers.SerializerMethodField()
+    destination_facility = serializers.SerializerMethodField()
+    origin = GeoJSONPointField()
+    destination = GeoJSONPointField()
+    waste = serializers.SerializerMethodField()
+    status_label = serializers.CharField(source="get_status_display")
+
+    class Meta:
+        model = CTR
+        fields = [
+            "number", "status", "status_label", "municipality", "transport_date", "transporter",
+            "vehicle_plate", "equipment_code", "generator", "worksite", "origin", "destination",
+            "destination_facility", "waste", "total_volume_m3", "received_volume_m3",
+            "fee_ufesp", "findings", "created_at", "closed_at",
+        ]  # fmt: skip
+
+    def get_transporter(self, ctr) -> dict:
+        return {"id": ctr.transporter_id, "name": ctr.transporter.name}
+
+    def get_generator(self, ctr) -> dict:
+        return {"name": ctr.generator.name, "document": ctr.generator.document}
+
+    def get_destination_facility(self, ctr) -> dict:
+        facility = ctr.destination_facility
+        return {"id": facility.pk, "name": facility.name, "kind": facility.kind}
+
+    def get_waste(self, ctr) -> list[dict]:
+        return [
+            {"class": w.waste_class, "volume_m3": str(w.volume_m3), "description": w.description}
+            for w in ctr.waste.all()
+        ]
+
+
+class CTRDetailOutput(CTROutput):
+    events = EventOutput(many=True)
+
+    class Meta(CTROutput.Meta):
+        fields = [*CTROutput.Meta.fields, "events"]
+
+
+# --- views -----------------------------------------------------------------------------------
+
+
+def _bbox(queryset, name, value):
+    # Intersects in explicit 4326, as every bbox of the API.
+    return queryset.filter(origin__intersects=parse_bbox("bbox", value))
+
+
+class CTRFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=CTRStatus.choices)
+    date_from = django_filters.DateFilter(field_name="transport_date", lookup_expr="gte")
+    date_to = django_filters.DateFilter(field_name="transport_date", lookup_expr="lte")
+    facility = django_filters.NumberFilter(field_name="destination_facility_id")
+    transporter = django_filters.NumberFilter(field_name="transporter_id")
+    plate = django_filters.CharFilter(method="filter_plate")
+    bbox = django_filters.CharFilter(method="filter_bbox", label="minlon,minlat,maxlon,maxlat")
+    overdue = django_filters.BooleanFilter(method="filter_overdue")
+
+    class Meta:
+        model = CTR
+        fields = ["status", "date_from", "date_to", "facility", "transporter", "plate", "bbox"]
+
+    def filter_plate(self, queryset, name, value):
+        return queryset.filter(vehicle__plate=value.replace("-", "").replace(" ", "").upper())
+
+    def filter_bbox(self, queryset, name, value):
+        return _bbox(queryset, name, value)
+
+    def filter_overdue(self, queryset, name, value):
+        if value:
+            return services.overdue(queryset)
+        return queryset
+
+
+class CTRViewSet(
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """CTRs do usuário: o transportador vê os seus; o operador, os destinados à sua área;
+    Núcleo e fiscalização, todos."""
+
+    lookup_field = "number"
+    lookup_value_regex = r"CTR-\d{7}-\d{4}-\d{6}"
+    permission_classes = [permissions.IsAuthenticated]
+    filterset_class = CTRFilter
+
+    def get_queryset(self):
+        related = ["municipality", "transporter", "vehicle", "equipment", "generator"]
+        queryset = (
+            CTR.objects.select_related(*related, "destination_facility")
+            .defer("municipality__boundary", "destination_facility__area")
+            .prefetch_related("waste")
+        )
+        if self.action == "retrieve":
+            queryset = queryset.prefetch_related("events__actor")
+        return roles.visible_ctrs(self.request.user, queryset).order_by("-created_at", "-pk")
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return CTRInput
+        if self.action == "retrieve":
+            return CTRDetailOutput
+        return CTROutput
+
+    @extend_schema(request=CTRInput, responses={201: CTROutput})
+    def create(self, request, *args, **kwargs):
+        transporter = roles.transporter_of(request.user)
+        if transporter is None:
+            raise Problem(403, "Só usuários de um transportador cadastrado emitem CTR.")
+        payload = CTRInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            ctr = services.issue(transporter, request.user, payload.to_request())
+        except services.CTRError as error:
+            raise problem_from(error) from error
+        ctr = self.get_queryset().get(pk=ctr.pk)
+        return Response(CTROutput(ctr).data, status=status.HTTP_201_CREATED)
+
+    def _transition(self, request, number, input_class, run):
+        ctr = self.get_object()
+        payload = input_class(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            ctr = run(ctr, payload.validated_data)
+        except services.CTRError as error:
+            raise problem_from(error) from error
+        return Response(CTRDetailOutput(self.get_queryset().get(pk=ctr.pk)).data)
+
+    @extend_schema(request=ReceiveInput, responses=CTRDetailOutput)
+    @action(detail=True, methods=["post"])
+    def receive(self, request, number=None):
+        """O operador da área de destino confirma o recebimento (art. 13 p.ú.)."""
+        return self._transition(
+            request,
+            number,
+            ReceiveInput,
+            lambda ctr, data: services.receive(
+                ctr, request.user, data["received_volume_m3"], data.get("location"), data["note"]
+            ),
+        )
+
+    @extend_schema(request=ReasonInput, responses=CTRDetailOutput)
+    @action(detail=True, methods=["post"])
+    def refuse(self, request, number=None):
+        """O operador da área de destino recusa a carga."""
+        return self._transition(
+            request,
+            number,
+            ReasonInput,
+            lambda ctr, data: services.refuse(ctr, request.user, data["reason"]),
+        )
+
+    @extend_schema(request=ReasonInput, responses=CTRDetailOutput)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, number=None):
+        """O transportador cancela o CTR antes do recebimento."""
+        return self._transition(
+            request,
+            number,
+            ReasonInput,
+            lambda ctr, data: services.cancel(ctr, request.user, data["reason"]),
+        )
+
+
+class VehicleSerializer(serializers.ModelSerializer):
+    plate = PlateField(max_length=10)
+
+    class Meta:
+        model = Vehicle
+        fields = ["id", "plate", "description", "active"]
+
+    def validate_plate(self, value):
+        if (
+            Vehicle.objects.filter(plate=value)
+            .exclude(pk=getattr(self.instance, "pk", None))
+            .exists()
+        ):
+            raise serializers.ValidationError(f"A placa {value} já está cadastrada.")
+        return value
+
+
+class EquipmentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Equipment
+        fields = ["id", "code", "kind", "nominal_capacity_m3", "active"]
+        extra_kwargs = {
+            "nominal_capacity_m3": {"min_value": Decimal("0.01"), "max_value": Decimal("100")}
+        }
+
+    def validate_code(self, value):
+        value = value.strip().upper()
+        transporter = self.context["transporter"]
+        taken = Equipment.objects.filter(transporter=transporter, code=value)
+        if taken.exclude(pk=getattr(self.instance, "pk", None)).exists():
+            raise serializers.ValidationError(f"O equipamento {value} já está cadastrado.")
+        return value
+
+
+class OwnFleetViewSet(
+    mixins.ListModelMixin,
+    mixins.CreateModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    permission_classes = [permissions.IsAuthenticated]
+    model = None
+
+    def transporter(self):
+        transporter = roles.transporter_of(self.request.user)
+        if transporter is None and self.action == "create":
+            raise Problem(403, "Só usuários de um transportador cadastram a frota.")
+        return transporter
+
+    def get_queryset(self):
+        transporter = self.transporter()
+        if transporter is None:
+            return self.model.objects.none()
+        return self.model.objects.filter(transporter=transporter).order_by("pk")
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "transporter": self.transporter()}
+
+    def perform_create(self, serializer):
+        serializer.save(transporter=self.transporter())
+
+
+class VehicleViewSet(OwnFleetViewSet):
+    """Veículos do transportador do usuário."""
+
+    model = Vehicle
+    serializer_class = VehicleSerializer
+
+
+class EquipmentViewSet(OwnFleetViewSet):
+    """Equipamentos (caçambas) do transportador do usuário."""
+
+    model = Equipment
+    serializer_class = EquipmentSerializer
+
+
+class RuleOutput(serializers.Serializer):
+    code = serializers.CharField()
+    severity = serializers.CharField()
+    article = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    stage = serializers.CharField()
+
+
+class RuleListView(APIView):
+    """O catálogo de regras do CTR, com o artigo de lei de cada uma."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=RuleOutput(many=True))
+    def get(self, request):
+        return Response(RuleOutput(list(rules.REGISTRY.values()), many=True).data)

@@ -1,0 +1,16 @@
+from django.urls import path
+from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.routers import SimpleRouter
+
+from .api import CTRViewSet, EquipmentViewSet, RuleListView, VehicleViewSet
+
+router = SimpleRouter()
+router.register("ctrs", CTRViewSet, basename="ctr")
+router.register("vehicles", VehicleViewSet, basename="vehicle")
+router.register("equipment", EquipmentViewSet, basename="equipment")
+
+urlpatterns = [
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("rules/", RuleListView.as_view(), name="rules"),
+    *router.urls,
+]

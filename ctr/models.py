@@ -1,0 +1,378 @@
+"""Actors and the CTR document (Lei 3.978/2007 art. 3 VI, art. 9, art. 12-13)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.gis.db import models
+from django.core.validators import MinValueValidator
+from django.db.models import Q
+
+from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
+
+from .documents import validate_document, validate_plate
+
+
+class RegistrationStatus(models.TextChoices):
+    ACTIVE = "ACTIVE", "Ativo"
+    SUSPENDED = "SUSPENDED", "Suspenso"
+    REVOKED = "REVOKED", "Cassado"
+
+
+class Transporter(models.Model):
+    """Transportador de RCC e volumosos, registered with the municipality (art. 13)."""
+
+    name = models.CharField("razão social / nome", max_length=200)
+    document = models.CharField(
+        "CNPJ/CPF", max_length=14, unique=True, validators=[validate_document]
+    )
+    registration_number = models.CharField("número do cadastro", max_length=40, unique=True)
+    municipality = models.ForeignKey(
+        Municipality,
+        on_delete=models.PROTECT,
+        related_name="transporters",
+        verbose_name="município",
+    )
+    valid_from = models.DateField("cadastro válido desde")
+    valid_until = models.DateField("cadastro válido até", null=True, blank=True)
+    status = models.CharField(
+        "situação", max_length=10, choices=RegistrationStatus.choices, default="ACTIVE"
+    )
+    # Suspension (art. 25 IV) or revocation (art. 25 V) takes effect on a day.
+    status_since = models.DateField("situação desde", null=True, blank=True)
+    suspended_until = models.DateField("suspenso até", null=True, blank=True)
+    # Art. 12 §4 (second): a generator may carry its own waste without the license.
+    is_self_generator = models.BooleanField(
+        "gerador que transporta os próprios resíduos",
+        default=False,
+        help_text="Lei 3.978/2007 art. 12 §4: dispensa o licenciamento, mas não as demais regras.",
+    )
+
+    class Meta:
+        verbose_name = "transportador"
+        verbose_name_plural = "transportadores"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def registered_on(self, day: datetime.date) -> bool:
+        return self.valid_from <= day and (self.valid_until is None or self.valid_until >= day)
+
+    def restricted_on(self, day: datetime.date) -> str | None:
+        """SUSPENDED or REVOKED when that status is in force on `day`, else None."""
+        if self.status == RegistrationStatus.ACTIVE or self.status_since is None:
+            return None
+        if self.status_since > day:
+            return None
+        if (
+            self.status == RegistrationStatus.SUSPENDED
+            and self.suspended_until
+            and day > self.suspended_until
+        ):
+            return None
+        return self.status
+
+
+class Vehicle(models.Model):
+    transporter = models.ForeignKey(
+        Transporter, on_delete=models.CASCADE, related_name="vehicles", verbose_name="transportador"
+    )
+    plate = models.CharField("placa", max_length=7, unique=True, validators=[validate_plate])
+    description = models.CharField("descrição", max_length=120, blank=True)
+    active = models.BooleanField("ativo", default=True)
+
+    class Meta:
+        verbose_name = "veículo"
+        verbose_name_plural = "veículos"
+        ordering = ["plate"]
+
+    def __str__(self) -> str:
+        return f"{self.plate[:3]}-{self.plate[3:]}"
+
+
+class EquipmentKind(models.TextChoices):
+    # Art. 3 VII: equipment of collection and transport.
+    STATIONARY_SKIP = "CACAMBA", "Caçamba metálica estacionária"
+    TIPPER = "BASCULANTE", "Caçamba basculante"
+    FLATBED = "CARROCERIA", "Carroceria para carga seca"
+    CART = "CARROCA", "Carroça"
+    OTHER = "OUTRO", "Outro"
+
+
+class Equipment(models.Model):
+    transporter = models.ForeignKey(
+        Transporter,
+        on_delete=models.CASCADE,
+        related_name="equipment",
+        verbose_name="transportador",
+    )
+    code = models.CharField("código pintado no equipamento", max_length=30)
+    kind = models.CharField(
+        "tipo", max_length=12, choices=EquipmentKind.choices, default=EquipmentKind.STATIONARY_SKIP
+    )
+    nominal_capacity_m3 = models.DecimalField(
+        "capacidade nominal (m³)",
+        max_digits=6,
+        decimal_places=2,
+        validators=[MinValueValidator(Decimal("0.01"))],
+    )
+    active = models.BooleanField("ativo", default=True)
+
+    class Meta:
+        verbose_name = "equipamento"
+        verbose_name_plural = "equipamentos"
+        ordering = ["code"]
+        constraints = [
+            models.UniqueConstraint(fields=["transporter", "code"], name="equipment_code_unique"),
+            models.CheckConstraint(
+                condition=Q(nominal_capacity_m3__gt=0), name="equipment_capacity_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.nominal_capacity_m3} m³)"
+
+
+class Generator(models.Model):
+    """Gerador: owner/responsible of a site, or occupant with bulky waste (art. 3 VIII-IX)."""
+
+    name = models.CharField("nome", max_length=200)
+    document = models.CharField(
+        "CPF/CNPJ", max_length=14, unique=True, validators=[validate_document]
+    )
+
+    class Meta:
+        verbose_name = "gerador"
+        verbose_name_plural = "geradores"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Worksite(models.Model):
+    """Obra or property where waste is generated; a large generator has a PGRCC (art. 9)."""
+
+    generator = models.ForeignKey(
+        Generator, on_delete=models.PROTECT, related_name="worksites", verbose_name="gerador"
+    )
+    address = models.CharField("endereço", max_length=300)
+    neighbourhood = models.CharField("bairro", max_length=120, blank=True)
+    location = models.PointField("localização", srid=4326, spatial_index=True)
+    permit_number = models.CharField("alvará", max_length=60, blank=True)
+    is_large_generator = models.BooleanField("grande gerador (PGRCC)", default=False)
+    plan_transporters = models.ManyToManyField(
+        Transporter,
+        blank=True,
+        related_name="planned_worksites",
+        verbose_name="transportadores do PGRCC",
+    )
+    plan_facilities = models.ManyToManyField(
+        ReceivingFacility,
+        blank=True,
+        related_name="planned_worksites",
+        verbose_name="destinos do PGRCC",
+    )
+
+    class Meta:
+        verbose_name = "obra"
+        verbose_name_plural = "obras"
+        ordering = ["address"]
+
+    def __str__(self) -> str:
+        return self.address
+
+
+class CTRWasteClass(models.TextChoices):
+    """What a CTR line may declare: the network's classes, and the prohibited kinds so that a
+    declaration of them is refused by rule (art. 7, art. 14 §6) rather than by the parser."""
+
+    A = "A", WasteClass.A.label
+    B = "B", WasteClass.B.label
+    C = "C", WasteClass.C.label
+    D = "D", WasteClass.D.label
+    VOLUMOSO = "VOLUMOSO", WasteClass.VOLUMOSO.label
+    DOMICILIAR = "DOMICILIAR", "Resíduo domiciliar não inerte (proibido)"
+    INDUSTRIAL = "INDUSTRIAL", "Resíduo industrial (proibido)"
+    SAUDE = "SAUDE", "Resíduo de serviço de saúde (proibido)"
+
+
+PROHIBITED_CLASSES = {CTRWasteClass.DOMICILIAR, CTRWasteClass.INDUSTRIAL, CTRWasteClass.SAUDE}
+
+
+class CTRStatus(models.TextChoices):
+    ISSUED = "issued", "Emitido"
+    RECEIVED = "received", "Recebido"
+    REFUSED = "refused", "Recusado"
+    CANCELLED = "cancelled", "Cancelado"
+
+
+class CTR(models.Model):
+    """Controle de Transporte de Resíduos: one per load (art. 3 VI, art. 13 sole §)."""
+
+    Status = CTRStatus
+
+    number = models.CharField("número", max_length=32, unique=True)
+    municipality = models.ForeignKey(
+        Municipality, on_delete=models.PROTECT, related_name="ctrs", verbose_name="município"
+    )
+    year = models.PositiveSmallIntegerField("ano")
+    sequence = models.PositiveIntegerField("sequência")
+    transporter = models.ForeignKey(
+        Transporter, on_delete=models.PROTECT, related_name="ctrs", verbose_name="transportador"
+    )
+    vehicle = models.ForeignKey(
+        Vehicle, on_delete=models.PROTECT, related_name="ctrs", verbose_name="veículo"
+    )
+    equipment = models.ForeignKey(
+        Equipment,
+        on_delete=models.PROTECT,
+        related_name="ctrs",
+        verbose_name="equipamento",
+        null=True,
+        blank=True,
+    )
+    generator = models.ForeignKey(
+        Generator, on_delete=models.PROTECT, related_name="ctrs", verbose_name="gerador"
+    )
+    worksite = models.ForeignKey(
+        Worksite,
+        on_delete=models.PROTECT,
+        related_name="ctrs",
+        verbose_name="obra",
+        null=True,
+        blank=True,
+    )
+    origin = models.PointField("origem", srid=4326, spatial_index=True)
+    destination = models.PointField("ponto de descarga", srid=4326, spatial_index=True)
+    destination_facility = models.ForeignKey(
+        ReceivingFacility,
+        on_delete=models.PROTECT,
+        related_name="ctrs",
+        verbose_name="área de destino",
+    )
+    transport_date = models.DateField("data do transporte")
+    total_volume_m3 = models.DecimalField("volume total (m³)", max_digits=8, decimal_places=3)
+    status = models.CharField(
+        "situação", max_length=10, choices=CTRStatus.choices, default=CTRStatus.ISSUED
+    )
+    findings = models.JSONField("constatações", default=list, blank=True)
+    fee_ufesp = models.DecimalField("taxa (UFESP)", max_digits=6, decimal_places=2, default=0)
+    received_volume_m3 = models.DecimalField(
+        "volume recebido (m³)", max_digits=8, decimal_places=3, null=True, blank=True
+    )
+    closed_at = models.DateTimeField("encerrado em", null=True, blank=True)
+    created_at = models.DateTimeField("emitido em", auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name="emitido por",
+    )
+
+    class Meta:
+        verbose_name = "CTR"
+        verbose_name_plural = "CTRs"
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["municipality", "year", "sequence"], name="ctr_sequence_unique"
+            ),
+            models.CheckConstraint(condition=Q(total_volume_m3__gt=0), name="ctr_volume_positive"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "transport_date"]),
+            models.Index(fields=["transporter", "-created_at"]),
+            models.Index(fields=["destination_facility", "status"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+    @property
+    def is_large_volume(self) -> bool:
+        return self.total_volume_m3 > self.municipality.small_volume_limit_m3
+
+    @property
+    def goes_to_pev(self) -> bool:
+        return self.destination_facility.kind == FacilityKind.PEV
+
+
+class CTRWaste(models.Model):
+    ctr = models.ForeignKey(CTR, on_delete=models.CASCADE, related_name="waste", verbose_name="CTR")
+    waste_class = models.CharField("classe", max_length=12, choices=CTRWasteClass.choices)
+    volume_m3 = models.DecimalField("volume (m³)", max_digits=8, decimal_places=3)
+    description = models.CharField("descrição", max_length=300, blank=True)
+
+    class Meta:
+        verbose_name = "resíduo do CTR"
+        verbose_name_plural = "resíduos do CTR"
+        constraints = [
+            models.CheckConstraint(condition=Q(volume_m3__gt=0), name="ctr_waste_volume_positive")
+        ]
+
+
+class NumberSequence(models.Model):
+    """Last CTR number given per municipality and year. Incremented inside the issuing
+    transaction (INSERT … ON CONFLICT DO UPDATE … RETURNING), so a failed issue rolls its
+    number back and concurrent issues queue on the row: no gaps, no duplicates."""
+
+    municipality = models.ForeignKey(Municipality, on_delete=models.CASCADE)
+    year = models.PositiveSmallIntegerField()
+    last_value = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["municipality", "year"], name="ctr_number_seq_unique")
+        ]
+
+
+class CTREvent(models.Model):
+    """Append-only history of a CTR; the database refuses UPDATE and DELETE (migration)."""
+
+    ctr = models.ForeignKey(CTR, on_delete=models.PROTECT, related_name="events")
+    at = models.DateTimeField("quando", auto_now_add=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="quem"
+    )
+    action = models.CharField("ação", max_length=20)
+    from_status = models.CharField("de", max_length=10, blank=True)
+    to_status = models.CharField("para", max_length=10)
+    data = models.JSONField("dados", default=dict, blank=True)
+
+    class Meta:
+        verbose_name = "evento do CTR"
+        verbose_name_plural = "eventos do CTR"
+        ordering = ["at", "pk"]
+
+
+class Membership(models.Model):
+    """Whom a user acts for: a transporter or a receiving facility (per-object scoping).
+    Núcleo and Fiscalização are Django groups and see everything."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership"
+    )
+    transporter = models.ForeignKey(
+        Transporter, on_delete=models.CASCADE, null=True, blank=True, related_name="members"
+    )
+    facility = models.ForeignKey(
+        ReceivingFacility,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="members",
+    )
+
+    class Meta:
+        verbose_name = "vínculo de usuário"
+        verbose_name_plural = "vínculos de usuários"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(transporter__isnull=True) | Q(facility__isnull=True),
+                name="membership_one_side",
+            )
+        ]

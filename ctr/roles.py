@@ -1,0 +1,62 @@
+"""Who may see and do what: Django groups for the municipal roles, Membership for the rest."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AnonymousUser, Group
+from django.db.models import QuerySet
+
+NUCLEO = "Núcleo Permanente de Gestão"
+FISCAL = "Fiscalização"
+MUNICIPAL_GROUPS = (NUCLEO, FISCAL)
+
+
+def ensure_groups() -> None:
+    for name in MUNICIPAL_GROUPS:
+        Group.objects.get_or_create(name=name)
+
+
+def is_municipal(user) -> bool:
+    """Núcleo and inspectors see everything (art. 4 §2 V, art. 22)."""
+    if isinstance(user, AnonymousUser) or not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    cached = getattr(user, "_ctr_is_municipal", None)
+    if cached is None:
+        cached = user.groups.filter(name__in=MUNICIPAL_GROUPS).exists()
+        user._ctr_is_municipal = cached
+    return cached
+
+
+def membership(user):
+    if not user.is_authenticated:
+        return None
+    try:
+        return user.membership
+    except user._meta.model.membership.RelatedObjectDoesNotExist:
+        return None
+
+
+def transporter_of(user):
+    member = membership(user)
+    return member.transporter if member else None
+
+
+def facility_of(user):
+    member = membership(user)
+    return member.facility if member else None
+
+
+def visible_ctrs(user, queryset: QuerySet) -> QuerySet:
+    """A transporter's users see its own CTRs, a facility's operators those destined to it,
+    Núcleo and inspectors all; anyone else none."""
+    if is_municipal(user):
+        return queryset
+    member = membership(user)
+    if member is None:
+        return queryset.none()
+    if member.transporter_id:
+        return queryset.filter(transporter_id=member.transporter_id)
+    if member.facility_id:
+        return queryset.filter(destination_facility_id=member.facility_id)
+    return queryset.none()

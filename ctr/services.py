@@ -1,0 +1,492 @@
+"""The CTR's business logic: issue, receive, refuse, cancel, alerts. Plain functions, one
+transaction each, raising CTRError subclasses with Portuguese messages."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.contrib.gis.geos import Point
+from django.db import connection, transaction
+from django.db.models import F, QuerySet
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from pev_network import services as network
+from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
+
+from . import roles, rules
+from .models import (
+    CTR,
+    CTREvent,
+    CTRStatus,
+    CTRWaste,
+    Equipment,
+    Generator,
+    NumberSequence,
+    Transporter,
+    Vehicle,
+    Worksite,
+)
+from .rules import CTRDraft, Finding, WasteLine
+
+
+class CTRError(Exception):
+    """A domain error: a Portuguese message, a stable code, the HTTP status it deserves."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self, message: str, code: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        if code:
+            self.code = code
+
+
+class RuleViolation(CTRError):
+    """One or more rules of the catalogue were broken; `findings` lists every one."""
+
+    status = 422
+    code = "rules"
+
+    def __init__(self, findings: list[Finding]):
+        errors = [f for f in findings if f.severity == rules.Severity.ERROR]
+        super().__init__(f"O CTR viola {len(errors)} regra(s) do catálogo.")
+        self.findings = findings
+
+
+class TransitionNotAllowed(CTRError):
+    status = 409
+    code = "transition"
+
+
+class NotAllowed(CTRError):
+    status = 403
+    code = "forbidden"
+
+
+@dataclass
+class GeneratorData:
+    name: str
+    document: str  # digits, validated by the caller
+
+
+@dataclass
+class WorksiteData:
+    address: str
+    location: Point
+    neighbourhood: str = ""
+
+
+@dataclass
+class IssueRequest:
+    """A CTR as the transporter declares it (API, web form and CSV import build this)."""
+
+    transport_date: datetime.date
+    vehicle_plate: str
+    origin: Point
+    destination: Point
+    waste: list[WasteLine]
+    generator: GeneratorData | None = None
+    worksite: WorksiteData | None = None
+    worksite_id: int | None = None
+    equipment_code: str = ""
+    destination_facility_id: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+# --- spatial resolution -----------------------------------------------------------------
+
+
+def resolve_destination(
+    destination: Point,
+    tolerance_m: Decimal,
+    day: datetime.date,
+    requested: ReceivingFacility | None = None,
+) -> tuple[ReceivingFacility | None, bool]:
+    """The facility whose area covers the discharge point within the GPS tolerance, and whether
+    its license is valid on the day. Licensed facilities win over unlicensed ones, then the
+    nearest. When the transporter named a facility, it must be one of those.
+
+    ST_DWithin on geography: a tolerance in metres (degrees would vary with latitude); at 0
+    it is covers, so a point on the fence counts.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT id FROM {ReceivingFacility._meta.db_table}
+            WHERE ST_DWithin(area::geography, ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography,
+                             %s)
+            ORDER BY ST_Distance(area::geography,
+                                 ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography)
+            """,
+            [destination.x, destination.y, float(tolerance_m), destination.x, destination.y],
+        )
+        nearby_ids = [row[0] for row in cursor.fetchall()]
+    licensed_ids = set(
+        ReceivingFacility.objects.licensed_on(day)
+        .filter(pk__in=nearby_ids)
+        .values_list("pk", flat=True)
+    )
+    # Stable sort: licensed first, then nearest.
+    rows = sorted(((fid, fid in licensed_ids) for fid in nearby_ids), key=lambda r: not r[1])
+    candidates = [(facility_id, bool(is_licensed)) for facility_id, is_licensed in rows]
+    if requested is not None:
+        candidates = [c for c in candidates if c[0] == requested.pk]
+    if not candidates:
+        return None, False
+    facility_id, is_licensed = candidates[0]
+    facility = (
+        ReceivingFacility.objects.select_related("municipality")
+        .defer("municipality__boundary")
+        .get(pk=facility_id)
+    )
+    return facility, is_licensed
+
+
+def recycling_area_available(municipality: Municipality | None, day: datetime.date) -> bool:
+    """A licensed recycling area taking class A in the municipality (art. 18 sole §)."""
+    if municipality is None:
+        return False
+    return (
+        ReceivingFacility.objects.licensed_on(day)
+        .filter(
+            kind=FacilityKind.RECYCLING,
+            municipality=municipality,
+            accepted_classes__contains=[WasteClass.A],
+        )
+        .exists()
+    )
+
+
+def default_tolerance_m() -> Decimal:
+    return Municipality._meta.get_field("gps_tolerance_m").default
+
+
+def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
+    """Resolve every reference of the request and the spatial facts the rules read."""
+    vehicle = (
+        Vehicle.objects.filter(
+            transporter=transporter, plate=request.vehicle_plate, active=True
+        ).first()
+        if request.vehicle_plate
+        else None
+    )
+    equipment = (
+        Equipment.objects.filter(
+            transporter=transporter, code=request.equipment_code, active=True
+        ).first()
+        if request.equipment_code
+        else None
+    )
+    worksite = None
+    generator = None
+    if request.worksite_id is not None:
+        worksite = (
+            Worksite.objects.select_related("generator")
+            .prefetch_related("plan_transporters", "plan_facilities")
+            .filter(pk=request.worksite_id)
+            .first()
+        )
+        if worksite is None:
+            raise CTRError(
+                f"A obra {request.worksite_id} não existe.", "worksite_unknown", "worksite_id"
+            )
+        generator = worksite.generator
+    if request.generator is not None:
+        generator = Generator.objects.filter(document=request.generator.document).first() or (
+            Generator(name=request.generator.name, document=request.generator.document)
+        )
+    requested = None
+    if request.destination_facility_id is not None:
+        requested = ReceivingFacility.objects.filter(pk=request.destination_facility_id).first()
+        if requested is None:
+            raise CTRError(
+                f"A área de destino {request.destination_facility_id} não existe.",
+                "facility_unknown",
+                "destination_facility",
+            )
+    municipality = network.municipality_at(request.origin)
+    tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
+    facility, licensed = resolve_destination(
+        request.destination, tolerance, request.transport_date, requested
+    )
+    return CTRDraft(
+        transport_date=request.transport_date,
+        transporter=transporter,
+        origin=request.origin,
+        destination=request.destination,
+        waste=request.waste,
+        generator=generator,
+        vehicle=vehicle,
+        vehicle_plate=request.vehicle_plate,
+        equipment=equipment,
+        equipment_code=request.equipment_code,
+        worksite_is_large_generator=bool(worksite and worksite.is_large_generator),
+        plan_transporter_ids={t.pk for t in worksite.plan_transporters.all()}
+        if worksite
+        else set(),
+        plan_facility_ids={f.pk for f in worksite.plan_facilities.all()} if worksite else set(),
+        municipality=municipality,
+        requested_facility=requested,
+        facility=facility,
+        facility_licensed=licensed,
+        recycling_area_available=recycling_area_available(municipality, request.transport_date),
+    )
+
+
+def check(transporter: Transporter, request: IssueRequest) -> tuple[CTRDraft, list[Finding]]:
+    """Every finding for the request, without storing anything."""
+    draft = build_draft(transporter, request)
+    return draft, rules.evaluate(draft)
+
+
+def next_number(municipality: Municipality, year: int) -> tuple[int, str]:
+    """The next sequence of the municipality and year, inside the caller's transaction.
+
+    The upsert takes a row lock that the concurrent issuers queue on until commit; a rollback
+    returns the number. So numbers are unique and without gaps.
+    """
+    table = NumberSequence._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {table} (municipality_id, year, last_value) VALUES (%s, %s, 1)
+            ON CONFLICT (municipality_id, year)
+            DO UPDATE SET last_value = {table}.last_value + 1
+            RETURNING last_value
+            """,
+            [municipality.pk, year],
+        )
+        sequence = cursor.fetchone()[0]
+    return sequence, f"CTR-{municipality.ibge_code}-{year}-{sequence:06d}"
+
+
+def fee_ufesp(draft: CTRDraft) -> Decimal:
+    """One UFESP per large-volume discharge (Lei 3.978/2007 art. 12 §3)."""
+    return Decimal("1") if draft.total_volume > draft.small_volume_limit else Decimal("0")
+
+
+def record_event(ctr: CTR, actor, action: str, from_status: str, data: dict | None = None):
+    return CTREvent.objects.create(
+        ctr=ctr,
+        actor=actor,
+        action=action,
+        from_status=from_status,
+        to_status=ctr.status,
+        data=data or {},
+    )
+
+
+def issue(transporter: Transporter, user, request: IssueRequest) -> CTR:
+    """Issue a CTR (art. 3 VI, art. 13): every rule checked, all findings reported at once;
+    stored with its number only when no rule of severity error is broken."""
+    draft, findings = check(transporter, request)
+    if rules.has_errors(findings):
+        raise RuleViolation(findings)
+    with transaction.atomic():
+        generator = draft.generator
+        if generator.pk is None:
+            generator, _ = Generator.objects.get_or_create(
+                document=generator.document, defaults={"name": generator.name}
+            )
+        worksite = None
+        if request.worksite_id is not None:
+            worksite = Worksite.objects.get(pk=request.worksite_id)
+        elif request.worksite is not None:
+            worksite, _ = Worksite.objects.get_or_create(
+                generator=generator,
+                address=request.worksite.address,
+                defaults={
+                    "location": request.worksite.location,
+                    "neighbourhood": request.worksite.neighbourhood,
+                },
+            )
+        year = draft.transport_date.year
+        sequence, number = next_number(draft.municipality, year)
+        ctr = CTR.objects.create(
+            number=number,
+            municipality=draft.municipality,
+            year=year,
+            sequence=sequence,
+            transporter=transporter,
+            vehicle=draft.vehicle,
+            equipment=draft.equipment,
+            generator=generator,
+            worksite=worksite,
+            origin=draft.origin,
+            destination=draft.destination,
+            destination_facility=draft.facility,
+            transport_date=draft.transport_date,
+            total_volume_m3=draft.total_volume,
+            findings=[f.as_dict() for f in findings],
+            fee_ufesp=fee_ufesp(draft),
+            created_by=user,
+        )
+        CTRWaste.objects.bulk_create(
+            CTRWaste(
+                ctr=ctr,
+                waste_class=line.waste_class,
+                volume_m3=line.volume_m3,
+                description=line.description,
+            )
+            for line in draft.waste
+        )
+        record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]})
+    return ctr
+
+
+# --- life of the document ------------------------------------------------------------------
+
+TRANSITIONS = {
+    "receive": ({CTRStatus.ISSUED}, CTRStatus.RECEIVED),
+    "refuse": ({CTRStatus.ISSUED}, CTRStatus.REFUSED),
+    "cancel": ({CTRStatus.ISSUED}, CTRStatus.CANCELLED),
+}
+ACTION_LABELS = {"receive": "receber", "refuse": "recusar", "cancel": "cancelar"}
+PARTICIPLES = {"receive": "recebido", "refuse": "recusado", "cancel": "cancelado"}
+
+
+def _lock_for(action: str, ctr: CTR) -> CTR:
+    """Lock the row and check the transition: of two concurrent actions, one wins and the
+    other sees the new status."""
+    locked = CTR.objects.select_for_update().get(pk=ctr.pk)
+    allowed_from, _ = TRANSITIONS[action]
+    if locked.status not in allowed_from:
+        raise TransitionNotAllowed(
+            f"Não é possível {ACTION_LABELS[action]} o CTR {locked.number}: ele está "
+            f"“{locked.get_status_display().lower()}”. Só um CTR emitido pode ser "
+            f"{PARTICIPLES[action]}."
+        )
+    return locked
+
+
+def _require_operator(ctr: CTR, user) -> None:
+    facility = roles.facility_of(user)
+    if not roles.is_municipal(user) and (
+        facility is None or facility.pk != ctr.destination_facility_id
+    ):
+        raise NotAllowed("Só um operador da área de destino pode receber ou recusar este CTR.")
+
+
+def receive(
+    ctr: CTR, user, received_volume_m3: Decimal, location: Point | None = None, note: str = ""
+) -> CTR:
+    """Confirm arrival at the destination facility (art. 13 sole §). One winner under races."""
+    _require_operator(ctr, user)
+    if received_volume_m3 <= 0:
+        raise CTRError("O volume recebido deve ser maior que zero.", field="received_volume_m3")
+    with transaction.atomic():
+        locked = _lock_for("receive", ctr)
+        facility = locked.destination_facility
+        if location is not None:
+            tolerance = locked.municipality.gps_tolerance_m
+            if not network.point_within_facility(location, facility, tolerance):
+                raise RuleViolation(
+                    [
+                        Finding(
+                            "DESTINATION_OUTSIDE_FACILITY",
+                            rules.Severity.ERROR,
+                            f"O local do recebimento não está dentro da área “{facility.name}”.",
+                            rules.REGISTRY["DESTINATION_OUTSIDE_FACILITY"].article,
+                            "location",
+                        )
+                    ]
+                )
+        facts = rules.ReceptionFacts(
+            declared_m3=locked.total_volume_m3,
+            received_m3=received_volume_m3,
+            tolerance_pct=locked.municipality.received_volume_tolerance_pct,
+        )
+        reception_findings = rules.evaluate(facts, rules.Stage.RECEPTION)
+        locked.status = CTRStatus.RECEIVED
+        locked.received_volume_m3 = received_volume_m3
+        locked.closed_at = timezone.now()
+        locked.findings = [*locked.findings, *(f.as_dict() for f in reception_findings)]
+        locked.save(update_fields=["status", "received_volume_m3", "closed_at", "findings"])
+        record_event(
+            locked,
+            user,
+            "receive",
+            CTRStatus.ISSUED,
+            {
+                "received_volume_m3": str(received_volume_m3),
+                "location": location.coords if location else None,
+                "note": note,
+                "findings": [f.code for f in reception_findings],
+            },
+        )
+    return locked
+
+
+def refuse(ctr: CTR, user, reason: str) -> CTR:
+    """The destination facility refuses the load (it stays the transporter's responsibility)."""
+    _require_operator(ctr, user)
+    if not reason.strip():
+        raise CTRError("Informe o motivo da recusa.", field="reason")
+    with transaction.atomic():
+        locked = _lock_for("refuse", ctr)
+        locked.status = CTRStatus.REFUSED
+        locked.closed_at = timezone.now()
+        locked.save(update_fields=["status", "closed_at"])
+        record_event(locked, user, "refuse", CTRStatus.ISSUED, {"reason": reason.strip()})
+    return locked
+
+
+def cancel(ctr: CTR, user, reason: str) -> CTR:
+    """The transporter cancels a CTR before reception."""
+    transporter = roles.transporter_of(user)
+    if transporter is None or transporter.pk != ctr.transporter_id:
+        raise NotAllowed("Só o transportador que emitiu o CTR pode cancelá-lo.")
+    if not reason.strip():
+        raise CTRError("Informe o motivo do cancelamento.", field="reason")
+    with transaction.atomic():
+        locked = _lock_for("cancel", ctr)
+        locked.status = CTRStatus.CANCELLED
+        locked.closed_at = timezone.now()
+        locked.save(update_fields=["status", "closed_at"])
+        record_event(locked, user, "cancel", CTRStatus.ISSUED, {"reason": reason.strip()})
+    return locked
+
+
+# --- alerts --------------------------------------------------------------------------------
+
+
+def with_hours_open(queryset: QuerySet, now: datetime.datetime | None = None) -> QuerySet:
+    """Annotate `hours_open` and `alert_hours`: hours since the transport began (the later of
+    issue time and the start of the transport day) and the municipality's alert threshold."""
+    now = now or timezone.now()
+    table = CTR._meta.db_table
+    municipality_table = Municipality._meta.db_table
+    return queryset.annotate(
+        hours_open=RawSQL(
+            f"EXTRACT(EPOCH FROM (%s - GREATEST({table}.created_at, "
+            f"({table}.transport_date::timestamp AT TIME ZONE %s)))) / 3600",
+            [now, timezone.get_current_timezone_name()],
+        ),
+        alert_hours=RawSQL(
+            f"(SELECT open_ctr_alert_hours FROM {municipality_table} m "
+            f"WHERE m.id = {table}.municipality_id)",
+            [],
+        ),
+    )
+
+
+def overdue(queryset: QuerySet, now: datetime.datetime | None = None) -> QuerySet:
+    """Issued CTRs open longer than their municipality's alert hours (OPEN_TOO_LONG)."""
+    issued = queryset.filter(status=CTRStatus.ISSUED)
+    return with_hours_open(issued, now).filter(hours_open__gt=F("alert_hours"))
+
+
+def open_alerts(queryset: QuerySet, now: datetime.datetime | None = None) -> list[Finding]:
+    return [
+        finding
+        for ctr in overdue(queryset, now)
+        for finding in rules.evaluate(
+            rules.OpenFacts(ctr.number, float(ctr.hours_open), ctr.alert_hours),
+            rules.Stage.MONITORING,
+        )
+    ]

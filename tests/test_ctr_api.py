@@ -1,0 +1,491 @@
+"""Issuing CTRs through the API: every rule of the catalogue, errors, the document's life."""
+
+import datetime
+import json
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import DatabaseError, connection
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from ctr import rules, services
+from ctr.models import CTR, CTREvent, Transporter
+from pev_network.models import FacilityLicense
+from tests.builders import offset, point
+from tests.ctr_world import TODAY, build_world, ctr_payload, large_generator_site
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    return build_world()
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    # A fresh user per client, as in a real request: no membership cached from the fixture.
+    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
+    return client
+
+
+def issue(world, user=None, **overrides):
+    return client_for(user or world.alfa_user).post(
+        "/api/v1/ctrs/", ctr_payload(world, **overrides), format="json"
+    )
+
+
+def error_codes(response) -> list[str]:
+    assert response.status_code == 422, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    return sorted(e["code"] for e in response.json()["errors"])
+
+
+# --- a valid CTR ------------------------------------------------------------------------------
+
+
+def test_valid_ctr_is_issued_with_number_and_fee(world):
+    response = issue(world)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["number"] == f"CTR-3518404-{TODAY.year}-000001"
+    assert body["status"] == "issued"
+    assert body["municipality"] == "3518404"
+    assert body["destination_facility"] == {"id": world.att.pk, "name": "ATT", "kind": "ATT"}
+    assert body["fee_ufesp"] == "1.00"  # 3 m³ is a large volume: art. 12 §3
+    assert body["findings"] == []
+    ctr = CTR.objects.get(number=body["number"])
+    assert ctr.events.get().action == "issue"
+    assert ctr.generator.document == "52998224725"
+
+
+def test_small_volume_pays_no_fee(world):
+    response = issue(
+        world,
+        destination={"type": "Point", "coordinates": list(world.inside(world.pev).coords)},
+        waste=[{"class": "A", "volume_m3": "1", "description": ""}],
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["fee_ufesp"] == "0.00"
+
+
+def test_named_facility_must_be_the_one_covering_the_destination(world):
+    ok = issue(world, destination_facility=world.att.pk)
+    assert ok.status_code == 201
+    wrong = issue(world, destination_facility=world.landfill.pk)
+    assert error_codes(wrong) == ["DESTINATION_OUTSIDE_FACILITY"]
+
+
+# --- each rule: a case that breaks it ------------------------------------------------------------
+
+
+def test_transporter_registration_expired(world):
+    assert "TRANSPORTER_NOT_LICENSED" in error_codes(issue(world, transport_date="2028-01-05"))
+
+
+def test_transporter_suspended_on_the_date(world):
+    Transporter.objects.filter(pk=world.alfa.pk).update(
+        status="SUSPENDED", status_since=datetime.date(2026, 11, 1)
+    )
+    assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_suspension_over_lets_the_transporter_work_again(world):
+    Transporter.objects.filter(pk=world.alfa.pk).update(
+        status="SUSPENDED",
+        status_since=datetime.date(2026, 11, 1),
+        suspended_until=datetime.date(2026, 11, 15),
+    )
+    assert issue(world).status_code == 201
+
+
+def test_revoked_transporter(world):
+    Transporter.objects.filter(pk=world.alfa.pk).update(
+        status="REVOKED", status_since=datetime.date(2026, 1, 1)
+    )
+    assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_origin_outside_every_municipality(world):
+    far = {"type": "Point", "coordinates": [-60.0, -10.0]}
+    assert error_codes(issue(world, origin=far)) == ["ORIGIN_OUTSIDE_MUNICIPALITY"]
+
+
+def test_destination_outside_every_facility(world):
+    nowhere = {"type": "Point", "coordinates": list(offset(*world.origin.coords, 50, 50))}
+    assert error_codes(issue(world, destination=nowhere)) == ["DESTINATION_OUTSIDE_FACILITY"]
+
+
+def test_destination_just_outside_within_gps_tolerance_is_accepted(world):
+    # The ATT square's east edge is 1600 m east of ORIGIN; 5 m beyond it, tolerance 15 m.
+    lon, lat = world.att.area.extent[2], (world.att.area.extent[1] + world.att.area.extent[3]) / 2
+    near = {"type": "Point", "coordinates": list(offset(lon, lat, 5, 0))}
+    assert issue(world, destination=near).status_code == 201
+    far = {"type": "Point", "coordinates": list(offset(lon, lat, 40, 0))}
+    assert error_codes(issue(world, destination=far)) == ["DESTINATION_OUTSIDE_FACILITY"]
+
+
+def test_facility_license_expired_the_day_before(world):
+    FacilityLicense.objects.filter(facility=world.att).update(
+        valid_until=TODAY - datetime.timedelta(days=1)
+    )
+    assert error_codes(issue(world)) == ["FACILITY_NOT_LICENSED"]
+
+
+def test_class_b_to_a_landfill(world):
+    response = issue(world, facility=world.landfill, waste=[{"class": "B", "volume_m3": "2"}])  # noqa
+    assert error_codes(response) == ["CLASS_NOT_ACCEPTED"]
+
+
+def test_prohibited_waste(world):
+    waste = [
+        {"class": "A", "volume_m3": "2"},
+        {"class": "SAUDE", "volume_m3": "0.5", "description": "seringas"},
+    ]
+    response = issue(world, waste=waste)
+    codes = error_codes(response)
+    assert codes == ["PROHIBITED_WASTE"]
+    assert response.json()["errors"][0]["field"] == "waste[1].class"
+
+
+def test_large_volume_at_a_pev(world):
+    to_pev = {"type": "Point", "coordinates": list(world.inside(world.pev).coords)}
+    response = issue(world, destination=to_pev)
+    assert error_codes(response) == ["LARGE_VOLUME_AT_PEV"]
+    assert "1 m³" in response.json()["errors"][0]["message"]
+
+
+def test_one_cubic_metre_at_a_pev_is_fine(world):
+    to_pev = {"type": "Point", "coordinates": list(world.inside(world.pev).coords)}
+    assert (
+        issue(world, destination=to_pev, waste=[{"class": "A", "volume_m3": "1.000"}]).status_code
+        == 201
+    )
+
+
+def test_over_equipment_capacity(world):
+    assert error_codes(issue(world, waste=[{"class": "A", "volume_m3": "6"}])) == [
+        "OVER_EQUIPMENT_CAPACITY"
+    ]
+
+
+def test_vehicle_of_another_transporter(world):
+    response = issue(world, vehicle_plate="XYZ-9876")
+    assert error_codes(response) == ["EQUIPMENT_NOT_REGISTERED"]
+    assert response.json()["errors"][0]["field"] == "vehicle_plate"
+
+
+def test_unknown_equipment(world):
+    assert error_codes(issue(world, equipment_code="Z-99")) == ["EQUIPMENT_NOT_REGISTERED"]
+
+
+def test_large_generator_without_plan_gets_warnings_not_refusal(world):
+    site = large_generator_site(world)
+    payload = ctr_payload(world, worksite_id=site.pk)
+    del payload["generator"], payload["worksite"]
+    response = client_for(world.alfa_user).post("/api/v1/ctrs/", payload, format="json")
+    assert response.status_code == 201, response.content
+    codes = [f["code"] for f in response.json()["findings"]]
+    assert codes == ["NOT_IN_GENERATOR_PLAN", "NOT_IN_GENERATOR_PLAN"]
+
+
+def test_large_generator_with_plan_has_no_warning(world):
+    site = large_generator_site(world, [world.alfa], [world.att])
+    payload = ctr_payload(world, worksite_id=site.pk)
+    del payload["generator"], payload["worksite"]
+    response = client_for(world.alfa_user).post("/api/v1/ctrs/", payload, format="json")
+    assert response.status_code == 201 and response.json()["findings"] == []
+
+
+def test_class_a_to_landfill_while_recycling_exists_is_a_warning(world):
+    response = issue(world, facility=world.landfill)
+    assert response.status_code == 201
+    assert [f["code"] for f in response.json()["findings"]] == ["CLASS_A_TO_LANDFILL"]
+    FacilityLicense.objects.filter(facility=world.recycling).update(
+        status="REVOKED", status_since=TODAY
+    )
+    again = issue(world, facility=world.landfill)
+    assert again.json()["findings"] == []
+
+
+def test_every_broken_rule_is_reported_at_once(world):
+    response = issue(
+        world,
+        vehicle_plate="XYZ9876",
+        facility=world.landfill,
+        waste=[{"class": "B", "volume_m3": "4"}, {"class": "INDUSTRIAL", "volume_m3": "3"}],
+    )
+    assert error_codes(response) == [
+        "CLASS_NOT_ACCEPTED",
+        "EQUIPMENT_NOT_REGISTERED",
+        "OVER_EQUIPMENT_CAPACITY",
+        "PROHIBITED_WASTE",
+    ]
+    for error in response.json()["errors"]:
+        assert error["article"].startswith("Lei 3.978/2007")
+        assert error["severity"] == "error" and error["message"]
+    assert CTR.objects.count() == 0  # nothing stored
+
+
+# --- malformed input: 400, never 500 ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "override, field",
+    [
+        ({"origin": {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}}, "origin"),
+        ({"origin": {"type": "Point", "coordinates": [-45.1, -95]}}, "origin"),
+        ({"origin": {"type": "Point", "coordinates": ["a", "b"]}}, "origin"),
+        ({"destination": [-45.1, -22.8]}, "destination"),
+        ({"waste": [{"class": "A", "volume_m3": "0"}]}, "waste[0].volume_m3"),
+        ({"waste": [{"class": "A", "volume_m3": "-2"}]}, "waste[0].volume_m3"),
+        ({"waste": [{"class": "A", "volume_m3": "99999"}]}, "waste[0].volume_m3"),
+        ({"waste": [{"class": "X", "volume_m3": "1"}]}, "waste[0].class"),
+        ({"waste": []}, "waste"),
+        ({"vehicle_plate": "1234567"}, "vehicle_plate"),
+        ({"transport_date": "30/11/2026"}, "transport_date"),
+        ({"generator": {"name": "Fulano", "document": "111.111.111-11"}}, "generator.document"),
+    ],
+)
+def test_malformed_requests_get_400_naming_the_field(world, override, field):
+    response = issue(world, **override)
+    assert response.status_code == 400, response.content
+    fields = [e["campo"] for e in response.json()["errors"]]
+    assert field in fields, fields
+    assert CTR.objects.count() == 0
+
+
+def test_malformed_json_is_400(world):
+    response = client_for(world.alfa_user).post(
+        "/api/v1/ctrs/", data="{not json", content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/problem+json")
+
+
+def test_only_transporters_issue(world):
+    response = issue(world, user=world.operator)
+    assert response.status_code == 403
+
+
+def test_anonymous_gets_401(world):
+    response = APIClient().get("/api/v1/ctrs/")
+    assert response.status_code == 401
+    assert "Token" in response["WWW-Authenticate"]
+
+
+def test_token_login_and_use(world):
+    client = APIClient()
+    response = client.post(
+        "/api/v1/auth/token/", {"username": "alfa", "password": "senha-teste"}, format="json"
+    )
+    assert response.status_code == 200
+    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    assert client.get("/api/v1/ctrs/").status_code == 200
+    bad = APIClient().post(
+        "/api/v1/auth/token/", {"username": "alfa", "password": "errada"}, format="json"
+    )
+    assert bad.status_code == 400
+
+
+# --- life of the document ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def issued(world):
+    response = issue(world)
+    assert response.status_code == 201
+    return response.json()["number"]
+
+
+def post(user, url, data):
+    return client_for(user).post(url, data, format="json")
+
+
+def test_operator_receives_and_the_event_is_kept(world, issued):
+    response = post(world.operator, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3"})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "received" and body["received_volume_m3"] == "3.000"
+    assert [e["action"] for e in body["events"]] == ["issue", "receive"]
+    assert body["events"][1]["from_status"] == "issued"
+    assert body["events"][1]["actor"] == "operador"
+
+
+def test_volume_mismatch_is_recorded_at_reception(world, issued):
+    response = post(world.operator, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "2"})
+    assert response.status_code == 200
+    assert [f["code"] for f in response.json()["findings"]] == ["RECEIVED_VOLUME_MISMATCH"]
+
+
+def test_volume_within_tolerance_is_no_finding(world, issued):
+    response = post(
+        world.operator, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3.2"}
+    )
+    assert response.json()["findings"] == []
+
+
+def test_reception_location_must_be_inside_the_facility(world, issued):
+    outside = {"type": "Point", "coordinates": list(world.origin.coords)}
+    response = post(
+        world.operator,
+        f"/api/v1/ctrs/{issued}/receive/",
+        {"received_volume_m3": "3", "location": outside},
+    )
+    assert response.status_code == 422
+    assert CTR.objects.get(number=issued).status == "issued"
+
+
+def test_refuse_then_receive_is_409(world, issued):
+    refused = post(world.operator, f"/api/v1/ctrs/{issued}/refuse/", {"reason": "carga com lixo"})
+    assert refused.status_code == 200 and refused.json()["status"] == "refused"
+    again = post(world.operator, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3"})
+    assert again.status_code == 409
+    assert "recusado" in again.json()["detail"]
+
+
+def test_transporter_cancels_before_reception_only(world, issued):
+    ok = post(world.alfa_user, f"/api/v1/ctrs/{issued}/cancel/", {"reason": "obra adiada"})
+    assert ok.status_code == 200 and ok.json()["status"] == "cancelled"
+    late = post(world.alfa_user, f"/api/v1/ctrs/{issued}/cancel/", {"reason": "de novo"})
+    assert late.status_code == 409
+
+
+def test_received_ctr_cannot_be_cancelled(world, issued):
+    post(world.operator, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3"})
+    response = post(world.alfa_user, f"/api/v1/ctrs/{issued}/cancel/", {"reason": "x"})
+    assert response.status_code == 409
+
+
+def test_transporter_cannot_receive_its_own_ctr(world, issued):
+    response = post(world.alfa_user, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3"})
+    assert response.status_code == 403
+
+
+def test_refusal_needs_a_reason(world, issued):
+    response = post(world.operator, f"/api/v1/ctrs/{issued}/refuse/", {"reason": ""})
+    assert response.status_code == 400
+
+
+def test_events_cannot_be_updated_in_the_database(world, issued):
+    event = CTREvent.objects.get(ctr__number=issued)
+    with pytest.raises(DatabaseError, match="somente inclusão"), connection.cursor() as cursor:
+        cursor.execute("UPDATE ctr_ctrevent SET action = 'forged' WHERE id = %s", [event.pk])
+
+
+def test_events_cannot_be_deleted_in_the_database(world, issued):
+    event = CTREvent.objects.get(ctr__number=issued)
+    with pytest.raises(DatabaseError, match="somente inclusão"), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM ctr_ctrevent WHERE id = %s", [event.pk])
+
+
+# --- scoping --------------------------------------------------------------------------------------
+
+
+def test_each_role_sees_what_it_should(world, issued):
+    url = f"/api/v1/ctrs/{issued}/"
+    assert client_for(world.alfa_user).get(url).status_code == 200
+    assert client_for(world.beta_user).get(url).status_code == 404
+    assert client_for(world.operator).get(url).status_code == 200
+    assert client_for(world.pev_operator).get(url).status_code == 404
+    assert client_for(world.nucleo).get(url).status_code == 200
+    assert client_for(world.fiscal).get(url).status_code == 200
+    assert client_for(world.outsider).get(url).status_code == 404
+    assert client_for(world.beta_user).get("/api/v1/ctrs/").json()["count"] == 0
+
+
+def test_another_transporter_cannot_cancel(world, issued):
+    response = post(world.beta_user, f"/api/v1/ctrs/{issued}/cancel/", {"reason": "x"})
+    assert response.status_code == 404
+    assert CTR.objects.get(number=issued).status == "issued"
+
+
+def test_operator_of_another_facility_cannot_receive(world, issued):
+    response = post(
+        world.pev_operator, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3"}
+    )
+    assert response.status_code == 404
+
+
+def test_fleet_lists_only_the_users_transporter(world):
+    plates = [
+        v["plate"] for v in client_for(world.alfa_user).get("/api/v1/vehicles/").json()["results"]
+    ]
+    assert plates == ["ABC1D23"]
+    codes = [
+        e["code"] for e in client_for(world.beta_user).get("/api/v1/equipment/").json()["results"]
+    ]
+    assert codes == ["B-01"]
+
+
+def test_list_filters(world, issued):
+    nucleo = client_for(world.nucleo)
+    assert nucleo.get("/api/v1/ctrs/?status=issued").json()["count"] == 1
+    assert nucleo.get("/api/v1/ctrs/?status=received").json()["count"] == 0
+    assert nucleo.get(f"/api/v1/ctrs/?facility={world.att.pk}").json()["count"] == 1
+    assert nucleo.get("/api/v1/ctrs/?plate=abc-1d23").json()["count"] == 1
+    assert nucleo.get("/api/v1/ctrs/?date_from=2026-12-01").json()["count"] == 0
+    lon, lat = world.origin.coords
+    inside = f"{lon - 0.01},{lat - 0.01},{lon + 0.01},{lat + 0.01}"
+    assert nucleo.get(f"/api/v1/ctrs/?bbox={inside}").json()["count"] == 1
+    assert nucleo.get("/api/v1/ctrs/?bbox=1,1,0,0").status_code == 400
+
+
+# --- alerts ---------------------------------------------------------------------------------------
+
+
+def test_open_too_long_listed_as_overdue(world, issued):
+    ctr = CTR.objects.get(number=issued)
+    later = timezone.now() + datetime.timedelta(hours=world.town.open_ctr_alert_hours + 1)
+    assert list(services.overdue(CTR.objects.all(), later)) == [ctr]
+    assert list(services.overdue(CTR.objects.all(), timezone.now())) == []
+    alerts = services.open_alerts(CTR.objects.all(), later)
+    assert [a.code for a in alerts] == ["OPEN_TOO_LONG"]
+
+
+def test_overdue_filter_in_the_api(world, issued):
+    CTR.objects.filter(number=issued).update(
+        created_at=timezone.now() - datetime.timedelta(hours=72),
+        transport_date=TODAY - datetime.timedelta(days=3),
+    )
+    nucleo = client_for(world.nucleo)
+    assert nucleo.get("/api/v1/ctrs/?overdue=true").json()["count"] == 1
+
+
+def test_rules_catalogue_is_public_and_complete():
+    body = APIClient().get("/api/v1/rules/").json()
+    codes = {r["code"] for r in body}
+    assert codes == set(rules.REGISTRY)
+    assert len(codes) == 14
+    assert all(r["article"].startswith("Lei 3.978/2007") for r in body)
+
+
+def test_numbers_continue_without_gaps_after_a_refused_ctr(world):
+    assert issue(world).status_code == 201
+    assert issue(world, vehicle_plate="XYZ9876").status_code == 422
+    second = issue(world).json()["number"]
+    assert second.endswith("-000002")
+
+
+def test_decimal_volume_kept_exactly(world):
+    response = issue(world, waste=[{"class": "A", "volume_m3": "2.125"}])
+    assert CTR.objects.get(number=response.json()["number"]).total_volume_m3 == Decimal("2.125")
+
+
+def test_issue_twice_on_the_same_site_reuses_the_worksite(world):
+    issue(world)
+    issue(world)
+    assert CTR.objects.values("worksite").distinct().count() == 1
+
+
+def test_json_body_must_be_an_object(world):
+    response = client_for(world.alfa_user).post(
+        "/api/v1/ctrs/", data=json.dumps([1, 2]), content_type="application/json"
+    )
+    assert response.status_code == 400
+
+
+def test_point_helper_sanity():
+    assert point(1, 2).srid == 4326

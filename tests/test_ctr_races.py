@@ -1,0 +1,79 @@
+"""Races with real concurrent connections: HTTP clients against a live server, each request in
+its own server thread and database connection."""
+
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from ctr.models import CTR, CTREvent
+from tests.ctr_world import build_world, ctr_payload, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def call(url: str, token: str, data: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(data).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def all_at_once(count: int, work) -> list:
+    """Run `work(i)` in `count` threads released together by a barrier."""
+    barrier = threading.Barrier(count)
+    results = [None] * count
+
+    def run(i):
+        barrier.wait()
+        results[i] = work(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return results
+
+
+def test_twenty_clients_issuing_at_once_get_consecutive_unique_numbers(live_server):
+    world = build_world()
+    token = Token.objects.create(user=world.alfa_user).key
+    payload = ctr_payload(world)
+
+    results = all_at_once(20, lambda i: call(f"{live_server.url}/api/v1/ctrs/", token, payload))
+
+    assert [status for status, _ in results] == [201] * 20, results
+    numbers = sorted(body["number"] for _, body in results)
+    assert numbers == [f"CTR-3518404-2026-{n:06d}" for n in range(1, 21)]
+    assert CTR.objects.count() == 20
+
+
+def test_two_operators_confirming_at_once_exactly_one_wins(live_server):
+    world = build_world()
+    alfa_token = Token.objects.create(user=world.alfa_user).key
+    status, body = call(f"{live_server.url}/api/v1/ctrs/", alfa_token, ctr_payload(world))
+    assert status == 201
+    number = body["number"]
+    second_operator = make_user("operador2", facility=world.att)
+    tokens = [
+        Token.objects.create(user=world.operator).key,
+        Token.objects.create(user=second_operator).key,
+    ]
+    url = f"{live_server.url}/api/v1/ctrs/{number}/receive/"
+
+    results = all_at_once(2, lambda i: call(url, tokens[i], {"received_volume_m3": "3"}))
+
+    assert sorted(status for status, _ in results) == [200, 409]
+    assert CTREvent.objects.filter(ctr__number=number, action="receive").count() == 1
+    assert CTR.objects.get(number=number).status == "received"
