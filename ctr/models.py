@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.gis.db import models
 from django.core.validators import MinValueValidator
 from django.db.models import Q
+from django.utils import timezone
 
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
 
@@ -265,7 +266,8 @@ class CTR(models.Model):
         "volume recebido (m³)", max_digits=8, decimal_places=3, null=True, blank=True
     )
     closed_at = models.DateTimeField("encerrado em", null=True, blank=True)
-    created_at = models.DateTimeField("emitido em", auto_now_add=True)
+    # A default, not auto_now_add: historical CTRs (imports, the demo) keep their real time.
+    created_at = models.DateTimeField("emitido em", default=timezone.now, db_index=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -334,7 +336,7 @@ class CTREvent(models.Model):
     """Append-only history of a CTR; the database refuses UPDATE and DELETE (migration)."""
 
     ctr = models.ForeignKey(CTR, on_delete=models.PROTECT, related_name="events")
-    at = models.DateTimeField("quando", auto_now_add=True)
+    at = models.DateTimeField("quando", default=timezone.now)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="quem"
     )

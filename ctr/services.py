@@ -270,7 +270,14 @@ def fee_ufesp(draft: CTRDraft) -> Decimal:
     return Decimal("1") if draft.total_volume > draft.small_volume_limit else Decimal("0")
 
 
-def record_event(ctr: CTR, actor, action: str, from_status: str, data: dict | None = None):
+def record_event(
+    ctr: CTR,
+    actor,
+    action: str,
+    from_status: str,
+    data: dict | None = None,
+    at: datetime.datetime | None = None,
+):
     return CTREvent.objects.create(
         ctr=ctr,
         actor=actor,
@@ -278,12 +285,17 @@ def record_event(ctr: CTR, actor, action: str, from_status: str, data: dict | No
         from_status=from_status,
         to_status=ctr.status,
         data=data or {},
+        at=at or timezone.now(),
     )
 
 
-def issue(transporter: Transporter, user, request: IssueRequest) -> CTR:
+def issue(
+    transporter: Transporter, user, request: IssueRequest, at: datetime.datetime | None = None
+) -> CTR:
     """Issue a CTR (art. 3 VI, art. 13): every rule checked, all findings reported at once;
-    stored with its number only when no rule of severity error is broken."""
+    stored with its number only when no rule of severity error is broken. `at` records a
+    past issue time (historical imports, the demo); it defaults to now."""
+    at = at or timezone.now()
     draft, findings = check(transporter, request)
     if rules.has_errors(findings):
         raise RuleViolation(findings)
@@ -325,6 +337,7 @@ def issue(transporter: Transporter, user, request: IssueRequest) -> CTR:
             findings=[f.as_dict() for f in findings],
             fee_ufesp=fee_ufesp(draft),
             created_by=user,
+            created_at=at,
         )
         CTRWaste.objects.bulk_create(
             CTRWaste(
@@ -335,7 +348,7 @@ def issue(transporter: Transporter, user, request: IssueRequest) -> CTR:
             )
             for line in draft.waste
         )
-        record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]})
+        record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]}, at)
     return ctr
 
 
@@ -365,15 +378,41 @@ def _lock_for(action: str, ctr: CTR) -> CTR:
 
 
 def _require_operator(ctr: CTR, user) -> None:
+    # Art. 13 sole §: the receiver confirms what arrived; not the Núcleo on its behalf.
     facility = roles.facility_of(user)
-    if not roles.is_municipal(user) and (
-        facility is None or facility.pk != ctr.destination_facility_id
-    ):
+    if facility is None or facility.pk != ctr.destination_facility_id:
         raise NotAllowed("Só um operador da área de destino pode receber ou recusar este CTR.")
 
 
+def _close(
+    locked: CTR,
+    user,
+    action: str,
+    data: dict,
+    at: datetime.datetime | None,
+    extra_fields: tuple[str, ...] = (),
+) -> CTR:
+    """Move a locked, issued CTR to the action's final status and record the event."""
+    _, locked.status = TRANSITIONS[action]
+    locked.closed_at = at or timezone.now()
+    locked.save(update_fields=["status", "closed_at", *extra_fields])
+    record_event(locked, user, action, CTRStatus.ISSUED, data, locked.closed_at)
+    return locked
+
+
+def _reason(reason: str, what: str) -> str:
+    if not reason.strip():
+        raise CTRError(f"Informe o motivo {what}.", field="reason")
+    return reason.strip()
+
+
 def receive(
-    ctr: CTR, user, received_volume_m3: Decimal, location: Point | None = None, note: str = ""
+    ctr: CTR,
+    user,
+    received_volume_m3: Decimal,
+    location: Point | None = None,
+    note: str = "",
+    at: datetime.datetime | None = None,
 ) -> CTR:
     """Confirm arrival at the destination facility (art. 13 sole §). One winner under races."""
     _require_operator(ctr, user)
@@ -382,74 +421,54 @@ def receive(
     with transaction.atomic():
         locked = _lock_for("receive", ctr)
         facility = locked.destination_facility
-        if location is not None:
-            tolerance = locked.municipality.gps_tolerance_m
-            if not network.point_within_facility(location, facility, tolerance):
-                raise RuleViolation(
-                    [
-                        Finding(
-                            "DESTINATION_OUTSIDE_FACILITY",
-                            rules.Severity.ERROR,
-                            f"O local do recebimento não está dentro da área “{facility.name}”.",
-                            rules.REGISTRY["DESTINATION_OUTSIDE_FACILITY"].article,
-                            "location",
-                        )
-                    ]
-                )
+        tolerance = locked.municipality.gps_tolerance_m
+        if location is not None and not network.point_within_facility(
+            location, facility, tolerance
+        ):
+            raise RuleViolation(
+                [
+                    Finding(
+                        "DESTINATION_OUTSIDE_FACILITY",
+                        rules.Severity.ERROR,
+                        f"O local do recebimento não está dentro da área “{facility.name}”.",
+                        rules.REGISTRY["DESTINATION_OUTSIDE_FACILITY"].article,
+                        "location",
+                    )
+                ]
+            )
         facts = rules.ReceptionFacts(
             declared_m3=locked.total_volume_m3,
             received_m3=received_volume_m3,
             tolerance_pct=locked.municipality.received_volume_tolerance_pct,
         )
         reception_findings = rules.evaluate(facts, rules.Stage.RECEPTION)
-        locked.status = CTRStatus.RECEIVED
         locked.received_volume_m3 = received_volume_m3
-        locked.closed_at = timezone.now()
         locked.findings = [*locked.findings, *(f.as_dict() for f in reception_findings)]
-        locked.save(update_fields=["status", "received_volume_m3", "closed_at", "findings"])
-        record_event(
-            locked,
-            user,
-            "receive",
-            CTRStatus.ISSUED,
-            {
-                "received_volume_m3": str(received_volume_m3),
-                "location": location.coords if location else None,
-                "note": note,
-                "findings": [f.code for f in reception_findings],
-            },
-        )
-    return locked
+        data = {
+            "received_volume_m3": str(received_volume_m3),
+            "location": location.coords if location else None,
+            "note": note,
+            "findings": [f.code for f in reception_findings],
+        }
+        return _close(locked, user, "receive", data, at, ("received_volume_m3", "findings"))
 
 
-def refuse(ctr: CTR, user, reason: str) -> CTR:
+def refuse(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
     """The destination facility refuses the load (it stays the transporter's responsibility)."""
     _require_operator(ctr, user)
-    if not reason.strip():
-        raise CTRError("Informe o motivo da recusa.", field="reason")
+    reason = _reason(reason, "da recusa")
     with transaction.atomic():
-        locked = _lock_for("refuse", ctr)
-        locked.status = CTRStatus.REFUSED
-        locked.closed_at = timezone.now()
-        locked.save(update_fields=["status", "closed_at"])
-        record_event(locked, user, "refuse", CTRStatus.ISSUED, {"reason": reason.strip()})
-    return locked
+        return _close(_lock_for("refuse", ctr), user, "refuse", {"reason": reason}, at)
 
 
-def cancel(ctr: CTR, user, reason: str) -> CTR:
+def cancel(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
     """The transporter cancels a CTR before reception."""
     transporter = roles.transporter_of(user)
     if transporter is None or transporter.pk != ctr.transporter_id:
         raise NotAllowed("Só o transportador que emitiu o CTR pode cancelá-lo.")
-    if not reason.strip():
-        raise CTRError("Informe o motivo do cancelamento.", field="reason")
+    reason = _reason(reason, "do cancelamento")
     with transaction.atomic():
-        locked = _lock_for("cancel", ctr)
-        locked.status = CTRStatus.CANCELLED
-        locked.closed_at = timezone.now()
-        locked.save(update_fields=["status", "closed_at"])
-        record_event(locked, user, "cancel", CTRStatus.ISSUED, {"reason": reason.strip()})
-    return locked
+        return _close(_lock_for("cancel", ctr), user, "cancel", {"reason": reason}, at)
 
 
 # --- alerts --------------------------------------------------------------------------------

@@ -364,6 +364,11 @@ def test_transporter_cannot_receive_its_own_ctr(world, issued):
     assert response.status_code == 403
 
 
+def test_nucleo_sees_but_does_not_receive_for_the_facility(world, issued):
+    response = post(world.nucleo, f"/api/v1/ctrs/{issued}/receive/", {"received_volume_m3": "3"})
+    assert response.status_code == 403
+
+
 def test_refusal_needs_a_reason(world, issued):
     response = post(world.operator, f"/api/v1/ctrs/{issued}/refuse/", {"reason": ""})
     assert response.status_code == 400

@@ -1,0 +1,3 @@
+"""Printed CTR (PDF + QR), public verification, destination reports, fee statements."""
+
+urlpatterns: list = []

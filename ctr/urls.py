@@ -1,0 +1,3 @@
+"""Web pages of the CTR for transporters and facility operators."""
+
+urlpatterns: list = []
