@@ -41,6 +41,7 @@ migrate: venv db
 
 demo: migrate
 	@$(DB_ENV) $(PY) manage.py load_demo
+	@$(DB_ENV) $(PY) manage.py load_ctr_demo
 
 run: system-run venv db migrate demo
 	@$(DB_ENV) $(PY) manage.py collectstatic --noinput -v 0
