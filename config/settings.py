@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "ctr",
     "fiscalization",
     "maps",
+    "ogc",
 ]
 
 MIDDLEWARE = [

@@ -3,9 +3,11 @@
 import datetime
 import json
 from decimal import Decimal
+from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import DatabaseError, connection
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -494,3 +496,16 @@ def test_json_body_must_be_an_object(world):
 
 def test_point_helper_sanity():
     assert point(1, 2).srid == 4326
+
+
+def test_open_ctr_alerts_command_lists_only_overdue(world, issued):
+    out = StringIO()
+    call_command("open_ctr_alerts", stdout=out)
+    assert "0 CTR(s)" in out.getvalue()
+    CTR.objects.filter(number=issued).update(
+        created_at=timezone.now() - datetime.timedelta(hours=72),
+        transport_date=TODAY - datetime.timedelta(days=3),
+    )
+    out = StringIO()
+    call_command("open_ctr_alerts", "--municipality", "3518404", stdout=out)
+    assert issued in out.getvalue() and "1 CTR(s)" in out.getvalue()

@@ -1,0 +1,106 @@
+"""The feature collections published through OGC API – Features, each one SQL description.
+
+Features are assembled in PostGIS (ST_AsGeoJSON inside json_build_object): a GIS client may
+page through thousands of them, and per-feature serialization in Python is the slow part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ctr import roles
+from ctr.models import CTR
+from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
+
+
+@dataclass(frozen=True)
+class Collection:
+    id: str
+    title: str
+    description: str
+    table: str
+    geometry: str
+    # SQL expressions for the properties, by name; "t" is the table's alias.
+    properties: dict[str, str]
+    # Who may see it; public when None.
+    visible_to: Callable | None = None
+    # A date column for the `datetime` parameter; None when the collection has no time.
+    temporal: str | None = None
+    where: str = "TRUE"
+
+    def is_visible(self, user) -> bool:
+        return self.visible_to is None or self.visible_to(user)
+
+
+COLLECTIONS = {
+    c.id: c
+    for c in (
+        Collection(
+            id="facilities",
+            title="Áreas de recebimento",
+            description="PEV, ATT, áreas de reciclagem e aterros de RCC (polígonos), com a licença "
+            "vigente (Lei 3.978/2007 art. 14).",
+            table=ReceivingFacility._meta.db_table,
+            geometry="area",
+            properties={
+                "code": "t.code",
+                "kind": "t.kind",
+                "name": "t.name",
+                "operator": "t.operator",
+                "address": "t.address",
+                "accepted_classes": "array_to_string(t.accepted_classes, ',')",
+                "municipality": (
+                    "(SELECT m.ibge_code FROM pev_network_municipality m "
+                    "WHERE m.id = t.municipality_id)"
+                ),
+            },
+        ),
+        Collection(
+            id="bacias",
+            title="Bacias de captação",
+            description="Partes da área urbana atendidas cada uma por um PEV (art. 3 V).",
+            table=CatchmentBasin._meta.db_table,
+            geometry="area",
+            properties={
+                "code": "t.code",
+                "name": "t.name",
+                "served_by": "t.served_by_id",
+                "municipality": (
+                    "(SELECT m.ibge_code FROM pev_network_municipality m "
+                    "WHERE m.id = t.municipality_id)"
+                ),
+            },
+        ),
+        Collection(
+            id="municipalities",
+            title="Municípios",
+            description="Limites municipais (IBGE) e parâmetros legais.",
+            table=Municipality._meta.db_table,
+            geometry="boundary",
+            properties={
+                "ibge_code": "t.ibge_code",
+                "name": "t.name",
+                "uf": "t.uf",
+                "small_volume_limit_m3": "t.small_volume_limit_m3",
+            },
+        ),
+        Collection(
+            id="ctr-origins",
+            title="Origens dos CTRs",
+            description="Pontos de origem dos CTRs (somente Núcleo e fiscalização).",
+            table=CTR._meta.db_table,
+            geometry="origin",
+            properties={
+                "number": "t.number",
+                "status": "t.status",
+                "transport_date": "t.transport_date",
+                "total_volume_m3": "t.total_volume_m3",
+                "destination_facility": "t.destination_facility_id",
+                "transporter": "t.transporter_id",
+            },
+            visible_to=roles.is_municipal,
+            temporal="transport_date",
+        ),
+    )
+}

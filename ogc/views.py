@@ -1,0 +1,335 @@
+"""OGC API – Features, Part 1 (Core) with GeoJSON, for QGIS, ArcGIS and GDAL clients.
+
+Every response is JSON; errors are JSON too, with the status the standard asks for (400 for an
+unknown or malformed parameter, 404 for an unknown collection or feature).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+
+from django.db import connection
+from django.http import HttpResponse, JsonResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+
+from .collections import COLLECTIONS, Collection
+
+GEOJSON = "application/geo+json"
+CONFORMANCE = [
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+]
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 10_000
+CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+
+
+class BadRequest(Exception):
+    pass
+
+
+def problem(status: int, detail: str) -> JsonResponse:
+    titles = {400: "Requisição inválida", 401: "Não autenticado", 404: "Não encontrado"}
+    return JsonResponse(
+        {"type": "about:blank", "title": titles.get(status, "Erro"), "status": status,
+         "detail": detail},
+        status=status,
+        content_type="application/problem+json",
+        json_dumps_params={"ensure_ascii": False},
+    )  # fmt: skip
+
+
+def user_of(request):
+    """Session or API token: GIS clients send `Authorization: Token …` (GDAL_HTTP_HEADERS)."""
+    if request.user.is_authenticated:
+        return request.user
+    try:
+        found = TokenAuthentication().authenticate(request)
+    except AuthenticationFailed:
+        return request.user
+    return found[0] if found else request.user
+
+
+def absolute(request, name: str, *args) -> str:
+    return request.build_absolute_uri(reverse(name, args=args))
+
+
+def only_params(request, allowed: set[str]) -> None:
+    unknown = sorted(set(request.GET) - allowed)
+    if unknown:
+        raise BadRequest(f"Parâmetro(s) desconhecido(s): {', '.join(unknown)}.")
+
+
+def json_response(body: dict, content_type: str = "application/json") -> HttpResponse:
+    return HttpResponse(
+        json.dumps(body, ensure_ascii=False, default=str), content_type=content_type
+    )
+
+
+def guarded(view):
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except BadRequest as exc:
+            return problem(400, str(exc))
+
+    wrapper.__name__ = view.__name__
+    wrapper.__doc__ = view.__doc__
+    return require_GET(wrapper)
+
+
+@guarded
+def landing(request):
+    only_params(request, {"f"})
+    return json_response(
+        {
+            "title": "CTR — Controle de Transporte de Resíduos: dados geográficos",
+            "description": "Rede licenciada de recebimento de RCC e volumosos, bacias de "
+            "captação e municípios (OGC API – Features).",
+            "links": [
+                {"href": absolute(request, "ogc-landing"), "rel": "self",
+                 "type": "application/json", "title": "esta página"},
+                {"href": absolute(request, "api-docs"), "rel": "service-doc",
+                 "type": "text/html", "title": "documentação"},
+                {"href": absolute(request, "ogc-conformance"), "rel": "conformance",
+                 "type": "application/json", "title": "conformidade"},
+                {"href": absolute(request, "ogc-collections"), "rel": "data",
+                 "type": "application/json", "title": "coleções"},
+            ],
+        }
+    )  # fmt: skip
+
+
+@guarded
+def conformance(request):
+    only_params(request, {"f"})
+    return json_response({"conformsTo": CONFORMANCE})
+
+
+def extent_of(collection: Collection) -> list[float]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT ST_Extent({collection.geometry}) FROM {collection.table}")
+        box = cursor.fetchone()[0]
+    if not box:
+        return [-180.0, -90.0, 180.0, 90.0]
+    corners = box.removeprefix("BOX(").removesuffix(")").replace(",", " ").split()
+    return [float(v) for v in corners]
+
+
+def describe(request, collection: Collection) -> dict:
+    items = absolute(request, "ogc-items", collection.id)
+    return {
+        "id": collection.id,
+        "title": collection.title,
+        "description": collection.description,
+        "itemType": "feature",
+        "crs": [CRS84],
+        "extent": {"spatial": {"bbox": [extent_of(collection)], "crs": CRS84}},
+        "links": [
+            {"href": absolute(request, "ogc-collection", collection.id), "rel": "self",
+             "type": "application/json", "title": collection.title},
+            {"href": items, "rel": "items", "type": GEOJSON, "title": collection.title},
+        ],
+    }  # fmt: skip
+
+
+def visible_collection(request, collection_id: str) -> Collection | None:
+    collection = COLLECTIONS.get(collection_id)
+    if collection is None or not collection.is_visible(user_of(request)):
+        return None
+    return collection
+
+
+@guarded
+def collections(request):
+    only_params(request, {"f"})
+    user = user_of(request)
+    return json_response(
+        {
+            "links": [{"href": absolute(request, "ogc-collections"), "rel": "self",
+                       "type": "application/json", "title": "coleções"}],
+            "collections": [describe(request, c) for c in COLLECTIONS.values()
+                            if c.is_visible(user)],
+        }
+    )  # fmt: skip
+
+
+@guarded
+def collection(request, collection_id: str):
+    only_params(request, {"f"})
+    found = visible_collection(request, collection_id)
+    if found is None:
+        return problem(404, f"A coleção '{collection_id}' não existe.")
+    return json_response(describe(request, found))
+
+
+def parse_limit(raw: str | None) -> int:
+    if raw is None:
+        return DEFAULT_LIMIT
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"limit '{raw}' não é um número inteiro.") from None
+    if value < 1:
+        raise BadRequest("limit deve ser pelo menos 1.")
+    return min(value, MAX_LIMIT)  # the standard lets the server cap it
+
+
+def parse_offset(raw: str | None) -> int:
+    if raw is None:
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"offset '{raw}' não é um número inteiro.") from None
+    if value < 0:
+        raise BadRequest("offset não pode ser negativo.")
+    return value
+
+
+def parse_bbox(raw: str | None) -> list[float] | None:
+    if raw is None:
+        return None
+    parts = raw.split(",")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise BadRequest("bbox deve ter 4 (ou 6) números separados por vírgula.") from None
+    if len(values) == 6:  # 3D box: keep the horizontal part
+        values = [values[0], values[1], values[3], values[4]]
+    if len(values) != 4 or not all(math.isfinite(v) for v in values):
+        raise BadRequest("bbox deve ter 4 (ou 6) números separados por vírgula.")
+    min_lon, min_lat, max_lon, max_lat = values
+    if not (-180 <= min_lon <= 180 and -180 <= max_lon <= 180):
+        raise BadRequest("bbox: longitude fora do intervalo de -180 a 180.")
+    if not (-90 <= min_lat <= max_lat <= 90):
+        raise BadRequest("bbox: latitudes fora do intervalo ou invertidas.")
+    if min_lon > max_lon:
+        raise BadRequest("bbox atravessando o antimeridiano não é suportado.")
+    return values
+
+
+def parse_datetime(raw: str | None) -> tuple[datetime.date | None, datetime.date | None] | None:
+    """A date, or an interval `start/end` with `..` for open ends (RFC 3339 dates or times)."""
+    if raw is None:
+        return None
+
+    def one(text: str) -> datetime.date | None:
+        if text in ("..", ""):
+            return None
+        try:
+            return datetime.date.fromisoformat(text[:10])
+        except ValueError:
+            raise BadRequest(
+                f"datetime '{raw}' não é uma data RFC 3339 nem um intervalo."
+            ) from None
+
+    if "/" in raw:
+        start, end = raw.split("/", 1)
+        return one(start), one(end)
+    day = one(raw)
+    return day, day
+
+
+def items_sql(collection: Collection, bbox, dates, feature_id=None) -> tuple[str, str, list]:
+    """WHERE clause and its params, and the feature expression, for the collection."""
+    where = [collection.where]
+    params: list = []
+    if feature_id is not None:
+        where.append("t.id = %s")
+        params.append(feature_id)
+    if bbox is not None:
+        # Intersects a box explicitly in 4326: the GiST index answers the && part.
+        where.append(
+            f"ST_Intersects(t.{collection.geometry}, ST_MakeEnvelope(%s, %s, %s, %s, 4326))"
+        )
+        params.extend(bbox)
+    if dates is not None and collection.temporal:
+        start, end = dates
+        if start:
+            where.append(f"t.{collection.temporal} >= %s")
+            params.append(start)
+        if end:
+            where.append(f"t.{collection.temporal} <= %s")
+            params.append(end)
+    properties = ", ".join(f"'{name}', {expr}" for name, expr in collection.properties.items())
+    feature = (
+        "json_build_object('type', 'Feature', 'id', t.id, "
+        f"'geometry', ST_AsGeoJSON(t.{collection.geometry}, 7)::json, "
+        f"'properties', json_build_object({properties}))"
+    )
+    return " AND ".join(where), feature, params
+
+
+@guarded
+def items(request, collection_id: str):
+    only_params(request, {"f", "limit", "offset", "bbox", "datetime"})
+    found = visible_collection(request, collection_id)
+    if found is None:
+        return problem(404, f"A coleção '{collection_id}' não existe.")
+    limit = parse_limit(request.GET.get("limit"))
+    offset = parse_offset(request.GET.get("offset"))
+    bbox = parse_bbox(request.GET.get("bbox"))
+    dates = parse_datetime(request.GET.get("datetime"))
+    where, feature, params = items_sql(found, bbox, dates)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {found.table} t WHERE {where}", params)
+        matched = cursor.fetchone()[0]
+        cursor.execute(
+            f"SELECT coalesce(json_agg(f), '[]'::json) FROM ("
+            f"SELECT {feature} AS f FROM {found.table} t WHERE {where} "
+            f"ORDER BY t.id LIMIT %s OFFSET %s) s",
+            [*params, limit, offset],
+        )
+        features = cursor.fetchone()[0]
+    if isinstance(features, str):
+        features = json.loads(features)
+    base = absolute(request, "ogc-items", found.id)
+    query = request.GET.copy()
+    query.pop("offset", None)
+    query["limit"] = str(limit)
+    links = [{"href": f"{base}?{query.urlencode()}&offset={offset}", "rel": "self",
+              "type": GEOJSON, "title": "esta página"},
+             {"href": absolute(request, "ogc-collection", found.id), "rel": "collection",
+              "type": "application/json", "title": found.title}]  # fmt: skip
+    if offset + len(features) < matched:
+        links.append({"href": f"{base}?{query.urlencode()}&offset={offset + limit}",
+                      "rel": "next", "type": GEOJSON, "title": "próxima página"})  # fmt: skip
+    body = {
+        "type": "FeatureCollection",
+        "features": features,
+        "numberMatched": matched,
+        "numberReturned": len(features),
+        "timeStamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "links": links,
+    }
+    return json_response(body, GEOJSON)
+
+
+@guarded
+def item(request, collection_id: str, feature_id: str):
+    only_params(request, {"f"})
+    found = visible_collection(request, collection_id)
+    if found is None:
+        return problem(404, f"A coleção '{collection_id}' não existe.")
+    if not feature_id.isdigit():
+        return problem(404, f"A feição '{feature_id}' não existe.")
+    where, feature, params = items_sql(found, None, None, int(feature_id))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {feature} FROM {found.table} t WHERE {where}", params)
+        row = cursor.fetchone()
+    if row is None:
+        return problem(404, f"A feição '{feature_id}' não existe na coleção '{found.id}'.")
+    body = row[0] if isinstance(row[0], dict) else json.loads(row[0])
+    body["links"] = [
+        {"href": absolute(request, "ogc-item", found.id, feature_id), "rel": "self",
+         "type": GEOJSON, "title": "esta feição"},
+        {"href": absolute(request, "ogc-collection", found.id), "rel": "collection",
+         "type": "application/json", "title": found.title},
+    ]  # fmt: skip
+    return json_response(body, GEOJSON)

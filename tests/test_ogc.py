@@ -1,0 +1,107 @@
+"""OGC API – Features (Part 1 core, GeoJSON): the requirements a client relies on."""
+
+import pytest
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.ctr_world import build_world, ctr_payload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    world = build_world()
+    client = APIClient()
+    client.force_authenticate(world.alfa_user)
+    for date in ("2026-11-01", "2026-11-15", "2026-11-30"):
+        response = client.post(
+            "/api/v1/ctrs/", ctr_payload(world, transport_date=date), format="json"
+        )
+        assert response.status_code == 201
+    return world
+
+
+def get(url, user=None, status=200, **headers):
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    response = client.get(url, **headers)
+    assert response.status_code == status, response.content[:300]
+    return response
+
+
+def test_landing_links_conformance_and_data(world):
+    body = get("/ogc/").json()
+    rels = {link["rel"] for link in body["links"]}
+    assert {"self", "conformance", "data", "service-doc"} <= rels
+
+
+def test_conformance_declares_core_and_geojson(world):
+    conforms = get("/ogc/conformance").json()["conformsTo"]
+    assert any(c.endswith("/conf/core") for c in conforms)
+    assert any(c.endswith("/conf/geojson") for c in conforms)
+
+
+def test_collections_have_extent_and_items_link(world):
+    body = get("/ogc/collections").json()
+    ids = [c["id"] for c in body["collections"]]
+    assert ids == ["facilities", "bacias", "municipalities"]
+    facilities = body["collections"][0]
+    assert facilities["extent"]["spatial"]["bbox"][0][0] < -45
+    assert any(link["rel"] == "items" for link in facilities["links"])
+
+
+def test_items_are_geojson_with_counts_and_next_link(world):
+    response = get("/ogc/collections/facilities/items?limit=3")
+    assert response["Content-Type"] == "application/geo+json"
+    body = response.json()
+    assert body["numberMatched"] == 4 and body["numberReturned"] == 3
+    next_link = next(link["href"] for link in body["links"] if link["rel"] == "next")
+    second = get(next_link.replace("http://testserver", "")).json()
+    assert second["numberReturned"] == 1
+    assert not any(link["rel"] == "next" for link in second["links"])
+    ids = {f["id"] for f in body["features"]} | {f["id"] for f in second["features"]}
+    assert len(ids) == 4
+
+
+def test_bbox_selects_by_intersection(world):
+    lon, lat = world.att.area.centroid.coords
+    body = get(f"/ogc/collections/facilities/items?bbox={lon},{lat},{lon + 1},{lat + 1}").json()
+    assert [f["properties"]["name"] for f in body["features"]] == ["ATT"]
+
+
+def test_single_feature_and_404s(world):
+    feature = get(f"/ogc/collections/facilities/items/{world.pev.pk}").json()
+    assert feature["type"] == "Feature" and feature["properties"]["kind"] == "PEV"
+    get("/ogc/collections/facilities/items/999999", status=404)
+    get("/ogc/collections/facilities/items/abc", status=404)
+    get("/ogc/collections/rios/items", status=404)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["limit=abc", "limit=0", "bbox=1,2,3", "bbox=a,b,c,d", "bbox=0,10,1,5", "datetime=ontem",
+     "unknown=1", "offset=-1"],
+)  # fmt: skip
+def test_bad_parameters_get_400(world, query):
+    response = get(f"/ogc/collections/facilities/items?{query}", status=400)
+    assert response.json()["detail"]
+
+
+def test_ctr_origins_only_for_municipal_users(world):
+    get("/ogc/collections/ctr-origins/items", status=404)
+    get("/ogc/collections/ctr-origins/items", user=world.alfa_user, status=404)
+    body = get("/ogc/collections/ctr-origins/items", user=world.nucleo).json()
+    assert body["numberMatched"] == 3
+    token = Token.objects.create(user=world.fiscal).key
+    by_token = get("/ogc/collections/ctr-origins/items", HTTP_AUTHORIZATION=f"Token {token}")
+    assert by_token.json()["numberMatched"] == 3
+
+
+def test_datetime_filters_the_temporal_collection(world):
+    url = "/ogc/collections/ctr-origins/items?datetime="
+    assert get(url + "2026-11-15", user=world.nucleo).json()["numberMatched"] == 1
+    assert get(url + "2026-11-10/..", user=world.nucleo).json()["numberMatched"] == 2
+    assert get(url + "../2026-11-15T23:59:59Z", user=world.nucleo).json()["numberMatched"] == 2
