@@ -474,18 +474,24 @@ def cancel(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> 
 # --- alerts --------------------------------------------------------------------------------
 
 
+def open_since_sql(alias: str) -> tuple[str, list]:
+    """SQL for when a CTR's transport began: the later of its issue time and the start of its
+    transport day (a CTR issued today for next week is not late yet)."""
+    return (
+        f"GREATEST({alias}.created_at, ({alias}.transport_date::timestamp AT TIME ZONE %s))",
+        [timezone.get_current_timezone_name()],
+    )
+
+
 def with_hours_open(queryset: QuerySet, now: datetime.datetime | None = None) -> QuerySet:
-    """Annotate `hours_open` and `alert_hours`: hours since the transport began (the later of
-    issue time and the start of the transport day) and the municipality's alert threshold."""
+    """Annotate `hours_open` (since the transport began) and `alert_hours` (the
+    municipality's threshold)."""
     now = now or timezone.now()
     table = CTR._meta.db_table
     municipality_table = Municipality._meta.db_table
+    since_sql, since_params = open_since_sql(table)
     return queryset.annotate(
-        hours_open=RawSQL(
-            f"EXTRACT(EPOCH FROM (%s - GREATEST({table}.created_at, "
-            f"({table}.transport_date::timestamp AT TIME ZONE %s)))) / 3600",
-            [now, timezone.get_current_timezone_name()],
-        ),
+        hours_open=RawSQL(f"EXTRACT(EPOCH FROM (%s - {since_sql})) / 3600", [now, *since_params]),
         alert_hours=RawSQL(
             f"(SELECT open_ctr_alert_hours FROM {municipality_table} m "
             f"WHERE m.id = {table}.municipality_id)",

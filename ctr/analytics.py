@@ -1,0 +1,151 @@
+"""Aggregations of CTRs for the Núcleo Permanente de Gestão (art. 15, art. 20): flows,
+volumes and compliance, always computed in SQL and bounded in size, so that a page built
+from them stays small whether the database holds ten thousand CTRs or a million."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from dataclasses import dataclass
+
+from django.db import connection
+
+from pev_network.models import CatchmentBasin, ReceivingFacility
+
+from .models import CTR, CTRStatus, CTRWaste
+from .services import open_since_sql
+
+CTR_TABLE = CTR._meta.db_table
+WASTE_TABLE = CTRWaste._meta.db_table
+FACILITY_TABLE = ReceivingFacility._meta.db_table
+BASIN_TABLE = CatchmentBasin._meta.db_table
+
+
+@dataclass(frozen=True)
+class CTRFilter:
+    """What the Núcleo chose to look at. Dates are transport dates, both inclusive."""
+
+    date_from: datetime.date
+    date_to: datetime.date
+    municipality_id: int | None = None
+    waste_class: str | None = None
+    transporter_id: int | None = None
+    facility_id: int | None = None
+
+    def where(self, alias: str = "c") -> tuple[str, list]:
+        clauses = [f"{alias}.transport_date BETWEEN %s AND %s"]
+        params: list = [self.date_from, self.date_to]
+        if self.municipality_id:
+            clauses.append(f"{alias}.municipality_id = %s")
+            params.append(self.municipality_id)
+        if self.transporter_id:
+            clauses.append(f"{alias}.transporter_id = %s")
+            params.append(self.transporter_id)
+        if self.facility_id:
+            clauses.append(f"{alias}.destination_facility_id = %s")
+            params.append(self.facility_id)
+        if self.waste_class:
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM {WASTE_TABLE} w "
+                f"WHERE w.ctr_id = {alias}.id AND w.waste_class = %s)"
+            )
+            params.append(self.waste_class)
+        return " AND ".join(clauses), params
+
+
+def grid_size_degrees(extent: tuple[float, float, float, float], cells: int = 60) -> float:
+    """A cell size that splits the larger side of the extent into about `cells` cells."""
+    min_x, min_y, max_x, max_y = extent
+    side = max(max_x - min_x, max_y - min_y, 1e-6)
+    # Rounded to a "nice" value so that the same map gives the same cells.
+    raw = side / cells
+    magnitude = 10 ** math.floor(math.log10(raw))
+    return min((m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw), default=raw)
+
+
+@dataclass(frozen=True)
+class Flow:
+    origin_lon: float
+    origin_lat: float
+    facility_id: int
+    facility_name: str
+    facility_lon: float
+    facility_lat: float
+    volume_m3: float
+    ctrs: int
+
+
+def flows(flt: CTRFilter, cell: float, limit: int = 400) -> list[Flow]:
+    """Volume carried from each origin cell to each facility, largest first.
+
+    One line per (cell, facility) pair instead of one per CTR: the page's size depends on the
+    grid and the network, not on how many CTRs there are. Cancelled CTRs carried nothing.
+    """
+    where, params = flt.where()
+    sql = f"""
+        WITH pairs AS (
+            SELECT floor(ST_X(c.origin) / %s) AS gx, floor(ST_Y(c.origin) / %s) AS gy,
+                   c.destination_facility_id AS facility_id,
+                   sum(c.total_volume_m3) AS volume, count(*) AS ctrs
+            FROM {CTR_TABLE} c
+            WHERE {where} AND c.status <> %s
+            GROUP BY 1, 2, 3
+            ORDER BY volume DESC
+            LIMIT %s
+        )
+        SELECT (p.gx + 0.5) * %s, (p.gy + 0.5) * %s, f.id, f.name,
+               ST_X(ST_PointOnSurface(f.area)), ST_Y(ST_PointOnSurface(f.area)),
+               p.volume, p.ctrs
+        FROM pairs p JOIN {FACILITY_TABLE} f ON f.id = p.facility_id
+        ORDER BY p.volume DESC
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [cell, cell, *params, CTRStatus.CANCELLED, limit, cell, cell])
+        return [Flow(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7]) for r in cursor]
+
+
+@dataclass(frozen=True)
+class Cell:
+    lon: float
+    lat: float
+    count: int
+
+
+def overdue_origin_cells(
+    flt: CTRFilter, cell: float, now: datetime.datetime, limit: int = 2000
+) -> list[Cell]:
+    """Origins of CTRs still open past the municipality's alert hours (OPEN_TOO_LONG),
+    counted per grid cell."""
+    where, params = flt.where()
+    since_sql, since_params = open_since_sql("c")
+    sql = f"""
+        SELECT (floor(ST_X(c.origin) / %s) + 0.5) * %s AS lon,
+               (floor(ST_Y(c.origin) / %s) + 0.5) * %s AS lat, count(*)
+        FROM {CTR_TABLE} c
+        JOIN pev_network_municipality m ON m.id = c.municipality_id
+        WHERE {where} AND c.status = %s
+          AND {since_sql} + make_interval(hours => m.open_ctr_alert_hours) < %s
+        GROUP BY 1, 2 ORDER BY 3 DESC LIMIT %s
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql, [cell, cell, cell, cell, *params, CTRStatus.ISSUED, *since_params, now, limit]
+        )
+        return [Cell(float(r[0]), float(r[1]), r[2]) for r in cursor]
+
+
+def totals(flt: CTRFilter) -> dict:
+    """Counts and volume of the filtered CTRs, by status."""
+    where, params = flt.where()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT c.status, count(*), coalesce(sum(c.total_volume_m3), 0) "
+            f"FROM {CTR_TABLE} c WHERE {where} GROUP BY c.status",
+            params,
+        )
+        by_status = {status: {"ctrs": n, "volume_m3": float(v)} for status, n, v in cursor}
+    return {
+        "by_status": by_status,
+        "ctrs": sum(s["ctrs"] for s in by_status.values()),
+        "volume_m3": sum(s["volume_m3"] for s in by_status.values()),
+    }

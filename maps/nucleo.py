@@ -1,0 +1,205 @@
+"""The Núcleo Permanente de Gestão's map: the network, the flows of waste, the alarms.
+
+Plain functions: aggregated data in, folium.Map out. Every layer is bounded by the grid and
+the network, never by the number of CTRs or reports, so the page weighs the same at ten
+thousand CTRs as at a million.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import folium
+from django.utils.html import format_html
+
+from ctr.analytics import Cell, Flow
+from pev_network.management_layers import LICENSE_STATE_LABELS
+
+from .builders import (
+    KIND_STYLES,
+    ExposeOnMap,
+    _bbox_bounds,
+    _swatch_label,
+    add_basins,
+    add_outline,
+    base_map,
+)
+
+FLOW_COLOUR = "#4B0082"
+OVERDUE_COLOUR = "#B42318"
+REPORT_COLOUR = "#E69F00"
+NOT_VALID_COLOUR = "#6B7280"
+
+LAYER_FLOWS = "Fluxos de CTR (origem → destino)"
+LAYER_OVERDUE = "Origens de CTRs em atraso"
+LAYER_REPORTS = "Denúncias de descarte irregular"
+
+
+def _facility_popup(props: dict, admin_url: str) -> str:
+    state = props.get("license_state", "none")
+    return str(
+        format_html(
+            '<div class="ctr-popup"><p class="ctr-popup-title">{}</p><dl>'
+            "<dt>Tipo</dt><dd>{}</dd><dt>Licença</dt><dd>{}{}</dd>"
+            "<dt>Capacidade</dt><dd>{}</dd></dl>"
+            '<p><a href="{}">Abrir cadastro</a></p></div>',
+            props.get("name", ""),
+            props.get("kind_label", ""),
+            LICENSE_STATE_LABELS.get(state, state),
+            f" (nº {props['license_number']})" if props.get("license_number") else "",
+            f"{props['capacity_m3_per_day']} m³/dia" if props.get("capacity_m3_per_day") else "—",
+            admin_url.format(id=props["id"]),
+        )
+    )
+
+
+def add_facilities_with_state(m: folium.Map, facilities: dict, admin_url: str) -> None:
+    """One layer per kind; a facility that may not receive today is drawn grey with a red
+    dashed border, and its popup says why."""
+    for kind, style in KIND_STYLES.items():
+        features = [f for f in facilities.get("features", []) if f["properties"]["kind"] == kind]
+        if not features:
+            continue
+        for f in features:
+            f["properties"]["popup_html"] = _facility_popup(f["properties"], admin_url)
+        group = folium.FeatureGroup(name=_swatch_label(style.colour, style.layer_name))
+        anchors = {
+            "type": "FeatureCollection",
+            "features": [
+                {"type": "Feature", "properties": f["properties"],
+                 "geometry": {"type": "Point", "coordinates": f["properties"]["anchor"]}}
+                for f in features
+            ],
+        }  # fmt: skip
+
+        def style_for(feature, colour=style.colour):
+            valid = feature["properties"].get("license_state") == "valid"
+            return {
+                "color": colour if valid else OVERDUE_COLOUR,
+                "weight": 2 if valid else 3,
+                "dashArray": None if valid else "4 3",
+                "fillColor": colour if valid else NOT_VALID_COLOUR,
+                "fillOpacity": 0.9 if valid else 0.6,
+            }
+
+        popup = folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320)
+        folium.GeoJson({"type": "FeatureCollection", "features": features},
+                       style_function=style_for, popup=popup).add_to(group)  # fmt: skip
+        folium.GeoJson(
+            anchors,
+            marker=folium.CircleMarker(radius=7),
+            style_function=style_for,
+            popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320),
+        ).add_to(group)
+        group.add_to(m)
+
+
+def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
+    """Lines from origin cells to facilities, their width by volume (square root, so that
+    small flows stay visible beside large ones)."""
+    group = folium.FeatureGroup(name=_swatch_label(FLOW_COLOUR, LAYER_FLOWS))
+    largest = max((f.volume_m3 for f in flows), default=1) or 1
+    features = []
+    for flow in flows:
+        popup = format_html(
+            '<div class="ctr-popup"><p class="ctr-popup-title">Para {}</p><dl>'
+            "<dt>Volume</dt><dd>{} m³</dd><dt>CTRs</dt><dd>{}</dd></dl>"
+            '<p><a href="{}">Ver os CTRs</a></p></div>',
+            flow.facility_name,
+            f"{flow.volume_m3:,.1f}".replace(",", "X").replace(".", ",").replace("X", "."),
+            flow.ctrs,
+            list_url.format(facility=flow.facility_id),
+        )
+        features.append({
+            "type": "Feature",
+            "geometry": {"type": "LineString", "coordinates": [
+                [round(flow.origin_lon, 6), round(flow.origin_lat, 6)],
+                [round(flow.facility_lon, 6), round(flow.facility_lat, 6)]]},
+            "properties": {"weight": round(1 + 9 * math.sqrt(flow.volume_m3 / largest), 1),
+                           "popup_html": str(popup)},
+        })  # fmt: skip
+    if features:
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": features},
+            style_function=lambda f: {
+                "color": FLOW_COLOUR,
+                "weight": f["properties"]["weight"],
+                "opacity": 0.55,
+            },
+            popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False),
+        ).add_to(group)
+    group.add_to(m)
+
+
+def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what: str) -> None:
+    """Counts per grid cell as circles whose area grows with the count."""
+    group = folium.FeatureGroup(name=_swatch_label(colour, name, "ring"))
+    largest = max((c.count for c in cells), default=1) or 1
+    features = [
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [round(c.lon, 6), round(c.lat, 6)]},
+            "properties": {
+                "radius": round(4 + 16 * math.sqrt(c.count / largest), 1),
+                "label": f"{c.count} {what}",
+            },
+        }
+        for c in cells
+    ]
+    if features:
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": features},
+            marker=folium.CircleMarker(radius=6),
+            style_function=lambda f: {
+                "radius": f["properties"]["radius"],
+                "color": colour,
+                "weight": 1,
+                "fillColor": colour,
+                "fillOpacity": 0.45,
+            },
+            tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+        ).add_to(group)
+    group.add_to(m)
+
+
+def nucleo_map(
+    facilities: dict,
+    basins: dict | None,
+    outline: dict | None,
+    flows: Sequence[Flow],
+    overdue: Sequence[Cell],
+    reports: Sequence[Cell],
+    facility_admin_url: str,
+    ctr_list_url: str,
+    tile_url: str | None = None,
+) -> folium.Map:
+    """The management map. URLs are templates: facility_admin_url with {id}, ctr_list_url
+    with {facility}."""
+    m = base_map(tile_url=tile_url)
+    if outline:
+        add_outline(m, outline)
+    if basins:
+        add_basins(m, basins)
+    add_flows(m, flows, ctr_list_url)
+    add_facilities_with_state(m, facilities, facility_admin_url)
+    add_cells(m, overdue, LAYER_OVERDUE, OVERDUE_COLOUR, "CTR(s) em atraso")
+    add_cells(m, reports, LAYER_REPORTS, REPORT_COLOUR, "denúncia(s)")
+    # Open on where things happen (flows, alarms), else on the municipality.
+    points = [(f.origin_lat, f.origin_lon) for f in flows]
+    points += [(f.facility_lat, f.facility_lon) for f in flows]
+    points += [(c.lat, c.lon) for c in (*overdue, *reports)]
+    if points:
+        lats, lons = [p[0] for p in points], [p[1] for p in points]
+        bounds = [[min(lats), min(lons)], [max(lats), max(lons)]]
+    elif outline and outline.get("bbox"):
+        bounds = _bbox_bounds(outline["bbox"])
+    else:
+        bounds = None
+    if bounds:
+        fit = folium.FitBounds(bounds, padding=(24, 24), max_zoom=16)
+        fit.options["animate"] = False
+        m.add_child(fit)
+    control = folium.LayerControl(collapsed=False, position="topright").add_to(m)
+    m.add_child(ExposeOnMap("ctrLayerControl", control))
+    return m

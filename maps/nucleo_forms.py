@@ -1,0 +1,69 @@
+import datetime
+
+from django import forms
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from ctr.models import CTRWasteClass, Transporter
+from pev_network.models import Municipality, ReceivingFacility
+
+DEFAULT_PERIOD_DAYS = 90
+MAX_PERIOD_DAYS = 3 * 366
+
+
+class NucleoFilterForm(forms.Form):
+    date_from = forms.DateField(
+        label="De", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        label="Até", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    waste_class = forms.ChoiceField(
+        label="Classe", required=False, choices=[("", "Todas")] + list(CTRWasteClass.choices)
+    )
+    transporter = forms.ModelChoiceField(
+        label="Transportador",
+        required=False,
+        queryset=Transporter.objects.order_by("name"),
+        empty_label="Todos",
+    )
+    facility = forms.ModelChoiceField(
+        label="Área de destino",
+        required=False,
+        queryset=ReceivingFacility.objects.defer("area").order_by("kind", "name"),
+        empty_label="Todas",
+    )
+    municipality = forms.ModelChoiceField(
+        label="Município",
+        required=False,
+        empty_label="Padrão",
+        queryset=Municipality.objects.none(),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only municipalities with something to show: a state has 645.
+        facilities = ReceivingFacility.objects.filter(municipality=OuterRef("pk"))
+        self.fields["municipality"].queryset = (
+            Municipality.objects.defer("boundary")
+            .filter(Q(Exists(facilities)) | Q(ctrs__isnull=False))
+            .distinct()
+            .order_by("name")
+        )
+
+    def clean_defaults(self) -> dict:
+        """The filter when nothing was asked: the last 90 days, everything."""
+        today = timezone.localdate()
+        return {"date_from": today - datetime.timedelta(days=DEFAULT_PERIOD_DAYS), "date_to": today}
+
+    def clean(self):
+        data = super().clean()
+        today = timezone.localdate()
+        date_to = data.get("date_to") or today
+        date_from = data.get("date_from") or date_to - datetime.timedelta(days=DEFAULT_PERIOD_DAYS)
+        if date_from > date_to:
+            raise forms.ValidationError("A data inicial é posterior à final.")
+        if (date_to - date_from).days > MAX_PERIOD_DAYS:
+            raise forms.ValidationError("Escolha um período de até três anos.")
+        data["date_from"], data["date_to"] = date_from, date_to
+        return data

@@ -1,0 +1,77 @@
+"""GeoJSON layers for the Núcleo's maps: every facility, with the state of its license.
+
+Unlike the public layers (licensed facilities only), the management body must see the ones
+that may not receive, and why: expired, suspended, revoked, or never licensed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+from django.utils import timezone
+
+from .models import FacilityKind, FacilityLicense, LicenseStatus, ReceivingFacility
+from .public_layers import COORDINATE_DECIMALS, BBox, _bbox_sql, _fetch_json, _license_valid_sql
+
+LICENSE_STATE_LABELS = {
+    "valid": "licença válida",
+    "expired": "licença vencida",
+    "suspended": "licença suspensa",
+    "revoked": "licença cassada",
+    "pending": "licença ainda não vigente",
+    "none": "sem licença",
+}
+
+
+def facilities_with_license_state_geojson(
+    day: datetime.date | None = None, bbox: BBox | None = None
+) -> dict:
+    """All facilities as a FeatureCollection; `license_state` is one of LICENSE_STATE_LABELS,
+    read from the license in force on `day` or else the most recent one."""
+    params: dict = {
+        "day": day or timezone.localdate(),
+        "kind_labels": json.dumps({k.value: k.label for k in FacilityKind}),
+    }
+    where_bbox = _bbox_sql("f.area", bbox, params)
+    sql = f"""
+        SELECT json_build_object('type', 'FeatureCollection', 'features', COALESCE(json_agg(
+            json_build_object(
+                'type', 'Feature',
+                'id', f.id,
+                'geometry', ST_AsGeoJSON(f.area, {COORDINATE_DECIMALS})::json,
+                'properties', json_build_object(
+                    'id', f.id,
+                    'code', f.code,
+                    'name', f.name,
+                    'kind', f.kind,
+                    'kind_label', COALESCE(%(kind_labels)s::jsonb ->> f.kind, f.kind),
+                    'capacity_m3_per_day', f.capacity_m3_per_day,
+                    'license_number', lic.number,
+                    'license_valid_until', lic.valid_until,
+                    'license_state', CASE
+                        WHEN lic.id IS NULL THEN 'none'
+                        WHEN lic.in_force THEN 'valid'
+                        WHEN lic.status = '{LicenseStatus.SUSPENDED.value}'
+                             AND lic.status_since <= %(day)s THEN 'suspended'
+                        WHEN lic.status = '{LicenseStatus.REVOKED.value}'
+                             AND lic.status_since <= %(day)s THEN 'revoked'
+                        WHEN lic.valid_from > %(day)s THEN 'pending'
+                        ELSE 'expired' END,
+                    'anchor', json_build_array(
+                        round(ST_X(ST_PointOnSurface(f.area))::numeric, {COORDINATE_DECIMALS}),
+                        round(ST_Y(ST_PointOnSurface(f.area))::numeric, {COORDINATE_DECIMALS}))
+                )
+            ) ORDER BY f.kind, f.name, f.id), '[]'::json))
+        FROM {ReceivingFacility._meta.db_table} f
+        LEFT JOIN LATERAL (
+            SELECT l.id, l.number, l.valid_from, l.valid_until, l.status, l.status_since,
+                   {_license_valid_sql("l")} AS in_force
+            FROM {FacilityLicense._meta.db_table} l
+            WHERE l.facility_id = f.id
+            ORDER BY {_license_valid_sql("l")} DESC, l.valid_from DESC, l.id DESC
+            LIMIT 1
+        ) lic ON TRUE
+        WHERE TRUE {where_bbox}
+    """
+    return _fetch_json(sql, params)
