@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from functools import wraps
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ctr import analytics, roles
+from ctr.exports import export_ctrs
 from fiscalization import services as fiscalization
 from pev_network import management_layers, public_layers
+from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality
 
 from . import builders, nucleo
@@ -102,3 +108,61 @@ def nucleo_map(request):
                    "reports": sum(c.count for c in reports)},
     }  # fmt: skip
     return render(request, "maps/nucleo_mapa.html", context)
+
+
+EXPORT_NAMES = {
+    "ctrs.csv": "text/csv; charset=utf-8",
+    "ctrs.gpkg": "application/geopackage+sqlite3",
+    "areas.gpkg": "application/geopackage+sqlite3",
+    "bacias.gpkg": "application/geopackage+sqlite3",
+}
+
+
+@require_safe
+@municipal_only
+def nucleo_exports(request):
+    form = NucleoFilterForm(request.GET or None)
+    valid = not request.GET or form.is_valid()
+    data = form.cleaned_data if request.GET and valid else form.clean_defaults()
+    return render(
+        request,
+        "maps/nucleo_exportar.html",
+        {"nav": "nucleo", "form": form, "period": data, "names": EXPORT_NAMES},
+        status=200 if valid else 400,
+    )
+
+
+@require_safe
+@municipal_only
+def nucleo_export_file(request, name: str):
+    """Build the file in a temporary folder and stream it; the folder goes when it is sent."""
+    if name not in EXPORT_NAMES:
+        raise Http404("Exportação desconhecida.")
+    form = NucleoFilterForm(request.GET or None)
+    if request.GET and not form.is_valid():
+        return HttpResponseBadRequest(
+            "Período inválido: " + " ".join(form.errors.get("__all__", ["verifique as datas."]))
+        )
+    data = form.cleaned_data if request.GET else form.clean_defaults()
+    folder = tempfile.mkdtemp(prefix="ctr-export-")
+    path = Path(folder) / name
+    try:
+        if name.startswith("ctrs."):
+            municipality = data.get("municipality")
+            export_ctrs(
+                path, data["date_from"], data["date_to"], municipality.pk if municipality else None
+            )
+            filename = f"ctrs_{data['date_from']:%Y%m%d}_{data['date_to']:%Y%m%d}{path.suffix}"
+        elif name == "areas.gpkg":
+            export_facilities(path)
+            filename = name
+        else:
+            export_basins(path)
+            filename = name
+        handle = path.open("rb")
+    finally:
+        # The open handle keeps the file readable after its name is gone (POSIX).
+        shutil.rmtree(folder, ignore_errors=True)
+    return FileResponse(
+        handle, as_attachment=True, filename=filename, content_type=EXPORT_NAMES[name]
+    )

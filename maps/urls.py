@@ -8,4 +8,10 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("onde-descartar/", views.onde_descartar, name="onde-descartar"),
     path("nucleo/mapa/", nucleo_views.nucleo_map, name="nucleo-mapa"),
+    path("nucleo/exportar/", nucleo_views.nucleo_exports, name="nucleo-exportar"),
+    path(
+        "nucleo/exportar/<str:name>",
+        nucleo_views.nucleo_export_file,
+        name="nucleo-exportar-arquivo",
+    ),
 ]

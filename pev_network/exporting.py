@@ -15,7 +15,7 @@ import pyogrio
 import shapely
 
 from .importing import Progress, normalize_kind
-from .models import FacilityLicense, ReceivingFacility
+from .models import CatchmentBasin, FacilityLicense, ReceivingFacility
 from .services import NetworkError, today
 
 LAYER_NAME = "areas_de_recebimento"
@@ -206,3 +206,44 @@ def export_facilities(
 
 def _iso(day: datetime.date | None) -> str | None:
     return day.isoformat() if day else None
+
+
+BASIN_LAYER = "bacias_de_captacao"
+BASIN_COLUMNS = ["code", "name", "municipality_ibge_code", "served_by_code", "served_by_name"]
+
+
+def export_basins(path: str | Path, fmt: str | None = None) -> int:
+    """Write the bacias de captação with the PEV that serves each; returns how many."""
+    path = Path(path)
+    fmt = output_format(path, fmt)
+    if not path.parent.is_dir():
+        raise NetworkError(f"A pasta {path.parent} não existe.", "bad_path")
+    basins = CatchmentBasin.objects.select_related("municipality", "served_by").only(
+        "code", "name", "area", "municipality__ibge_code", "served_by__code", "served_by__name"
+    )
+    rows, geometries = [], []
+    for basin in basins.order_by("municipality_id", "name", "pk"):
+        rows.append(
+            {
+                "code": basin.code,
+                "name": basin.name,
+                "municipality_ibge_code": basin.municipality.ibge_code,
+                "served_by_code": basin.served_by.code if basin.served_by else None,
+                "served_by_name": basin.served_by.name if basin.served_by else None,
+            }
+        )
+        geometries.append(shapely.from_wkb(bytes(basin.area.wkb)))
+    frame = gpd.GeoDataFrame(rows, columns=BASIN_COLUMNS, geometry=geometries, crs=4326)
+    spec = FORMATS[fmt]
+    for stale in [path, *(path.with_suffix(s) for s in spec.sidecars)]:
+        stale.unlink(missing_ok=True)
+    pyogrio.write_dataframe(
+        frame,
+        path,
+        layer=BASIN_LAYER,
+        driver=spec.driver,
+        geometry_type="MultiPolygon",
+        dataset_options=spec.dataset_options or None,
+        layer_options=spec.layer_options or None,
+    )
+    return len(frame)

@@ -1,0 +1,115 @@
+"""Exports for the Núcleo: CTRs of a period as CSV and GeoPackage, network and bacias."""
+
+import csv
+import io
+import subprocess
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+from rest_framework.test import APIClient
+
+from pev_network.models import CatchmentBasin
+from tests.builders import multi, square
+from tests.ctr_world import ORIGIN, build_world, ctr_payload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    world = build_world()
+    client = APIClient()
+    client.force_authenticate(world.alfa_user)
+    for date in ("2026-11-01", "2026-11-20", "2026-11-30"):
+        payload = ctr_payload(world, transport_date=date)
+        assert client.post("/api/v1/ctrs/", payload, format="json").status_code == 201
+    CatchmentBasin.objects.create(
+        municipality=world.town, name="Bacia Teste", area=multi(square(*ORIGIN, 800)),
+        served_by=world.pev, code="B1",
+    )  # fmt: skip
+    return world
+
+
+def ogr_count(path, layer) -> int:
+    out = subprocess.run(
+        ["ogrinfo", "-ro", "-so", str(path), layer], capture_output=True, text=True, check=True
+    ).stdout
+    return int(next(line for line in out.splitlines() if line.startswith("Feature Count:"))
+               .split(":")[1])  # fmt: skip
+
+
+def test_export_ctrs_csv_command(world, tmp_path):
+    target = tmp_path / "ctrs.csv"
+    call_command("export_ctrs", str(target), "--from", "2026-11-10", "--to", "2026-11-30",
+                 stdout=io.StringIO())  # fmt: skip
+    raw = target.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig")), delimiter=";"))
+    assert [r["transport_date"] for r in rows] == ["2026-11-20", "2026-11-30"]
+    assert rows[0]["destination_facility"] == "ATT" and rows[0]["waste_classes"] == "A"
+    assert float(rows[0]["origin_lon"]) == pytest.approx(world.origin.x)
+
+
+def test_export_ctrs_geopackage_has_origins_and_destinations(world, tmp_path):
+    target = tmp_path / "ctrs.gpkg"
+    call_command("export_ctrs", str(target), "--from", "2026-01-01", "--to", "2026-12-31",
+                 stdout=io.StringIO())  # fmt: skip
+    assert ogr_count(target, "ctr_origens") == 3
+    assert ogr_count(target, "ctr_destinos") == 3
+
+
+def test_export_of_an_empty_period_is_a_valid_empty_file(world, tmp_path):
+    target = tmp_path / "vazio.gpkg"
+    call_command("export_ctrs", str(target), "--from", "2020-01-01", "--to", "2020-01-31",
+                 stdout=io.StringIO())  # fmt: skip
+    assert ogr_count(target, "ctr_origens") == 0
+
+
+@pytest.mark.parametrize(
+    "args", [["x.txt", "--from", "2026-01-01", "--to", "2026-01-02"],
+             ["x.csv", "--from", "2026-02-01", "--to", "2026-01-02"],
+             ["x.csv", "--from", "ontem", "--to", "2026-01-02"],
+             ["x.csv", "--from", "2026-01-01", "--to", "2026-01-02", "--municipality", "0000000"]],
+)  # fmt: skip
+def test_export_ctrs_refuses_bad_arguments(world, tmp_path, args):
+    with pytest.raises(CommandError):
+        call_command("export_ctrs", str(tmp_path / args[0]), *args[1:], stdout=io.StringIO())
+
+
+def test_export_basins(world, tmp_path):
+    target = tmp_path / "bacias.gpkg"
+    call_command("export_basins", str(target), stdout=io.StringIO())
+    assert ogr_count(target, "bacias_de_captacao") == 1
+
+
+def nucleo_client(world):
+    client = Client()
+    client.force_login(world.nucleo)
+    return client
+
+
+def test_web_downloads_for_the_nucleo(world, tmp_path):
+    client = nucleo_client(world)
+    assert client.get("/nucleo/exportar/").status_code == 200
+    response = client.get("/nucleo/exportar/ctrs.csv?date_from=2026-11-01&date_to=2026-11-30")
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content).decode("utf-8-sig")
+    assert body.count("\n") == 4  # header + 3 CTRs
+    assert "ctrs_20261101_20261130.csv" in response["Content-Disposition"]
+    for name, layer, count in (("areas.gpkg", "areas_de_recebimento", 4),
+                               ("bacias.gpkg", "bacias_de_captacao", 1)):  # fmt: skip
+        response = client.get(f"/nucleo/exportar/{name}")
+        target = tmp_path / name
+        target.write_bytes(b"".join(response.streaming_content))
+        assert ogr_count(target, layer) == count
+
+
+def test_web_export_refuses_others_and_bad_input(world):
+    transporter = Client()
+    transporter.force_login(world.alfa_user)
+    assert transporter.get("/nucleo/exportar/ctrs.csv").status_code == 403
+    client = nucleo_client(world)
+    assert client.get("/nucleo/exportar/senhas.txt").status_code == 404
+    bad = client.get("/nucleo/exportar/ctrs.csv?date_from=2026-12-01&date_to=2026-01-01")
+    assert bad.status_code == 400
