@@ -149,3 +149,129 @@ def totals(flt: CTRFilter) -> dict:
         "ctrs": sum(s["ctrs"] for s in by_status.values()),
         "volume_m3": sum(s["volume_m3"] for s in by_status.values()),
     }
+
+
+# --- figures of the dashboard ------------------------------------------------------------
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def volume_by_class_and_month(flt: CTRFilter) -> list[tuple[datetime.date, str, float]]:
+    """(first day of month, waste class, m³) of the CTRs that carried something."""
+    where, params = flt.where()
+    rows = _fetch(
+        f"""
+        SELECT date_trunc('month', c.transport_date)::date, w.waste_class, sum(w.volume_m3)
+        FROM {CTR_TABLE} c JOIN {WASTE_TABLE} w ON w.ctr_id = c.id
+        WHERE {where} AND c.status <> %s
+        GROUP BY 1, 2 ORDER BY 1, 2
+        """,
+        [*params, CTRStatus.CANCELLED],
+    )
+    return [(month, waste_class, float(volume)) for month, waste_class, volume in rows]
+
+
+@dataclass(frozen=True)
+class FacilityUse:
+    facility_id: int
+    name: str
+    kind: str
+    volume_m3: float
+    ctrs: int
+    capacity_m3: float | None  # over the period: daily capacity × days
+
+    @property
+    def use_pct(self) -> float | None:
+        if not self.capacity_m3:
+            return None
+        return 100 * self.volume_m3 / self.capacity_m3
+
+
+def volume_by_facility(flt: CTRFilter) -> list[FacilityUse]:
+    """Received volume per destination facility, with its use of the capacity it declares."""
+    where, params = flt.where()
+    days = (flt.date_to - flt.date_from).days + 1
+    rows = _fetch(
+        f"""
+        SELECT f.id, f.name, f.kind, sum(coalesce(c.received_volume_m3, c.total_volume_m3)),
+               count(*), f.capacity_m3_per_day
+        FROM {CTR_TABLE} c JOIN {FACILITY_TABLE} f ON f.id = c.destination_facility_id
+        WHERE {where} AND c.status = %s
+        GROUP BY f.id ORDER BY 4 DESC
+        """,
+        [*params, CTRStatus.RECEIVED],
+    )
+    return [
+        FacilityUse(fid, name, kind, float(volume), n, float(cap) * days if cap else None)
+        for fid, name, kind, volume, n, cap in rows
+    ]
+
+
+def volume_by_basin(flt: CTRFilter) -> dict[int, tuple[float, int]]:
+    """{bacia id: (m³, CTRs)} of the CTRs whose origin lies in each bacia.
+
+    The join is written with ST_Intersects (a point on the border counts in both bacias it
+    touches, as it does on the map); the planner walks the bacias and uses the GiST index on
+    CTR origins, instead of testing every origin against every bacia.
+    """
+    where, params = flt.where()
+    if flt.municipality_id:
+        where += " AND b.municipality_id = %s"
+        params.append(flt.municipality_id)
+    rows = _fetch(
+        f"""
+        SELECT b.id, sum(c.total_volume_m3), count(*)
+        FROM {BASIN_TABLE} b JOIN {CTR_TABLE} c ON ST_Intersects(b.area, c.origin)
+        WHERE {where} AND c.status <> %s
+        GROUP BY b.id
+        """,
+        [*params, CTRStatus.CANCELLED],
+    )
+    return {bid: (float(volume), n) for bid, volume, n in rows}
+
+
+@dataclass(frozen=True)
+class Compliance:
+    transporter_id: int
+    name: str
+    ctrs: int
+    with_findings: int
+    refused: int
+    overdue: int
+
+    @property
+    def problems(self) -> int:
+        return self.with_findings + self.refused + self.overdue
+
+    @property
+    def compliance_pct(self) -> float:
+        """Share of CTRs without a finding, a refusal or a delay."""
+        return 100 * max(self.ctrs - self.problems, 0) / self.ctrs if self.ctrs else 100.0
+
+
+def transporter_compliance(flt: CTRFilter, now: datetime.datetime) -> list[Compliance]:
+    """Per transporter: CTRs, those with findings (warnings at issue or reception), refused,
+    and open past the alert hours; the least compliant first."""
+    where, params = flt.where()
+    since_sql, since_params = open_since_sql("c")
+    rows = _fetch(
+        f"""
+        SELECT t.id, t.name, count(*),
+               count(*) FILTER (WHERE jsonb_array_length(c.findings) > 0),
+               count(*) FILTER (WHERE c.status = %s),
+               count(*) FILTER (WHERE c.status = %s AND
+                   {since_sql} + make_interval(hours => m.open_ctr_alert_hours) < %s)
+        FROM {CTR_TABLE} c
+        JOIN ctr_transporter t ON t.id = c.transporter_id
+        JOIN pev_network_municipality m ON m.id = c.municipality_id
+        WHERE {where} AND c.status <> %s
+        GROUP BY t.id
+        """,
+        [CTRStatus.REFUSED, CTRStatus.ISSUED, *since_params, now, *params, CTRStatus.CANCELLED],
+    )
+    ranking = [Compliance(*row) for row in rows]
+    return sorted(ranking, key=lambda c: (c.compliance_pct, -c.ctrs, c.name))

@@ -36,3 +36,27 @@ def report_cells(
     with connection.cursor() as cursor:
         cursor.execute(sql, [cell, cell, cell, cell, *params, limit])
         return [(float(x), float(y), n) for x, y, n in cursor]
+
+
+def reports_by_basin(
+    since: datetime.date, until: datetime.date, municipality_id: int | None = None
+) -> list[tuple[int, str, str | None, int]]:
+    """(bacia id, bacia, PEV that serves it, dumping reports inside it), most reports first:
+    where the PEV network fails its purpose (art. 6 III: PEVs where dumping happens)."""
+    where = ["r.created_at::date BETWEEN %s AND %s", "r.status NOT IN %s"]
+    params: list = [since, until, tuple(NOT_DUMPING)]
+    if municipality_id:
+        where.append("b.municipality_id = %s")
+        params.append(municipality_id)
+    sql = f"""
+        SELECT b.id, b.name, f.name, count(r.id)
+        FROM pev_network_catchmentbasin b
+        LEFT JOIN pev_network_receivingfacility f ON f.id = b.served_by_id
+        JOIN {REPORT_TABLE} r ON ST_Intersects(b.area, r.location)
+        WHERE {" AND ".join(where)}
+        GROUP BY b.id, b.name, f.name
+        ORDER BY 4 DESC, b.name
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()

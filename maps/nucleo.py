@@ -20,6 +20,7 @@ from .builders import (
     KIND_STYLES,
     ExposeOnMap,
     _bbox_bounds,
+    _feature_bounds,
     _swatch_label,
     add_basins,
     add_outline,
@@ -203,3 +204,59 @@ def nucleo_map(
     control = folium.LayerControl(collapsed=False, position="topright").add_to(m)
     m.add_child(ExposeOnMap("ctrLayerControl", control))
     return m
+
+
+# Sequential blues (ColorBrewer "Blues", 5 classes): light = little, dark = much.
+CHOROPLETH_COLOURS = ["#eff3ff", "#bdd7e7", "#6baed6", "#3182bd", "#08519c"]
+
+
+def choropleth_breaks(values: Sequence[float], classes: int = 5) -> list[float]:
+    """Upper bounds of equal-count classes (quantiles), so that every colour is used."""
+    ordered = sorted(v for v in values if v > 0)
+    if not ordered:
+        return []
+    return [ordered[min(len(ordered) - 1, math.ceil(len(ordered) * (i + 1) / classes) - 1)]
+            for i in range(classes)]  # fmt: skip
+
+
+def colour_for(value: float, breaks: Sequence[float]) -> str:
+    if value <= 0 or not breaks:
+        return "#ffffff"
+    for colour, bound in zip(CHOROPLETH_COLOURS, breaks, strict=False):
+        if value <= bound:
+            return colour
+    return CHOROPLETH_COLOURS[-1]
+
+
+def basin_choropleth(basins: dict, volumes: dict[int, tuple[float, int]], outline: dict | None):
+    """Bacias coloured by the volume that left them in the period (quantile classes)."""
+    m = base_map()
+    if outline:
+        add_outline(m, outline)
+    breaks = choropleth_breaks([v for v, _ in volumes.values()])
+    features = []
+    for feature in basins.get("features", []):
+        volume, ctrs = volumes.get(feature["id"], (0.0, 0))
+        props = feature["properties"]
+        label = f"{props['name']}: {_br_volume(volume)} m³ em {ctrs} CTR(s)"
+        features.append(
+            {**feature, "properties": {"label": label, "colour": colour_for(volume, breaks)}}
+        )
+    if features:
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": features},
+            name="Volume por bacia",
+            style_function=lambda f: {"color": "#1F2937", "weight": 1,
+                                      "fillColor": f["properties"]["colour"], "fillOpacity": 0.8},
+            tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+        ).add_to(m)  # fmt: skip
+        bounds = _feature_bounds(features)
+        if bounds:
+            fit = folium.FitBounds(bounds, padding=(8, 8))
+            fit.options["animate"] = False
+            m.add_child(fit)
+    return m, breaks
+
+
+def _br_volume(value: float) -> str:
+    return f"{value:,.1f}".replace(",", "X").replace(".", ",").replace("X", ".")

@@ -7,6 +7,7 @@ app_name = "maps"
 urlpatterns = [
     path("", views.home, name="home"),
     path("onde-descartar/", views.onde_descartar, name="onde-descartar"),
+    path("nucleo/", nucleo_views.nucleo_dashboard, name="nucleo-painel"),
     path("nucleo/mapa/", nucleo_views.nucleo_map, name="nucleo-mapa"),
     path("nucleo/exportar/", nucleo_views.nucleo_exports, name="nucleo-exportar"),
     path(

@@ -1,0 +1,81 @@
+"""The Núcleo's map and dashboard in a real headless Chromium, logged in as the Núcleo:
+layers and charts present, no JavaScript errors; screenshots kept under test-output/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from fiscalization.models import DumpingReport
+from tests.builders import point
+from tests.ctr_world import build_world, ctr_payload
+from tests.e2e.conftest import log_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
+OUTPUT = Path(settings.BASE_DIR) / "test-output"
+
+
+@pytest.fixture
+def world():
+    world = build_world()
+    client = APIClient()
+    client.force_authenticate(world.alfa_user)
+    for facility in (world.att, world.landfill, world.att):
+        assert (
+            client.post(
+                "/api/v1/ctrs/", ctr_payload(world, facility=facility), format="json"
+            ).status_code
+            == 201
+        )
+    DumpingReport.objects.create(
+        municipality=world.town, location=point(*world.origin.coords), category="LOTE_VAGO"
+    )
+    return world
+
+
+def shot(page, name: str) -> None:
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / name), full_page=True)
+
+
+def test_nucleo_map_shows_every_layer(browser_page, live_server, world):
+    page = browser_page
+    log_in(page, live_server, world.nucleo)
+    response = page.goto(
+        f"{live_server.url}/nucleo/mapa/?date_from=2026-01-01&date_to=2026-12-31", wait_until="load"
+    )
+    assert response.status == 200
+    labels = page.locator(".leaflet-control-layers-overlays label").all_inner_texts()
+    text = " ".join(labels)
+    for layer in ("Fluxos de CTR", "Origens de CTRs em atraso", "Denúncias de descarte",
+                  "Áreas de Transbordo e Triagem", "Aterros de RCC"):  # fmt: skip
+        assert layer in text, labels
+    # Flow lines and the dumping-report cell are drawn as SVG paths in the overlay pane.
+    assert page.locator(".leaflet-overlay-pane path").count() >= 5
+    shot(page, "nucleo-mapa.png")
+    assert page.recorder.js_errors() == []
+
+
+def test_nucleo_dashboard_shows_charts_and_choropleth(browser_page, live_server, world):
+    page = browser_page
+    log_in(page, live_server, world.nucleo)
+    response = page.goto(
+        f"{live_server.url}/nucleo/?date_from=2026-01-01&date_to=2026-12-31", wait_until="load"
+    )
+    assert response.status == 200
+    assert page.locator("figure.chart svg[role=img]").count() >= 2
+    assert page.locator(".choropleth-map .leaflet-container").count() == 1
+    assert page.locator("table.data-table").count() == 5
+    shot(page, "nucleo-painel.png")
+    assert page.recorder.js_errors() == []
+
+
+def test_transporter_is_refused(browser_page, live_server, world):
+    page = browser_page
+    log_in(page, live_server, world.alfa_user)
+    response = page.goto(f"{live_server.url}/nucleo/")
+    assert response.status == 403
+    assert "Acesso restrito" in page.content()
