@@ -1,0 +1,657 @@
+"""Queries behind the printed CTR, its public verification, the worksite destination report
+(Lei 3.978/2007 art. 9 p.ú. II) and the monthly fee statement (art. 12 §3).
+
+Plain functions taking domain objects and returning plain data; the aggregations run in
+PostgreSQL (values/annotate), never as Python loops over a site's or a month's CTRs.
+Numbers are formatted here as a Brazilian reader writes them (R$ 1.234,56; 1,5 m³), so that the
+HTML pages, the PDFs and the CSV files say the same thing.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db.models import Count, DecimalField, F, Q, QuerySet, Sum
+from django.db.models.functions import Round
+from django.utils import timezone
+
+from pev_network.models import FacilityKind, FacilityLicense, Municipality
+
+from .documents import document_kind, format_document, mask_document
+from .models import CTR, CTRStatus, CTRWaste, CTRWasteClass, Transporter, Worksite
+
+ZERO = Decimal("0")
+
+# --- Brazilian formatting ---------------------------------------------------------------------
+
+
+def _swap_separators(text: str) -> str:
+    """1,234.5 (Python) -> 1.234,5 (Brazil)."""
+    return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+
+
+def br_number(value, places: int | None = None, grouping: bool = True) -> str:
+    """A decimal with comma. `places`: fixed decimals (rounded half up); None: as needed."""
+    d = Decimal(value if value is not None else 0)
+    if places is None:
+        d = d.normalize()
+        if d == d.to_integral():
+            d = d.quantize(Decimal(1))
+    else:
+        d = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return _swap_separators(f"{d:,f}" if grouping else f"{d:f}")
+
+
+def br_money(value) -> str:
+    """R$ 1.234,56."""
+    text = br_number(value, 2)
+    return f"-R$ {text[1:]}" if text.startswith("-") else f"R$ {text}"
+
+
+def br_volume(value) -> str:
+    """Cubic metres with as many decimals as needed (the CTR keeps three): 3, 0,5, 1.250,25."""
+    return br_number(value)
+
+
+def br_date(day: datetime.date | None) -> str:
+    return day.strftime("%d/%m/%Y") if day else "—"
+
+
+def br_datetime(moment: datetime.datetime | None) -> str:
+    """In the municipality's time zone (settings.TIME_ZONE)."""
+    return timezone.localtime(moment).strftime("%d/%m/%Y %H:%M") if moment else "—"
+
+
+def br_coordinates(point) -> str:
+    """Latitude and longitude (WGS 84) with decimal comma; never on a public page."""
+    return f"lat. {br_number(round(point.y, 6), 6)}°, long. {br_number(round(point.x, 6), 6)}°"
+
+
+SHORT_CLASS_LABELS = {
+    CTRWasteClass.A: "A",
+    CTRWasteClass.B: "B",
+    CTRWasteClass.C: "C",
+    CTRWasteClass.D: "D",
+    CTRWasteClass.VOLUMOSO: "Volumosos",
+}
+
+
+def class_label(code: str) -> str:
+    try:
+        return CTRWasteClass(code).label
+    except ValueError:
+        return code
+
+
+def kind_label(code: str) -> str:
+    try:
+        return FacilityKind(code).label
+    except ValueError:
+        return code
+
+
+def status_label(code: str) -> str:
+    return CTRStatus(code).label
+
+
+# --- the CTR, for printing and for public verification ----------------------------------------
+
+# CTR-<IBGE code>-<year>-<sequence>, as services.next_number writes it.
+NUMBER_RE = re.compile(r"^CTR-\d{7}-\d{4}-\d{6,}$")
+
+
+def normalize_number(text: str) -> str | None:
+    """The CTR number as typed or scanned (any case, spaces), or None when it cannot be one."""
+    number = re.sub(r"\s", "", text or "").upper()
+    return number if NUMBER_RE.match(number) else None
+
+
+def _document_queryset(queryset: QuerySet) -> QuerySet:
+    # The municipality's boundary is a large, TOASTed multipolygon: never needed here.
+    return (
+        queryset.select_related(
+            "municipality",
+            "transporter",
+            "vehicle",
+            "equipment",
+            "generator",
+            "worksite",
+            "destination_facility",
+        )
+        .defer("municipality__boundary", "destination_facility__area", "worksite__location")
+        .prefetch_related("waste")
+    )
+
+
+def find_ctr(queryset: QuerySet, number: str) -> CTR | None:
+    """The CTR of that number within `queryset` (already scoped to who asks), or None."""
+    number = normalize_number(number)
+    if number is None:
+        return None
+    return _document_queryset(queryset).filter(number=number).first()
+
+
+def facility_license(ctr: CTR) -> FacilityLicense | None:
+    """The destination's license in force on the transport date, else its latest one."""
+    licenses = FacilityLicense.objects.filter(facility_id=ctr.destination_facility_id)
+    return licenses.valid_on(ctr.transport_date).first() or licenses.first()
+
+
+def public_person_name(name: str, document: str) -> str:
+    """LGPD: a natural person (CPF) is shown by first name and initials ("Maria O."); a
+    company (CNPJ) by its full name, which is public in the CNPJ registry."""
+    if document_kind(document) == "CNPJ":
+        return name
+    particles = {"da", "das", "de", "di", "do", "dos", "du", "e", "d'"}
+    words = name.split()
+    if not words:
+        return ""
+    initials = [f"{w[0].upper()}." for w in words[1:] if w.lower() not in particles]
+    return " ".join([words[0], *initials])
+
+
+def public_origin(ctr: CTR) -> str:
+    """Only the neighbourhood and the municipality: never the address nor the coordinates."""
+    place = f"{ctr.municipality.name}/{ctr.municipality.uf}"
+    neighbourhood = ctr.worksite.neighbourhood.strip() if ctr.worksite else ""
+    return f"{neighbourhood} — {place}" if neighbourhood else place
+
+
+@dataclass(frozen=True)
+class WasteRow:
+    label: str
+    short_label: str
+    description: str
+    volume: str
+
+
+def waste_rows(ctr: CTR) -> list[WasteRow]:
+    return [
+        WasteRow(
+            label=class_label(line.waste_class),
+            short_label=SHORT_CLASS_LABELS.get(line.waste_class, line.waste_class),
+            description=line.description,
+            volume=br_volume(line.volume_m3),
+        )
+        for line in ctr.waste.all()
+    ]
+
+
+@dataclass(frozen=True)
+class PublicCTR:
+    """What anyone holding the paper may check (art. 13 p.ú.: the proof of destination),
+    without personal data beyond what identifies the load (LGPD)."""
+
+    number: str
+    status: str
+    status_label: str
+    transport_date: str
+    issued_at: str
+    closed_at: str
+    transporter: str
+    facility: str
+    facility_kind: str
+    generator: str
+    generator_document: str
+    origin: str
+    waste: list[WasteRow]
+    total_volume: str
+    received_volume: str | None
+
+
+def public_view(ctr: CTR) -> PublicCTR:
+    return PublicCTR(
+        number=ctr.number,
+        status=ctr.status,
+        status_label=ctr.get_status_display(),
+        transport_date=br_date(ctr.transport_date),
+        issued_at=br_datetime(ctr.created_at),
+        closed_at=br_datetime(ctr.closed_at),
+        transporter=ctr.transporter.name,
+        facility=ctr.destination_facility.name,
+        facility_kind=ctr.destination_facility.get_kind_display(),
+        generator=public_person_name(ctr.generator.name, ctr.generator.document),
+        generator_document=mask_document(ctr.generator.document),
+        origin=public_origin(ctr),
+        waste=waste_rows(ctr),
+        total_volume=br_volume(ctr.total_volume_m3),
+        received_volume=(
+            br_volume(ctr.received_volume_m3) if ctr.received_volume_m3 is not None else None
+        ),
+    )
+
+
+# --- worksite destination report (art. 9 p.ú. II, for the Habite-se) --------------------------
+
+FLAGS = {
+    CTRStatus.ISSUED: "Em aberto",
+    CTRStatus.REFUSED: "Recusado",
+    CTRStatus.CANCELLED: "Cancelado",
+}
+# Statuses of loads that left the site: every one of them needs a proven destination.
+LOAD_STATUSES = (CTRStatus.ISSUED, CTRStatus.RECEIVED, CTRStatus.REFUSED)
+
+
+@dataclass(frozen=True)
+class SiteCTRRow:
+    number: str
+    transport_date: str
+    transporter: str
+    facility: str
+    facility_kind: str
+    classes: str
+    volume: str
+    received_volume: str
+    status: str
+    status_label: str
+    flag: str  # "" for a received load
+
+
+@dataclass(frozen=True)
+class VolumeTotal:
+    """Volumes of one waste class or one destination: only received loads prove a destination
+    (art. 13 p.ú.); open and refused ones are shown apart."""
+
+    label: str
+    received_count: int
+    received: str
+    measured: str  # as the receiver measured it (destinations only)
+    open: str
+    refused: str
+
+
+@dataclass
+class WorksiteReport:
+    worksite: Worksite
+    transporter: Transporter | None  # the report is limited to this transporter's CTRs
+    rows: list[SiteCTRRow]
+    by_class: list[VolumeTotal]
+    by_facility: list[VolumeTotal]
+    received_count: int
+    open_count: int
+    refused_count: int
+    cancelled_count: int
+    received_volume: str
+    open_volume: str
+    refused_volume: str
+    conclusion: str
+    generated_at: datetime.datetime = field(default_factory=timezone.now)
+
+    @property
+    def proven(self) -> bool:
+        return self.received_count > 0 and self.open_count + self.refused_count == 0
+
+    @property
+    def generator_document(self) -> str:
+        return format_document(self.worksite.generator.document)
+
+
+def worksite_ctrs(worksite: Worksite, transporter: Transporter | None = None) -> QuerySet:
+    """Every CTR of the site; only the transporter's own when one is given."""
+    queryset = CTR.objects.filter(worksite=worksite)
+    if transporter is not None:
+        queryset = queryset.filter(transporter=transporter)
+    return queryset
+
+
+def _sum(expression, status: str | tuple, **extra) -> Sum:
+    statuses = (status,) if isinstance(status, str) else status
+    return Sum(expression, filter=Q(status__in=statuses), default=ZERO, **extra)
+
+
+def worksite_report(worksite: Worksite, transporter: Transporter | None = None) -> WorksiteReport:
+    """Every CTR of the site with its flags, the volumes per class and per destination, and the
+    conclusion for the Habite-se: proven only when every load was received."""
+    ctrs = worksite_ctrs(worksite, transporter)
+    received, issued, refused = CTRStatus.RECEIVED, CTRStatus.ISSUED, CTRStatus.REFUSED
+
+    # One row per CTR: its classes aggregated from the waste lines in the same query.
+    rows = [
+        SiteCTRRow(
+            number=row["number"],
+            transport_date=br_date(row["transport_date"]),
+            transporter=row["transporter__name"],
+            facility=row["destination_facility__name"],
+            facility_kind=kind_label(row["destination_facility__kind"]),
+            classes=", ".join(SHORT_CLASS_LABELS.get(c, c) for c in row["classes"] if c),
+            volume=br_volume(row["total_volume_m3"]),
+            received_volume=(
+                br_volume(row["received_volume_m3"])
+                if row["received_volume_m3"] is not None
+                else "—"
+            ),
+            status=row["status"],
+            status_label=status_label(row["status"]),
+            flag=FLAGS.get(row["status"], ""),
+        )
+        for row in ctrs.values(
+            "pk",
+            "number",
+            "transport_date",
+            "transporter__name",
+            "destination_facility__name",
+            "destination_facility__kind",
+            "total_volume_m3",
+            "received_volume_m3",
+            "status",
+        )
+        .annotate(
+            classes=ArrayAgg("waste__waste_class", distinct=True, order_by="waste__waste_class")
+        )
+        .order_by("transport_date", "number")
+    ]
+
+    by_class = [
+        VolumeTotal(
+            label=class_label(row["waste_class"]),
+            received_count=row["received_count"],
+            received=br_volume(row["received"]),
+            measured="",
+            open=br_volume(row["open"]),
+            refused=br_volume(row["refused"]),
+        )
+        for row in CTRWaste.objects.filter(ctr__in=ctrs, ctr__status__in=LOAD_STATUSES)
+        .values("waste_class")
+        .annotate(
+            received_count=Count("ctr", filter=Q(ctr__status=received), distinct=True),
+            received=Sum("volume_m3", filter=Q(ctr__status=received), default=ZERO),
+            open=Sum("volume_m3", filter=Q(ctr__status=issued), default=ZERO),
+            refused=Sum("volume_m3", filter=Q(ctr__status=refused), default=ZERO),
+        )
+        .order_by("waste_class")
+    ]
+
+    by_facility = [
+        VolumeTotal(
+            label=f"{row['destination_facility__name']} "
+            f"({kind_label(row['destination_facility__kind'])})",
+            received_count=row["received_count"],
+            received=br_volume(row["received"]),
+            measured=br_volume(row["measured"]),
+            open=br_volume(row["open"]),
+            refused=br_volume(row["refused"]),
+        )
+        for row in ctrs.filter(status__in=LOAD_STATUSES)
+        .values(
+            "destination_facility_id", "destination_facility__name", "destination_facility__kind"
+        )
+        .annotate(
+            received_count=Count("pk", filter=Q(status=received)),
+            received=_sum("total_volume_m3", received),
+            measured=_sum("received_volume_m3", received),
+            open=_sum("total_volume_m3", issued),
+            refused=_sum("total_volume_m3", refused),
+        )
+        .order_by("destination_facility__name")
+    ]
+
+    totals = ctrs.aggregate(
+        received_count=Count("pk", filter=Q(status=received)),
+        open_count=Count("pk", filter=Q(status=issued)),
+        refused_count=Count("pk", filter=Q(status=refused)),
+        cancelled_count=Count("pk", filter=Q(status=CTRStatus.CANCELLED)),
+        received_volume=_sum("total_volume_m3", received),
+        open_volume=_sum("total_volume_m3", issued),
+        refused_volume=_sum("total_volume_m3", refused),
+    )
+    pending = totals["open_count"] + totals["refused_count"]
+    if pending:
+        conclusion = (
+            f"Há {pending} CTR(s) em aberto ou recusados: a destinação não está integralmente "
+            "comprovada."
+        )
+    elif totals["received_count"]:
+        conclusion = (
+            f"Todos os {totals['received_count']} CTR(s) da obra foram recebidos em áreas "
+            f"licenciadas ({br_volume(totals['received_volume'])} m³): destinação comprovada."
+        )
+    else:
+        conclusion = "Nenhuma carga registrada para esta obra: não há destinação a comprovar."
+    return WorksiteReport(
+        worksite=worksite,
+        transporter=transporter,
+        rows=rows,
+        by_class=by_class,
+        by_facility=by_facility,
+        received_count=totals["received_count"],
+        open_count=totals["open_count"],
+        refused_count=totals["refused_count"],
+        cancelled_count=totals["cancelled_count"],
+        received_volume=br_volume(totals["received_volume"]),
+        open_volume=br_volume(totals["open_volume"]),
+        refused_volume=br_volume(totals["refused_volume"]),
+        conclusion=conclusion,
+    )
+
+
+# --- monthly fee statement (art. 12 §3) -------------------------------------------------------
+
+MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")
+MONTH_NAMES = (
+    *("janeiro", "fevereiro", "março", "abril", "maio", "junho"),
+    *("julho", "agosto", "setembro", "outubro", "novembro", "dezembro"),
+)
+
+
+def parse_month(text: str) -> tuple[int, int] | None:
+    """ "2026-11" -> (2026, 11); anything else (2026-13, garbage) -> None."""
+    match = MONTH_RE.match(text or "")
+    if not match:
+        return None
+    year, month = int(match[1]), int(match[2])
+    if not (1 <= month <= 12 and 2000 <= year <= 2999):
+        return None
+    return year, month
+
+
+def month_label(year: int, month: int) -> str:
+    return f"{MONTH_NAMES[month - 1]} de {year}"
+
+
+def month_range(year: int, month: int) -> tuple[datetime.date, datetime.date]:
+    """First day of the month and first day of the next one."""
+    start = datetime.date(year, month, 1)
+    end = datetime.date(year + month // 12, month % 12 + 1, 1)
+    return start, end
+
+
+# Money per line, rounded to cents in SQL so that the totals are the sum of the lines.
+LINE_VALUE = Round(
+    F("fee_ufesp") * F("municipality__ufesp_value"),
+    2,
+    output_field=DecimalField(max_digits=14, decimal_places=2),
+)
+
+
+def fee_ctrs(year: int, month: int) -> QuerySet:
+    """CTRs of the month that owe the fee: a large-volume discharge (fee_ufesp > 0, set at
+    issue) that happened or is under way. Cancelled and refused loads were not discharged."""
+    start, end = month_range(year, month)
+    return CTR.objects.filter(
+        fee_ufesp__gt=0,
+        transport_date__gte=start,
+        transport_date__lt=end,
+        status__in=(CTRStatus.RECEIVED, CTRStatus.ISSUED),
+    )
+
+
+@dataclass(frozen=True)
+class FeeLine:
+    number: str
+    transport_date: str
+    status: str
+    status_label: str
+    due: bool  # received: due; issued: pending until received
+    facility: str
+    municipality: str
+    volume: str
+    fee_ufesp: str
+    value: str
+    # Raw figures, for the CSV.
+    volume_m3: Decimal
+    fee: Decimal
+    value_brl: Decimal
+
+    @property
+    def charge_label(self) -> str:
+        return "Devida" if self.due else "Pendente (aguardando recebimento)"
+
+
+@dataclass(frozen=True)
+class UfespRate:
+    municipality: str
+    value: str
+    year: int
+
+
+@dataclass
+class FeeStatement:
+    transporter: Transporter
+    year: int
+    month: int
+    lines: list[FeeLine]
+    rates: list[UfespRate]
+    due_count: int
+    due_ufesp: Decimal
+    due_brl: Decimal
+    pending_count: int
+    pending_ufesp: Decimal
+    pending_brl: Decimal
+
+    @property
+    def period(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}"
+
+    @property
+    def month_label(self) -> str:
+        return month_label(self.year, self.month)
+
+    @property
+    def transporter_document(self) -> str:
+        return format_document(self.transporter.document)
+
+    def fmt(self) -> dict[str, str]:
+        return {
+            "due_ufesp": br_number(self.due_ufesp, 2),
+            "due_brl": br_money(self.due_brl),
+            "pending_ufesp": br_number(self.pending_ufesp, 2),
+            "pending_brl": br_money(self.pending_brl),
+        }
+
+
+def _fee_totals() -> dict:
+    received, issued = CTRStatus.RECEIVED, CTRStatus.ISSUED
+    return {
+        "due_count": Count("pk", filter=Q(status=received)),
+        "due_ufesp": _sum("fee_ufesp", received),
+        "due_brl": _sum(LINE_VALUE, received),
+        "pending_count": Count("pk", filter=Q(status=issued)),
+        "pending_ufesp": _sum("fee_ufesp", issued),
+        "pending_brl": _sum(LINE_VALUE, issued),
+    }
+
+
+def fee_statement(transporter: Transporter, year: int, month: int) -> FeeStatement:
+    """The transporter's fee lines of the month and their totals in UFESP and in reais, at the
+    UFESP value the CTR's municipality has registered (Municipality.ufesp_value/ufesp_year)."""
+    ctrs = fee_ctrs(year, month).filter(transporter=transporter)
+    lines = [
+        FeeLine(
+            number=row["number"],
+            transport_date=br_date(row["transport_date"]),
+            status=row["status"],
+            status_label=status_label(row["status"]),
+            due=row["status"] == CTRStatus.RECEIVED,
+            facility=row["destination_facility__name"],
+            municipality=f"{row['municipality__name']}/{row['municipality__uf']}",
+            volume=br_volume(row["total_volume_m3"]),
+            fee_ufesp=br_number(row["fee_ufesp"], 2),
+            value=br_money(row["value_brl"]),
+            volume_m3=row["total_volume_m3"],
+            fee=row["fee_ufesp"],
+            value_brl=row["value_brl"],
+        )
+        for row in ctrs.annotate(value_brl=LINE_VALUE)
+        .values(
+            "number",
+            "transport_date",
+            "status",
+            "destination_facility__name",
+            "municipality__name",
+            "municipality__uf",
+            "total_volume_m3",
+            "fee_ufesp",
+            "value_brl",
+        )
+        .order_by("transport_date", "number")
+    ]
+    municipality_ids = ctrs.values("municipality_id").distinct()
+    if not lines:
+        # No line: still say which rate would apply (the transporter's own municipality).
+        municipality_ids = [transporter.municipality_id]
+    rates = [
+        UfespRate(f"{m['name']}/{m['uf']}", br_money(m["ufesp_value"]), m["ufesp_year"])
+        for m in Municipality.objects.filter(pk__in=municipality_ids)
+        .values("name", "uf", "ufesp_value", "ufesp_year")
+        .order_by("name")
+    ]
+    totals = ctrs.aggregate(**_fee_totals())
+    return FeeStatement(
+        transporter=transporter, year=year, month=month, lines=lines, rates=rates, **totals
+    )
+
+
+@dataclass(frozen=True)
+class FeeSummaryRow:
+    transporter_id: int
+    name: str
+    document: str
+    registration_number: str
+    due_count: int
+    due_ufesp: Decimal
+    due_brl: Decimal
+    pending_count: int
+    pending_ufesp: Decimal
+    pending_brl: Decimal
+
+    def fmt(self) -> dict[str, str]:
+        return {
+            "due_ufesp": br_number(self.due_ufesp, 2),
+            "due_brl": br_money(self.due_brl),
+            "pending_ufesp": br_number(self.pending_ufesp, 2),
+            "pending_brl": br_money(self.pending_brl),
+        }
+
+
+def fee_summary(year: int, month: int) -> list[FeeSummaryRow]:
+    """Every transporter's fee totals of the month, for the Núcleo (one GROUP BY)."""
+    ctrs = fee_ctrs(year, month)
+    return [
+        FeeSummaryRow(
+            transporter_id=row["transporter_id"],
+            name=row["transporter__name"],
+            document=format_document(row["transporter__document"]),
+            registration_number=row["transporter__registration_number"],
+            **{key: row[key] for key in _fee_totals()},
+        )
+        for row in ctrs.values(
+            "transporter_id",
+            "transporter__name",
+            "transporter__document",
+            "transporter__registration_number",
+        )
+        .annotate(**_fee_totals())
+        .order_by("transporter__name", "transporter_id")
+    ]
+
+
+def fee_summary_totals(year: int, month: int) -> FeeSummaryRow:
+    """The month's totals over every transporter."""
+    totals = fee_ctrs(year, month).aggregate(**_fee_totals())
+    return FeeSummaryRow(
+        transporter_id=0, name="Total", document="", registration_number="", **totals
+    )
