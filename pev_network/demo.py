@@ -10,8 +10,9 @@ from django.db import transaction
 from .models import CatchmentBasin, ReceivingFacility
 from .services import as_multipolygon, municipality_id_at
 
-# Listed in the README; for local demonstration only.
-DEMO_ADMIN = ("admin", "admin-demo-ctr")
+# Listed in the README; for local demonstration only. Every demo account shares this password
+# (ctr/demo.py reads it from here).
+DEMO_ADMIN = ("admin", "demo12345")
 
 
 @transaction.atomic
@@ -34,12 +35,13 @@ def load_basins(path: Path) -> int:
 
 
 def ensure_demo_accounts() -> list[str]:
+    """The admin account, with the demo password restored on every load (one hash check)."""
     user_model = get_user_model()
     username, password = DEMO_ADMIN
     user, created = user_model.objects.get_or_create(
         username=username, defaults={"is_staff": True, "is_superuser": True}
     )
-    if created:
+    if created or not user.check_password(password):
         user.set_password(password)
         user.save()
     return [username]

@@ -1,10 +1,24 @@
-"""Placeholder until the CTR demo lands: keeps `make run` working."""
+"""Load the CTR demo (ctr/demo.py) on top of `manage.py load_demo`; idempotent."""
 
-from django.core.management.base import BaseCommand
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ctr import demo
 
 
 class Command(BaseCommand):
-    help = "Carrega transportadores, obras e CTRs de demonstração."
+    help = (
+        "Carrega transportadores, veículos, equipamentos, geradores, obras e algumas centenas "
+        "de CTRs de demonstração (fictícios); numa segunda vez, só restaura as contas."
+    )
 
     def handle(self, *args, **options):
-        self.stdout.write("Demonstração de CTR ainda não disponível.")
+        started = time.monotonic()
+        try:
+            result = demo.load()
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(result.summary())
+        if options["verbosity"] > 1:
+            self.stdout.write(f"Tempo: {time.monotonic() - started:.1f} s.")

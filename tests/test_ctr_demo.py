@@ -1,0 +1,205 @@
+"""The CTR demo (ctr/demo.py, `manage.py load_ctr_demo`): loaded once for the module inside a
+transaction that is rolled back at the end (CTR events cannot be deleted)."""
+
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import authenticate, get_user_model
+from django.core.management import call_command
+from django.db import transaction
+from django.db.models import Max
+from django.test import override_settings
+from django.utils import timezone
+
+from ctr import demo, roles, services
+from ctr.documents import normalize_document, normalize_plate
+from ctr.models import (
+    CTR,
+    CTREvent,
+    CTRStatus,
+    Equipment,
+    Generator,
+    Membership,
+    Transporter,
+    Vehicle,
+    Worksite,
+)
+from pev_network.models import FacilityKind, ReceivingFacility
+from pev_network.services import municipality_at
+
+# The marker makes pytest-django create the test database; each test then runs in a savepoint
+# inside the module's transaction.
+pytestmark = pytest.mark.django_db
+
+FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+PASSWORD = "demo12345"
+
+
+def load() -> str:
+    out = io.StringIO()
+    call_command("load_ctr_demo", stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def demo_output(django_db_setup, django_db_blocker):
+    with (
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHER),
+        transaction.atomic(),
+    ):
+        call_command("load_demo", stdout=io.StringIO())
+        output = load()
+        yield output
+        transaction.set_rollback(True)
+
+
+def snapshot() -> dict[str, int]:
+    models = (CTR, CTREvent, Transporter, Vehicle, Equipment, Generator, Worksite, Membership)
+    counts = {model.__name__: model.objects.count() for model in models}
+    counts["User"] = get_user_model().objects.count()
+    counts["NumberSequence"] = CTR.objects.aggregate(Max("sequence"))["sequence__max"]
+    return counts
+
+
+def test_every_status_and_a_few_hundred_ctrs(demo_output):
+    statuses = set(CTR.objects.values_list("status", flat=True))
+    assert statuses == set(CTRStatus.values)
+    assert CTR.objects.count() >= 250
+    assert "Rascunhos recusados" not in demo_output  # every draft passed the rules
+    assert "CTRs de demonstração criados" in demo_output
+
+
+def test_some_ctrs_are_overdue(demo_output):
+    assert services.overdue(CTR.objects.all()).exists()
+
+
+@pytest.mark.parametrize("code", ["RECEIVED_VOLUME_MISMATCH", "CLASS_A_TO_LANDFILL"])
+def test_findings_present(demo_output, code):
+    assert CTR.objects.filter(findings__contains=[{"code": code}]).exists()
+
+
+def test_no_error_findings_and_times_in_order(demo_output):
+    now = timezone.now()
+    for ctr in CTR.objects.all():
+        assert all(f["severity"] != "error" for f in ctr.findings), ctr.number
+        assert ctr.created_at <= now
+        if ctr.status == CTRStatus.ISSUED:
+            assert ctr.closed_at is None
+        else:
+            assert ctr.created_at < ctr.closed_at <= now
+        assert timezone.localdate(ctr.created_at) == ctr.transport_date
+
+
+def test_destinations_follow_the_network(demo_output):
+    assert not CTR.objects.filter(destination_facility__code__in=["PEV-07", "ATT-03"]).exists()
+    for ctr in CTR.objects.select_related("destination_facility").prefetch_related("waste"):
+        facility = ctr.destination_facility
+        assert facility.area.contains(ctr.destination), ctr.number
+        classes = {line.waste_class for line in ctr.waste.all()}
+        if facility.kind in (FacilityKind.RECYCLING, FacilityKind.LANDFILL):
+            assert classes == {"A"}
+        if facility.kind == FacilityKind.PEV:
+            assert ctr.total_volume_m3 <= Decimal("1")
+        else:
+            assert ctr.total_volume_m3 > Decimal("1")
+    used = set(CTR.objects.values_list("destination_facility__code", flat=True))
+    assert {"ATT-01", "ATT-02", "REC-01", "ATR-01"} <= used
+    assert len({code for code in used if code.startswith("PEV-")}) >= 4
+
+
+def test_transport_dates_within_registration(demo_output):
+    for transporter in Transporter.objects.filter(ctrs__isnull=False).distinct():
+        for day in transporter.ctrs.values_list("transport_date", flat=True):
+            assert transporter.registered_on(day)
+            assert transporter.restricted_on(day) is None
+    suspended = Transporter.objects.get(status="SUSPENDED")
+    assert suspended.status_since is not None
+    assert suspended.restricted_on(timezone.localdate()) == "SUSPENDED"
+
+
+def test_documents_plates_and_places_are_valid(demo_output):
+    for document in [
+        *Transporter.objects.values_list("document", flat=True),
+        *Generator.objects.values_list("document", flat=True),
+    ]:
+        assert normalize_document(document) == document
+    assert {len(d) for d in Generator.objects.values_list("document", flat=True)} == {11, 14}
+    plates = list(Vehicle.objects.values_list("plate", flat=True))
+    assert all(normalize_plate(plate) == plate for plate in plates)
+    assert any(plate[4].isalpha() for plate in plates)  # Mercosul
+    assert any(plate[4].isdigit() for plate in plates)  # old format
+    for worksite in Worksite.objects.all():
+        assert municipality_at(worksite.location).ibge_code == "3518404"
+    assert "fictíci" in Transporter.objects.get(members__user__username="transportador").name
+    large = Worksite.objects.filter(is_large_generator=True)
+    assert large.exists()
+    for site in large:
+        assert {t.members.first().user.username for t in site.plan_transporters.all()} == {
+            "transportador"
+        }
+        assert {f.code for f in site.plan_facilities.all()} == {"ATT-01", "REC-01"}
+
+
+def test_numbers_unique_and_gap_free(demo_output):
+    numbers = list(CTR.objects.values_list("number", flat=True))
+    assert len(numbers) == len(set(numbers))
+    for municipality_id, year in set(CTR.objects.values_list("municipality_id", "year")):
+        sequences = sorted(
+            CTR.objects.filter(municipality_id=municipality_id, year=year).values_list(
+                "sequence", flat=True
+            )
+        )
+        assert sequences == list(range(1, len(sequences) + 1))
+
+
+@pytest.mark.parametrize(
+    "username", ["admin", "nucleo", "fiscal", "transportador", "transportador2", "operador"]
+)
+def test_demo_accounts_authenticate(demo_output, username):
+    assert authenticate(username=username, password=PASSWORD) is not None
+    assert authenticate(username=username, password="errada") is None
+
+
+def test_demo_account_roles(demo_output):
+    users = {u.username: u for u in get_user_model().objects.all()}
+    assert users["admin"].is_superuser
+    for name in ("nucleo", "fiscal"):
+        user = users[name]
+        assert roles.is_municipal(user) and user.is_staff and not user.is_superuser
+        assert user.has_perm("ctr.view_ctr") and user.has_perm("pev_network.view_receivingfacility")
+        assert not user.has_perm("ctr.change_ctr")
+    assert users["nucleo"].groups.filter(name=roles.NUCLEO).exists()
+    assert users["fiscal"].groups.filter(name=roles.FISCAL).exists()
+
+    first = roles.transporter_of(users["transportador"])
+    assert first.vehicles.count() == 3
+    capacities = sorted(
+        (e.kind, e.nominal_capacity_m3) for e in first.equipment.all() if e.kind == "CACAMBA"
+    )
+    assert [c for _, c in capacities] == [3, 4, 5]
+    assert first.equipment.filter(kind="BASCULANTE").count() == 1
+    assert first.ctrs.count() > 0
+    second = roles.transporter_of(users["transportador2"])
+    assert second != first
+    assert (second.vehicles.count(), second.equipment.count()) == (2, 2)
+    assert second.ctrs.count() > 0
+    assert roles.facility_of(users["operador"]) == ReceivingFacility.objects.get(code="ATT-01")
+    for name in ("transportador", "transportador2", "operador"):
+        assert not roles.is_municipal(users[name])
+    # Unlisted accounts (other operators, the suspended transporter) cannot log in.
+    listed = {"admin", "nucleo", "fiscal", "transportador", "transportador2", "operador"}
+    for name, user in users.items():
+        if name not in listed:
+            assert not user.has_usable_password(), name
+
+
+def test_second_load_changes_nothing(demo_output):
+    before = snapshot()
+    output = load()
+    assert "já existiam" in output
+    assert snapshot() == before
+    assert demo.demo_ctrs().count() == before["CTR"]
