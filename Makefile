@@ -38,6 +38,7 @@ db:
 
 migrate: venv db
 	@$(DB_ENV) $(PY) manage.py migrate --noinput -v 0
+	@$(DB_ENV) $(PY) manage.py createcachetable
 
 demo: migrate
 	@$(DB_ENV) $(PY) manage.py load_demo

@@ -108,6 +108,22 @@ TIME_ZONE = "America/Sao_Paulo"
 USE_I18N = True
 USE_TZ = True
 
+# Uploaded files (photos of dumping reports) are private: served only through views that
+# check who asks, never by the web server from this folder.
+MEDIA_ROOT = Path(os.environ.get("CTR_MEDIA_ROOT", BASE_DIR / "media"))
+MEDIA_URL = "/arquivos/"
+# Larger bodies are refused before any view runs (photos are checked again, per file).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# Shared by every worker process (rate limits, throttles): a table in PostgreSQL.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "ctr_cache",
+    }
+}
+
 LOGIN_URL = "/entrar/"
 LOGIN_REDIRECT_URL = "/painel/"
 LOGOUT_REDIRECT_URL = "/"

@@ -105,3 +105,28 @@ class DumpingReportEvent(models.Model):
 
     class Meta:
         ordering = ["at", "pk"]
+
+
+def photo_path(photo: DumpingPhoto, filename: str) -> str:
+    # Never the uploader's file name: it may carry personal data or path tricks.
+    return f"denuncias/{photo.report.protocol}/{secrets.token_hex(8)}.{photo.extension}"
+
+
+class DumpingPhoto(models.Model):
+    """A photo of a report, checked by content (JPEG, PNG or WebP). Its EXIF location is kept
+    here for inspectors; the stored file itself has its metadata stripped."""
+
+    report = models.ForeignKey(DumpingReport, on_delete=models.CASCADE, related_name="photos")
+    image = models.FileField(upload_to=photo_path)
+    content_type = models.CharField(max_length=20)
+    extension = models.CharField(max_length=5)
+    size_bytes = models.PositiveIntegerField()
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+    exif_location = models.PointField(srid=4326, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "foto da denúncia"
+        verbose_name_plural = "fotos das denúncias"

@@ -1,0 +1,28 @@
+"""Fiscalization: dumping reports (reports.py) and the enforcement procedure (enforcement.py)."""
+
+from .enforcement import (  # noqa: F401
+    Appeal,
+    DeliveryMethod,
+    EmbargoBreach,
+    EnforcementCase,
+    InfractionItem,
+    InfractionRecord,
+    Notice,
+    Offender,
+    OffenderRole,
+    Penalty,
+    PenaltyKind,
+    PenaltyTableEntry,
+    RecordStatus,
+    UfespRate,
+)
+from .reports import (  # noqa: F401
+    DumpingCategory,
+    DumpingPhoto,
+    DumpingReport,
+    DumpingReportEvent,
+    ReporterKind,
+    ReportStatus,
+    new_protocol,
+    photo_path,
+)

@@ -1,0 +1,285 @@
+"""The enforcement procedure of Lei 3.978/2007 art. 21-36: offenders, notices to repair,
+infraction records with fines in UFESP, penalties, appeals, payments.
+
+Deadlines and amounts are computed by fiscalization.enforcement (services), never stored as
+free numbers typed by hand; what is stored are the facts (dates of delivery, of payment...).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.gis.db import models
+from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MinValueValidator
+from django.db.models import Q
+from django.utils import timezone
+
+from ctr.documents import validate_document
+from ctr.models import Generator, Transporter, Worksite
+from pev_network.models import Municipality, ReceivingFacility
+
+from .reports import DumpingReport
+
+
+class OffenderRole(models.TextChoices):
+    # Lei 3.978/2007 art. 24 I-V: who can be the offender.
+    PROPERTY = "PROPERTY", "Proprietário, ocupante, locatário ou síndico do imóvel"
+    REPRESENTATIVE = (
+        "REPRESENTATIVE",
+        "Representante legal do proprietário ou responsável técnico da obra",
+    )
+    DRIVER = "DRIVER", "Motorista ou proprietário do veículo transportador"
+    TRANSPORT_DIRECTOR = "TRANSPORT_DIRECTOR", "Dirigente legal da empresa transportadora"
+    FACILITY = "FACILITY", "Proprietário, operador ou responsável técnico da área de recepção"
+
+
+class UfespRate(models.Model):
+    """Value of the UFESP (São Paulo state fiscal unit) in reais, per year: fines are set in
+    UFESP and paid in reais at the value of the payment date (art. 36)."""
+
+    year = models.PositiveSmallIntegerField("ano", unique=True)
+    value_brl = models.DecimalField(
+        "valor (R$)", max_digits=10, decimal_places=2, validators=[MinValueValidator(0)]
+    )
+
+    class Meta:
+        verbose_name = "valor da UFESP"
+        verbose_name_plural = "valores da UFESP"
+        ordering = ["-year"]
+
+    def __str__(self) -> str:
+        return f"UFESP {self.year}: R$ {self.value_brl}"
+
+
+class PenaltyTableEntry(models.Model):
+    """A line of the infraction table of art. 23: data, not code. The published text lost its
+    table; the seeded lines (migration) are the law's obligations with provisional fines, for
+    the municipality to confirm in the admin."""
+
+    code = models.CharField("código", max_length=20, unique=True)
+    legal_reference = models.CharField("fundamento legal", max_length=120)
+    description = models.CharField("infração", max_length=400)
+    fine_ufesp = models.DecimalField(
+        "multa (UFESP)", max_digits=8, decimal_places=2, validators=[MinValueValidator(0)]
+    )
+    offender_roles = ArrayField(
+        models.CharField(max_length=20, choices=OffenderRole.choices),
+        verbose_name="quem pode ser autuado",
+        default=list,
+        blank=True,
+    )
+    active = models.BooleanField("vigente", default=True)
+    note = models.TextField("observação", blank=True)
+
+    class Meta:
+        verbose_name = "linha da tabela de infrações"
+        verbose_name_plural = "tabela de infrações (art. 23)"
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code} — {self.description}"
+
+
+class Offender(models.Model):
+    """The person or company answering for an infraction; recidivism is per document."""
+
+    name = models.CharField("nome", max_length=200)
+    document = models.CharField("CPF/CNPJ", max_length=14, validators=[validate_document])
+    role = models.CharField("papel (art. 24)", max_length=20, choices=OffenderRole.choices)
+    transporter = models.ForeignKey(
+        Transporter, on_delete=models.PROTECT, null=True, blank=True, related_name="offences"
+    )
+    facility = models.ForeignKey(
+        ReceivingFacility, on_delete=models.PROTECT, null=True, blank=True, related_name="offences"
+    )
+    generator = models.ForeignKey(
+        Generator, on_delete=models.PROTECT, null=True, blank=True, related_name="offences"
+    )
+    address = models.CharField("endereço para notificação", max_length=300, blank=True)
+
+    class Meta:
+        verbose_name = "infrator"
+        verbose_name_plural = "infratores"
+        indexes = [models.Index(fields=["document"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CaseStatus(models.TextChoices):
+    OPEN = "OPEN", "Aberto"
+    NOTIFIED = "NOTIFIED", "Notificado para reparar (72 h)"
+    REPAIRED = "REPAIRED", "Dano reparado no prazo"
+    RECORDED = "RECORDED", "Auto de infração lavrado"
+    CLOSED = "CLOSED", "Encerrado"
+
+
+class EnforcementCase(models.Model):
+    """One irregularity found by the inspection, and everything the procedure did about it."""
+
+    number = models.CharField("número", max_length=24, unique=True)
+    municipality = models.ForeignKey(Municipality, on_delete=models.PROTECT, related_name="+")
+    offender = models.ForeignKey(Offender, on_delete=models.PROTECT, related_name="cases")
+    inspector = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    opened_at = models.DateTimeField("aberto em", default=timezone.now)
+    description = models.TextField("irregularidade constatada")
+    location = models.PointField("local", srid=4326, null=True, blank=True)
+    dumping_report = models.ForeignKey(
+        DumpingReport, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
+    )
+    worksite = models.ForeignKey(
+        Worksite, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
+    )
+    obstructed_inspection = models.BooleanField(
+        "impediu ou dificultou a fiscalização (art. 26 I)", default=False
+    )
+    status = models.CharField(max_length=10, choices=CaseStatus.choices, default=CaseStatus.OPEN)
+
+    class Meta:
+        verbose_name = "processo de fiscalização"
+        verbose_name_plural = "processos de fiscalização"
+        ordering = ["-opened_at"]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class DeliveryMethod(models.TextChoices):
+    # How a notice or record reaches the offender, each with its presumed date of receipt
+    # (Lei 3.190/2013 de Ferraz de Vasconcelos art. 11-12; Lei 3.978/2007 art. 28 §2).
+    HAND = "HAND", "Pessoalmente (recibo)"
+    MAIL = "MAIL", "Carta registrada com aviso de recebimento"
+    PUBLIC_NOTICE = "PUBLIC_NOTICE", "Edital na imprensa oficial"
+
+
+class Notice(models.Model):
+    """Notificação to repair the damage within 72 hours (art. 28), for a non-recidivist."""
+
+    case = models.ForeignKey(EnforcementCase, on_delete=models.PROTECT, related_name="notices")
+    number = models.CharField("número", max_length=24, unique=True)
+    issued_at = models.DateTimeField("emitida em", default=timezone.now)
+    delivery_method = models.CharField(max_length=15, choices=DeliveryMethod.choices)
+    # HAND: signed receipt; MAIL: date on the returned AR; PUBLIC_NOTICE: publication date.
+    delivered_on = models.DateTimeField("entregue/publicada em", null=True, blank=True)
+    repaired_at = models.DateTimeField("dano reparado em", null=True, blank=True)
+    required_action = models.TextField("o que deve ser feito")
+
+    class Meta:
+        verbose_name = "notificação"
+        verbose_name_plural = "notificações"
+
+
+class RecordStatus(models.TextChoices):
+    ISSUED = "ISSUED", "Lavrado"
+    APPEALED = "APPEALED", "Em recurso"
+    UPHELD = "UPHELD", "Mantido após recurso"
+    ANNULLED = "ANNULLED", "Anulado"
+    PAID = "PAID", "Pago"
+    DIVIDA_ATIVA = "DIVIDA_ATIVA", "Enviado à Dívida Ativa"
+
+
+FINAL_RECORD_STATUSES = (RecordStatus.UPHELD, RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA)
+
+
+class InfractionRecord(models.Model):
+    """Auto de infração (art. 22 III, art. 36): the infractions, the fine in UFESP (cumulative,
+    art. 30 §3; doubled for a recidivist, art. 30), and the offender's signature or the
+    inspector's certificate of why not (art. 36 sole §)."""
+
+    case = models.ForeignKey(EnforcementCase, on_delete=models.PROTECT, related_name="records")
+    number = models.CharField("número", max_length=24, unique=True)
+    drawn_up_at = models.DateTimeField("lavrado em", default=timezone.now)
+    entries = models.ManyToManyField(PenaltyTableEntry, through="InfractionItem")
+    recidivist = models.BooleanField("reincidente (art. 26 II, art. 30)", default=False)
+    total_ufesp = models.DecimalField("multa total (UFESP)", max_digits=10, decimal_places=2)
+    proposes_revocation = models.BooleanField(
+        "propõe cassação (nova infração após suspensão, art. 34)", default=False
+    )
+    signed_by_offender = models.BooleanField("assinado pelo infrator", default=False)
+    no_signature_reason = models.TextField("motivo da falta de assinatura", blank=True)
+    delivery_method = models.CharField(max_length=15, choices=DeliveryMethod.choices)
+    delivered_on = models.DateTimeField("entregue/publicado em", null=True, blank=True)
+    status = models.CharField(max_length=15, choices=RecordStatus.choices, default="ISSUED")
+    paid_on = models.DateField("pago em", null=True, blank=True)
+    paid_brl = models.DecimalField("valor pago (R$)", max_digits=12, decimal_places=2, null=True,
+                                   blank=True)  # fmt: skip
+
+    class Meta:
+        verbose_name = "auto de infração"
+        verbose_name_plural = "autos de infração"
+        ordering = ["-drawn_up_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(signed_by_offender=True) | ~Q(no_signature_reason=""),
+                name="record_signed_or_certified",
+                violation_error_message="Sem a assinatura do infrator, certifique o motivo.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class InfractionItem(models.Model):
+    record = models.ForeignKey(InfractionRecord, on_delete=models.CASCADE, related_name="items")
+    entry = models.ForeignKey(PenaltyTableEntry, on_delete=models.PROTECT)
+    # The table's fine when the record was drawn up: later edits of the table do not reach it.
+    fine_ufesp = models.DecimalField(max_digits=8, decimal_places=2)
+
+
+class Appeal(models.Model):
+    """Recurso within 30 days of receiving the record (Lei 3.190/2013 art. 13)."""
+
+    record = models.OneToOneField(InfractionRecord, on_delete=models.PROTECT, related_name="appeal")
+    filed_on = models.DateField("apresentado em")
+    text = models.TextField("razões")
+    decided_on = models.DateField("decidido em", null=True, blank=True)
+    upheld = models.BooleanField("auto mantido", null=True, blank=True)
+    decision = models.TextField("decisão", blank=True)
+
+
+class PenaltyKind(models.TextChoices):
+    # Art. 25 II-V (the fine, I, is the record's total).
+    EMBARGO = "EMBARGO", "Embargo de obra"
+    SEIZURE = "SEIZURE", "Apreensão de equipamentos"
+    SUSPENSION = "SUSPENSION", "Suspensão da atividade (até 15 dias)"
+    REVOCATION = "REVOCATION", "Cassação do alvará"
+
+
+class Penalty(models.Model):
+    record = models.ForeignKey(InfractionRecord, on_delete=models.PROTECT, related_name="penalties")
+    kind = models.CharField(max_length=12, choices=PenaltyKind.choices)
+    starts_on = models.DateField("início")
+    ends_on = models.DateField("fim", null=True, blank=True)
+    lifted_on = models.DateField("levantada em", null=True, blank=True)
+    details = models.TextField("detalhes (equipamentos apreendidos, obra embargada...)", blank=True)
+    # Seizure (art. 32 sole §): release once fixed and the costs of removal and custody paid.
+    custody_costs_brl = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    costs_paid_on = models.DateField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "penalidade"
+        verbose_name_plural = "penalidades"
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(kind="SUSPENSION")
+                | (Q(ends_on__isnull=False) & Q(ends_on__lte=models.F("starts_on") + 14)),
+                name="suspension_at_most_15_days",
+                violation_error_message="A suspensão dura no máximo 15 dias (art. 25 IV).",
+            )
+        ]
+
+
+class EmbargoBreach(models.Model):
+    """A day on which an embargo was found disobeyed: one UFESP of daily fine (art. 31)."""
+
+    penalty = models.ForeignKey(Penalty, on_delete=models.PROTECT, related_name="breaches")
+    day = models.DateField("dia")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["penalty", "day"], name="one_breach_per_day")
+        ]
