@@ -12,8 +12,10 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("pev_network.api_urls")),
     path("api/v1/", include("ctr.api_urls")),
+    path("api/v1/", include("fiscalization.api_urls")),
     path("ogc/", include("ogc.urls")),
     path("", include("ctr.urls")),
     path("", include("ctr.document_urls")),
+    path("", include("fiscalization.urls")),
     path("", include("maps.urls")),
 ]

@@ -1,0 +1,1 @@
+from . import admin_enforcement, admin_reports  # noqa: F401 (registrations)

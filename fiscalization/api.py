@@ -1,0 +1,5 @@
+"""API of dumping reports (intake and inspectors' queries)."""
+
+from rest_framework.routers import SimpleRouter
+
+router = SimpleRouter()

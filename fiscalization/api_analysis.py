@@ -1,0 +1,3 @@
+"""API of hotspots, suspects and roadside checks."""
+
+urlpatterns: list = []
