@@ -1,3 +1,66 @@
-"""Web pages of the CTR for transporters and facility operators."""
+"""Web pages of the CTR for transporters and facility operators, sign-in and the rule
+catalogue (pt-BR paths). The printable PDF is /ctrs/<number>/pdf/ (ctr.document_urls)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import views
+
+app_name = "ctr_web"
+
+urlpatterns = [
+    path("entrar/", views.SignInView.as_view(), name="login"),
+    path("sair/", views.SignOutView.as_view(), name="logout"),
+    path("painel/", views.dashboard, name="dashboard"),
+    path("regras/", views.rule_catalogue, name="rules"),
+    # Transporters
+    path("transportador/ctrs/", views.ctr_list, name="ctr-list"),
+    path("transportador/ctrs/novo/", views.ctr_new, name="ctr-new"),
+    path("transportador/ctrs/importar/", views.ctr_import, name="ctr-import"),
+    path(
+        "transportador/ctrs/importar/exemplo.csv",
+        views.ctr_import_example,
+        name="ctr-import-example",
+    ),
+    path("transportador/ctrs/<str:number>/", views.ctr_detail, name="ctr-detail"),
+    path("transportador/ctrs/<str:number>/cancelar/", views.ctr_cancel, name="ctr-cancel"),
+    path("transportador/veiculos/", views.vehicles, name="vehicles"),
+    path(
+        "transportador/veiculos/<int:pk>/desativar/",
+        views.vehicle_active,
+        {"active": False},
+        name="vehicle-deactivate",
+    ),
+    path(
+        "transportador/veiculos/<int:pk>/reativar/",
+        views.vehicle_active,
+        {"active": True},
+        name="vehicle-reactivate",
+    ),
+    path("transportador/equipamentos/", views.equipment, name="equipment"),
+    path(
+        "transportador/equipamentos/<int:pk>/desativar/",
+        views.equipment_active,
+        {"active": False},
+        name="equipment-deactivate",
+    ),
+    path(
+        "transportador/equipamentos/<int:pk>/reativar/",
+        views.equipment_active,
+        {"active": True},
+        name="equipment-reactivate",
+    ),
+    # Receiving-facility operators
+    path("recebimentos/", views.receptions, name="receptions"),
+    path(
+        "recebimentos/<str:number>/confirmar/",
+        views.reception_action,
+        {"action": "receive"},
+        name="reception-receive",
+    ),
+    path(
+        "recebimentos/<str:number>/recusar/",
+        views.reception_action,
+        {"action": "refuse"},
+        name="reception-refuse",
+    ),
+]

@@ -1,12 +1,64 @@
 """Shared browser fixtures: Debian's Chromium driven by Playwright, no network but the live
 server, and a recorder of JavaScript errors."""
 
+from urllib.parse import urlsplit
+
 import pytest
 from django.conf import settings
 from django.test import Client
 from playwright.sync_api import sync_playwright
 
-from tests.e2e.test_onde_descartar import CHROMIUM, CHROMIUM_ARGS, Recorder
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class Recorder:
+    """Page errors, console errors and the requests aborted because they left the server."""
+
+    def __init__(self, page, server_url: str):
+        self.server = urlsplit(server_url).netloc
+        self.page_errors: list[str] = []
+        self.console_errors: list[tuple[str, str]] = []
+        self.aborted: list[str] = []
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        page.on(
+            "console",
+            lambda msg: (
+                self.console_errors.append((msg.text, msg.location.get("url", "")))
+                if msg.type == "error"
+                else None
+            ),
+        )
+        page.route("**/*", self.route)
+
+    def route(self, route):
+        url = route.request.url
+        if urlsplit(url).netloc == self.server:
+            route.continue_()
+        else:
+            self.aborted.append(url)
+            route.abort()
+
+    def js_errors(self, expected_error_page: str | None = None) -> list[str]:
+        """Page errors, and console errors other than Chromium's reports of the tile requests
+        we aborted (and of `expected_error_page`'s own HTTP status, when a test asks for 400)."""
+        aborted_hosts = {urlsplit(u).netloc for u in self.aborted}
+
+        def expected(text: str, url: str) -> bool:
+            if urlsplit(url).netloc in aborted_hosts or "net::ERR_FAILED" in text:
+                return True
+            return url == expected_error_page and text.startswith("Failed to load resource")
+
+        return self.page_errors + [
+            text for text, url in self.console_errors if not expected(text, url)
+        ]
 
 
 @pytest.fixture(scope="session")

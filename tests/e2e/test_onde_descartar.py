@@ -13,21 +13,11 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib.gis.geos import MultiPolygon, Polygon
 from django.utils import timezone
-from playwright.sync_api import sync_playwright
 
 from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOT = "/tmp/onde-descartar.png"
 LON, LAT = -45.19, -22.81
 
@@ -68,64 +58,9 @@ def network():
     ]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    yield browser
-    browser.close()
-    playwright.stop()
-
-
-class Recorder:
-    """Page errors, console errors and the requests aborted because they left the server."""
-
-    def __init__(self, page, server_url: str):
-        self.server = urlsplit(server_url).netloc
-        self.page_errors: list[str] = []
-        self.console_errors: list[tuple[str, str]] = []
-        self.aborted: list[str] = []
-        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
-        page.on(
-            "console",
-            lambda msg: (
-                self.console_errors.append((msg.text, msg.location.get("url", "")))
-                if msg.type == "error"
-                else None
-            ),
-        )
-        page.route("**/*", self.route)
-
-    def route(self, route):
-        url = route.request.url
-        if urlsplit(url).netloc == self.server:
-            route.continue_()
-        else:
-            self.aborted.append(url)
-            route.abort()
-
-    def js_errors(self, expected_error_page: str | None = None) -> list[str]:
-        """Page errors, and console errors other than Chromium's reports of the tile requests
-        we aborted (and of `expected_error_page`'s own HTTP status, when a test asks for 400)."""
-        aborted_hosts = {urlsplit(u).netloc for u in self.aborted}
-
-        def expected(text: str, url: str) -> bool:
-            if urlsplit(url).netloc in aborted_hosts or "net::ERR_FAILED" in text:
-                return True
-            return url == expected_error_page and text.startswith("Failed to load resource")
-
-        return self.page_errors + [
-            text for text, url in self.console_errors if not expected(text, url)
-        ]
-
-
 @pytest.fixture
-def page(browser, live_server):
-    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="pt-BR")
-    page = context.new_page()
-    page.recorder = Recorder(page, live_server.url)
-    yield page
-    context.close()
+def page(browser_page):
+    return browser_page
 
 
 def map_var(page) -> str:

@@ -1,0 +1,471 @@
+"""Forms of the CTR web pages (pt-BR). They parse and validate input; the rules of the
+catalogue run in ctr.services, and their findings come back onto these forms' fields."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.gis.geos import Point
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from pev_network.models import ReceivingFacility
+
+from . import rules, services
+from .documents import normalize_document, normalize_plate
+from .models import CTRStatus, CTRWasteClass, Equipment, EquipmentKind, Transporter, Vehicle
+
+# Same ceilings as the API: no single load of RCC comes near 100 m³ a line.
+MAX_LINE_VOLUME = Decimal("100")
+MAX_WASTE_LINES = 20
+MAX_CAPACITY = Decimal("100")
+
+# "2,5", "2.5", "-45,190123": one optional sign, digits, one decimal comma or point. Thousand
+# separators are refused: "1.500" would be ambiguous (one and a half, or fifteen hundred).
+DECIMAL_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
+
+
+def parse_decimal(text: str) -> Decimal:
+    """A number as a Brazilian types it (decimal comma) or as a computer writes it (point).
+    Raises ValueError on anything else, NaN and infinity included."""
+    value = (text or "").strip().replace(" ", "")
+    if not DECIMAL_RE.match(value):
+        raise ValueError(text)
+    try:
+        return Decimal(value.replace(",", "."))
+    except InvalidOperation:  # pragma: no cover - the regex admits only plain numbers
+        raise ValueError(text) from None
+
+
+def format_decimal(value: Decimal | None) -> str:
+    """Decimal comma, no trailing zeros: what the forms show back to the user."""
+    if value is None:
+        return ""
+    return rules.fmt(value)
+
+
+class BRDecimalInput(forms.TextInput):
+    """Text, not type=number: number inputs reject the decimal comma in some browsers;
+    `inputmode` still brings up the numeric keyboard on phones."""
+
+    def __init__(self, attrs=None):
+        super().__init__({"inputmode": "decimal", "autocomplete": "off", **(attrs or {})})
+
+    def format_value(self, value):
+        if isinstance(value, Decimal):
+            return format_decimal(value)
+        return super().format_value(value)
+
+
+class BRDecimalField(forms.DecimalField):
+    """A DecimalField that takes a decimal comma or point, whatever the active locale."""
+
+    widget = BRDecimalInput
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, Decimal):
+            return value
+        try:
+            return parse_decimal(str(value))
+        except ValueError:
+            raise ValidationError(
+                "Informe um número, com vírgula ou ponto decimal (ex.: 2,5).", code="invalid"
+            ) from None
+
+
+class DateInput(forms.DateInput):
+    input_type = "date"
+
+    def __init__(self, attrs=None):
+        # An <input type=date> speaks ISO whatever the page's language.
+        super().__init__(attrs, format="%Y-%m-%d")
+
+
+DATE_FORMATS = ["%Y-%m-%d", "%d/%m/%Y"]
+
+
+# --- sign in ----------------------------------------------------------------------------------
+
+
+class SignInForm(AuthenticationForm):
+    error_messages = {
+        "invalid_login": (
+            "Usuário ou senha incorretos. Atenção: maiúsculas e minúsculas fazem diferença."
+        ),
+        "inactive": "Esta conta está desativada.",
+    }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["username"].label = "Usuário"
+        self.fields["password"].label = "Senha"
+
+
+# --- issuing a CTR ------------------------------------------------------------------------------
+
+
+class CTRForm(forms.Form):
+    """What the transporter declares; the rules of the catalogue are checked by the service."""
+
+    transport_date = forms.DateField(
+        label="Data do transporte", input_formats=DATE_FORMATS, widget=DateInput()
+    )
+    vehicle = forms.ModelChoiceField(
+        label="Veículo (placa)",
+        queryset=Vehicle.objects.none(),
+        empty_label="— escolha o veículo —",
+    )
+    equipment = forms.ModelChoiceField(
+        label="Equipamento (caçamba)",
+        queryset=Equipment.objects.none(),
+        required=False,
+        empty_label="— sem equipamento —",
+    )
+    generator_name = forms.CharField(label="Nome do gerador", max_length=200)
+    generator_document = forms.CharField(
+        label="CPF ou CNPJ do gerador",
+        max_length=20,
+        help_text="Só os números, ou com pontos, barra e traço.",
+        widget=forms.TextInput({"inputmode": "numeric", "autocomplete": "off"}),
+    )
+    worksite_address = forms.CharField(label="Endereço da obra ou imóvel", max_length=300)
+    worksite_neighbourhood = forms.CharField(label="Bairro", max_length=120, required=False)
+    origin_lon = BRDecimalField(
+        label="Longitude da origem",
+        min_value=Decimal("-180"),
+        max_value=Decimal("180"),
+        widget=BRDecimalInput({"placeholder": "-45,19"}),
+    )
+    origin_lat = BRDecimalField(
+        label="Latitude da origem",
+        min_value=Decimal("-90"),
+        max_value=Decimal("90"),
+        widget=BRDecimalInput({"placeholder": "-22,81"}),
+    )
+    destination_lon = BRDecimalField(
+        label="Longitude do destino",
+        min_value=Decimal("-180"),
+        max_value=Decimal("180"),
+        widget=BRDecimalInput({"placeholder": "-45,17"}),
+    )
+    destination_lat = BRDecimalField(
+        label="Latitude do destino",
+        min_value=Decimal("-90"),
+        max_value=Decimal("90"),
+        widget=BRDecimalInput({"placeholder": "-22,80"}),
+    )
+    destination_facility = forms.ModelChoiceField(
+        label="Área de destino",
+        queryset=ReceivingFacility.objects.none(),
+        required=False,
+        empty_label="— identificar pelo ponto de descarga —",
+        help_text="Se informada, o ponto de descarga deve estar dentro dela.",
+    )
+
+    def __init__(self, *args, transporter: Transporter, **kwargs):
+        kwargs.setdefault("initial", {}).setdefault("transport_date", timezone.localdate())
+        super().__init__(*args, **kwargs)
+        self.transporter = transporter
+        self.fields["vehicle"].queryset = Vehicle.objects.filter(
+            transporter=transporter, active=True
+        )
+        self.fields["equipment"].queryset = Equipment.objects.filter(
+            transporter=transporter, active=True
+        )
+        self.fields["destination_facility"].queryset = ReceivingFacility.objects.defer(
+            "area"
+        ).order_by("kind", "name")
+        self.fields["equipment"].label_from_instance = lambda e: (
+            f"{e.code} ({rules.fmt(e.nominal_capacity_m3)} m³)"
+        )
+        self.fields["destination_facility"].label_from_instance = lambda f: (
+            f"{f.name} ({f.get_kind_display()})"
+        )
+
+    def clean_generator_document(self) -> str:
+        return normalize_document(self.cleaned_data["generator_document"])
+
+    def clean_generator_name(self) -> str:
+        return self.cleaned_data["generator_name"].strip()
+
+    def clean_worksite_address(self) -> str:
+        return self.cleaned_data["worksite_address"].strip()
+
+    def origin(self) -> Point:
+        data = self.cleaned_data
+        return Point(float(data["origin_lon"]), float(data["origin_lat"]), srid=4326)
+
+    def destination(self) -> Point:
+        data = self.cleaned_data
+        return Point(float(data["destination_lon"]), float(data["destination_lat"]), srid=4326)
+
+    def to_request(self, waste: list[rules.WasteLine]) -> services.IssueRequest:
+        data = self.cleaned_data
+        equipment = data.get("equipment")
+        facility = data.get("destination_facility")
+        origin = self.origin()
+        return services.IssueRequest(
+            transport_date=data["transport_date"],
+            vehicle_plate=data["vehicle"].plate,
+            equipment_code=equipment.code if equipment else "",
+            origin=origin,
+            destination=self.destination(),
+            waste=waste,
+            generator=services.GeneratorData(data["generator_name"], data["generator_document"]),
+            # The worksite is where the load starts: its location is the origin.
+            worksite=services.WorksiteData(
+                data["worksite_address"], origin, data.get("worksite_neighbourhood", "").strip()
+            ),
+            destination_facility_id=facility.pk if facility else None,
+        )
+
+
+# Short labels for the form's select (the model's are whole sentences); the prohibited kinds
+# stay selectable so that the rule, not the parser, refuses them (art. 7, art. 14 §6).
+SHORT_CLASS_LABELS = {
+    CTRWasteClass.A: "A — entulho: concreto, tijolo, solo",
+    CTRWasteClass.B: "B — recicláveis: plástico, papel, metal, madeira, gesso",
+    CTRWasteClass.C: "C — sem reciclagem viável",
+    CTRWasteClass.D: "D — perigosos: tinta, solvente, amianto",
+    CTRWasteClass.VOLUMOSO: "Volumosos: móveis, podas",
+    CTRWasteClass.DOMICILIAR: "Lixo domiciliar (proibido)",
+    CTRWasteClass.INDUSTRIAL: "Resíduo industrial (proibido)",
+    CTRWasteClass.SAUDE: "Resíduo de serviço de saúde (proibido)",
+}
+WASTE_CLASS_CHOICES = [(c.value, SHORT_CLASS_LABELS.get(c, c.label)) for c in CTRWasteClass]
+
+
+class WasteLineForm(forms.Form):
+    # An empty first choice: the spare rows of the formset stay "unchanged" until filled.
+    waste_class = forms.ChoiceField(
+        label="Classe", choices=[("", "— classe —"), *WASTE_CLASS_CHOICES]
+    )
+    volume_m3 = BRDecimalField(
+        label="Volume (m³)",
+        min_value=Decimal("0.001"),
+        max_value=MAX_LINE_VOLUME,
+        decimal_places=3,
+    )
+    description = forms.CharField(label="Descrição", max_length=300, required=False)
+
+
+class BaseWasteFormSet(forms.BaseFormSet):
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        if not self.lines():
+            raise ValidationError("Informe ao menos um resíduo: classe e volume.", code="no_waste")
+
+    def filled_forms(self) -> list[forms.Form]:
+        """The rows the user filled, in order (the spare empty rows are skipped)."""
+        return [form for form in self.forms if form.has_changed() and form.is_valid()]
+
+    def lines(self) -> list[rules.WasteLine]:
+        return [
+            rules.WasteLine(
+                form.cleaned_data["waste_class"],
+                form.cleaned_data["volume_m3"],
+                form.cleaned_data.get("description", "").strip(),
+            )
+            for form in self.filled_forms()
+        ]
+
+
+WasteFormSet = forms.formset_factory(
+    WasteLineForm,
+    formset=BaseWasteFormSet,
+    extra=3,
+    max_num=MAX_WASTE_LINES,
+    validate_max=True,
+    absolute_max=MAX_WASTE_LINES,
+)
+
+
+# Where each finding's `field` (the API's names) is shown on the form. Waste lines
+# ("waste[i].class") go to their row; fields not listed go to the top of the form.
+FINDING_FIELDS = {
+    "transport_date": "transport_date",
+    "vehicle_plate": "vehicle",
+    "equipment_code": "equipment",
+    "generator": "generator_document",
+    "worksite": "worksite_address",
+    "worksite_id": "worksite_address",
+    "origin": "origin",
+    "destination": "destination",
+    "destination_facility": "destination_facility",
+    "waste": "waste",
+}
+WASTE_LINE_RE = re.compile(r"^waste\[(\d+)\]")
+
+
+# --- lists and filters -----------------------------------------------------------------------
+
+
+class CTRFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        label="Situação", required=False, choices=[("", "Todas"), *CTRStatus.choices]
+    )
+    date_from = forms.DateField(
+        label="Transporte de", required=False, input_formats=DATE_FORMATS, widget=DateInput()
+    )
+    date_to = forms.DateField(
+        label="até", required=False, input_formats=DATE_FORMATS, widget=DateInput()
+    )
+    plate = forms.CharField(label="Placa", required=False, max_length=10)
+    number = forms.CharField(label="Número", required=False, max_length=32)
+
+    def clean_plate(self) -> str:
+        # The whole plate or a part of it ("ABC", "1D2"), with or without the dash.
+        plate = re.sub(r"[\s-]", "", self.cleaned_data["plate"]).upper()
+        if plate and not plate.isalnum():
+            raise ValidationError(
+                "Placa inválida: use só letras e números (a placa inteira ou uma parte).",
+                code="invalid",
+            )
+        return plate
+
+    def clean_number(self) -> str:
+        return self.cleaned_data["number"].strip().upper()
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            self.add_error("date_to", "A data final é anterior à inicial.")
+        return data
+
+    def apply(self, queryset):
+        """The queryset filtered by every valid filter; invalid ones are ignored (and shown)."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        if data.get("status"):
+            queryset = queryset.filter(status=data["status"])
+        if data.get("date_from"):
+            queryset = queryset.filter(transport_date__gte=data["date_from"])
+        if data.get("date_to") and "date_to" not in self.errors:
+            queryset = queryset.filter(transport_date__lte=data["date_to"])
+        if data.get("plate"):
+            queryset = queryset.filter(vehicle__plate__contains=data["plate"])
+        if data.get("number"):
+            queryset = queryset.filter(number__icontains=data["number"])
+        return queryset
+
+
+# --- fleet -----------------------------------------------------------------------------------
+
+
+class VehicleForm(forms.ModelForm):
+    plate = forms.CharField(
+        label="Placa",
+        max_length=10,
+        help_text="Formato antigo (ABC-1234) ou Mercosul (ABC1D23).",
+        widget=forms.TextInput({"autocomplete": "off", "style": "text-transform: uppercase"}),
+    )
+
+    class Meta:
+        model = Vehicle
+        fields = ["plate", "description"]
+        labels = {"description": "Descrição"}
+        help_texts = {"description": "Ex.: caminhão poliguindaste, basculante."}
+
+    def clean_plate(self) -> str:
+        plate = normalize_plate(self.cleaned_data["plate"])
+        if Vehicle.objects.filter(plate=plate).exists():
+            raise ValidationError(f"A placa {plate} já está cadastrada.", code="unique")
+        return plate
+
+    def validate_unique(self):
+        # clean_plate says it in Portuguese, with the plate; skip the model's generic check.
+        pass
+
+
+class EquipmentForm(forms.ModelForm):
+    code = forms.CharField(
+        label="Código pintado no equipamento",
+        max_length=30,
+        help_text="Como está escrito na caçamba (ex.: C-01).",
+        widget=forms.TextInput({"autocomplete": "off"}),
+    )
+    kind = forms.ChoiceField(label="Tipo", choices=EquipmentKind.choices)
+    nominal_capacity_m3 = BRDecimalField(
+        label="Capacidade nominal (m³)",
+        max_digits=6,
+        decimal_places=2,
+        max_value=MAX_CAPACITY,
+        widget=BRDecimalInput({"placeholder": "5"}),
+        help_text="Sem chapas de aumento (art. 12 §4 II).",
+    )
+
+    class Meta:
+        model = Equipment
+        fields = ["code", "kind", "nominal_capacity_m3"]
+
+    def __init__(self, *args, transporter: Transporter, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.transporter = transporter
+
+    def clean_code(self) -> str:
+        code = self.cleaned_data["code"].strip().upper()
+        if not code:
+            raise ValidationError("Informe o código do equipamento.", code="required")
+        if Equipment.objects.filter(transporter=self.transporter, code=code).exists():
+            raise ValidationError(f"O equipamento {code} já está cadastrado.", code="unique")
+        return code
+
+    def clean_nominal_capacity_m3(self) -> Decimal:
+        capacity = self.cleaned_data["nominal_capacity_m3"]
+        if capacity <= 0:
+            raise ValidationError("A capacidade deve ser maior que zero.", code="min_value")
+        return capacity
+
+    def validate_unique(self):
+        # The transporter is set on save; clean_code checks the (transporter, code) pair.
+        pass
+
+
+# --- reception -------------------------------------------------------------------------------
+
+
+class ReceiveForm(forms.Form):
+    received_volume_m3 = BRDecimalField(
+        label="Volume recebido (m³)",
+        max_value=MAX_LINE_VOLUME * 20,
+        decimal_places=3,
+    )
+    note = forms.CharField(label="Observação", max_length=500, required=False)
+
+    def clean_received_volume_m3(self) -> Decimal:
+        volume = self.cleaned_data["received_volume_m3"]
+        if volume <= 0:
+            raise ValidationError("O volume recebido deve ser maior que zero.", code="min_value")
+        return volume
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label="Motivo", max_length=500)
+
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise ValidationError("Informe o motivo.", code="required")
+        return reason
+
+
+# --- CSV import ------------------------------------------------------------------------------
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        label="Arquivo CSV",
+        help_text="Até 2 MB e 5.000 linhas; separado por ponto e vírgula ou vírgula.",
+        widget=forms.ClearableFileInput({"accept": ".csv,text/csv"}),
+    )
+    dry_run = forms.BooleanField(
+        label="Só verificar: conferir as linhas sem emitir nenhum CTR",
+        required=False,
+    )

@@ -1,0 +1,213 @@
+/* "Emitir CTR": a click on the map fills the origin or the destination (a toggle chooses
+ * which), typed coordinates move the markers, and more waste rows can be added.
+ * The map is folium's; its Leaflet object is the global named in #mapa[data-map-var].
+ * Without JavaScript the form still works: coordinates are typed, three waste rows exist. */
+(function () {
+  "use strict";
+
+  // --- waste rows -------------------------------------------------------------------------
+  var addButton = document.getElementById("mais-residuo");
+  var rowTemplate = document.getElementById("linha-residuo-modelo");
+  var rows = document.getElementById("linhas-residuo");
+  var total = document.getElementById("id_waste-TOTAL_FORMS");
+  var maxForms = document.getElementById("id_waste-MAX_NUM_FORMS");
+  if (addButton && rowTemplate && rows && total) {
+    addButton.hidden = false;
+    addButton.addEventListener("click", function () {
+      var index = parseInt(total.value, 10);
+      var limit = maxForms ? parseInt(maxForms.value, 10) : 20;
+      if (index >= limit) {
+        addButton.disabled = true;
+        return;
+      }
+      var html = rowTemplate.innerHTML
+        .replace(/__prefix__/g, String(index))
+        .replace(/__n__/g, String(index + 1));
+      rows.insertAdjacentHTML("beforeend", html);
+      total.value = String(index + 1);
+      var select = document.getElementById("id_waste-" + index + "-waste_class");
+      if (select) {
+        select.focus();
+      }
+      if (index + 1 >= limit) {
+        addButton.disabled = true;
+      }
+    });
+  }
+
+  // --- map ----------------------------------------------------------------------------------
+  var frame = document.getElementById("mapa");
+  if (!frame || typeof L === "undefined") {
+    return;
+  }
+  var map = window[frame.getAttribute("data-map-var")];
+  if (!map) {
+    return;
+  }
+  var statusLine = document.getElementById("mapa-status");
+  var targetBox = document.getElementById("alvo-mapa");
+  var points = {
+    origin: {
+      lon: document.getElementById("id_origin_lon"),
+      lat: document.getElementById("id_origin_lat"),
+      label: "Origem",
+      style: { radius: 9, color: "#ffffff", weight: 3, fillColor: "#111827", fillOpacity: 1 },
+      marker: null,
+    },
+    destination: {
+      lon: document.getElementById("id_destination_lon"),
+      lat: document.getElementById("id_destination_lat"),
+      label: "Destino",
+      style: { radius: 9, color: "#111827", weight: 4, fillColor: "#facc15", fillOpacity: 1 },
+      marker: null,
+    },
+  };
+  if (!points.origin.lon || !points.destination.lon) {
+    return;
+  }
+  var route = null;
+  if (targetBox) {
+    targetBox.hidden = false;
+  }
+
+  // The map's box changes with the layout (the sticky column, a window resized, fonts that
+  // load late); Leaflet only watches the window, so tell it, keeping the same centre.
+  if (window.ResizeObserver) {
+    new ResizeObserver(function () {
+      map.invalidateSize({ animate: false });
+    }).observe(frame);
+  }
+
+  // On a phone the expanded layer list would cover the map: start collapsed.
+  var layerControl = map.ctrLayerControl;
+  if (layerControl && window.matchMedia("(max-width: 640px)").matches) {
+    layerControl.collapse();
+  }
+
+  function formatCoordinate(value) {
+    return value.toFixed(6).replace(".", ",");
+  }
+
+  function parseCoordinate(text) {
+    var value = parseFloat(String(text).trim().replace(",", "."));
+    return isFinite(value) ? value : null;
+  }
+
+  function say(message) {
+    if (statusLine) {
+      statusLine.textContent = message;
+    }
+  }
+
+  function target() {
+    var checked = document.querySelector("input[name=map_target]:checked");
+    return checked ? checked.value : "origin";
+  }
+
+  function setTarget(name) {
+    var radio = document.querySelector("input[name=map_target][value=" + name + "]");
+    if (radio) {
+      radio.checked = true;
+    }
+  }
+
+  function drawRoute() {
+    var a = points.origin.marker;
+    var b = points.destination.marker;
+    if (a && b) {
+      var path = [a.getLatLng(), b.getLatLng()];
+      if (route) {
+        route.setLatLngs(path);
+      } else {
+        route = L.polyline(path, {
+          color: "#111827",
+          weight: 2,
+          dashArray: "6 6",
+          interactive: false,
+        }).addTo(map);
+      }
+    }
+  }
+
+  function mark(name, latlng) {
+    var point = points[name];
+    if (point.marker) {
+      point.marker.setLatLng(latlng);
+    } else {
+      point.marker = L.circleMarker(latlng, Object.assign({ interactive: false }, point.style))
+        .bindTooltip(point.label, {
+          permanent: true,
+          direction: "top",
+          offset: [0, -10],
+          className: "ctr-pin-label",
+        })
+        .addTo(map);
+    }
+    point.marker.bringToFront();
+    drawRoute();
+  }
+
+  function choose(name, latlng) {
+    var point = points[name];
+    latlng = latlng.wrap();
+    point.lat.value = formatCoordinate(latlng.lat);
+    point.lon.value = formatCoordinate(latlng.lng);
+    mark(name, latlng);
+    say(
+      point.label +
+        " marcada: latitude " +
+        point.lat.value +
+        ", longitude " +
+        point.lon.value +
+        "."
+    );
+  }
+
+  // "preclick", not "click": a click on a facility opens its popup, and Leaflet's popup stops
+  // the map's click; preclick reaches the map first, wherever the click lands.
+  map.on("preclick", function (event) {
+    var name = target();
+    choose(name, event.latlng);
+    // After the origin, the next click is most likely the destination.
+    if (name === "origin" && !points.destination.marker) {
+      setTarget("destination");
+    }
+  });
+
+  // Typed coordinates (and the values sent back after an error) show on the map too.
+  function fromInputs(name, pan) {
+    var point = points[name];
+    var lat = parseCoordinate(point.lat.value);
+    var lon = parseCoordinate(point.lon.value);
+    if (lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
+      return false;
+    }
+    var latlng = L.latLng(lat, lon);
+    mark(name, latlng);
+    if (pan && !map.getBounds().contains(latlng)) {
+      map.panTo(latlng);
+    }
+    return true;
+  }
+  ["origin", "destination"].forEach(function (name) {
+    var point = points[name];
+    point.lat.addEventListener("change", function () {
+      fromInputs(name, true);
+    });
+    point.lon.addEventListener("change", function () {
+      fromInputs(name, true);
+    });
+  });
+  var hasOrigin = fromInputs("origin", false);
+  var hasDestination = fromInputs("destination", false);
+  if (hasOrigin && !hasDestination) {
+    setTarget("destination");
+  }
+  if (hasOrigin && hasDestination) {
+    var bounds = L.latLngBounds([
+      points.origin.marker.getLatLng(),
+      points.destination.marker.getLatLng(),
+    ]);
+    map.fitBounds(bounds, { padding: [48, 48], maxZoom: 16, animate: false });
+  }
+})();

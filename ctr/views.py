@@ -1,0 +1,703 @@
+"""Web pages of the CTR (pt-BR) for transporters and receiving-facility operators, the sign-in
+pages and the public rule catalogue. Thin: parse with ctr.forms, call ctr.services, render."""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST, require_safe
+
+from maps import builders
+from pev_network import public_layers
+from pev_network.models import ReceivingFacility
+
+from . import csv_import, roles, rules, services
+from .forms import (
+    FINDING_FIELDS,
+    WASTE_LINE_RE,
+    CTRFilterForm,
+    CTRForm,
+    EquipmentForm,
+    ImportForm,
+    ReasonForm,
+    ReceiveForm,
+    SignInForm,
+    VehicleForm,
+    WasteFormSet,
+)
+from .models import CTR, CTRStatus, Equipment, Vehicle
+
+PAGE_SIZE = 25
+RECEPTION_PAGE_SIZE = 50
+RECENTLY_CLOSED = 30  # closed CTRs shown below the open ones on /recebimentos/
+# Facilities this far (degrees, ~20 km) beyond the municipality are drawn on the form's map:
+# a legal destination may lie in a neighbouring municipality.
+MAP_MARGIN_DEG = 0.2
+
+ACTION_LABELS = {
+    "issue": "Emissão",
+    "receive": "Recebimento",
+    "refuse": "Recusa",
+    "cancel": "Cancelamento",
+}
+STATUS_LABELS = dict(CTRStatus.choices)
+FORM_LABELS = {
+    "transport_date": "Data do transporte",
+    "vehicle": "Veículo",
+    "equipment": "Equipamento",
+    "generator_name": "Nome do gerador",
+    "generator_document": "CPF/CNPJ do gerador",
+    "worksite_address": "Endereço da obra",
+    "worksite_neighbourhood": "Bairro",
+    "origin_lon": "Longitude da origem",
+    "origin_lat": "Latitude da origem",
+    "destination_lon": "Longitude do destino",
+    "destination_lat": "Latitude do destino",
+    "destination_facility": "Área de destino",
+}
+
+
+# --- access ----------------------------------------------------------------------------------
+
+
+def forbidden(request, message: str):
+    return render(request, "ctr/forbidden.html", {"message": message}, status=403)
+
+
+def transporter_required(view):
+    """Signed in, and acting for a transporter: request.transporter is set."""
+
+    @login_required
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        transporter = roles.transporter_of(request.user)
+        if transporter is None:
+            return forbidden(
+                request,
+                "Esta área é dos transportadores. O seu usuário não está vinculado a um "
+                "transportador cadastrado.",
+            )
+        request.transporter = transporter
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def operator_required(view):
+    """Signed in, and operating a receiving facility: request.facility is set."""
+
+    @login_required
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        facility = roles.facility_of(request.user)
+        if facility is None:
+            return forbidden(
+                request,
+                "Esta área é dos operadores das áreas de recebimento. O seu usuário não está "
+                "vinculado a uma área de recebimento.",
+            )
+        request.facility = facility
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+# --- sign in and out -------------------------------------------------------------------------
+
+
+class SignInView(auth_views.LoginView):
+    template_name = "ctr/login.html"
+    authentication_form = SignInForm
+    redirect_authenticated_user = True
+    extra_context = {"nav": "entrar"}
+
+
+class SignOutView(auth_views.LogoutView):
+    """POST signs out (CSRF-protected); GET asks for confirmation instead of a bare 405."""
+
+    http_method_names = ["get", "post", "options"]
+
+    def get(self, request, *args, **kwargs):
+        return render(request, "ctr/logout_confirm.html")
+
+
+@login_required
+def dashboard(request):
+    """/painel/: where each role works."""
+    user = request.user
+    if roles.transporter_of(user) is not None:
+        return redirect("ctr_web:ctr-list")
+    if roles.facility_of(user) is not None:
+        return redirect("ctr_web:receptions")
+    if roles.is_municipal(user):
+        return redirect("maps:nucleo-painel")
+    return forbidden(
+        request,
+        "O seu usuário ainda não tem perfil: peça ao Núcleo Permanente de Gestão que o vincule "
+        "a um transportador ou a uma área de recebimento.",
+    )
+
+
+# --- rule catalogue --------------------------------------------------------------------------
+
+
+@require_safe
+def rule_catalogue(request):
+    """Every rule of ctr.rules.REGISTRY, grouped by the stage where it runs."""
+    groups = []
+    for stage, stage_label in rules.Stage.LABELS.items():
+        items = [
+            {
+                "code": rule.code,
+                "severity": rule.severity,
+                "severity_label": rules.Severity.LABELS.get(rule.severity, rule.severity),
+                "title": rule.title,
+                "description": " ".join(rule.description.split()),
+                "article": rule.article,
+            }
+            for rule in rules.REGISTRY.values()
+            if rule.stage == stage
+        ]
+        if items:
+            groups.append({"stage": stage, "label": stage_label, "rules": items})
+    return render(
+        request,
+        "ctr/rules.html",
+        {"nav": "regras", "groups": groups, "count": len(rules.REGISTRY)},
+    )
+
+
+# --- transporter: CTR list and detail --------------------------------------------------------
+
+
+def _transporter_ctrs(request):
+    return (
+        roles.visible_ctrs(request.user, CTR.objects.all())
+        .filter(transporter=request.transporter)
+        .select_related("vehicle", "equipment", "generator", "destination_facility")
+        .defer("destination_facility__area")
+    )
+
+
+def _querystring(request, **changes) -> str:
+    params = request.GET.copy()
+    for key, value in changes.items():
+        params[key] = value
+    return params.urlencode()
+
+
+@require_safe
+@transporter_required
+def ctr_list(request):
+    filters = CTRFilterForm(request.GET or None)
+    queryset = _transporter_ctrs(request).order_by("-transport_date", "-created_at", "-pk")
+    if request.GET:
+        queryset = filters.apply(queryset)
+    page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("pagina"))
+    query = request.GET.copy()
+    query.pop("pagina", None)
+    return render(
+        request,
+        "ctr/ctr_list.html",
+        {
+            "nav": "ctrs",
+            "section": "ctrs",
+            "filters": filters,
+            "page": page,
+            "query": query.urlencode(),
+            "filtered": bool(request.GET) and any(v for k, v in query.items()),
+        },
+        status=400 if request.GET and filters.errors else 200,
+    )
+
+
+def _event_rows(ctr: CTR) -> list[dict]:
+    rows = []
+    for event in ctr.events.select_related("actor").all():
+        data = event.data or {}
+        details = []
+        if data.get("reason"):
+            details.append(f"Motivo: {data['reason']}")
+        if data.get("received_volume_m3"):
+            details.append(f"Volume recebido: {rules.fmt(data['received_volume_m3'])} m³")
+        if data.get("note"):
+            details.append(f"Observação: {data['note']}")
+        if data.get("findings"):
+            details.append("Constatações: " + ", ".join(data["findings"]))
+        rows.append(
+            {
+                "at": event.at,
+                "actor": event.actor.get_username(),
+                "action": ACTION_LABELS.get(event.action, event.action),
+                "from": STATUS_LABELS.get(event.from_status, event.from_status or "—"),
+                "to": STATUS_LABELS.get(event.to_status, event.to_status),
+                "details": details,
+            }
+        )
+    return rows
+
+
+def _finding_rows(findings: list[dict]) -> list[dict]:
+    return [
+        {**f, "severity_label": rules.Severity.LABELS.get(f.get("severity"), f.get("severity"))}
+        for f in findings
+    ]
+
+
+def _render_detail(request, ctr: CTR, cancel_form: ReasonForm | None = None, status: int = 200):
+    return render(
+        request,
+        "ctr/ctr_detail.html",
+        {
+            "nav": "ctrs",
+            "section": "ctrs",
+            "ctr": ctr,
+            "waste": ctr.waste.all(),
+            "findings": _finding_rows(ctr.findings),
+            "events": _event_rows(ctr),
+            "cancel_form": cancel_form or ReasonForm(prefix="cancel"),
+            "can_cancel": ctr.status == CTRStatus.ISSUED,
+            "pdf_url": f"/ctrs/{ctr.number}/pdf/",
+        },
+        status=status,
+    )
+
+
+@require_safe
+@transporter_required
+def ctr_detail(request, number: str):
+    ctr = get_object_or_404(_transporter_ctrs(request), number=number)
+    return _render_detail(request, ctr)
+
+
+@require_POST
+@transporter_required
+def ctr_cancel(request, number: str):
+    ctr = get_object_or_404(_transporter_ctrs(request), number=number)
+    form = ReasonForm(request.POST, prefix="cancel")
+    if not form.is_valid():
+        return _render_detail(request, ctr, form, status=400)
+    try:
+        services.cancel(ctr, request.user, form.cleaned_data["reason"])
+    except services.CTRError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"CTR {ctr.number} cancelado.")
+    return redirect("ctr_web:ctr-detail", number=ctr.number)
+
+
+# --- transporter: issuing --------------------------------------------------------------------
+
+
+def _map_window(outline: dict | None):
+    if not outline or not outline.get("bbox"):
+        return None
+    min_lon, min_lat, max_lon, max_lat = outline["bbox"]
+    m = MAP_MARGIN_DEG
+    return (min_lon - m, min_lat - m, max_lon + m, max_lat + m)
+
+
+def network_map(transporter) -> tuple[builders.MapParts, list[dict]]:
+    """The licensed network around the transporter's municipality, for clicking the origin
+    and the destination; and the facilities as a list (the map's text alternative)."""
+    outline = public_layers.municipality_outline_geojson(transporter.municipality.ibge_code)
+    facilities = public_layers.licensed_facilities_geojson(
+        timezone.localdate(), _map_window(outline)
+    )
+    m = builders.public_network_map(facilities, None, outline)
+    listed = [
+        {
+            "id": f["properties"]["id"],
+            "name": f["properties"]["name"],
+            "kind_label": f["properties"]["kind_label"],
+            "classes": builders.class_labels(f["properties"]["accepted_classes"]),
+        }
+        for f in facilities["features"]
+    ]
+    return builders.render_parts(m), listed
+
+
+def _rule_message(finding: rules.Finding):
+    """The finding's message and, linked to the catalogue, its rule and article."""
+    return format_html(
+        '{} <a class="rule-ref" href="{}#{}">{} · {}</a>',
+        finding.message,
+        reverse("ctr_web:rules"),
+        finding.code,
+        finding.code,
+        finding.article,
+    )
+
+
+def _place_error(form, formset, waste_forms, areas, top, field_name: str | None, message):
+    """Put one message beside the form field its `field_name` (an API name) concerns."""
+    field_name = field_name or ""
+    target = FINDING_FIELDS.get(field_name)
+    line = WASTE_LINE_RE.match(field_name)
+    if line and int(line.group(1)) < len(waste_forms):
+        waste_forms[int(line.group(1))].add_error("waste_class", message)
+    elif target in ("origin", "destination", "waste"):
+        areas[target].append(message)
+    elif target:
+        form.add_error(target, message)
+    else:
+        top.append(message)
+
+
+def _error_summary(form, formset, areas, top) -> list[dict]:
+    """Every problem of the submission, each linked to its field (for the box at the top)."""
+    summary = [{"anchor": "", "label": "", "message": m} for m in top]
+    summary += [{"anchor": "", "label": "", "message": m} for m in form.non_field_errors()]
+    for name, errors in form.errors.items():
+        if name == "__all__":
+            continue
+        for message in errors:
+            summary.append(
+                {"anchor": f"id_{name}", "label": FORM_LABELS.get(name, name), "message": message}
+            )
+    for area, anchor, label in (
+        ("origin", "origem", "Origem"),
+        ("destination", "destino", "Destino"),
+    ):
+        summary += [{"anchor": anchor, "label": label, "message": m} for m in areas[area]]
+    waste_messages = list(formset.non_form_errors()) + areas["waste"]
+    summary += [{"anchor": "residuos", "label": "Resíduos", "message": m} for m in waste_messages]
+    for index, errors in enumerate(formset.errors):
+        for name, messages_ in errors.items():
+            label = f"Resíduo {index + 1}"
+            for message in messages_:
+                summary.append(
+                    {"anchor": f"id_waste-{index}-{name}", "label": label, "message": message}
+                )
+    return summary
+
+
+@transporter_required
+def ctr_new(request):
+    transporter = request.transporter
+    if request.method == "POST":
+        form = CTRForm(request.POST, transporter=transporter)
+        formset = WasteFormSet(request.POST, prefix="waste")
+    elif request.method in ("GET", "HEAD"):
+        form = CTRForm(transporter=transporter)
+        formset = WasteFormSet(prefix="waste")
+    else:
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+
+    areas: dict[str, list] = defaultdict(list)
+    top: list = []
+    warnings: list = []
+    status = 200
+    if request.method == "POST":
+        form_ok = form.is_valid()
+        formset_ok = formset.is_valid()
+        status = 400
+        if form_ok and formset_ok:
+            waste_forms = formset.filled_forms()
+            try:
+                ctr = services.issue(transporter, request.user, form.to_request(formset.lines()))
+            except services.RuleViolation as violation:
+                status = 422
+                for finding in violation.findings:
+                    if finding.severity == rules.Severity.ERROR:
+                        message = _rule_message(finding)
+                        _place_error(form, formset, waste_forms, areas, top, finding.field, message)
+                    else:
+                        warnings.append(_rule_message(finding))
+            except services.CTRError as error:
+                status = error.status if error.status in (400, 409, 422) else 400
+                _place_error(form, formset, waste_forms, areas, top, error.field, error.message)
+            else:
+                messages.success(request, f"CTR {ctr.number} emitido.")
+                return redirect("ctr_web:ctr-detail", number=ctr.number)
+
+    map_parts, facilities = network_map(transporter)
+    has_fleet = form.fields["vehicle"].queryset.exists()
+    context = {
+        "nav": "ctrs",
+        "section": "new",
+        "form": form,
+        "formset": formset,
+        "areas": dict(areas),
+        "summary": _error_summary(form, formset, areas, top) if status != 200 else [],
+        "warnings": warnings,
+        "map": map_parts,
+        "facilities": facilities,
+        "has_fleet": has_fleet,
+        "legend": [
+            {"colour": style.colour, "label": style.layer_name}
+            for style in builders.KIND_STYLES.values()
+        ],
+    }
+    return render(request, "ctr/ctr_form.html", context, status=status)
+
+
+# --- transporter: CSV import -----------------------------------------------------------------
+
+
+@transporter_required
+def ctr_import(request):
+    report = None
+    file_error = ""
+    status = 200
+    if request.method == "POST":
+        form = ImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                # Refused before it is read into memory.
+                csv_import.check_size(upload.size)
+                data = upload.read(csv_import.MAX_BYTES + 1)
+                report = csv_import.import_ctrs(
+                    data,
+                    request.transporter,
+                    request.user,
+                    dry_run=form.cleaned_data["dry_run"],
+                )
+            except csv_import.CSVFileError as error:
+                file_error = error.message
+                status = 400
+        else:
+            status = 400
+    elif request.method in ("GET", "HEAD"):
+        form = ImportForm()
+    else:
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+    facilities = (
+        ReceivingFacility.objects.licensed_on(timezone.localdate())
+        .defer("area")
+        .order_by("kind", "name")
+    )
+    return render(
+        request,
+        "ctr/ctr_import.html",
+        {
+            "nav": "ctrs",
+            "section": "import",
+            "form": form,
+            "report": report,
+            "file_error": file_error,
+            "columns": [
+                {
+                    "name": name,
+                    "help": csv_import.COLUMN_HELP[name],
+                    "required": name in csv_import.REQUIRED_COLUMNS,
+                }
+                for name in csv_import.COLUMNS
+            ],
+            "max_rows": f"{csv_import.MAX_ROWS:,}".replace(",", "."),
+            "max_mb": csv_import.MAX_BYTES // (1024 * 1024),
+            "facilities": facilities,
+        },
+        status=status,
+    )
+
+
+@require_safe
+@transporter_required
+def ctr_import_example(request):
+    # A BOM, so that Excel opens the UTF-8 file with its accents; the importer drops it.
+    response = HttpResponse(
+        "\ufeff" + csv_import.example_csv(), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = 'attachment; filename="exemplo-ctrs.csv"'
+    return response
+
+
+# --- transporter: fleet ----------------------------------------------------------------------
+
+
+@transporter_required
+def vehicles(request):
+    transporter = request.transporter
+    status = 200
+    if request.method == "POST":
+        form = VehicleForm(request.POST)
+        if form.is_valid():
+            vehicle = form.save(commit=False)
+            vehicle.transporter = transporter
+            vehicle.save()
+            messages.success(request, f"Veículo {vehicle} cadastrado.")
+            return redirect("ctr_web:vehicles")
+        status = 400
+    else:
+        form = VehicleForm()
+    return render(
+        request,
+        "ctr/vehicles.html",
+        {
+            "nav": "ctrs",
+            "section": "vehicles",
+            "form": form,
+            "items": Vehicle.objects.filter(transporter=transporter).order_by("-active", "plate"),
+        },
+        status=status,
+    )
+
+
+@transporter_required
+def equipment(request):
+    transporter = request.transporter
+    status = 200
+    if request.method == "POST":
+        form = EquipmentForm(request.POST, transporter=transporter)
+        if form.is_valid():
+            item = form.save(commit=False)
+            item.transporter = transporter
+            item.save()
+            messages.success(request, f"Equipamento {item.code} cadastrado.")
+            return redirect("ctr_web:equipment")
+        status = 400
+    else:
+        form = EquipmentForm(transporter=transporter)
+    return render(
+        request,
+        "ctr/equipment.html",
+        {
+            "nav": "ctrs",
+            "section": "equipment",
+            "form": form,
+            "items": Equipment.objects.filter(transporter=transporter).order_by("-active", "code"),
+        },
+        status=status,
+    )
+
+
+def _set_active(request, model, pk: int, active: bool, redirect_to: str, what: str):
+    item = get_object_or_404(model, pk=pk, transporter=request.transporter)
+    if item.active != active:
+        item.active = active
+        item.save(update_fields=["active"])
+    label = item.code if isinstance(item, Equipment) else str(item)
+    state = "reativado" if active else "desativado"
+    messages.success(request, f"{what} {label} {state}.")
+    return redirect(redirect_to)
+
+
+@require_POST
+@transporter_required
+def vehicle_active(request, pk: int, active: bool):
+    return _set_active(request, Vehicle, pk, active, "ctr_web:vehicles", "Veículo")
+
+
+@require_POST
+@transporter_required
+def equipment_active(request, pk: int, active: bool):
+    return _set_active(request, Equipment, pk, active, "ctr_web:equipment", "Equipamento")
+
+
+# --- facility operators ----------------------------------------------------------------------
+
+
+def _facility_ctrs(request):
+    return (
+        roles.visible_ctrs(request.user, CTR.objects.all())
+        .filter(destination_facility=request.facility)
+        .select_related("transporter", "vehicle", "equipment", "generator", "worksite")
+        .prefetch_related("waste")
+    )
+
+
+def _render_receptions(request, bound: dict | None = None, alert: str = "", status: int = 200):
+    """The open CTRs (oldest transport first), then the recently closed ones. `bound` holds
+    the submitted forms of one CTR (number, receive form, refuse form) to show their errors."""
+    bound = bound or {}
+    issued = _facility_ctrs(request).filter(status=CTRStatus.ISSUED)
+    page = Paginator(
+        issued.order_by("transport_date", "created_at", "pk"), RECEPTION_PAGE_SIZE
+    ).get_page(request.GET.get("pagina"))
+    rows = []
+    for ctr in page:
+        mine = bound.get("number") == ctr.number
+        rows.append(
+            {
+                "ctr": ctr,
+                "receive_form": bound["receive"]
+                if mine and bound.get("receive")
+                else ReceiveForm(
+                    prefix=f"r-{ctr.pk}", initial={"received_volume_m3": ctr.total_volume_m3}
+                ),
+                "refuse_form": bound["refuse"]
+                if mine and bound.get("refuse")
+                else ReasonForm(prefix=f"x-{ctr.pk}"),
+                "open_refuse": mine and bound.get("refuse") is not None,
+            }
+        )
+    closed = (
+        _facility_ctrs(request)
+        .filter(~Q(status=CTRStatus.ISSUED))
+        .order_by("-closed_at", "-pk")[:RECENTLY_CLOSED]
+    )
+    return render(
+        request,
+        "ctr/receptions.html",
+        {
+            "nav": "recebimentos",
+            "facility": request.facility,
+            "page": page,
+            "rows": rows,
+            "closed": closed,
+            "alert": alert,
+        },
+        status=status,
+    )
+
+
+@require_safe
+@operator_required
+def receptions(request):
+    return _render_receptions(request)
+
+
+@require_POST
+@operator_required
+def reception_action(request, number: str, action: str):
+    ctr = get_object_or_404(_facility_ctrs(request), number=number)
+    if action == "receive":
+        form = ReceiveForm(request.POST, prefix=f"r-{ctr.pk}")
+        bound = {"number": ctr.number, "receive": form}
+    else:
+        form = ReasonForm(request.POST, prefix=f"x-{ctr.pk}")
+        bound = {"number": ctr.number, "refuse": form}
+    if not form.is_valid():
+        return _render_receptions(
+            request, bound, f"O CTR {ctr.number} não foi registrado: corrija o formulário.", 400
+        )
+    try:
+        if action == "receive":
+            ctr = services.receive(
+                ctr,
+                request.user,
+                form.cleaned_data["received_volume_m3"],
+                note=form.cleaned_data["note"],
+            )
+        else:
+            ctr = services.refuse(ctr, request.user, form.cleaned_data["reason"])
+    except services.RuleViolation as violation:
+        text = " ".join(f.message for f in violation.findings)
+        return _render_receptions(request, bound, text, violation.status)
+    except services.CTRError as error:
+        # A colleague may have received it first (409): say so plainly, on the same page.
+        if error.field and error.field in form.fields:
+            form.add_error(error.field, error.message)
+            return _render_receptions(request, bound, error.message, error.status)
+        return _render_receptions(request, {}, error.message, error.status)
+    if action == "receive":
+        messages.success(request, f"Recebimento do CTR {ctr.number} confirmado.")
+        for finding in ctr.findings:
+            if finding.get("code") == "RECEIVED_VOLUME_MISMATCH":
+                messages.warning(request, f"Aviso: {finding['message']}")
+    else:
+        messages.success(request, f"CTR {ctr.number} recusado.")
+    return redirect("ctr_web:receptions")
