@@ -124,6 +124,8 @@ CACHES = {
     }
 }
 
+CSRF_FAILURE_VIEW = "config.views.csrf_failure"
+
 LOGIN_URL = "/entrar/"
 LOGIN_REDIRECT_URL = "/painel/"
 LOGOUT_REDIRECT_URL = "/"
