@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import Problem
-from config.api_params import parse_bbox
+from config.api_filters import BBoxFilter
 from config.geojson_fields import GeoJSONPointField
 
 from . import roles, rules, services
@@ -209,11 +209,6 @@ class CTRDetailOutput(CTROutput):
 # --- views -----------------------------------------------------------------------------------
 
 
-def _bbox(queryset, name, value):
-    # Intersects in explicit 4326, as every bbox of the API.
-    return queryset.filter(origin__intersects=parse_bbox("bbox", value))
-
-
 class CTRFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=CTRStatus.choices)
     date_from = django_filters.DateFilter(field_name="transport_date", lookup_expr="gte")
@@ -221,7 +216,7 @@ class CTRFilter(django_filters.FilterSet):
     facility = django_filters.NumberFilter(field_name="destination_facility_id")
     transporter = django_filters.NumberFilter(field_name="transporter_id")
     plate = django_filters.CharFilter(method="filter_plate")
-    bbox = django_filters.CharFilter(method="filter_bbox", label="minlon,minlat,maxlon,maxlat")
+    bbox = BBoxFilter("origin")
     overdue = django_filters.BooleanFilter(method="filter_overdue")
 
     class Meta:
@@ -230,9 +225,6 @@ class CTRFilter(django_filters.FilterSet):
 
     def filter_plate(self, queryset, name, value):
         return queryset.filter(vehicle__plate=value.replace("-", "").replace(" ", "").upper())
-
-    def filter_bbox(self, queryset, name, value):
-        return _bbox(queryset, name, value)
 
     def filter_overdue(self, queryset, name, value):
         if value:

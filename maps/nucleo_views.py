@@ -130,7 +130,13 @@ def nucleo_exports(request):
     return render(
         request,
         "maps/nucleo_exportar.html",
-        {"nav": "nucleo", "form": form, "period": data, "names": EXPORT_NAMES},
+        {
+            "nav": "nucleo",
+            "form": form,
+            "period": data,
+            "names": EXPORT_NAMES,
+            "period_fields": ["date_from", "date_to", "municipality"],
+        },
         status=200 if valid else 400,
     )
 

@@ -16,8 +16,8 @@ from rest_framework_gis.pagination import GeoJsonPagination
 from rest_framework_gis.serializers import GeoFeatureModelSerializer
 
 from config.api_errors import InvalidParameter
+from config.api_filters import BBoxFilter
 from config.api_params import (
-    parse_bbox,
     parse_date,
     parse_decimal,
     parse_int,
@@ -83,19 +83,12 @@ class NearbyFacilitySerializer(FacilitySerializer):
         return round(facility.distance_m, 1)
 
 
-def _bbox_filter(queryset, name, value):
-    # Explicit 4326 box and intersects semantics (the design's pitfall with InBBoxFilter).
-    return queryset.filter(**{f"{name}__intersects": parse_bbox("bbox", value)})
-
-
 class FacilityFilter(django_filters.FilterSet):
     kind = django_filters.ChoiceFilter(choices=FacilityKind.choices, label="tipo")
     licensed_on = django_filters.CharFilter(
         method="filter_licensed_on", label="licenciadas na data (AAAA-MM-DD)"
     )
-    bbox = django_filters.CharFilter(
-        field_name="area", method="filter_bbox", label="minlon,minlat,maxlon,maxlat (WGS 84)"
-    )
+    bbox = BBoxFilter("area")
     municipality = django_filters.CharFilter(
         field_name="municipality__ibge_code", label="código IBGE do município"
     )
@@ -106,9 +99,6 @@ class FacilityFilter(django_filters.FilterSet):
 
     def filter_licensed_on(self, queryset, name, value):
         return queryset.licensed_on(parse_date("licensed_on", value))
-
-    def filter_bbox(self, queryset, name, value):
-        return _bbox_filter(queryset, name, value)
 
 
 class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
@@ -177,14 +167,11 @@ class MunicipalityPropertiesSerializer(serializers.ModelSerializer):
 
 class MunicipalityFilter(django_filters.FilterSet):
     uf = django_filters.CharFilter(lookup_expr="iexact")
-    bbox = django_filters.CharFilter(field_name="boundary", method="filter_bbox")
+    bbox = BBoxFilter("boundary")
 
     class Meta:
         model = Municipality
         fields = ["uf", "bbox"]
-
-    def filter_bbox(self, queryset, name, value):
-        return _bbox_filter(queryset, name, value)
 
 
 class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
@@ -226,14 +213,11 @@ class BasinSerializer(GeoFeatureModelSerializer):
 
 class BasinFilter(django_filters.FilterSet):
     municipality = django_filters.CharFilter(field_name="municipality__ibge_code")
-    bbox = django_filters.CharFilter(field_name="area", method="filter_bbox")
+    bbox = BBoxFilter("area")
 
     class Meta:
         model = CatchmentBasin
         fields = ["municipality", "bbox"]
-
-    def filter_bbox(self, queryset, name, value):
-        return _bbox_filter(queryset, name, value)
 
 
 class BasinViewSet(viewsets.ReadOnlyModelViewSet):
