@@ -91,7 +91,10 @@ def nucleo_client(world):
 
 def test_web_downloads_for_the_nucleo(world, tmp_path):
     client = nucleo_client(world)
-    assert client.get("/nucleo/exportar/").status_code == 200
+    page = client.get("/nucleo/exportar/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'name="date_from"' in html and 'name="transporter"' not in html  # the period only
     response = client.get("/nucleo/exportar/ctrs.csv?date_from=2026-11-01&date_to=2026-11-30")
     assert response.status_code == 200
     body = b"".join(response.streaming_content).decode("utf-8-sig")
