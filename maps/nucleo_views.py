@@ -19,6 +19,7 @@ from django.views.decorators.http import require_safe
 from ctr import analytics, roles
 from ctr.exports import export_ctrs
 from fiscalization import services as fiscalization
+from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
 from pev_network import management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality
@@ -99,6 +100,11 @@ def nucleo_map(request):
             f"&transport_date__gte={flt.date_from.isoformat()}"
             f"&transport_date__lte={flt.date_to.isoformat()}"
         ),
+    )
+    add_hotspots(
+        the_map,
+        hotspots_collection(municipality, flt.date_from, flt.date_to),
+        f"/fiscalizacao/denuncias/{{report}}/suspeitos/?hotspot=1&since={flt.date_from}",
     )
     context = {
         "nav": "nucleo",

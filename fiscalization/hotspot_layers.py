@@ -1,0 +1,287 @@
+"""folium layers of the hotspots and the suspects: plain functions, data in, map out.
+
+`add_hotspots(m, collection)` also serves the Núcleo's map (maps.nucleo_views): it adds one
+layer and keeps the map's layer control last, so that it lists the new layer too.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Sequence
+
+import folium
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from maps.builders import (
+    ExposeOnMap,
+    _bbox_bounds,
+    _feature_bounds,
+    _swatch_label,
+    add_basins,
+    add_outline,
+    base_map,
+)
+
+from . import hotspots
+
+LAYER_HOTSPOTS = "Pontos críticos de descarte"
+LAYER_SUSPECTS = "Origens e destinos dos CTRs suspeitos"
+# Recurring after a cleaning: the gravest. Both stay distinct for colour-blind readers
+# (dark red filled and solid border / orange with a dashed border).
+RECURRING_COLOUR = "#9F1239"
+HOTSPOT_COLOUR = "#E69F00"
+SPOT_COLOUR = "#111827"
+ORIGIN_COLOUR = "#0072B2"
+DESTINATION_COLOUR = "#009E73"
+RADIUS_COLOUR = "#6B7280"
+
+
+def _when(value: str | None) -> str:
+    if not value:
+        return "—"
+    moment = timezone.localtime(datetime.datetime.fromisoformat(value))
+    return moment.strftime("%d/%m/%Y")
+
+
+def hotspot_popup_html(props: dict, suspects_url: str | None = None) -> str:
+    rows = [
+        ("Denúncias", props["reports"]),
+        ("Primeira", _when(props.get("first_report_at"))),
+        ("Última", _when(props.get("last_report_at"))),
+        ("Limpezas", props.get("cleaned", 0)),
+        ("Denúncias após limpeza", props.get("recurrence_after_cleaning", 0)),
+        ("Bacia", (props.get("basin") or {}).get("name") or "fora das bacias"),
+    ]
+    link = (
+        format_html('<p><a href="{}">Ver CTRs suspeitos</a></p>', suspects_url)
+        if suspects_url
+        else ""
+    )
+    return str(
+        format_html(
+            '<div class="ctr-popup"><p class="ctr-popup-title">Ponto crítico: {} denúncia(s)</p>'
+            "<dl>{}</dl>{}</div>",
+            props["reports"],
+            format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows),
+            link,
+        )
+    )
+
+
+def _keep_control_last(m: folium.Map) -> None:
+    """folium renders children in insertion order and the layer control's script names the
+    layers it lists: a layer added after it would be undefined there. Move it (and what
+    exposes it to page scripts) to the end."""
+    children = m._children
+    for key, child in list(children.items()):
+        if isinstance(child, folium.LayerControl):
+            children.move_to_end(key)
+    for key, child in list(children.items()):
+        if isinstance(child, ExposeOnMap):
+            children.move_to_end(key)
+
+
+def add_hotspots(
+    m: folium.Map,
+    collection: dict,
+    suspects_url: str | None = None,
+    name: str = LAYER_HOTSPOTS,
+) -> None:
+    """The hotspots' hulls, coloured by recurrence after cleaning, and a circle at the centre
+    of each (a hull a few metres wide vanishes at city zoom). `collection` is
+    hotspots_geojson(); `suspects_url` a template with {report} (the last report's id)."""
+    features = []
+    centres = []
+    for feature in collection.get("features", []):
+        props = feature["properties"]
+        url = suspects_url.format(report=props["last_report"]["id"]) if suspects_url else None
+        recurring = props.get("recurrence_after_cleaning", 0) > 0
+        small = {
+            "reports": props["reports"],
+            "recurring": recurring,
+            "label": f"{props['reports']} denúncia(s)"
+            + (f", {props['recurrence_after_cleaning']} após limpeza" if recurring else ""),
+            "popup_html": hotspot_popup_html(props, url),
+        }
+        features.append({**feature, "properties": small})
+        centres.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": props["centre"]},
+                "properties": small,
+            }
+        )
+    group = folium.FeatureGroup(name=_swatch_label(RECURRING_COLOUR, name), show=True)
+    if features:
+
+        def style(feature):
+            recurring = feature["properties"]["recurring"]
+            colour = RECURRING_COLOUR if recurring else HOTSPOT_COLOUR
+            return {
+                "color": colour,
+                "weight": 3 if recurring else 2,
+                "dashArray": None if recurring else "5 4",
+                "fillColor": colour,
+                "fillOpacity": 0.35,
+            }
+
+        popup = folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320)
+        tooltip = folium.GeoJsonTooltip(fields=["label"], labels=False)
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": features},
+            style_function=style,
+            popup=popup,
+            tooltip=tooltip,
+        ).add_to(group)
+        largest = max(f["properties"]["reports"] for f in features)
+
+        def centre_style(feature):
+            props = feature["properties"]
+            return {
+                "radius": round(4 + 8 * (props["reports"] / largest) ** 0.5, 1),
+                "color": "#ffffff",
+                "weight": 1.5,
+                "fillColor": RECURRING_COLOUR if props["recurring"] else HOTSPOT_COLOUR,
+                "fillOpacity": 0.8,
+            }
+
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": centres},
+            marker=folium.CircleMarker(radius=6),
+            style_function=centre_style,
+            popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320),
+            tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+        ).add_to(group)
+    group.add_to(m)
+    _keep_control_last(m)
+
+
+def hotspots_collection(
+    municipality=None,
+    since: datetime.date | None = None,
+    until: datetime.date | None = None,
+    eps_m: float = hotspots.DEFAULT_EPS_M,
+    min_points: int = hotspots.DEFAULT_MIN_POINTS,
+) -> dict:
+    """The hotspots of a municipality (a Municipality, or None for all) for a map."""
+    query = hotspots.HotspotQuery(
+        eps_m=eps_m,
+        min_points=min_points,
+        since=since,
+        until=until,
+        municipality_id=municipality.pk if municipality else None,
+    )
+    try:
+        return hotspots.hotspots_geojson(query)
+    except hotspots.TooCostly:
+        return {"type": "FeatureCollection", "features": []}
+
+
+def _fit(m: folium.Map, bounds, padding=(24, 24), max_zoom=17) -> None:
+    if not bounds:
+        return
+    fit = folium.FitBounds(bounds, padding=padding, max_zoom=max_zoom)
+    fit.options["animate"] = False
+    m.add_child(fit)
+
+
+def hotspots_map(
+    collection: dict,
+    outline: dict | None = None,
+    basins: dict | None = None,
+    suspects_url: str | None = None,
+    tile_url: str | None = None,
+) -> folium.Map:
+    """The fiscalization's map of hotspots: the municipality, its bacias and the hulls; it
+    opens on the hotspots, else on the municipality."""
+    m = base_map(tile_url=tile_url)
+    if outline:
+        add_outline(m, outline)
+    if basins:
+        add_basins(m, basins)
+    add_hotspots(m, collection, suspects_url)
+    bounds = _feature_bounds(collection.get("features", []))
+    if bounds is None and outline and outline.get("bbox"):
+        bounds = _bbox_bounds(outline["bbox"])
+    _fit(m, bounds)
+    control = folium.LayerControl(collapsed=False, position="topright").add_to(m)
+    m.add_child(ExposeOnMap("ctrLayerControl", control))
+    return m
+
+
+def suspects_map(
+    spot: Sequence[float],
+    radius_km: float,
+    rows: Sequence[dict],
+    hull: dict | None = None,
+    tile_url: str | None = None,
+) -> folium.Map:
+    """The spot (lon, lat), the search radius, and each suspect CTR as a dashed line from its
+    origin (blue) to its declared destination (green). `rows`: dicts with number, origin,
+    destination ([lon, lat]) and label. `hull`: the hotspot's polygon, if any."""
+    lon, lat = float(spot[0]), float(spot[1])
+    m = base_map((lat, lon), 14, tile_url=tile_url)
+    folium.Circle(
+        location=[lat, lon],
+        radius=radius_km * 1000,
+        color=RADIUS_COLOUR,
+        weight=1.5,
+        dash_array="6 4",
+        fill=True,
+        fill_opacity=0.04,
+        interactive=False,
+    ).add_to(m)
+    if hull:
+        folium.GeoJson(
+            hull,
+            style_function=lambda _f: {
+                "color": RECURRING_COLOUR,
+                "weight": 2,
+                "fillColor": RECURRING_COLOUR,
+                "fillOpacity": 0.3,
+            },
+            tooltip="Ponto crítico",
+        ).add_to(m)
+    group = folium.FeatureGroup(name=_swatch_label(ORIGIN_COLOUR, LAYER_SUSPECTS), show=True)
+    bounds = [[lat, lon]]
+    for row in rows:
+        (olon, olat), (dlon, dlat) = row["origin"], row["destination"]
+        folium.PolyLine(
+            [[olat, olon], [dlat, dlon]],
+            color=ORIGIN_COLOUR,
+            weight=1.5,
+            opacity=0.6,
+            dash_array="4 4",
+            tooltip=row["label"],
+        ).add_to(group)
+        folium.CircleMarker(
+            [olat, olon], radius=6, color="#ffffff", weight=2, fill=True,
+            fill_color=ORIGIN_COLOUR, fill_opacity=0.95, tooltip=f"Origem — {row['label']}",
+        ).add_to(group)  # fmt: skip
+        folium.CircleMarker(
+            [dlat, dlon], radius=5, color="#ffffff", weight=2, fill=True,
+            fill_color=DESTINATION_COLOUR, fill_opacity=0.95,
+            tooltip=f"Destino declarado — {row['label']}",
+        ).add_to(group)  # fmt: skip
+        bounds += [[olat, olon], [dlat, dlon]]
+    group.add_to(m)
+    folium.CircleMarker(
+        location=[lat, lon],
+        radius=9,
+        color="#ffffff",
+        weight=3,
+        fill=True,
+        fill_color=SPOT_COLOUR,
+        fill_opacity=1,
+        tooltip="Local da denúncia",
+    ).add_to(m)
+    # The radius must show whole: fit to its box as well as to the suspects.
+    dlat = radius_km / 111.32
+    dlon = dlat / max(math.cos(math.radians(lat)), 0.01)
+    bounds += [[lat + dlat, lon + dlon], [lat - dlat, lon - dlon]]
+    lats = [b[0] for b in bounds]
+    lons = [b[1] for b in bounds]
+    _fit(m, [[min(lats), min(lons)], [max(lats), max(lons)]], padding=(16, 16))
+    return m

@@ -1,0 +1,220 @@
+"""Roadside check (art. 22 III: inspectors inspect vehicles, equipment and load): by plate, the
+vehicle, its transporter's standing today and the vehicle's open CTRs."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.db.models import F
+from django.utils import timezone
+
+from ctr.documents import normalize_plate
+from ctr.models import CTR, CTRStatus, RegistrationStatus, Transporter, Vehicle
+from ctr.services import with_hours_open
+
+
+class Verdict:
+    """What the inspector reads first, from the most to the least serious."""
+
+    UNKNOWN_VEHICLE = "UNKNOWN_VEHICLE"
+    REVOKED = "REVOKED"
+    SUSPENDED = "SUSPENDED"
+    EXPIRED = "EXPIRED"
+    NOT_YET_VALID = "NOT_YET_VALID"
+    INACTIVE_VEHICLE = "INACTIVE_VEHICLE"
+    REGULAR = "REGULAR"
+
+
+# Whether the vehicle may carry RCC today: only REGULAR may.
+VERDICT_OK = {Verdict.REGULAR}
+
+
+@dataclass(frozen=True)
+class OpenCTR:
+    number: str
+    transport_date: datetime.date
+    created_at: datetime.datetime
+    facility_name: str
+    facility_kind: str
+    destination: tuple[float, float]
+    origin: tuple[float, float]
+    volume_m3: float
+    hours_open: float
+    alert_hours: int
+
+    @property
+    def overdue(self) -> bool:
+        return self.hours_open > self.alert_hours
+
+    def as_dict(self) -> dict:
+        return {
+            "number": self.number,
+            "transport_date": self.transport_date.isoformat(),
+            "issued_at": self.created_at.isoformat(),
+            "destination_facility": {"name": self.facility_name, "kind": self.facility_kind},
+            "destination": [round(self.destination[0], 6), round(self.destination[1], 6)],
+            "origin": [round(self.origin[0], 6), round(self.origin[1], 6)],
+            "volume_m3": self.volume_m3,
+            # Negative while the transport day has not begun (a CTR issued for tomorrow).
+            "hours_open": round(self.hours_open, 1),
+            "overdue": self.overdue,
+        }
+
+
+@dataclass(frozen=True)
+class RoadsideAnswer:
+    plate: str
+    day: datetime.date
+    verdict: str
+    vehicle: Vehicle | None
+    transporter: Transporter | None
+    open_ctrs: list[OpenCTR]
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict in VERDICT_OK
+
+    @property
+    def display_plate(self) -> str:
+        return f"{self.plate[:3]}-{self.plate[3:]}"
+
+    @property
+    def headline(self) -> str:
+        """The verdict in large letters, pt-BR."""
+        t = self.transporter
+        if self.verdict == Verdict.SUSPENDED:
+            if t and t.suspended_until:
+                return f"SUSPENSO até {t.suspended_until:%d/%m}"
+            return "SUSPENSO"
+        return {
+            Verdict.UNKNOWN_VEHICLE: "VEÍCULO NÃO CADASTRADO",
+            Verdict.REVOKED: "CADASTRO CASSADO",
+            Verdict.EXPIRED: "CADASTRO VENCIDO",
+            Verdict.NOT_YET_VALID: "CADASTRO AINDA NÃO VIGENTE",
+            Verdict.INACTIVE_VEHICLE: "VEÍCULO DESATIVADO",
+            Verdict.REGULAR: "REGULAR",
+        }[self.verdict]
+
+    @property
+    def explanation(self) -> str:
+        t = self.transporter
+        if self.verdict == Verdict.UNKNOWN_VEHICLE:
+            return (
+                "Nenhum transportador cadastrou este veículo: ele não pode transportar RCC "
+                "nem volumosos no município (Lei 3.978/2007 art. 13)."
+            )
+        if self.verdict == Verdict.REVOKED:
+            return f"Cadastro do transportador cassado desde {t.status_since:%d/%m/%Y} (art. 25 V)."
+        if self.verdict == Verdict.SUSPENDED:
+            until = f" até {t.suspended_until:%d/%m/%Y}" if t.suspended_until else ""
+            return (
+                f"Transportador suspenso desde {t.status_since:%d/%m/%Y}{until} (art. 25 IV): "
+                "não pode transportar neste período."
+            )
+        if self.verdict == Verdict.EXPIRED:
+            return f"O cadastro do transportador venceu em {t.valid_until:%d/%m/%Y} (art. 13)."
+        if self.verdict == Verdict.NOT_YET_VALID:
+            return f"O cadastro do transportador só vale a partir de {t.valid_from:%d/%m/%Y}."
+        if self.verdict == Verdict.INACTIVE_VEHICLE:
+            return "O transportador desativou este veículo: ele não pode emitir CTR com ele."
+        until = f" até {t.valid_until:%d/%m/%Y}" if t.valid_until else ""
+        return f"Cadastro válido{until}."
+
+    def as_dict(self) -> dict:
+        t = self.transporter
+        return {
+            "plate": self.plate,
+            "day": self.day.isoformat(),
+            "verdict": self.verdict,
+            "headline": self.headline,
+            "explanation": self.explanation,
+            "vehicle": None
+            if self.vehicle is None
+            else {
+                "plate": self.vehicle.plate,
+                "description": self.vehicle.description,
+                "active": self.vehicle.active,
+            },
+            "transporter": None
+            if t is None
+            else {
+                "name": t.name,
+                "document": t.document,
+                "registration_number": t.registration_number,
+                "registered": t.registered_on(self.day),
+                "restriction": t.restricted_on(self.day),
+                "valid_from": t.valid_from.isoformat(),
+                "valid_until": t.valid_until.isoformat() if t.valid_until else None,
+                "status_since": t.status_since.isoformat() if t.status_since else None,
+                "suspended_until": t.suspended_until.isoformat() if t.suspended_until else None,
+            },
+            "open_ctrs": [c.as_dict() for c in self.open_ctrs],
+            "overdue_ctrs": sum(c.overdue for c in self.open_ctrs),
+        }
+
+
+def verdict_for(vehicle: Vehicle | None, day: datetime.date) -> str:
+    if vehicle is None:
+        return Verdict.UNKNOWN_VEHICLE
+    transporter = vehicle.transporter
+    restriction = transporter.restricted_on(day)
+    if restriction == RegistrationStatus.REVOKED:
+        return Verdict.REVOKED
+    if restriction == RegistrationStatus.SUSPENDED:
+        return Verdict.SUSPENDED
+    if not transporter.registered_on(day):
+        return Verdict.NOT_YET_VALID if transporter.valid_from > day else Verdict.EXPIRED
+    if not vehicle.active:
+        return Verdict.INACTIVE_VEHICLE
+    return Verdict.REGULAR
+
+
+def open_ctrs(vehicle: Vehicle, now: datetime.datetime) -> list[OpenCTR]:
+    """The vehicle's issued CTRs (not yet received, refused or cancelled), the oldest first."""
+    queryset = with_hours_open(
+        CTR.objects.filter(vehicle=vehicle, status=CTRStatus.ISSUED), now
+    ).order_by("transport_date", "created_at")
+    rows = queryset.values(
+        "number",
+        "transport_date",
+        "created_at",
+        "destination",
+        "origin",
+        "total_volume_m3",
+        "hours_open",
+        "alert_hours",
+        facility_name=F("destination_facility__name"),
+        facility_kind=F("destination_facility__kind"),
+    )
+    return [
+        OpenCTR(
+            number=r["number"],
+            transport_date=r["transport_date"],
+            created_at=r["created_at"],
+            facility_name=r["facility_name"],
+            facility_kind=r["facility_kind"],
+            destination=r["destination"].coords,
+            origin=r["origin"].coords,
+            volume_m3=float(r["total_volume_m3"]),
+            hours_open=float(r["hours_open"]),
+            alert_hours=r["alert_hours"],
+        )
+        for r in rows
+    ]
+
+
+def check_plate(raw_plate: str, now: datetime.datetime | None = None) -> RoadsideAnswer:
+    """Raise django.core.exceptions.ValidationError (pt-BR) when the plate is malformed."""
+    plate = normalize_plate(raw_plate)
+    now = now or timezone.now()
+    day = timezone.localtime(now).date()
+    vehicle = Vehicle.objects.select_related("transporter").filter(plate=plate).first()
+    return RoadsideAnswer(
+        plate=plate,
+        day=day,
+        verdict=verdict_for(vehicle, day),
+        vehicle=vehicle,
+        transporter=vehicle.transporter if vehicle else None,
+        open_ctrs=open_ctrs(vehicle, now) if vehicle else [],
+    )

@@ -1,0 +1,243 @@
+"""Roadside check by plate: regular, suspended, revoked, expired, inactive and unknown
+vehicles, bad plates; the vehicle's open CTRs; access (API and page)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from ctr import services
+from ctr.models import RegistrationStatus, Vehicle
+from ctr.rules import WasteLine
+from fiscalization import roadside
+from tests.ctr_world import build_world
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/roadside/"
+PAGE = "/fiscalizacao/veiculo/"
+
+
+@pytest.fixture
+def world():
+    return build_world()
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
+    return client
+
+
+def issue(world, hours_ago: float, transporter=None, plate="ABC1D23", code="C-01"):
+    """A CTR issued `hours_ago` hours ago, for today's transport (by its local date)."""
+    issued_at = timezone.now() - datetime.timedelta(hours=hours_ago)
+    transporter = transporter or world.alfa
+    user = world.alfa_user if transporter == world.alfa else world.beta_user
+    request = services.IssueRequest(
+        transport_date=timezone.localtime(issued_at).date(),
+        vehicle_plate=plate,
+        equipment_code=code,
+        origin=world.origin,
+        destination=world.inside(world.att),
+        waste=[WasteLine("A", Decimal("3"), "entulho")],
+        generator=services.GeneratorData("Maria da Obra", "52998224725"),
+    )
+    return services.issue(transporter, user, request, at=issued_at)
+
+
+def test_regular_vehicle_with_its_open_ctrs(world):
+    overdue = issue(world, hours_ago=60)
+    fresh = issue(world, hours_ago=1)
+    received = issue(world, hours_ago=5)
+    services.receive(received, world.operator, Decimal("3"))
+    issue(world, hours_ago=2, transporter=world.beta, plate="XYZ9876", code="B-01")  # another
+
+    answer = roadside.check_plate("abc-1d23")
+    assert answer.plate == "ABC1D23"
+    assert answer.verdict == roadside.Verdict.REGULAR
+    assert answer.headline == "REGULAR"
+    assert answer.ok
+    assert [c.number for c in answer.open_ctrs] == [overdue.number, fresh.number]
+    assert [c.overdue for c in answer.open_ctrs] == [True, False]
+    assert answer.open_ctrs[0].hours_open == pytest.approx(60, abs=0.1)
+    assert answer.open_ctrs[0].facility_name == "ATT"
+
+
+def test_suspended_transporter(world):
+    today = timezone.localdate()
+    alfa = world.alfa
+    alfa.status = RegistrationStatus.SUSPENDED
+    alfa.status_since = today - datetime.timedelta(days=2)
+    alfa.suspended_until = today + datetime.timedelta(days=5)
+    alfa.save()
+    answer = roadside.check_plate("ABC1D23")
+    assert answer.verdict == roadside.Verdict.SUSPENDED
+    assert answer.headline == f"SUSPENSO até {alfa.suspended_until:%d/%m}"
+    assert not answer.ok
+    # Once the suspension is over, regular again.
+    later = timezone.now() + datetime.timedelta(days=7)
+    assert roadside.check_plate("ABC1D23", now=later).verdict == roadside.Verdict.REGULAR
+
+
+def test_revoked_transporter(world):
+    alfa = world.alfa
+    alfa.status = RegistrationStatus.REVOKED
+    alfa.status_since = timezone.localdate() - datetime.timedelta(days=30)
+    alfa.save()
+    answer = roadside.check_plate("ABC1D23")
+    assert (answer.verdict, answer.headline) == (roadside.Verdict.REVOKED, "CADASTRO CASSADO")
+
+
+def test_expired_registration(world):
+    beta = world.beta
+    beta.valid_until = timezone.localdate() - datetime.timedelta(days=1)
+    beta.save()
+    answer = roadside.check_plate("XYZ-9876")
+    assert (answer.verdict, answer.headline) == (roadside.Verdict.EXPIRED, "CADASTRO VENCIDO")
+    assert "venceu em" in answer.explanation
+
+
+def test_registration_not_yet_valid(world):
+    beta = world.beta
+    beta.valid_from = timezone.localdate() + datetime.timedelta(days=10)
+    beta.save()
+    assert roadside.check_plate("XYZ9876").verdict == roadside.Verdict.NOT_YET_VALID
+
+
+def test_inactive_vehicle(world):
+    Vehicle.objects.filter(plate="ABC1D23").update(active=False)
+    answer = roadside.check_plate("ABC1D23")
+    assert (answer.verdict, answer.headline) == (
+        roadside.Verdict.INACTIVE_VEHICLE,
+        "VEÍCULO DESATIVADO",
+    )
+
+
+def test_unknown_plate(world):
+    answer = roadside.check_plate("QQQ1A11")
+    assert answer.verdict == roadside.Verdict.UNKNOWN_VEHICLE
+    assert answer.headline == "VEÍCULO NÃO CADASTRADO"
+    assert answer.transporter is None and answer.open_ctrs == []
+
+
+# --- API -----------------------------------------------------------------------------------
+
+
+def test_api_regular(world):
+    ctr = issue(world, hours_ago=60)
+    response = client_for(world.fiscal).get(URL, {"plate": "abc1d23"})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["plate"] == "ABC1D23"
+    assert body["verdict"] == "REGULAR"
+    assert body["headline"] == "REGULAR"
+    assert body["vehicle"]["plate"] == "ABC1D23"
+    assert body["transporter"]["name"] == "Caçambas Alfa Ltda."
+    assert body["transporter"]["registered"] is True
+    assert body["transporter"]["restriction"] is None
+    assert body["transporter"]["valid_until"] == "2027-12-31"
+    (open_ctr,) = body["open_ctrs"]
+    assert open_ctr["number"] == ctr.number
+    assert open_ctr["overdue"] is True
+    assert open_ctr["destination_facility"] == {"name": "ATT", "kind": "ATT"}
+    assert open_ctr["hours_open"] == pytest.approx(60, abs=0.2)
+    assert body["overdue_ctrs"] == 1
+
+
+def test_api_suspended(world):
+    alfa = world.alfa
+    alfa.status = RegistrationStatus.SUSPENDED
+    alfa.status_since = timezone.localdate()
+    alfa.suspended_until = timezone.localdate() + datetime.timedelta(days=3)
+    alfa.save()
+    body = client_for(world.nucleo).get(URL, {"plate": "ABC1D23"}).json()
+    assert body["verdict"] == "SUSPENDED"
+    assert body["transporter"]["restriction"] == "SUSPENDED"
+    assert body["headline"].startswith("SUSPENSO até ")
+
+
+def test_api_unknown_plate_is_an_answer(world):
+    response = client_for(world.fiscal).get(URL, {"plate": "QQQ1A11"})
+    assert response.status_code == 200
+    assert response.json()["verdict"] == "UNKNOWN_VEHICLE"
+    assert response.json()["vehicle"] is None
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [({"plate": "12"}, "Placa inválida"), ({}, "obrigatório"), ({"plate": " "}, "obrigatório")],
+)
+def test_api_bad_plate_is_400(world, params, fragment):
+    response = client_for(world.fiscal).get(URL, params)
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/problem+json")
+    error = response.json()["errors"][0]
+    assert error["campo"] == "plate"
+    assert fragment in error["mensagem"]
+
+
+def test_api_access(world):
+    assert APIClient().get(URL, {"plate": "ABC1D23"}).status_code == 401
+    for user in (world.alfa_user, world.operator, world.outsider):
+        assert client_for(user).get(URL, {"plate": "ABC1D23"}).status_code == 403
+
+
+def test_vehicle_path_of_the_ctr_api_is_not_taken(world):
+    """The roadside check lives at /roadside/: /vehicles/ belongs to the CTR API."""
+    response = client_for(world.alfa_user).get("/api/v1/vehicles/")
+    assert response.status_code == 200
+
+
+# --- page ----------------------------------------------------------------------------------
+
+
+def test_page_answers(world, client):
+    issue(world, hours_ago=60)
+    client.force_login(world.fiscal)
+    empty = client.get(PAGE)
+    assert empty.status_code == 200
+    assert 'name="plate"' in empty.content.decode()
+    html = client.get(PAGE, {"plate": "abc1d23"}).content.decode()
+    assert 'data-verdict="REGULAR"' in html
+    assert "verdict-ok" in html
+    assert "Caçambas Alfa Ltda." in html
+    assert "Em atraso" in html
+    assert 'value="ABC-1D23"' in html
+
+    beta = world.beta
+    beta.valid_until = timezone.localdate() - datetime.timedelta(days=1)
+    beta.save()
+    html = client.get(PAGE, {"plate": "XYZ9876"}).content.decode()
+    assert "CADASTRO VENCIDO" in html and "verdict-bad" in html
+
+    world.alfa.status = RegistrationStatus.SUSPENDED
+    world.alfa.status_since = timezone.localdate()
+    world.alfa.suspended_until = datetime.date(2030, 1, 15)
+    world.alfa.save()
+    assert "SUSPENSO até 15/01" in client.get(PAGE, {"plate": "ABC1D23"}).content.decode()
+
+    unknown = client.get(PAGE, {"plate": "QQQ1A11"}).content.decode()
+    assert "VEÍCULO NÃO CADASTRADO" in unknown
+
+
+def test_page_bad_plate(world, client):
+    client.force_login(world.nucleo)
+    response = client.get(PAGE, {"plate": "12"})
+    assert response.status_code == 400
+    assert "Placa inválida" in response.content.decode()
+    response = client.get(PAGE, {"plate": ""})
+    assert response.status_code == 400
+    assert "Informe a placa do veículo." in response.content.decode()
+
+
+def test_page_access(world, client):
+    response = client.get(PAGE)
+    assert response.status_code == 302 and "next=" in response["Location"]
+    client.force_login(world.alfa_user)
+    assert client.get(PAGE).status_code == 403
