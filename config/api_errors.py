@@ -16,6 +16,7 @@ TITLES = {
     406: "Formato não aceito",
     415: "Tipo de conteúdo não suportado",
     409: "Conflito com a situação atual",
+    413: "Conteúdo grande demais",
     422: "Regras do CTR violadas",
     429: "Muitas requisições",
 }

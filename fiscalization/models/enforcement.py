@@ -51,6 +51,51 @@ class UfespRate(models.Model):
         return f"UFESP {self.year}: R$ {self.value_brl}"
 
 
+class MunicipalHoliday(models.Model):
+    """A municipal holiday (the national and São Paulo state ones come from the `holidays`
+    package): deadlines counted in working days skip it (Lei 3.978/2007 art. 28 §2)."""
+
+    municipality = models.ForeignKey(
+        Municipality, on_delete=models.CASCADE, related_name="+", verbose_name="município"
+    )
+    day = models.DateField("data")
+    name = models.CharField("feriado", max_length=120)
+    yearly = models.BooleanField(
+        "repete todo ano", default=True, help_text="Mesmo dia e mês em todos os anos."
+    )
+
+    class Meta:
+        verbose_name = "feriado municipal"
+        verbose_name_plural = "feriados municipais"
+        ordering = ["municipality", "day"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["municipality", "day"], name="municipal_holiday_unique_day"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day:%d/%m} {self.name}"
+
+
+class EnforcementSequence(models.Model):
+    """Last number given per municipality, year and kind of document (case, notice, record).
+    Incremented inside the issuing transaction by an upsert, like ctr.NumberSequence: a rollback
+    returns the number, concurrent issuers queue on the row; no gaps, no duplicates."""
+
+    municipality = models.ForeignKey(Municipality, on_delete=models.CASCADE, related_name="+")
+    year = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=4)
+    last_value = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["municipality", "year", "kind"], name="enforcement_seq_unique"
+            )
+        ]
+
+
 class PenaltyTableEntry(models.Model):
     """A line of the infraction table of art. 23: data, not code. The published text lost its
     table; the seeded lines (migration) are the law's obligations with provisional fines, for
@@ -193,6 +238,15 @@ class InfractionRecord(models.Model):
     drawn_up_at = models.DateTimeField("lavrado em", default=timezone.now)
     entries = models.ManyToManyField(PenaltyTableEntry, through="InfractionItem")
     recidivist = models.BooleanField("reincidente (art. 26 II, art. 30)", default=False)
+    # Art. 26 I names obstruction an aggravating factor without a figure: the multiplier in
+    # force (settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER) is kept with the record, 1 = none.
+    obstruction_multiplier = models.DecimalField(
+        "agravante por embaraço à fiscalização (art. 26 I)",
+        max_digits=4,
+        decimal_places=2,
+        default=1,
+        validators=[MinValueValidator(1)],
+    )
     total_ufesp = models.DecimalField("multa total (UFESP)", max_digits=10, decimal_places=2)
     proposes_revocation = models.BooleanField(
         "propõe cassação (nova infração após suspensão, art. 34)", default=False

@@ -1,0 +1,572 @@
+"""PDFs of the notice to repair (Lei 3.978/2007 art. 28) and of the infraction record (art. 22
+III, art. 36), in the style of the printed CTR (ctr.printing): reportlab's standard fonts, an A4
+header band, ruled tables, signature boxes, the legal references printed in full.
+
+Functions take domain objects and return the PDF bytes; they never see a request."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from xml.sax.saxutils import escape
+
+from django.utils import timezone
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import KeepTogether, NextPageTemplate, Paragraph, Spacer, Table, TableStyle
+
+from ctr.documents import document_kind, format_document
+from ctr.printing import (
+    BODY,
+    BRAND,
+    CONTENT_W,
+    ERROR,
+    FLAG_BG,
+    INK,
+    MARGIN,
+    PAGE_H,
+    PAGE_W,
+    SMALL,
+    SOFT,
+    STRONG,
+    _document,
+    _style,
+    _watermark,
+    fields,
+    grid,
+    p,
+    platform_name,
+    section,
+    signature_boxes,
+)
+from ctr.reports import br_date, br_datetime, br_money, br_number
+
+from . import deadlines, enforcement
+from .models.enforcement import (
+    DeliveryMethod,
+    EnforcementCase,
+    InfractionRecord,
+    Notice,
+    Offender,
+    RecordStatus,
+    UfespRate,
+)
+
+LAW = "Lei Municipal nº 3.978/2007 de Guaratinguetá"
+HEADER_H = 27 * mm
+
+# What each delivery method means for the presumed receipt (printed on the document).
+NOTICE_RULES = {
+    DeliveryMethod.HAND: "Entrega pessoal: recebido na data e hora do recibo; as 72 horas contam "
+    "de minuto a minuto.",
+    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data do aviso de recebimento; os "
+    "prazos começam no dia seguinte.",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial (quando a notificação pessoal for "
+    "negativa ou impraticável): os prazos contam a partir do primeiro dia útil após a "
+    "publicação (art. 28 §2), não prosperando a alegação de ignorância.",
+}
+RECORD_RULES = {
+    DeliveryMethod.HAND: "Entrega pessoal no ato da lavratura (Lei 3.190/2013 art. 11 I): o "
+    "prazo de recurso começa no dia seguinte.",
+    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data do aviso de recebimento; o "
+    "prazo de recurso começa no dia seguinte.",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial: os prazos contam a partir do "
+    "primeiro dia útil após a publicação (art. 28 §2).",
+}
+
+# Art. 24-36, as printed on the record: the offender must be able to read what applies.
+LEGAL_REFERENCES = [
+    (
+        "Art. 24",
+        "Infratores: I proprietário, ocupante, locatário ou síndico do imóvel; II "
+        "representante legal do proprietário ou responsável técnico da obra; III motorista ou "
+        "proprietário do veículo transportador; IV dirigente legal da empresa transportadora; V "
+        "proprietário, operador ou responsável técnico da área de recepção.",
+    ),
+    (
+        "Art. 25",
+        "Penalidades: I multa; II embargo de obra; III apreensão de equipamentos; IV "
+        "suspensão por até 15 dias do exercício da atividade; V cassação do alvará.",
+    ),
+    ("Art. 26", "Agravantes: I impedir ou dificultar a ação fiscalizadora; II reincidir."),
+    (
+        "Art. 27-29",
+        "As penalidades se aplicam se a irregularidade não for sanada no prazo da "
+        "notificação; o infrator não reincidente tem 72 horas para reparar o dano; a notificação "
+        "pessoal negativa ou impraticável é suprida por edital, contando-se os prazos a partir do "
+        "primeiro dia útil da publicação.",
+    ),
+    (
+        "Art. 30",
+        "Não sanada a irregularidade, multa; na reincidência, em dobro; multas cumulativas "
+        "para infrações simultâneas (§3); o pagamento não exime de reparar o dano (§2).",
+    ),
+    ("Art. 31", "Embargo descumprido: multa diária de uma UFESP, sem prejuízo das sanções penais."),
+    (
+        "Art. 32",
+        "Equipamentos apreendidos são liberados, sanada a irregularidade, após o "
+        "recolhimento dos custos de apreensão, remoção e guarda.",
+    ),
+    ("Art. 34", "Após a suspensão, nova infração leva à cassação."),
+    (
+        "Art. 35",
+        "As penalidades são aplicadas pelo Secretário Municipal responsável pela fiscalização.",
+    ),
+    (
+        "Art. 36",
+        "A multa é cobrada pela UFESP da data do pagamento, no prazo máximo de 30 dias "
+        "da lavratura do auto; o auto é assinado pelo infrator ou o servidor certifica o motivo da "
+        "falta de assinatura.",
+    ),
+    (
+        "Lei 3.190/2013",
+        "Recurso em 30 dias corridos do recebimento (art. 13), aplicado por "
+        "analogia ao mesmo rito.",
+    ),
+]
+
+
+def _header(
+    case: EnforcementCase, title: str, subtitle: str, number: str, lines: list[str]
+) -> Callable[[Canvas], None]:
+    def draw(canvas: Canvas) -> None:
+        top = PAGE_H - MARGIN
+        canvas.saveState()
+        canvas.setFillColor(SOFT)
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(
+            MARGIN,
+            top - 8,
+            f"Prefeitura Municipal de {case.municipality.name}/{case.municipality.uf} · "
+            f"Fiscalização · {platform_name()}",
+        )
+        canvas.setFillColor(BRAND)
+        canvas.setFont("Helvetica-Bold", 15)
+        canvas.drawString(MARGIN, top - 26, title)
+        canvas.setFillColor(INK)
+        canvas.setFont("Helvetica", 8.5)
+        canvas.drawString(MARGIN, top - 38, subtitle)
+        canvas.setFont("Helvetica-Bold", 13)
+        canvas.drawRightString(PAGE_W - MARGIN, top - 26, f"Nº {number}")
+        canvas.setFont("Helvetica", 8.5)
+        for i, line in enumerate(lines):
+            canvas.drawRightString(PAGE_W - MARGIN, top - 40 - 11 * i, line)
+        canvas.setStrokeColor(INK)
+        canvas.setLineWidth(0.8)
+        y = top - HEADER_H + 3 * mm
+        canvas.line(MARGIN, y, PAGE_W - MARGIN, y)
+        canvas.restoreState()
+
+    return draw
+
+
+def _offender_block(offender: Offender, title: str) -> list:
+    pairs = [
+        ("Nome / razão social*", offender.name),
+        (document_kind(offender.document), format_document(offender.document)),
+        ("Papel (art. 24)", offender.get_role_display()),
+        ("Endereço*", offender.address or "—"),
+    ]
+    if offender.transporter_id:
+        t = offender.transporter
+        pairs.append(("Transportador*", f"{t.name} — cadastro nº {t.registration_number}"))
+    if offender.facility_id:
+        pairs.append(("Área de recepção*", offender.facility.name))
+    if offender.generator_id:
+        pairs.append(("Gerador*", offender.generator.name))
+    return [section(title), fields(pairs), Spacer(0, 3 * mm)]
+
+
+def _facts_block(case: EnforcementCase) -> list:
+    pairs = [
+        ("Constatada em", br_datetime(case.opened_at)),
+        ("Processo", case.number),
+        ("Irregularidade*", case.description),
+    ]
+    if case.location:
+        pairs.append(
+            (
+                "Local*",
+                f"lat. {br_number(case.location.y, 6)}; long. {br_number(case.location.x, 6)}"
+                " (WGS 84)",
+            )
+        )
+    if case.dumping_report_id:
+        pairs.append(("Denúncia", case.dumping_report.protocol))
+    if case.obstructed_inspection:
+        pairs.append(("Agravante*", "O infrator impediu ou dificultou a fiscalização (art. 26 I)."))
+    return [section("Irregularidade constatada (art. 22)"), fields(pairs), Spacer(0, 3 * mm)]
+
+
+def _delivery_block(
+    document: Notice | InfractionRecord, rules: dict, extra: list[tuple[str, str]]
+) -> list:
+    receipt = enforcement.receipt_of(document)
+    if receipt is None:
+        delivered = "a registrar"
+    elif document.delivery_method == DeliveryMethod.HAND:
+        delivered = br_datetime(document.delivered_on)
+    elif document.delivery_method == DeliveryMethod.PUBLIC_NOTICE:
+        delivered = (
+            f"publicado em {br_date(receipt.receipt_day)}; prazos desde "
+            f"{br_date(receipt.first_day)}"
+        )
+    else:
+        delivered = f"AR de {br_date(receipt.receipt_day)}"
+    pairs = [
+        ("Forma", document.get_delivery_method_display()),
+        ("Recebimento", delivered),
+        ("Regra*", rules[document.delivery_method]),
+        *extra,
+    ]
+    return [section("Entrega e prazos"), fields(pairs), Spacer(0, 3 * mm)]
+
+
+def _certificate_box(text: str, signer: str) -> Table:
+    """The inspector's certificate of why the offender did not sign, with its own signature."""
+    style = _style("cert", fontSize=8.5, leading=11)
+    label = _style("cert_label", fontSize=7, leading=8.5, textColor=SOFT)
+    rows = [
+        [Paragraph(text, style)],
+        [Paragraph(f"Assinatura do servidor ({escape(signer)}):", label)],
+    ]
+    table = Table(rows, colWidths=[CONTENT_W], rowHeights=[None, 12 * mm])
+    table.setStyle(
+        TableStyle(
+            [
+                ("BOX", (0, 0), (-1, -1), 0.6, INK),
+                ("BACKGROUND", (0, 0), (-1, -1), FLAG_BG),
+                ("VALIGN", (0, 1), (-1, 1), "BOTTOM"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 3 * mm),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 3 * mm),
+                ("TOPPADDING", (0, 0), (-1, -1), 2 * mm),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 2 * mm),
+            ]
+        )
+    )
+    return table
+
+
+def _legal_block(keys: tuple[str, ...] | None = None) -> list:
+    rows = [
+        Paragraph(f"<b>{escape(article)}</b> — {escape(text)}", SMALL)
+        for article, text in LEGAL_REFERENCES
+        if keys is None or article in keys
+    ]
+    return [section(f"Fundamentação legal ({LAW})"), Spacer(0, 1 * mm), *rows]
+
+
+# --- the notice -------------------------------------------------------------------------------
+
+
+def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
+    """The notice to repair the damage within 72 hours (art. 28)."""
+    case = notice.case
+    buffer = io.BytesIO()
+    doc = _document(
+        buffer,
+        f"Notificação {notice.number}",
+        _header(
+            case,
+            "Notificação para reparação do dano",
+            f"{LAW}, art. 27 a 29 — prazo de 72 horas",
+            notice.number,
+            [f"Emitida em {br_datetime(notice.issued_at)}", f"Processo {case.number}"],
+        ),
+        f"Notificação nº {notice.number}",
+        HEADER_H,
+        compress,
+    )
+    due = enforcement.notice_due(notice)
+    deadline = (
+        f"até {deadlines.br_deadline(due)}"
+        if due
+        else "72 horas contadas do recebimento (regra abaixo)"
+    )
+    repair_style = _style("repair", fontName="Helvetica-Bold", fontSize=10, leading=13)
+    story: list = [NextPageTemplate("later")]
+    story += _offender_block(case.offender, "Notificado")
+    story += _facts_block(case)
+    story += [
+        section("Exigência: reparar o dano em 72 horas (art. 28 §1)"),
+        Spacer(0, 1 * mm),
+        p(notice.required_action, BODY),
+        Spacer(0, 2 * mm),
+        p(f"Prazo: {deadline}.", repair_style),
+        Spacer(0, 3 * mm),
+    ]
+    story += _delivery_block(notice, NOTICE_RULES, [])
+    story += [
+        p(
+            "Não reparado o dano no prazo, serão aplicadas as penalidades da lei (art. 29): multa "
+            "conforme a tabela do art. 23, em dobro na reincidência e somada para infrações "
+            "simultâneas (art. 30), sem prejuízo de embargo, apreensão de equipamentos, suspensão "
+            "por até 15 dias e cassação do alvará (art. 25). O direito de reparar o dano é do "
+            "infrator não reincidente (art. 28).",
+            SMALL,
+        ),
+        Spacer(0, 3 * mm),
+    ]
+    story += _legal_block(("Art. 24", "Art. 25", "Art. 26", "Art. 27-29", "Art. 30"))
+    inspector = case.inspector.get_full_name() or case.inspector.get_username()
+    story += [
+        Spacer(0, 4 * mm),
+        KeepTogether(
+            [
+                section("Recibo e assinaturas"),
+                Spacer(0, 1.5 * mm),
+                signature_boxes(
+                    [
+                        ("Fiscal", inspector),
+                        ("Notificado (recibo: data e hora)", case.offender.name),
+                    ]
+                ),
+            ]
+        ),
+    ]
+    doc.build(story)
+    return buffer.getvalue()
+
+
+# --- the infraction record --------------------------------------------------------------------
+
+
+def _reference_value(total_ufesp) -> str:
+    """The fine in reais at the latest UFESP on file, for reference only: the amount due is the
+    UFESP of the payment date (art. 36)."""
+    rate = UfespRate.objects.order_by("-year").first()
+    if rate is None:
+        return "valor em reais calculado pela UFESP da data do pagamento"
+    value = br_money(total_ufesp * rate.value_brl)
+    return (
+        f"referência: {value} pela UFESP de {rate.year} (R$ {br_number(rate.value_brl, 2)}); "
+        "o valor devido é o da UFESP na data do pagamento"
+    )
+
+
+def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
+    """The auto de infração: the offender, the facts, each infraction with its legal reference
+    and fine, the totals in UFESP with the recidivism and aggravation lines, the deadlines, the
+    delivery, the signature or the inspector's certificate, and art. 24-36."""
+    case = record.case
+    buffer = io.BytesIO()
+    header = _header(
+        case,
+        "Auto de infração",
+        f"{LAW}, art. 22 III, 23, 30 e 36",
+        record.number,
+        [
+            f"Lavrado em {br_datetime(record.drawn_up_at)}",
+            f"Processo {case.number} · {record.get_status_display()}",
+        ],
+    )
+
+    def first(canvas: Canvas) -> None:
+        header(canvas)
+        if record.status == RecordStatus.ANNULLED:
+            _watermark(canvas, "ANULADO")
+
+    doc = _document(
+        buffer,
+        f"Auto de infração {record.number}",
+        first,
+        f"Auto de infração nº {record.number}",
+        HEADER_H,
+        compress,
+    )
+    fine = enforcement.record_fine(record)
+    story: list = [NextPageTemplate("later")]
+    story += _offender_block(case.offender, "Autuado")
+    story += _facts_block(case)
+    notice = case.notices.order_by("-issued_at").first()
+    if notice is not None:
+        due = enforcement.notice_due(notice)
+        repaired = (
+            f"reparado em {br_datetime(notice.repaired_at)}, fora do prazo"
+            if notice.repaired_at
+            else "não reparado"
+        )
+        story += [
+            p(
+                f"Notificação prévia nº {notice.number}: prazo de 72 horas até "
+                f"{deadlines.br_deadline(due) if due else '—'}, {repaired} (art. 27-29).",
+                SMALL,
+            ),
+            Spacer(0, 3 * mm),
+        ]
+    elif record.recidivist:
+        story += [
+            p("Sem notificação prévia: infrator reincidente (art. 28).", SMALL),
+            Spacer(0, 3 * mm),
+        ]
+
+    right = _style("right", alignment=2)
+    right_bold = _style("right_bold", fontName="Helvetica-Bold", alignment=2)
+    rows = [
+        [
+            item.entry.code,
+            item.entry.description,
+            item.entry.legal_reference,
+            br_number(item.fine_ufesp, 2),
+        ]
+        for item in record.items.select_related("entry").order_by("entry__code")
+    ]
+    rows.append(
+        [
+            Paragraph("<b>Soma das infrações</b> (multas cumulativas, art. 30 §3)", SMALL),
+            "",
+            "",
+            Paragraph(br_number(fine.base_ufesp, 2), right),
+        ]
+    )
+    highlight = []
+    if record.recidivist:
+        earlier = ", ".join(r.number for r in enforcement.earlier_final_records(case)) or "—"
+        rows.append(
+            [
+                Paragraph(
+                    f"<b>Reincidência</b>: multa em dobro (art. 30; art. 26 II). Autos "
+                    f"definitivos anteriores: {escape(earlier)}",
+                    SMALL,
+                ),
+                "",
+                "",
+                Paragraph("× 2", right),
+            ]
+        )
+        highlight.append(len(rows) - 1)
+    if record.obstruction_multiplier > 1:
+        rows.append(
+            [
+                Paragraph(
+                    "<b>Agravante</b>: impedir ou dificultar a fiscalização (art. 26 I)", SMALL
+                ),
+                "",
+                "",
+                Paragraph(f"× {br_number(record.obstruction_multiplier)}", right),
+            ]
+        )
+        highlight.append(len(rows) - 1)
+    rows.append(
+        [
+            Paragraph("<b>Multa total (UFESP)</b>", SMALL),
+            "",
+            "",
+            Paragraph(br_number(record.total_ufesp, 2), right_bold),
+        ]
+    )
+    table = grid(
+        ["Código", "Infração (tabela do art. 23)", "Fundamento legal", "Multa (UFESP)"],
+        rows,
+        [16 * mm, CONTENT_W - 16 * mm - 38 * mm - 24 * mm, 38 * mm, 24 * mm],
+        numeric=(3,),
+        highlight=tuple(highlight),
+        bold_last=True,
+    )
+    # Summary lines span the description columns.
+    first_summary = len(rows) - 1 - len(highlight) - 1
+    table.setStyle(
+        TableStyle([("SPAN", (0, r + 1), (2, r + 1)) for r in range(first_summary, len(rows))])
+    )
+    story += [
+        section("Infrações e multa"),
+        Spacer(0, 1 * mm),
+        table,
+        Spacer(0, 1.5 * mm),
+        p(
+            f"Multa total: {br_number(record.total_ufesp, 2)} UFESP — "
+            f"{_reference_value(record.total_ufesp)} (art. 36).",
+            SMALL,
+        ),
+    ]
+    if record.proposes_revocation:
+        suspension = enforcement.earlier_suspension(case)
+        since = f" (suspensão de {br_date(suspension.starts_on)})" if suspension else ""
+        story += [
+            Spacer(0, 1.5 * mm),
+            p(
+                f"Nova infração após a penalidade de suspensão{since}: proposta a cassação do "
+                "alvará (art. 34; art. 25 V).",
+                _style("revoke", fontName="Helvetica-Bold", textColor=ERROR),
+            ),
+        ]
+    penalties = list(record.penalties.order_by("starts_on"))
+    if penalties:
+        story += [
+            Spacer(0, 3 * mm),
+            section("Penalidades aplicadas (art. 25)"),
+            Spacer(0, 1 * mm),
+            grid(
+                ["Penalidade", "Início", "Fim / levantamento", "Detalhes"],
+                [
+                    [
+                        pen.get_kind_display(),
+                        br_date(pen.starts_on),
+                        br_date(pen.lifted_on or pen.ends_on)
+                        if (pen.lifted_on or pen.ends_on)
+                        else "—",
+                        pen.details or "—",
+                    ]
+                    for pen in penalties
+                ],
+                [48 * mm, 22 * mm, 30 * mm, CONTENT_W - 100 * mm],
+            ),
+        ]
+    story.append(Spacer(0, 3 * mm))
+
+    appeal_last = enforcement.appeal_last_day(record)
+    payment_last = enforcement.payment_last_day(record)
+    story += _delivery_block(
+        record,
+        RECORD_RULES,
+        [
+            (
+                "Recurso*",
+                (
+                    f"até {br_date(appeal_last)}"
+                    if appeal_last
+                    else "30 dias corridos do recebimento"
+                )
+                + ", dirigido à autoridade competente (Lei 3.190/2013 art. 13).",
+            ),
+            (
+                "Pagamento*",
+                f"até {br_date(payment_last)}, 30 dias da lavratura, em guia própria, pela UFESP "
+                "da data do pagamento; sem desconto por pagamento antecipado. Não pago no prazo, "
+                "o débito é inscrito em Dívida Ativa (art. 36; art. 22 IV).",
+            ),
+        ],
+    )
+    if record.paid_on:
+        late = " (fora do prazo)" if enforcement.paid_late(record) else ""
+        story += [
+            p(f"Pago em {br_date(record.paid_on)}: {br_money(record.paid_brl)}{late}.", STRONG),
+            Spacer(0, 3 * mm),
+        ]
+
+    inspector = case.inspector.get_full_name() or case.inspector.get_username()
+    signature: list = [section("Assinaturas (art. 36 p.ú.)"), Spacer(0, 1.5 * mm)]
+    offender_box = "Autuado" if record.signed_by_offender else "Autuado (não assinou: certidão)"
+    signature.append(signature_boxes([(offender_box, case.offender.name), ("Fiscal", inspector)]))
+    if not record.signed_by_offender:
+        signature += [
+            Spacer(0, 2 * mm),
+            _certificate_box(
+                "<b>Certidão do servidor (art. 36 p.ú.)</b>: certifico que o autuado não assinou "
+                f"este auto, pelo seguinte motivo: {escape(record.no_signature_reason)}",
+                inspector,
+            ),
+        ]
+    story += [KeepTogether(signature), Spacer(0, 4 * mm)]
+    story += _legal_block()
+    story += [
+        Spacer(0, 2 * mm),
+        p(
+            "O pagamento da multa não exime o infrator de reparar o dano nem de cumprir as demais "
+            "obrigações legais (art. 30 §2). Documento emitido em "
+            f"{br_datetime(timezone.now())}.",
+            SMALL,
+        ),
+    ]
+    doc.build(story)
+    return buffer.getvalue()

@@ -1,0 +1,422 @@
+"""Web pages of dumping reports (pt-BR): the citizens' form and follow-up page, the inspectors'
+map, list and report pages, and the private photos. Thin: parse with intake_forms, call
+fiscalization.intake, render."""
+
+from __future__ import annotations
+
+import math
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.contrib.gis.db.models import Extent
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from config.api_errors import InvalidParameter
+from config.api_params import parse_lon_lat
+from ctr import roles
+from maps import builders
+from pev_network import public_layers
+from pev_network import services as network
+
+from . import intake, intake_maps, throttle
+from .api import photos_with_distance
+from .intake_forms import CategoryForm, InspectorFilterForm, MergeForm, ReportForm, StatusForm
+from .models import DumpingPhoto, DumpingReport
+from .photos import PhotoErrors, check_photos
+
+# More matching reports than this and the map shows counts per grid cell instead of points
+# (design.md: never thousands of raw markers in one page).
+MAP_POINT_LIMIT = 2000
+PAGE_SIZE = 50
+# Grid cells across the larger side of the map's extent when aggregating.
+CELLS_ACROSS = 60
+# Cells smaller than ~100 m would split one dumping spot into several.
+MIN_CELL_DEG = 0.001
+# Bacias this far beyond the municipality are drawn too (degrees, ~20 km).
+MARGIN_DEG = 0.2
+
+
+def _outline(ibge: str | None = None) -> dict | None:
+    code = ibge or settings.DEFAULT_MUNICIPALITY_IBGE
+    return public_layers.municipality_outline_geojson(code) if code else None
+
+
+# --- citizens --------------------------------------------------------------------------------
+
+
+def _rate_limited_page(request, form, error: throttle.RateLimited, outline):
+    response = _form_page(request, form, outline, status=429, rate_limit=error.message)
+    response["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def _form_page(request, form, outline, status=200, nearby=None, rate_limit=None, photos_lost=False):
+    chosen = None
+    if form.is_bound and not form.errors.get("longitude") and not form.errors.get("latitude"):
+        try:
+            chosen = (float(form.cleaned_data["longitude"]), float(form.cleaned_data["latitude"]))
+        except (AttributeError, KeyError, TypeError):
+            chosen = None
+    the_map = intake_maps.report_form_map(outline, chosen)
+    context = {
+        "nav": "denunciar",
+        "form": form,
+        "map": builders.render_parts(the_map),
+        "municipality": outline["properties"] if outline else None,
+        "nearby": nearby,
+        "radius_m": intake.NEARBY_RADIUS_M,
+        "days": intake.NEARBY_DAYS,
+        "rate_limit": rate_limit,
+        "photos_lost": photos_lost,
+    }
+    return render(request, "fiscalization/intake/denunciar.html", context, status=status)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def report_new(request):
+    """/denunciar/: anyone reports a dumping spot, without an account."""
+    outline = _outline()
+    if request.method != "POST":
+        return _form_page(request, ReportForm(), outline)
+
+    form = ReportForm(request.POST, request.FILES)
+    inspector = roles.is_municipal(request.user)
+    client = throttle.client_key(request.META)
+    if not inspector:
+        try:
+            throttle.ATTEMPTS.check_and_hit(client)
+            throttle.REPORTS.check(client)
+        except throttle.RateLimited as error:
+            form.is_valid()
+            return _rate_limited_page(request, form, error, outline)
+    if not form.is_valid():
+        return _form_page(request, form, outline, status=400)
+    try:
+        photos = check_photos(form.cleaned_data["photos"])
+    except PhotoErrors as error:
+        for problem in error.errors:
+            form.add_error("photos", f"{problem.filename}: {problem.message}")
+        return _form_page(request, form, outline, status=413 if error.too_large else 400)
+    try:
+        report = intake.create_report(
+            form.new_report(),
+            photos,
+            by=request.user if inspector else None,
+            confirm_new=form.cleaned_data["confirm_new"],
+        )
+    except intake.NearbyReportsExist as error:
+        return _form_page(
+            request,
+            form,
+            outline,
+            nearby=intake.public_nearby(error.reports),
+            photos_lost=bool(photos),
+        )
+    except intake.IntakeError as error:
+        form.add_error(None, error.message)
+        return _form_page(request, form, outline, status=error.status)
+    if not inspector:
+        throttle.REPORTS.hit(client)
+    messages.success(
+        request,
+        format_html(
+            "Denúncia registrada com o protocolo <strong>{}</strong>. Guarde este número para "
+            "acompanhar o andamento.",
+            report.protocol,
+        ),
+    )
+    return redirect("intake:follow", protocol=report.protocol)
+
+
+@require_safe
+def report_nearby(request):
+    """JSON for the form's "is it one of these?": open reports near a point (public data only)."""
+    try:
+        throttle.NEARBY.check_and_hit(throttle.client_key(request.META))
+    except throttle.RateLimited as error:
+        response = JsonResponse({"detail": error.message}, status=429)
+        response["Retry-After"] = str(error.retry_after)
+        return response
+    try:
+        point = parse_lon_lat(request.GET)
+    except InvalidParameter as error:
+        return JsonResponse({"detail": "; ".join(sum(error.detail.values(), []))}, status=400)
+    municipality = network.municipality_at(point)
+    reports = intake.nearby_open_reports(point) if municipality else []
+    return JsonResponse(
+        {
+            "municipality": f"{municipality.name}/{municipality.uf}" if municipality else None,
+            "radius_m": intake.NEARBY_RADIUS_M,
+            "days": intake.NEARBY_DAYS,
+            "reports": [
+                {**item, "follow_url": reverse("intake:follow", args=[item["protocol"]])}
+                for item in intake.public_nearby(reports)
+            ],
+        }
+    )
+
+
+@require_safe
+def report_follow(request, protocol: str):
+    """/denuncia/<protocol>/: public follow-up. Status, dates, category and the history of
+    status changes; never the photos, the contact, the description or inspectors' notes."""
+    report = (
+        DumpingReport.objects.select_related("municipality", "duplicate_of")
+        .defer("municipality__boundary")
+        .filter(protocol=protocol.strip().upper())
+        .first()
+    )
+    if report is None:
+        return render(
+            request,
+            "fiscalization/intake/denuncia_nao_encontrada.html",
+            {"protocol": protocol[:40]},
+            status=404,
+        )
+    context = {
+        "report": report,
+        "history": intake.public_history(report),
+        "nav": "denunciar",
+    }
+    return render(request, "fiscalization/intake/denuncia.html", context)
+
+
+# --- inspectors ------------------------------------------------------------------------------
+
+
+def municipal_required(view):
+    """Núcleo and inspectors only: anonymous users go to the login, others get a 403."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not roles.is_municipal(request.user):
+            return render(request, "maps/sem_acesso.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _popup(report: DumpingReport) -> str:
+    return str(
+        format_html(
+            '<div class="ctr-popup"><p class="ctr-popup-title"><a href="{}">{}</a></p>'
+            "<dl><dt>Categoria</dt><dd>{}</dd><dt>Situação</dt><dd>{}</dd>"
+            "<dt>Recebida em</dt><dd>{}</dd></dl></div>",
+            reverse("intake:inspect-report", args=[report.pk]),
+            report.protocol,
+            report.get_category_display(),
+            report.get_status_display(),
+            timezone.localtime(report.created_at).strftime("%d/%m/%Y %H:%M"),
+        )
+    )
+
+
+def _cell_size(queryset) -> float:
+    """Degrees per cell: the matching reports' extent over CELLS_ACROSS, rounded to a tidy
+    value (1, 2 or 5 × a power of ten) so that the grid does not jump between pages."""
+    extent = queryset.order_by().aggregate(e=Extent("location"))["e"]
+    if not extent:
+        return 0.01
+    span = max(extent[2] - extent[0], extent[3] - extent[1]) / CELLS_ACROSS
+    span = max(span, MIN_CELL_DEG)
+    power = 10 ** math.floor(math.log10(span))
+    return next(f * power for f in (1, 2, 5, 10) if f * power >= span)
+
+
+@require_safe
+@municipal_required
+def inspect_index(request):
+    """/fiscalizacao/: map and list of the reports, with the API's filters."""
+    form = InspectorFilterForm(request.GET or None)
+    status = 200
+    if form.is_bound and not form.is_valid():
+        status = 400
+        queryset = DumpingReport.objects.none()
+        query = None
+    else:
+        query = form.query() if form.is_bound else intake.ReportQuery()
+        try:
+            queryset = intake.search_reports(query)
+        except intake.IntakeError as error:
+            form.add_error(None, error.message)
+            status = 400
+            queryset = DumpingReport.objects.none()
+    total = queryset.count()
+    outline = _outline(query.municipality_ibge if query else None)
+    window = None
+    if outline and outline.get("bbox"):
+        x0, y0, x1, y1 = outline["bbox"]
+        window = (x0 - MARGIN_DEG, y0 - MARGIN_DEG, x1 + MARGIN_DEG, y1 + MARGIN_DEG)
+    basins = public_layers.catchment_basins_geojson(timezone.localdate(), window)
+    cells, points, cell = [], [], None
+    if total > MAP_POINT_LIMIT:
+        cell = _cell_size(queryset)
+        cells = intake.report_cells_for(queryset, cell)
+    elif total:
+        points = [
+            intake_maps.ReportPoint(r.location.x, r.location.y, r.status, _popup(r))
+            for r in queryset.select_related(None).only(
+                "pk", "protocol", "location", "category", "status", "created_at"
+            )
+        ]
+    the_map = intake_maps.inspection_map(outline, basins, points, cells, cell)
+    page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("pagina"))
+    params = request.GET.copy()
+    params.pop("pagina", None)
+    context = {
+        "nav": "fiscalizacao",
+        "form": form,
+        "map": builders.render_parts(the_map),
+        "total": total,
+        "aggregated": bool(cells),
+        "point_limit": MAP_POINT_LIMIT,
+        "page": page,
+        "query_string": params.urlencode(),
+        "api_url": reverse("dumping-report-list") + (f"?{params.urlencode()}" if params else ""),
+    }
+    return render(request, "fiscalization/intake/fiscalizacao.html", context, status=status)
+
+
+def _detail_page(request, report: DumpingReport, status=200, **forms):
+    report = intake.base_queryset().get(pk=report.pk)
+    photos = photos_with_distance(report)
+    exif_points = [
+        (
+            p.exif_location.x,
+            p.exif_location.y,
+            f"Foto {n}: tirada a {p.distance_from_report_m:.0f} m do local informado",
+        )
+        for n, p in enumerate(photos, start=1)
+        if p.exif_location is not None
+    ]
+    the_map = intake_maps.report_detail_map((report.location.x, report.location.y), exif_points)
+    allowed = intake.allowed_statuses(report)
+    candidates = [
+        r
+        for r in intake.nearby_open_reports(report.location, days=365, exclude=report)
+        if r.duplicate_of_id is None
+    ]
+    context = {
+        "nav": "fiscalizacao",
+        "report": report,
+        "photos": photos,
+        "events": [
+            {
+                "at": e.at,
+                "actor": e.actor.get_username() if e.actor else "",
+                "from_label": intake.STATUS_LABELS.get(e.from_status, ""),
+                "to_label": intake.STATUS_LABELS.get(e.to_status, e.to_status),
+                "changed": e.from_status != e.to_status,
+                "note": e.note,
+            }
+            for e in report.events.select_related("actor")
+        ],
+        "duplicates": report.duplicates.only("pk", "protocol", "created_at").order_by("created_at"),
+        "suggestions": intake.suggest_categories(report.location),
+        "candidates": candidates,
+        "radius_m": intake.NEARBY_RADIUS_M,
+        "map": builders.render_parts(the_map),
+        "status_form": forms.get("status_form") or StatusForm(allowed=allowed),
+        "merge_form": forms.get("merge_form") or MergeForm(),
+        "category_form": forms.get("category_form")
+        or CategoryForm(initial={"category": report.category}),
+        "suspects_url": f"/fiscalizacao/denuncias/{report.pk}/suspeitos/",
+    }
+    return render(
+        request, "fiscalization/intake/fiscalizacao_denuncia.html", context, status=status
+    )
+
+
+@require_safe
+@municipal_required
+def inspect_report(request, pk: int):
+    return _detail_page(request, get_object_or_404(DumpingReport, pk=pk))
+
+
+def _act(request, report, form, form_name: str, run, success: str):
+    if not form.is_valid():
+        return _detail_page(request, report, status=400, **{form_name: form})
+    try:
+        run(form.cleaned_data)
+    except intake.IntakeError as error:
+        form.add_error(error.field if error.field in form.fields else None, error.message)
+        return _detail_page(request, report, status=error.status, **{form_name: form})
+    messages.success(request, success)
+    return redirect("intake:inspect-report", pk=report.pk)
+
+
+@require_POST
+@municipal_required
+def inspect_status(request, pk: int):
+    report = get_object_or_404(DumpingReport, pk=pk)
+    form = StatusForm(request.POST, allowed=intake.allowed_statuses(report))
+    return _act(
+        request,
+        report,
+        form,
+        "status_form",
+        lambda data: intake.change_status(report, data["status"], request.user, data["note"]),
+        "Situação alterada.",
+    )
+
+
+@require_POST
+@municipal_required
+def inspect_merge(request, pk: int):
+    report = get_object_or_404(DumpingReport, pk=pk)
+    form = MergeForm(request.POST)
+    return _act(
+        request,
+        report,
+        form,
+        "merge_form",
+        lambda data: intake.merge_duplicate(report, data["into"], request.user, data["note"]),
+        "Denúncia mesclada: agora é duplicata da original.",
+    )
+
+
+@require_POST
+@municipal_required
+def inspect_category(request, pk: int):
+    report = get_object_or_404(DumpingReport, pk=pk)
+    form = CategoryForm(request.POST)
+    return _act(
+        request,
+        report,
+        form,
+        "category_form",
+        lambda data: intake.change_category(report, data["category"], request.user, data["note"]),
+        "Categoria alterada.",
+    )
+
+
+@require_safe
+@municipal_required
+def photo(request, pk: int):
+    """A report's photo, for the Núcleo and inspectors only (MEDIA_ROOT is never served
+    publicly). The stored file has no metadata; its type is the one we encoded it in."""
+    item = get_object_or_404(DumpingPhoto.objects.select_related("report"), pk=pk)
+    try:
+        handle = item.image.open("rb")
+    except (FileNotFoundError, OSError):
+        raise Http404("O arquivo desta foto não foi encontrado.") from None
+    response = FileResponse(
+        handle,
+        content_type=item.content_type,
+        as_attachment=False,
+        filename=f"{item.report.protocol}-{item.pk}.{item.extension}",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    response["Cache-Control"] = "private, max-age=3600"
+    return response

@@ -1,0 +1,746 @@
+"""The enforcement procedure of Lei 3.978/2007 art. 21-36 through its services, its effects on
+the CTR rules (a suspended transporter's CTR refused), the command, the pages and the PDFs."""
+
+import datetime
+import io
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+from django.db import IntegrityError, transaction
+from django.test import Client
+from pypdf import PdfReader
+
+from fiscalization import enforcement
+from fiscalization.enforcement import EnforcementError, OffenderData
+from fiscalization.models.enforcement import (
+    CaseStatus,
+    DeliveryMethod,
+    EnforcementCase,
+    InfractionRecord,
+    MunicipalHoliday,
+    OffenderRole,
+    Penalty,
+    PenaltyKind,
+    RecordStatus,
+    UfespRate,
+)
+from pev_network.models import FacilityLicense
+from tests.builders import municipality
+from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
+from tests.enforcement_world import (
+    HOUR,
+    D,
+    at,
+    entries,
+    facility_offender,
+    notified_and_expired,
+    open_case,
+    record_for,
+    transporter_offender,
+)
+from tests.test_ctr_api import error_codes, issue
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    return build_world()
+
+
+def fail(code: str):
+    """pytest.raises for an EnforcementError with this code."""
+
+    class Raises:
+        def __enter__(self):
+            self.ctx = pytest.raises(EnforcementError)
+            self.info = self.ctx.__enter__()
+            return self.info
+
+        def __exit__(self, *exc):
+            suppressed = self.ctx.__exit__(*exc)
+            assert self.info.value.code == code, self.info.value.message
+            return suppressed
+
+    return Raises()
+
+
+# --- numbering --------------------------------------------------------------------------------
+
+
+def test_numbers_follow_each_other_per_municipality_year_and_kind(world):
+    first = open_case(world, at(2025, 3, 3))
+    second = open_case(world, at(2025, 3, 4))
+    next_year = open_case(world, at(2026, 1, 5))
+    other_town = enforcement.open_case(
+        municipality=municipality("3550308", "São Paulo (teste)"),
+        inspector=world.fiscal,
+        offender=transporter_offender(world),
+        description="x",
+        opened_at=at(2025, 3, 5),
+    )
+    assert first.number == "FISC-3518404-2025-000001"
+    assert second.number == "FISC-3518404-2025-000002"
+    assert next_year.number == "FISC-3518404-2026-000001"
+    assert other_town.number == "FISC-3550308-2025-000001"
+    notice = enforcement.issue_notice(first, "Limpar", DeliveryMethod.HAND, at(2025, 3, 3, 11))
+    assert notice.number == "NOT-3518404-2025-000001"
+
+
+def test_a_failed_record_returns_its_number(world):
+    case = open_case(world)
+    expired = notified_and_expired(case)
+    with fail("signature"):
+        enforcement.draw_up_record(
+            case, entries("INF-01"), delivery_method=DeliveryMethod.HAND, drawn_up_at=expired
+        )
+    record = enforcement.draw_up_record(
+        case,
+        entries("INF-01"),
+        delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=True,
+        drawn_up_at=expired,
+    )
+    assert record.number == "AI-3518404-2025-000001"
+
+
+# --- opening: the offender of art. 24 ---------------------------------------------------------
+
+
+def test_driver_cannot_be_linked_to_a_facility(world):
+    with fail("role_link"):
+        open_case(
+            world,
+            offender=OffenderData(
+                name="Motorista",
+                document=CPF_GENERATOR,
+                role=OffenderRole.DRIVER,
+                facility=world.att,
+            ),
+        )
+
+
+def test_invalid_document_is_refused_in_portuguese(world):
+    bad = transporter_offender(world)
+    bad.document = "11222333000100"
+    with pytest.raises(EnforcementError, match="CNPJ inválido"):
+        open_case(world, offender=bad)
+
+
+def test_entry_not_applicable_to_the_role_is_refused(world):
+    case = open_case(world)
+    expired = notified_and_expired(case)
+    with pytest.raises(EnforcementError, match="INF-09 não se aplica"):
+        enforcement.draw_up_record(
+            case,
+            entries("INF-09"),  # operating an unlicensed facility: FACILITY only
+            delivery_method=DeliveryMethod.HAND,
+            signed_by_offender=True,
+            drawn_up_at=expired,
+        )
+
+
+# --- notice to repair (art. 27-29) ------------------------------------------------------------
+
+
+def test_record_before_the_72_hours_end_is_refused(world):
+    case = open_case(world, at(2025, 3, 3, 9))
+    expired = notified_and_expired(case)  # handed over 10:00 on 03/03
+    with pytest.raises(EnforcementError, match="06/03/2025 às 10h00"):
+        enforcement.draw_up_record(
+            case,
+            entries("INF-01"),
+            delivery_method=DeliveryMethod.HAND,
+            signed_by_offender=True,
+            drawn_up_at=at(2025, 3, 6, 10, 0),
+        )
+    record = enforcement.draw_up_record(
+        case,
+        entries("INF-01"),
+        delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=True,
+        drawn_up_at=expired,
+    )
+    assert record.case.status == CaseStatus.RECORDED
+
+
+def test_non_recidivist_needs_a_notice_first(world):
+    case = open_case(world)
+    with fail("notice_required"):
+        enforcement.draw_up_record(
+            case,
+            entries("INF-01"),
+            delivery_method=DeliveryMethod.HAND,
+            signed_by_offender=True,
+            drawn_up_at=case.opened_at + HOUR,
+        )
+
+
+def test_notice_not_delivered_runs_no_deadline(world):
+    case = open_case(world)
+    enforcement.issue_notice(case, "Limpar", DeliveryMethod.MAIL, case.opened_at + HOUR)
+    with fail("notice_not_delivered"):
+        enforcement.draw_up_record(
+            case,
+            entries("INF-01"),
+            delivery_method=DeliveryMethod.HAND,
+            signed_by_offender=True,
+            drawn_up_at=at(2025, 4, 1),
+        )
+
+
+def test_repaired_in_time_ends_the_case_without_penalty(world):
+    case = open_case(world, at(2025, 3, 3, 9))
+    notice = enforcement.issue_notice(case, "Limpar", DeliveryMethod.HAND, at(2025, 3, 3, 10))
+    enforcement.register_notice_delivery(notice, at(2025, 3, 3, 10))
+    enforcement.mark_repaired(notice, at(2025, 3, 6, 10, 0))  # the last minute
+    case.refresh_from_db()
+    assert case.status == CaseStatus.REPAIRED
+    with fail("status"):
+        enforcement.draw_up_record(
+            case,
+            entries("INF-01"),
+            delivery_method=DeliveryMethod.HAND,
+            signed_by_offender=True,
+            drawn_up_at=at(2025, 3, 7),
+        )
+
+
+def test_repaired_a_minute_late_still_gets_a_record(world):
+    case = open_case(world, at(2025, 3, 3, 9))
+    notice = enforcement.issue_notice(case, "Limpar", DeliveryMethod.HAND, at(2025, 3, 3, 10))
+    enforcement.register_notice_delivery(notice, at(2025, 3, 3, 10))
+    enforcement.mark_repaired(notice, at(2025, 3, 6, 10, 1))
+    case.refresh_from_db()
+    assert case.status == CaseStatus.NOTIFIED
+    record = enforcement.draw_up_record(
+        case,
+        entries("INF-01"),
+        delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=True,
+        drawn_up_at=at(2025, 3, 7),
+    )
+    assert record.total_ufesp == Decimal("100.00")
+
+
+def test_public_notice_before_a_holiday_monday_gives_until_thursday_night(world):
+    case = open_case(world, at(2026, 9, 2, 9))
+    notice = enforcement.issue_notice(
+        case, "Limpar", DeliveryMethod.PUBLIC_NOTICE, at(2026, 9, 3, 9)
+    )
+    notice = enforcement.register_notice_delivery(notice, at(2026, 9, 4, 12))  # Friday
+    assert enforcement.notice_due(notice) == at(2026, 9, 11, 0, 0)
+    # The municipality's own holiday on Tuesday pushes it one more day.
+    MunicipalHoliday.objects.create(municipality=world.town, day=D(2026, 9, 8), name="Teste")
+    assert enforcement.notice_due(notice) == at(2026, 9, 12, 0, 0)
+
+
+def test_recidivist_gets_no_notice_but_a_record_straight_away(world):
+    earlier = record_for(world, opened_at=at(2025, 1, 6, 9))
+    InfractionRecord.objects.filter(pk=earlier.pk).update(status=RecordStatus.PAID)
+    case = open_case(world, at(2025, 3, 3, 9))
+    with pytest.raises(EnforcementError, match="reincidente.*art. 28"):
+        enforcement.issue_notice(case, "Limpar", DeliveryMethod.HAND)
+    record = enforcement.draw_up_record(
+        case,
+        entries("INF-01", "INF-04", "INF-05"),
+        delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=False,
+        no_signature_reason="Recusou-se a assinar.",
+        drawn_up_at=at(2025, 3, 3, 11),
+    )
+    assert record.recidivist and record.total_ufesp == Decimal("300.00")
+
+
+# --- the record: signature (art. 36 sole §) ---------------------------------------------------
+
+
+def test_unsigned_record_without_certificate_is_refused_by_the_database_too(world):
+    record = record_for(world)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        InfractionRecord.objects.filter(pk=record.pk).update(
+            signed_by_offender=False, no_signature_reason=""
+        )
+
+
+# --- appeal (Lei 3.190/2013 art. 13) ----------------------------------------------------------
+
+
+def test_appeal_on_day_30_accepted(world):
+    record = record_for(world)  # handed over on 06/03/2025 at 10:01
+    appeal = enforcement.file_appeal(record, D(2025, 4, 5), "Não fui eu.")
+    assert appeal.record.status == RecordStatus.APPEALED
+
+
+def test_appeal_on_day_31_refused(world):
+    record = record_for(world)
+    with pytest.raises(EnforcementError, match="fora do prazo.*05/04/2025"):
+        enforcement.file_appeal(record, D(2025, 4, 6), "Não fui eu.")
+
+
+def test_appeal_by_mail_counts_from_the_ar(world):
+    record = record_for(world, delivery=DeliveryMethod.MAIL)
+    with fail("not_delivered"):
+        enforcement.file_appeal(record, D(2025, 3, 10), "x")
+    record = enforcement.register_record_delivery(record, at(2025, 3, 20, 12))
+    assert enforcement.appeal_last_day(record) == D(2025, 4, 19)
+    enforcement.file_appeal(record, D(2025, 4, 19), "x")
+
+
+def test_annulled_record_lifts_the_suspension(world):
+    record = record_for(world)
+    enforcement.apply_suspension(record, D(2025, 3, 10), 15)
+    enforcement.file_appeal(record, D(2025, 3, 12), "Razões")
+    enforcement.decide_appeal(record, D(2025, 3, 12), upheld=False, decision="Anulado.")
+    world.alfa.refresh_from_db()
+    assert world.alfa.restricted_on(D(2025, 3, 12)) is None
+    assert world.alfa.restricted_on(D(2025, 3, 11)) == "SUSPENDED"  # the days served stay
+    assert EnforcementCase.objects.get(pk=record.case_id).status == CaseStatus.CLOSED
+
+
+def test_upheld_record_is_due_30_days_after_the_decision(world):
+    record = record_for(world)
+    enforcement.file_appeal(record, D(2025, 3, 20), "Razões")
+    with fail("appeal_pending"):
+        enforcement.register_payment(record, D(2025, 3, 25))
+    enforcement.decide_appeal(record, D(2025, 5, 2), upheld=True, decision="Mantido.")
+    record.refresh_from_db()
+    assert enforcement.payment_last_day(record) == D(2025, 6, 1)
+
+
+# --- payment (art. 36) ------------------------------------------------------------------------
+
+
+def test_payment_on_day_30_is_on_time(world):
+    record = record_for(world)  # drawn up 06/03/2025
+    record = enforcement.register_payment(record, D(2025, 4, 5))
+    assert not enforcement.paid_late(record)
+    assert record.paid_brl == Decimal("3702.00")  # 100 UFESP × R$ 37,02 (2025)
+    assert record.case.status == CaseStatus.CLOSED
+
+
+def test_payment_on_day_31_is_late(world):
+    record = record_for(world)
+    record = enforcement.register_payment(record, D(2025, 4, 6))
+    assert enforcement.paid_late(record)
+
+
+def test_payment_uses_the_ufesp_of_the_payment_year(world):
+    codes = ("INF-01", "INF-04", "INF-05")
+    record = record_for(world, opened_at=at(2024, 12, 2, 9), codes=codes)
+    other = record_for(world, opened_at=at(2024, 12, 16, 9), codes=codes)
+    paid_2024 = enforcement.register_payment(record, D(2024, 12, 30))
+    assert paid_2024.paid_brl == Decimal("5304.00")  # 150 × 35,36
+    paid_2025 = enforcement.register_payment(other, D(2025, 1, 2))
+    assert paid_2025.paid_brl == Decimal("5553.00")  # 150 × 37,02
+
+
+def test_payment_without_ufesp_for_the_year_is_refused_clearly(world):
+    record = record_for(world)
+    UfespRate.objects.filter(year=2025).delete()
+    with pytest.raises(EnforcementError, match="UFESP cadastrado para 2025") as info:
+        enforcement.register_payment(record, D(2025, 3, 20))
+    assert info.value.code == "ufesp_missing"
+    record.refresh_from_db()
+    assert record.status == RecordStatus.ISSUED
+
+
+def test_divida_ativa_only_after_day_30(world):
+    record = record_for(world)
+    with fail("payment_running"):
+        enforcement.send_to_divida_ativa(record, D(2025, 4, 5))
+    record = enforcement.send_to_divida_ativa(record, D(2025, 4, 6))
+    assert record.status == RecordStatus.DIVIDA_ATIVA
+
+
+def test_divida_ativa_waits_for_the_appeal_window_of_a_late_delivery(world):
+    record = record_for(world, delivery=DeliveryMethod.MAIL)  # drawn up 06/03/2025
+    record = enforcement.register_record_delivery(record, at(2025, 3, 25, 12))  # appeal to 24/04
+    with fail("appeal_running"):
+        enforcement.send_to_divida_ativa(record, D(2025, 4, 10))
+    timeline = enforcement.case_timeline(record.case, at(2025, 4, 10))
+    assert "a Dívida Ativa espera o fim do prazo de recurso" in " ".join(timeline.next_due)
+    assert enforcement.send_to_divida_ativa(record, D(2025, 4, 25)).status == "DIVIDA_ATIVA"
+
+
+# --- penalties --------------------------------------------------------------------------------
+
+
+def test_suspension_of_16_days_is_refused_with_the_reason(world):
+    record = record_for(world)
+    with pytest.raises(EnforcementError, match="1 a 15 dias.*art. 25 IV"):
+        enforcement.apply_suspension(record, D(2025, 3, 10), 16)
+    assert enforcement.apply_suspension(record, D(2025, 3, 10), 15).ends_on == D(2025, 3, 24)
+
+
+def test_suspension_of_16_days_is_refused_by_the_database(world):
+    record = record_for(world)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Penalty.objects.create(
+            record=record,
+            kind=PenaltyKind.SUSPENSION,
+            starts_on=D(2025, 3, 10),
+            ends_on=D(2025, 3, 25),
+        )
+
+
+def test_new_infraction_after_a_suspension_proposes_revocation(world):
+    first = record_for(world, opened_at=at(2025, 1, 6, 9))
+    enforcement.apply_suspension(first, D(2025, 1, 10), 5)
+    second = record_for(world, opened_at=at(2025, 3, 3, 9))
+    assert second.proposes_revocation
+    timeline = enforcement.case_timeline(second.case, at(2025, 3, 7))
+    assert any("cassação" in line for line in timeline.next_due)
+
+
+def test_infraction_before_the_suspension_does_not_propose_revocation(world):
+    first = record_for(world, opened_at=at(2025, 1, 6, 9))
+    enforcement.apply_suspension(first, D(2025, 3, 20), 5)
+    second = record_for(world, opened_at=at(2025, 3, 3, 9))
+    assert not second.proposes_revocation
+
+
+def test_seizure_release_refused_before_the_costs_are_paid(world):
+    record = record_for(world)
+    seizure = enforcement.apply_seizure(record, D(2025, 3, 7), "Caçamba C-01, pátio municipal")
+    with fail("costs_unpaid"):
+        enforcement.release_seizure(seizure, D(2025, 3, 12), irregularity_fixed=True)
+    enforcement.register_seizure_costs(seizure, Decimal("450.00"), None)
+    with fail("costs_unpaid"):
+        enforcement.release_seizure(seizure, D(2025, 3, 12), irregularity_fixed=True)
+    enforcement.register_seizure_costs(seizure, Decimal("450.00"), D(2025, 3, 11))
+    with fail("not_fixed"):
+        enforcement.release_seizure(seizure, D(2025, 3, 12), irregularity_fixed=False)
+    released = enforcement.release_seizure(seizure, D(2025, 3, 12), irregularity_fixed=True)
+    assert released.lifted_on == D(2025, 3, 12)
+
+
+def test_embargo_breach_twice_on_a_day_or_after_cancellation_is_refused(world):
+    record = record_for(world)
+    embargo = enforcement.apply_embargo(record, D(2025, 3, 7), "Obra da Rua A, 1")
+    enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
+    with fail("duplicate"):
+        enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
+    enforcement.lift_penalty(embargo, D(2025, 3, 10))
+    with fail("date"):
+        enforcement.register_embargo_breach(embargo, D(2025, 3, 11))
+    assert enforcement.embargo_fine_ufesp(embargo) == Decimal("1")
+
+
+# --- effects on the CTR rules -----------------------------------------------------------------
+
+
+def _suspend_alfa(world, starts_on: datetime.date | None = None, days: int = 15):
+    starts_on = starts_on or D(2026, 11, 20)
+    record = record_for(world, opened_at=at(2026, 11, 2, 9))
+    return enforcement.apply_suspension(record, starts_on, days)
+
+
+def test_suspended_transporter_ctr_is_refused_by_rule(world):
+    _suspend_alfa(world)  # 20/11 to 04/12/2026, covering TODAY (30/11)
+    world.alfa.refresh_from_db()
+    assert world.alfa.status == "SUSPENDED"
+    assert world.alfa.suspended_until == D(2026, 12, 4)
+    assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_suspension_starts_on_its_first_day_not_before(world):
+    _suspend_alfa(world, starts_on=TODAY + datetime.timedelta(days=1), days=3)
+    assert issue(world).status_code == 201  # transport today, suspension from tomorrow
+    tomorrow = (TODAY + datetime.timedelta(days=1)).isoformat()
+    assert error_codes(issue(world, transport_date=tomorrow)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_lifting_the_suspension_early_lets_the_transporter_issue_again(world):
+    suspension = _suspend_alfa(world)
+    enforcement.lift_penalty(suspension, D(2026, 11, 25))
+    assert issue(world).status_code == 201
+    # The days before the lifting stay suspended.
+    assert error_codes(issue(world, transport_date="2026-11-24")) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_suspension_over_lets_the_transporter_issue_again(world):
+    _suspend_alfa(world, starts_on=D(2026, 11, 10), days=5)  # until 14/11
+    assert issue(world).status_code == 201
+
+
+def test_revoked_transporter_ctr_is_refused(world):
+    record = record_for(world, opened_at=at(2026, 11, 2, 9))
+    enforcement.apply_revocation(record, D(2026, 11, 20), "Art. 34")
+    assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_suspended_facility_refuses_ctrs_by_rule_until_restored(world):
+    record = record_for(
+        world, opened_at=at(2026, 11, 2, 9), offender=facility_offender(world), codes=("INF-12",)
+    )
+    enforcement.apply_suspension(record, D(2026, 11, 20), 15)
+    license_ = FacilityLicense.objects.get(facility=world.att)
+    assert (license_.status, license_.status_since) == ("SUSPENDED", D(2026, 11, 20))
+    assert "FACILITY_NOT_LICENSED" in error_codes(issue(world))
+    # The day before the suspension still counts as licensed.
+    assert issue(world, transport_date="2026-11-19").status_code == 201
+    # After its last day, the command gives the license back.
+    restored = enforcement.restore_ended_suspensions(D(2026, 12, 5))
+    assert len(restored) == 1
+    assert issue(world).status_code == 201
+
+
+def test_revoked_facility_refuses_ctrs(world):
+    record = record_for(
+        world, opened_at=at(2026, 11, 2, 9), offender=facility_offender(world), codes=("INF-12",)
+    )
+    enforcement.apply_revocation(record, D(2026, 11, 20))
+    assert "FACILITY_NOT_LICENSED" in error_codes(issue(world))
+
+
+def test_suspension_of_an_already_suspended_transporter_is_refused(world):
+    suspension = _suspend_alfa(world)
+    with fail("already_restricted"):
+        enforcement.apply_suspension(suspension.record, D(2026, 11, 25), 2)
+
+
+# --- timeline, command ------------------------------------------------------------------------
+
+
+def test_timeline_says_what_is_due_next_at_each_step(world):
+    case = open_case(world, at(2025, 3, 3, 9))
+    assert "notificação" in enforcement.case_timeline(case, at(2025, 3, 3, 9)).next_due[0]
+    notice = enforcement.issue_notice(case, "Limpar", DeliveryMethod.HAND, at(2025, 3, 3, 10))
+    case.refresh_from_db()
+    assert "entrega" in enforcement.case_timeline(case, at(2025, 3, 3, 10)).next_due[0]
+    enforcement.register_notice_delivery(notice, at(2025, 3, 3, 10))
+    running = enforcement.case_timeline(case, at(2025, 3, 4))
+    assert running.next_due == ["Aguardar a reparação até 06/03/2025 às 10h00 e vistoriar."]
+    deadline = next(s for s in running.steps if s.label.startswith("Prazo de 72"))
+    assert deadline.state == "pending"
+    expired = enforcement.case_timeline(case, at(2025, 3, 6, 10, 1))
+    assert "lavrar o auto" in expired.next_due[0]
+    assert next(s for s in expired.steps if s.label.startswith("Prazo de 72")).state == "expired"
+
+
+def test_timeline_of_a_record_lists_appeal_and_payment_deadlines(world):
+    record = record_for(world)
+    timeline = enforcement.case_timeline(record.case, at(2025, 3, 10))
+    assert "Prazo de recurso até 05/04/2025." in timeline.next_due
+    assert "Pagamento da multa até 05/04/2025." in timeline.next_due
+    late = enforcement.case_timeline(record.case, at(2025, 4, 6, 12))
+    assert any("Dívida Ativa" in line for line in late.next_due)
+
+
+def test_command_lists_what_expires(world):
+    record = record_for(world)  # payment due 05/04/2025
+    case = open_case(world, at(2025, 4, 1, 9), offender=facility_offender(world))
+    notice = enforcement.issue_notice(case, "Triar", DeliveryMethod.HAND, at(2025, 4, 1, 10))
+    enforcement.register_notice_delivery(notice, at(2025, 4, 1, 10))
+    out = io.StringIO()
+    call_command("enforcement_deadlines", "--days", "7", "--today", "2025-04-02", stdout=out)
+    text = out.getvalue()
+    assert f"05/04/2025  {record.case.number}  Auto {record.number}: pagamento" in text
+    assert f"04/04/2025 às 10h00  {case.number}  Notificação {notice.number}" in text
+    out = io.StringIO()
+    call_command("enforcement_deadlines", "--today", "2025-04-10", stdout=out)
+    assert "VENCIDO  05/04/2025" in out.getvalue()
+    assert "Dívida Ativa" in out.getvalue()
+
+
+def test_command_apply_restores_a_facility_after_its_suspension(world):
+    record = record_for(
+        world, opened_at=at(2025, 3, 3, 9), offender=facility_offender(world), codes=("INF-12",)
+    )
+    enforcement.apply_suspension(record, D(2025, 3, 10), 5)
+    out = io.StringIO()
+    call_command("enforcement_deadlines", "--today", "2025-03-20", stdout=out)
+    assert "restabelecer a licença" in out.getvalue()
+    assert FacilityLicense.objects.get(facility=world.att).status == "SUSPENDED"
+    call_command("enforcement_deadlines", "--today", "2025-03-20", "--apply", stdout=out)
+    assert FacilityLicense.objects.get(facility=world.att).status == "ACTIVE"
+
+
+# --- pages and PDFs ---------------------------------------------------------------------------
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_pages_are_for_municipal_users_only(world):
+    assert Client().get("/fiscalizacao/processos/").status_code == 302
+    assert client_for(world.alfa_user).get("/fiscalizacao/processos/").status_code == 403
+    assert client_for(world.fiscal).get("/fiscalizacao/processos/").status_code == 200
+
+
+def test_inspector_opens_a_case_notifies_and_draws_up_a_record_on_the_pages(world):
+    web = client_for(world.fiscal)
+    response = web.post(
+        "/fiscalizacao/processos/novo/",
+        {
+            "municipality": world.town.pk,
+            "opened_at": "2025-03-03T09:00",
+            "description": "Entulho na calçada.",
+            "offender_role": "TRANSPORT_DIRECTOR",
+            "offender_name": "João Dirigente",
+            "offender_document": "11.222.333/0001-81",
+            "transporter": world.alfa.pk,
+        },
+    )
+    assert response.status_code == 302, response.content.decode()
+    case = EnforcementCase.objects.get()
+    assert response["Location"] == f"/fiscalizacao/processos/{case.pk}/"
+    web.post(
+        f"/fiscalizacao/processos/{case.pk}/notificar/",
+        {"required_action": "Limpar", "delivery_method": "HAND", "issued_at": "2025-03-03T10:00"},
+    )
+    notice = case.notices.get()
+    response = web.post(
+        f"/fiscalizacao/notificacoes/{notice.pk}/entrega/",
+        {"delivered_date": "2025-03-03", "delivered_time": "10:00"},
+    )
+    assert response.status_code == 302
+    ids = [str(e.pk) for e in entries("INF-01", "INF-04")]
+    early = {
+        "entries": ids,
+        "drawn_up_at": "2025-03-05T10:00",
+        "delivery_method": "HAND",
+        "signed_by_offender": "on",
+    }
+    response = web.post(f"/fiscalizacao/processos/{case.pk}/auto/", early)
+    assert response.status_code == 400
+    assert "06/03/2025 às 10h00" in response.content.decode()
+    response = web.post(
+        f"/fiscalizacao/processos/{case.pk}/auto/", {**early, "drawn_up_at": "2025-03-07T10:00"}
+    )
+    assert response.status_code == 302
+    record = case.records.get()
+    assert record.total_ufesp == Decimal("130.00")
+    page = web.get(f"/fiscalizacao/processos/{case.pk}/").content.decode()
+    assert record.number in page and "06/04/2025" in page
+    assert "enviar à Dívida Ativa" in page  # today is long after the deadline
+    response = web.post(
+        f"/fiscalizacao/autos/{record.pk}/penalidade/suspensao/",
+        {"starts_on": "2025-03-10", "days": "16"},
+    )
+    assert response.status_code == 400
+    assert "art. 25 IV" in response.content.decode()
+
+
+def pdf_text(content: bytes) -> str:
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages)
+    return " ".join(text.split())  # table cells wrap: compare words, not lines
+
+
+def test_notice_pdf_has_the_deadline_and_the_legal_references(world):
+    case = open_case(world, at(2025, 3, 3, 9))
+    notice = enforcement.issue_notice(
+        case, "Remover o entulho", DeliveryMethod.HAND, at(2025, 3, 3, 10)
+    )
+    enforcement.register_notice_delivery(notice, at(2025, 3, 3, 10))
+    response = client_for(world.fiscal).get(f"/fiscalizacao/notificacoes/{notice.pk}/pdf/")
+    assert response["Content-Type"] == "application/pdf"
+    text = pdf_text(response.content)
+    for expected in (
+        notice.number,
+        "Notificação para reparação do dano",
+        "João Dirigente",
+        "11.222.333/0001-81",
+        "Dirigente legal da empresa transportadora",
+        "06/03/2025 às 10h00",
+        "art. 28",
+        "Art. 25",
+    ):
+        assert expected in text, expected
+
+
+def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
+    earlier = record_for(world, opened_at=at(2025, 1, 6, 9))
+    InfractionRecord.objects.filter(pk=earlier.pk).update(status=RecordStatus.PAID)
+    case = open_case(world, at(2025, 3, 3, 9), obstructed=True)
+    record = enforcement.draw_up_record(
+        case,
+        entries("INF-01", "INF-04", "INF-05"),
+        delivery_method=DeliveryMethod.HAND,
+        no_signature_reason="Recusou-se a assinar.",
+        drawn_up_at=at(2025, 3, 3, 11),
+    )
+    response = client_for(world.fiscal).get(f"/fiscalizacao/autos/{record.pk}/pdf/")
+    text = pdf_text(response.content)
+    assert record.total_ufesp == Decimal("450.00")
+    for expected in (
+        record.number,
+        "Auto de infração",
+        "Lei 3.978/2007 art. 2 §1",
+        "Lei 3.978/2007 art. 3 VI, art. 13 p.ú.",
+        "art. 30 §3",
+        "Reincidência",
+        earlier.number,
+        "art. 26 I",
+        "450,00",
+        "02/04/2025",
+        "Certidão do servidor",
+        "Recusou-se a assinar.",
+        "Art. 36",
+        "Art. 34",
+    ):
+        assert expected in text, expected
+
+
+def test_every_page_of_a_case_renders(world):
+    record = record_for(world, delivery=DeliveryMethod.MAIL)
+    embargo = enforcement.apply_embargo(record, D(2025, 3, 7), "Obra da Rua A, 1")
+    enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
+    seizure = enforcement.apply_seizure(record, D(2025, 3, 7), "Caçamba C-01")
+    notice = record.case.notices.get()
+    web = client_for(world.fiscal)
+    urls = [
+        "/fiscalizacao/processos/",
+        "/fiscalizacao/processos/?status=RECORDED&q=Jo",
+        "/fiscalizacao/processos/novo/",
+        f"/fiscalizacao/processos/{record.case_id}/",
+        f"/fiscalizacao/notificacoes/{notice.pk}/pdf/",
+        f"/fiscalizacao/autos/{record.pk}/entrega/",
+        f"/fiscalizacao/autos/{record.pk}/recurso/",
+        f"/fiscalizacao/autos/{record.pk}/pagamento/",
+        f"/fiscalizacao/autos/{record.pk}/divida-ativa/",
+        f"/fiscalizacao/autos/{record.pk}/pdf/",
+        *(
+            f"/fiscalizacao/autos/{record.pk}/penalidade/{k}/"
+            for k in ("embargo", "apreensao", "suspensao", "cassacao")
+        ),
+        f"/fiscalizacao/penalidades/{embargo.pk}/descumprimento/",
+        f"/fiscalizacao/penalidades/{embargo.pk}/levantamento/",
+        f"/fiscalizacao/penalidades/{seizure.pk}/custos/",
+        f"/fiscalizacao/penalidades/{seizure.pk}/liberacao/",
+    ]
+    for url in urls:
+        assert web.get(url).status_code == 200, url
+    page = web.get(f"/fiscalizacao/processos/{record.case_id}/").content.decode()
+    assert "Registrar a entrega do auto" in page
+    assert "1 dia(s) = 1 UFESP" in page
+    assert web.get(f"/fiscalizacao/autos/{record.pk}/penalidade/multa/").status_code == 404
+
+
+def test_admin_lists_every_enforcement_model(world):
+    from django.contrib.auth import get_user_model
+
+    record = record_for(world)
+    admin = get_user_model().objects.create_superuser("gestor", "g@example.org", "x")
+    web = client_for(admin)
+    for model in (
+        "penaltytableentry",
+        "ufesprate",
+        "municipalholiday",
+        "offender",
+        "enforcementcase",
+        "notice",
+        "infractionrecord",
+        "appeal",
+        "penalty",
+        "embargobreach",
+    ):
+        assert web.get(f"/admin/fiscalization/{model}/").status_code == 200, model
+    assert web.get(f"/admin/fiscalization/infractionrecord/{record.pk}/change/").status_code == 200
+    entry = entries("INF-02")[0]
+    assert web.get(f"/admin/fiscalization/penaltytableentry/{entry.pk}/change/").status_code == 200
