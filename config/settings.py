@@ -54,6 +54,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.DatabaseGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -87,6 +88,8 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", "postgis://postgres@127.0.0.1:54329/ctr"),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        # A persistent connection broken by a database restart is replaced, not reused.
+        conn_health_checks=True,
         engine="django.contrib.gis.db.backends.postgis",
     )
 }
