@@ -17,7 +17,7 @@ DB_START := @echo "Usando DATABASE_URL externo."
 DB_ENV =
 endif
 
-.PHONY: run test stop system-run system-test venv db migrate demo lint format clean
+.PHONY: run test stop system-run system-test venv db migrate demo lint format clean bench
 
 system-run:
 	@bash scripts/system-packages.sh run
@@ -43,6 +43,7 @@ migrate: venv db
 demo: migrate
 	@$(DB_ENV) $(PY) manage.py load_demo
 	@$(DB_ENV) $(PY) manage.py load_ctr_demo
+	@$(DB_ENV) $(PY) manage.py load_fiscalization_demo
 
 run: system-run venv db migrate demo
 	@$(DB_ENV) $(PY) manage.py collectstatic --noinput -v 0
@@ -52,8 +53,25 @@ run: system-run venv db migrate demo
 test: system-test venv db
 	@$(DB_ENV) $(PY) -m pytest $(PYTEST_ARGS)
 
+# Benchmarks on a database of their own (ctr_bench beside the app's; or BENCH_DATABASE_URL):
+# 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000".
+bench: system-run venv db
+	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
+
 stop:
 	@bash scripts/localdb.sh stop
+
+# Backups (docs/security.md): `make backup` writes backups/ctr-<timestamp>.dump (pg_dump -Fc of
+# the DATABASE_URL database or the local cluster's; BACKUP_DIR=… elsewhere); `make restore
+# FILE=backups/ctr-….dump CONFIRM=1` replaces the database's contents with it (refused
+# without CONFIRM=1; stop the application first).
+.PHONY: backup restore
+backup: db
+	@$(DB_ENV) bash scripts/backup.sh backup $(BACKUP_DIR)
+
+restore: db
+	@test -n "$(FILE)" || { echo "uso: make restore FILE=backups/ctr-AAAAMMDD-HHMMSS.dump CONFIRM=1" >&2; exit 2; }
+	@$(DB_ENV) CONFIRM="$(CONFIRM)" bash scripts/backup.sh restore "$(FILE)"
 
 lint: venv
 	@$(PY) -m ruff check . && $(PY) -m ruff format --check .

@@ -1,7 +1,19 @@
 """API errors as RFC 9457 problem details (application/problem+json), in Portuguese."""
 
+from __future__ import annotations
+
+import contextlib
+import re
+
 from django.http import Http404
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from django.utils import translation
+from rest_framework.exceptions import (
+    APIException,
+    ErrorDetail,
+    NotFound,
+    Throttled,
+    ValidationError,
+)
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -20,6 +32,132 @@ TITLES = {
     422: "Regras do CTR violadas",
     429: "Muitas requisições",
 }
+
+
+# DRF's own messages that reach clients, by error code: (English text, ours). A message is
+# replaced when it is DRF's English text or DRF's pt_BR translation of it ({name} matches
+# anything and is carried over), so the detail is Portuguese whatever the request's language;
+# a detail written by us under the same code is left alone.
+DRF_MESSAGES: dict[str, list[tuple[str, str]]] = {
+    "null": [
+        (
+            "No data provided",
+            "Nenhum dado enviado: o corpo da requisição deve ser um objeto JSON, não null.",
+        ),
+    ],
+    "parse_error": [
+        ("Malformed request.", "Requisição malformada: não foi possível ler o corpo enviado."),
+        (
+            'Unsupported charset "{charset}" in request Content-Type header.',
+            "Conjunto de caracteres “{charset}” não suportado no cabeçalho Content-Type: use "
+            "charset=utf-8.",
+        ),
+        (
+            "Multipart form parse error - {reason}",
+            "Formulário multipart ilegível: confira o cabeçalho Content-Type (com o boundary) e "
+            "o corpo enviado.",
+        ),
+        (
+            "JSON parse error - {reason}",
+            "JSON inválido: não foi possível ler o corpo enviado.",
+        ),
+    ],
+    "not_authenticated": [
+        (
+            "Authentication credentials were not provided.",
+            "Autenticação necessária: envie o cabeçalho “Authorization: Token <chave>” ou entre "
+            "no sistema.",
+        ),
+    ],
+    "authentication_failed": [
+        ("Incorrect authentication credentials.", "Credenciais de autenticação incorretas."),
+        ("Invalid token.", "Token inválido."),
+        (
+            "Invalid token header. No credentials provided.",
+            "Cabeçalho Authorization incompleto: informe a chave depois de “Token”.",
+        ),
+        (
+            "Invalid token header. Token string should not contain spaces.",
+            "Cabeçalho Authorization inválido: a chave do token não pode conter espaços.",
+        ),
+        (
+            "Invalid token header. Token string should not contain invalid characters.",
+            "Token inválido.",
+        ),
+        ("User inactive or deleted.", "Usuário inativo ou removido."),
+    ],
+    "permission_denied": [
+        (
+            "You do not have permission to perform this action.",
+            "Você não tem permissão para executar esta ação.",
+        ),
+        ("CSRF Failed: {reason}", "Verificação CSRF falhou: recarregue a página e tente de novo."),
+    ],
+    "method_not_allowed": [
+        ('Method "{method}" not allowed.', "Método {method} não permitido neste endereço."),
+    ],
+    "unsupported_media_type": [
+        (
+            'Unsupported media type "{media_type}" in request.',
+            "Tipo de conteúdo “{media_type}” não suportado: envie JSON (application/json) ou, "
+            "com arquivos, multipart/form-data.",
+        ),
+    ],
+    "not_acceptable": [
+        (
+            "Could not satisfy the request Accept header.",
+            "Nenhum formato disponível atende ao cabeçalho Accept: peça application/json.",
+        ),
+    ],
+    "not_found": [("Not found.", "O recurso pedido não existe.")],
+    # Followed by " Expected available in N seconds.": see _throttled_detail.
+    "throttled": [("Request was throttled.{wait}", "Muitas requisições.")],
+}
+
+
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)
+    regex = "".join(f"(?P<{part}>.*)" if i % 2 else re.escape(part) for i, part in enumerate(parts))
+    return re.compile(regex, re.DOTALL)
+
+
+_COMPILED: dict[tuple[str, str], list[tuple[re.Pattern, str]]] = {}
+
+
+def _patterns(code: str) -> list[tuple[re.Pattern, str]]:
+    """The English and the pt_BR form of each DRF message of `code` (per active language)."""
+    key = (code, translation.get_language() or "")
+    if key not in _COMPILED:
+        compiled = []
+        for english, ours in DRF_MESSAGES.get(code, []):
+            # DRF translates the text before a placeholder it appends ("{wait}").
+            head, placeholder, tail = english.partition("{wait}")
+            forms = {english}
+            for language in (None, "pt-br"):
+                with translation.override(language) if language else contextlib.nullcontext():
+                    forms.add(translation.gettext(head) + placeholder + tail)
+            compiled.extend((_pattern(form), ours) for form in sorted(forms))
+        _COMPILED[key] = compiled
+    return _COMPILED[key]
+
+
+def portuguese(message: str, code: str | None) -> str:
+    """Our Portuguese text for one of DRF's stock messages; any other message unchanged."""
+    if not code:
+        return message
+    for pattern, ours in _patterns(code):
+        match = pattern.fullmatch(message.strip())
+        if match:
+            return ours.format(**match.groupdict())
+    return message
+
+
+def _throttled_detail(exc: Throttled) -> str:
+    wait = exc.wait
+    if wait is None:
+        return "Muitas requisições: tente de novo mais tarde."
+    seconds = max(1, int(wait))
+    return f"Muitas requisições: tente de novo em {seconds} segundo{'s' if seconds > 1 else ''}."
 
 
 class Problem(APIException):
@@ -61,7 +199,8 @@ def flatten_errors(detail, prefix: str = "") -> list[dict]:
             else:
                 out.extend(flatten_errors(value, prefix))
         return out
-    return [{"campo": prefix or None, "mensagem": str(detail)}]
+    message = portuguese(str(detail), getattr(detail, "code", None))
+    return [{"campo": prefix or None, "mensagem": message}]
 
 
 def problem_exception_handler(exc, context):
@@ -86,10 +225,18 @@ def problem_exception_handler(exc, context):
         )
         body["errors"] = errors
     elif isinstance(exc, APIException):
-        body["detail"] = str(exc.detail)
-    if isinstance(exc, Http404 | NotFound) and str(body.get("detail")) in (
-        "",
-        str(NotFound.default_detail),
+        detail = exc.detail
+        if isinstance(detail, ErrorDetail):
+            ours = portuguese(str(detail), detail.code)
+            if isinstance(exc, Throttled) and ours != str(detail):
+                ours = _throttled_detail(exc)
+            body["detail"] = ours
+        else:
+            body["detail"] = str(detail)
+    if isinstance(exc, Http404 | NotFound) and (
+        str(body.get("detail")) in ("", str(NotFound.default_detail), "Not found.")
+        # get_object_or_404's Http404: "No CTR matches the given query."
+        or re.fullmatch(r"No \w+ matches the given query\.", str(body.get("detail")))
     ):
         body["detail"] = "O recurso pedido não existe."
     if context.get("request") is not None:

@@ -1,12 +1,226 @@
 """Site-wide middleware."""
 
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.core.signals import got_request_exception
+from django.db import InterfaceError, OperationalError, connections
+from django.http import HttpResponse
+
+logger = logging.getLogger(__name__)
+
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+# Paths whose clients expect JSON: problem details (RFC 9457) rather than an HTML page.
+API_PREFIXES = ("/api/", "/ogc/")
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
+# SQLSTATE 57014 (query_canceled): statement_timeout or a cancel from the server side.
+QUERY_CANCELED = "57014"
+# libpq transaction status of the DB-API connection (psycopg2 and psycopg agree).
+TX_IDLE, TX_INTRANS = 0, 2
+RETRY_AFTER_UNAVAILABLE = 10
+RETRY_AFTER_TIMEOUT = 30
+
+HTML_PAGE = """<!doctype html>
+<html lang="pt-BR">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} — CTR</title></head>
+<body style="font-family: sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">
+<h1>{title}</h1>
+<p>{detail}</p>
+<p><a href="/">Voltar ao início</a></p>
+</body>
+</html>
+"""
+
+
+def is_statement_timeout(exc: BaseException) -> bool:
+    cause = exc.__cause__ or exc.__context__
+    return getattr(cause, "pgcode", None) == QUERY_CANCELED
+
+
+def _remember_database_error(sender, request=None, **kwargs) -> None:
+    """Django turns an exception raised in a middleware inside ours into a 500 response before
+    it reaches us; this receiver (of got_request_exception, sent then) marks the request, so
+    that the 500 is replaced by our 503."""
+    exc = sys.exc_info()[1]
+    if request is not None and isinstance(exc, DATABASE_ERRORS):
+        request._database_guard_error = exc
+
+
+got_request_exception.connect(_remember_database_error, dispatch_uid="config.database_guard")
+
+
+def unavailable_response(request, exc: BaseException) -> HttpResponse:
+    """503 in Portuguese, without a trace of the error; problem+json for API clients."""
+    timeout = is_statement_timeout(exc)
+    if timeout:
+        seconds = f"{statement_timeout_ms() / 1000:g}".replace(".", ",")
+        title = "Tempo de consulta esgotado"
+        detail = (
+            f"A consulta passou do limite de {seconds} segundos e foi interrompida. "
+            "Tente de novo com um filtro menor (período ou área) ou mais tarde."
+        )
+        code, retry_after = "statement_timeout", RETRY_AFTER_TIMEOUT
+    else:
+        title = "Serviço temporariamente indisponível"
+        detail = (
+            "O banco de dados está indisponível no momento. Tente novamente em alguns "
+            "instantes; antes de reenviar dados, confira se a operação já foi registrada."
+        )
+        code, retry_after = "database_unavailable", RETRY_AFTER_UNAVAILABLE
+    logger.error(
+        "%s em %s %s: %s: %s",
+        "Tempo de consulta esgotado" if timeout else "Banco de dados indisponível",
+        request.method,
+        request.path,
+        type(exc).__name__,
+        str(exc).strip().splitlines()[0] if str(exc).strip() else "",
+    )
+    if request.path.startswith(API_PREFIXES):
+        body = {
+            "type": "about:blank",
+            "title": title,
+            "status": 503,
+            "detail": detail,
+            "code": code,
+            "instance": request.get_full_path(),
+        }
+        response = HttpResponse(
+            json.dumps(body, ensure_ascii=False),
+            status=503,
+            content_type=PROBLEM_CONTENT_TYPE,
+        )
+    else:
+        response = HttpResponse(
+            HTML_PAGE.format(title=title, detail=detail),
+            status=503,
+            content_type="text/html; charset=utf-8",
+        )
+    response["Retry-After"] = str(retry_after)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def too_big_response(request) -> HttpResponse:
+    """413 in Portuguese (problem+json) for an API body past DATA_UPLOAD_MAX_MEMORY_SIZE, instead
+    of Django's HTML 400 page."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
+    megabytes = f"{limit / (1024 * 1024):g}".replace(".", ",")
+    body = {
+        "type": "about:blank",
+        "title": "Conteúdo grande demais",
+        "status": 413,
+        "detail": (
+            f"O corpo da requisição passa do limite de {megabytes} MB: envie menos dados por "
+            "requisição (fotos vão como arquivos, em multipart/form-data)."
+        ),
+        "code": "request_too_large",
+        "instance": request.get_full_path(),
+    }
+    return HttpResponse(
+        json.dumps(body, ensure_ascii=False), status=413, content_type=PROBLEM_CONTENT_TYPE
+    )
+
+
+def statement_timeout_ms() -> int:
+    value = getattr(settings, "CTR_REQUEST_STATEMENT_TIMEOUT_MS", DEFAULT_STATEMENT_TIMEOUT_MS)
+    return int(value or 0)
+
+
+class StatementTimeout:
+    """An execute wrapper that puts a connection under `SET statement_timeout` before the first
+    statement of a request, and `reset()` puts the session default back at the end.
+
+    Lazy: a request that makes no query opens no connection. A SET made inside a transaction
+    is undone if that transaction rolls back, so it holds for good only once made in autocommit;
+    until then it is made again at the start of each new transaction.
+    """
+
+    def __init__(self, milliseconds: int):
+        self.milliseconds = milliseconds
+        self.raw = None  # the DB-API connection the setting was made on
+        self.durable = False  # made in autocommit: holds until reset
+        self.in_transaction = False  # made inside the current transaction
+
+    def __call__(self, execute, sql, params, many, context):
+        connection = context["connection"]
+        raw = connection.connection
+        if raw is not None:
+            if raw is not self.raw:  # first statement, or a new connection after an error
+                self.raw, self.durable, self.in_transaction = raw, False, False
+            if not self.durable:
+                status = raw.info.transaction_status
+                if connection.get_autocommit():
+                    self._set(connection, f"SET statement_timeout = {self.milliseconds}")
+                    self.durable = True
+                elif status == TX_IDLE or (status == TX_INTRANS and not self.in_transaction):
+                    # The statement opens a transaction (IDLE) or runs in one not seen yet.
+                    self._set(connection, f"SET statement_timeout = {self.milliseconds}")
+                    self.in_transaction = True
+        return execute(sql, params, many, context)
+
+    def _set(self, connection, statement: str) -> None:
+        # A plain cursor of the DB-API connection: not through the execute wrappers (no
+        # recursion) and never a server-side (named) cursor, which cannot run SET.
+        with connection.wrap_database_errors, connection.connection.cursor() as cursor:
+            cursor.execute(statement)
+
+    def reset(self, connection) -> None:
+        raw = self.raw
+        if raw is None or raw is not connection.connection or getattr(raw, "closed", True):
+            return
+        if raw.info.transaction_status not in (TX_IDLE, TX_INTRANS):
+            return  # an aborted transaction: its rollback undoes the SET anyway
+        try:
+            self._set(connection, "SET statement_timeout TO DEFAULT")
+        except Exception:  # the database went away: the connection is discarded anyway
+            logger.warning("Não foi possível restaurar o statement_timeout da conexão.")
+
 
 class DatabaseGuardMiddleware:
-    """Placeholder: answers 503 in Portuguese when the database is unavailable, and runs each
-    request under a statement timeout (implemented with the fault tests)."""
+    """Answers 503 in Portuguese when the database is unavailable (or a query passes the
+    statement timeout), never with a stack trace, and runs each request's queries under
+    `statement_timeout` (settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS; 0 turns it off).
+    Management commands and benchmarks are not requests: their queries have no such limit.
+    An API body past DATA_UPLOAD_MAX_MEMORY_SIZE gets a 413 problem+json (not an HTML 400)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        return self.get_response(request)
+        milliseconds = statement_timeout_ms()
+        scopes: list[tuple[object, StatementTimeout]] = []
+        try:
+            with contextlib.ExitStack() as stack:
+                if milliseconds > 0:
+                    for alias in settings.DATABASES:
+                        connection = connections[alias]
+                        if connection.vendor != "postgresql":
+                            continue
+                        scope = StatementTimeout(milliseconds)
+                        stack.enter_context(connection.execute_wrapper(scope))
+                        scopes.append((connection, scope))
+                response = self.get_response(request)
+        except DATABASE_ERRORS as exc:  # raised outside Django's own handling
+            return unavailable_response(request, exc)
+        finally:
+            for connection, scope in scopes:
+                scope.reset(connection)
+        error = getattr(request, "_database_guard_error", None)
+        if error is not None and response.status_code >= 500:
+            return unavailable_response(request, error)
+        return response
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, DATABASE_ERRORS):
+            return unavailable_response(request, exception)
+        if isinstance(exception, RequestDataTooBig) and request.path.startswith(API_PREFIXES):
+            return too_big_response(request)
+        return None

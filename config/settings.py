@@ -1,9 +1,12 @@
 """Settings, one module, configured from the environment (see README: Configuração)."""
 
+import datetime
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
+from csp.constants import NONCE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -45,6 +48,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "leaflet",
+    "axes",
+    "csp",
+    "audit",
     "pev_network",
     "ctr",
     "fiscalization",
@@ -54,14 +60,22 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files served by the app itself (gunicorn in production, README: Produção).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Content-Security-Policy on every HTML page, with a per-request nonce (docs/security.md).
+    "config.security.CSPMiddleware",
     "config.middleware.DatabaseGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # 429 on the public endpoints (token, nearest, verification, follow-up): CTR_RATE_LIMITS.
+    "config.security.PublicRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -98,6 +112,12 @@ if os.environ.get("CTR_TEST_DB"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["CTR_TEST_DB"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a locked-out client before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "config.security.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -129,6 +149,10 @@ CACHES = {
 
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 
+# Each request's queries run under this statement_timeout (config.middleware); 0 = off.
+# Management commands and benchmarks are not requests: they have no limit.
+CTR_REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("CTR_REQUEST_STATEMENT_TIMEOUT_MS", "15000"))
+
 LOGIN_URL = "/entrar/"
 LOGIN_REDIRECT_URL = "/painel/"
 LOGOUT_REDIRECT_URL = "/"
@@ -136,6 +160,15 @@ LOGOUT_REDIRECT_URL = "/"
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+# Production (README: Produção): hashed, compressed files from `manage.py collectstatic`,
+# served by WhiteNoise. Opt-in, since the manifest needs collectstatic first (tests don't run it).
+if not DEBUG and env_bool("DJANGO_STATIC_MANIFEST", False):
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {
+            "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",
+        },
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -143,9 +176,17 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # Token first: an anonymous call gets 401 with a WWW-Authenticate header, not 403.
+    # Ours refuses a malformed key (a NUL byte, 10,000 characters) before any query.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "config.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
+    ],
+    # JSON with limits and Portuguese errors (config/parsers.py); forms and multipart (the
+    # photos of dumping reports) as DRF reads them.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     # Closed unless an endpoint opens itself (the public network layers do).
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -168,6 +209,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # One name for the CTR's status wherever it appears (else drf_spectacular.W001 in
+    # `check --deploy`: a collision of the enums named "status").
+    "ENUM_NAME_OVERRIDES": {"CTRStatusEnum": "ctr.models.CTRStatus"},
 }
 
 # Maps: base-map tiles are the only external resource; point this at the municipal tile server
@@ -192,14 +236,150 @@ LEAFLET_CONFIG = {
 # pyogrio/pyproj and reject anything that is not an EPSG code they resolve.
 SILENCED_SYSTEM_CHECKS = ["gis.W001"]
 
+# --- security (docs/security.md) ----------------------------------------------------------
+
+# Logs never carry CPF, CNPJ, e-mail addresses or phone numbers: every record is masked before
+# any handler writes it, and the request lines of the development server lose the values of
+# their query strings (config/log_privacy.py). Names cannot be recognised by pattern: the code
+# never logs them, and request bodies are never logged.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"personal_data": {"()": "config.log_privacy.MaskPersonalData"}},
+    "formatters": {
+        "plain": {
+            "()": "config.log_privacy.MaskingFormatter",
+            "format": "{asctime} {levelname} {name}: {message}",
+            "style": "{",
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["personal_data"],
+            "formatter": "plain",
+        },
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
+    # Django's own defaults send these elsewhere (runserver's request lines with their query
+    # strings): through the masking handler instead.
+    "loggers": {
+        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "axes": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+    },
 }
 
+# Clickjacking: no page of ours is ever framed (the CSP says frame-ancestors 'none' too).
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# A signed-in session lasts a working day at most (shared municipal computers).
+SESSION_COOKIE_AGE = int(os.environ.get("DJANGO_SESSION_SECONDS", str(10 * 3600)))
+SECURE_SSL_REDIRECT = False
+
 if not DEBUG:
+    # Behind an HTTPS proxy (nginx, a load balancer) that sets X-Forwarded-Proto; never set it
+    # without one, or a client could claim HTTPS on a plain connection.
+    if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
+    # HSTS is a promise browsers keep for that long: 0 (off) until HTTPS is known to work on
+    # the host, then e.g. 31536000 (a year). `check --deploy` warns while it is 0.
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "0"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+    # security.W021 (HSTS preload off): the preload list takes whole registrable domains (the
+    # prefeitura's, e.g. guaratingueta.sp.gov.br), which is the municipality's IT decision for
+    # all its sites, not this app's; DJANGO_HSTS_PRELOAD=true when they make it.
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS += ["security.W021"]
+
+
+def _tile_origin(url: str) -> str | None:
+    """The origin of the base-map tiles for the CSP's img-src: `{s}.tile.example.org` becomes
+    `*.tile.example.org`; a relative URL is 'self' already."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return None
+    host = parts.netloc
+    if "{" in host:
+        head, _, rest = host.partition(".")
+        host = f"*.{rest}" if "{" in head and rest else host
+    return f"{parts.scheme}://{host}"
+
+
+MAP_TILE_ORIGIN = _tile_origin(MAP_TILE_URL)
+
+# Content Security Policy (django-csp 4). Scripts: our own files, and inline scripts only with
+# this request's nonce (templates write <script nonce="{{ request.csp_nonce }}">; the map's
+# script is one of them). Styles: 'unsafe-inline' as well, because folium's header, Leaflet's
+# controls and our templates (the swatches' colours, the document pages) use inline <style> and
+# style="" attributes; a style cannot run code, and scripts stay locked. Images: ours, data:
+# URIs (Leaflet's and Swagger UI's icons) and the tile server. Nothing may frame our pages.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", NONCE],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", *([MAP_TILE_ORIGIN] if MAP_TILE_ORIGIN else [])],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "upgrade-insecure-requests": not DEBUG and SECURE_SSL_REDIRECT,
+    },
+}
+
+# Login lockout (django-axes): after AXES_FAILURE_LIMIT failed sign-ins of one user name from
+# one address, that pair is refused (429, Portuguese page or problem+json) for the cool-off
+# time, even with the right password. On /entrar/, /admin/login/ and /api/v1/auth/token/.
+# Failures by address alone are bounded by the per-address rate limit of those endpoints.
+AXES_FAILURE_LIMIT = int(os.environ.get("CTR_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = datetime.timedelta(
+    minutes=int(os.environ.get("CTR_LOGIN_COOLOFF_MINUTES", "15"))
+)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.security.lockout_response"
+AXES_USERNAME_FORM_FIELD = "username"
+# A user name is at most 150 characters (Django's field); axes stores it in 255: anything
+# longer is cut before it reaches the database (a 5,000-character name gave a DataError).
+AXES_USERNAME_CALLABLE = "config.security.axes_username"
+# Attempts keep the user name and address for the cool-off, not the form data.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "password"]
+# The client's address as the rate limits read it (REMOTE_ADDR, or X-Forwarded-For behind
+# CTR_TRUSTED_PROXY_COUNT proxies: fiscalization/throttle.py).
+AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
+# Its log lines name the client by a keyed hash of the address, as the rate limits do.
+AXES_CLIENT_STR_CALLABLE = "config.security.axes_client_str"
+CTR_TRUSTED_PROXY_COUNT = int(os.environ.get("CTR_TRUSTED_PROXY_COUNT", "0"))
+
+
+def _rate(name: str, default: str) -> str:
+    return os.environ.get(f"CTR_RATE_{name.upper()}", default)
+
+
+# Per-client limits of the public endpoints ("N/period", period in s, m, h or d; several
+# windows separated by commas). Over a limit: 429 with Retry-After and a Portuguese message.
+# The dumping-report form and API keep their own limits (fiscalization/throttle.py), on the
+# same mechanism (a sliding window per hashed address, in the database cache).
+CTR_RATE_LIMITS = {
+    # POST /api/v1/auth/token/, /entrar/ and /admin/login/: password guessing over many
+    # user names from one address (axes locks one user name after 5 failures).
+    "login": _rate("login", "20/10m,100/d"),
+    # GET /api/v1/facilities/nearest/: a spatial query per call.
+    "nearest": _rate("nearest", "60/m,1000/h"),
+    # /verificar/ and /verificar/<number>/: guessing CTR numbers.
+    "verify": _rate("verify", "30/m,300/h"),
+    # /denuncia/<protocol>/: guessing report protocols.
+    "follow": _rate("follow", "30/m,300/h"),
+}

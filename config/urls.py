@@ -19,3 +19,5 @@ urlpatterns = [
     path("", include("fiscalization.urls")),
     path("", include("maps.urls")),
 ]
+
+handler404 = "config.views.not_found"

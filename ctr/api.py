@@ -6,15 +6,18 @@ from decimal import Decimal
 
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension, OpenApiViewExtension
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+import audit
 from config.api_errors import Problem
 from config.api_filters import BBoxFilter
 from config.geojson_fields import GeoJSONPointField
+from pev_network.api import problems
 
 from . import roles, rules, services
 from .documents import normalize_document, normalize_plate
@@ -33,6 +36,65 @@ def problem_from(error: services.CTRError) -> Problem:
         )
     errors = [{"campo": error.field, "mensagem": error.message}] if error.field else None
     return Problem(error.status, error.message, errors, error.code)
+
+
+# --- schema ----------------------------------------------------------------------------------
+
+GEOJSON_POINT_SCHEMA = {
+    "type": "object",
+    "required": ["type", "coordinates"],
+    "properties": {
+        "type": {"type": "string", "enum": ["Point"]},
+        "coordinates": {
+            "type": "array",
+            "items": {"type": "number"},
+            "minItems": 2,
+            "maxItems": 3,
+            "description": "[longitude, latitude] em WGS 84",
+        },
+    },
+    "example": {"type": "Point", "coordinates": [-45.1921, -22.8157]},
+}
+
+
+class GeoJSONPointFieldSchema(OpenApiSerializerFieldExtension):
+    """A GeoJSON Point in the schema (spectacular cannot infer a custom field: it said string)."""
+
+    target_class = "config.geojson_fields.GeoJSONPointField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        return GEOJSON_POINT_SCHEMA
+
+
+class TokenOutput(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class TokenInput(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField()
+
+
+class ObtainAuthTokenSchema(OpenApiViewExtension):
+    """DRF's token view, with what it really answers: open to anyone, 400 on wrong credentials."""
+
+    target_class = "rest_framework.authtoken.views.ObtainAuthToken"
+    match_subclasses = True
+    priority = 1  # before drf-spectacular's own extension of this view
+
+    def view_replacement(self):
+        return extend_schema_view(
+            post=extend_schema(
+                summary="Token de acesso à API (usuário e senha)",
+                request=TokenInput,
+                responses={
+                    200: TokenOutput,
+                    **problems(400, 401, 429, c429="muitas tentativas erradas: acesso bloqueado"),
+                },
+                auth=[{}],
+            )
+        )(type("ObtainAuthToken", (self.target,), {}))
 
 
 # --- input -----------------------------------------------------------------------------------
@@ -165,7 +227,7 @@ class CTROutput(serializers.ModelSerializer):
     municipality = serializers.CharField(source="municipality.ibge_code")
     transporter = serializers.SerializerMethodField()
     vehicle_plate = serializers.CharField(source="vehicle.plate")
-    equipment_code = serializers.CharField(source="equipment.code", default=None)
+    equipment_code = serializers.CharField(source="equipment.code", default=None, allow_null=True)
     generator = serializers.SerializerMethodField()
     destination_facility = serializers.SerializerMethodField()
     origin = GeoJSONPointField()
@@ -208,6 +270,10 @@ class CTRDetailOutput(CTROutput):
 
 # --- views -----------------------------------------------------------------------------------
 
+TRANSITION_PROBLEMS = problems(
+    400, 401, 403, 404, 409, 422, c409="Conflito: o CTR não está numa situação que permita isto"
+)
+
 
 class CTRFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=CTRStatus.choices)
@@ -232,6 +298,10 @@ class CTRFilter(django_filters.FilterSet):
         return queryset
 
 
+@extend_schema_view(
+    list=extend_schema(responses={200: CTROutput, **problems(400, 401, 404)}),
+    retrieve=extend_schema(responses={200: CTRDetailOutput, **problems(401, 404)}),
+)
 class CTRViewSet(
     mixins.CreateModelMixin,
     mixins.ListModelMixin,
@@ -264,7 +334,20 @@ class CTRViewSet(
             return CTRDetailOutput
         return CTROutput
 
-    @extend_schema(request=CTRInput, responses={201: CTROutput})
+    def retrieve(self, request, *args, **kwargs):
+        ctr = self.get_object()
+        audit.record(request, ctr, "API: detalhe do CTR")
+        return Response(self.get_serializer(ctr).data)
+
+    @extend_schema(
+        request=CTRInput,
+        responses={
+            201: CTROutput,
+            **problems(
+                400, 401, 403, 422, c403="Acesso negado: só usuários de um transportador emitem"
+            ),
+        },
+    )
     def create(self, request, *args, **kwargs):
         transporter = roles.transporter_of(request.user)
         if transporter is None:
@@ -288,7 +371,7 @@ class CTRViewSet(
             raise problem_from(error) from error
         return Response(CTRDetailOutput(self.get_queryset().get(pk=ctr.pk)).data)
 
-    @extend_schema(request=ReceiveInput, responses=CTRDetailOutput)
+    @extend_schema(request=ReceiveInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def receive(self, request, number=None):
         """O operador da área de destino confirma o recebimento (art. 13 p.ú.)."""
@@ -301,7 +384,7 @@ class CTRViewSet(
             ),
         )
 
-    @extend_schema(request=ReasonInput, responses=CTRDetailOutput)
+    @extend_schema(request=ReasonInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def refuse(self, request, number=None):
         """O operador da área de destino recusa a carga."""
@@ -312,7 +395,7 @@ class CTRViewSet(
             lambda ctr, data: services.refuse(ctr, request.user, data["reason"]),
         )
 
-    @extend_schema(request=ReasonInput, responses=CTRDetailOutput)
+    @extend_schema(request=ReasonInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def cancel(self, request, number=None):
         """O transportador cancela o CTR antes do recebimento."""
@@ -358,6 +441,20 @@ class EquipmentSerializer(serializers.ModelSerializer):
         return value
 
 
+def fleet_schema(serializer):
+    """The declared responses of vehicles and equipment, each with its serializer."""
+    return extend_schema_view(
+        list=extend_schema(responses={200: serializer, **problems(401, 404)}),
+        create=extend_schema(
+            responses={
+                201: serializer,
+                **problems(400, 401, 403, c403="Acesso negado: só usuários de um transportador"),
+            }
+        ),
+        retrieve=extend_schema(responses={200: serializer, **problems(401, 404)}),
+    )
+
+
 class OwnFleetViewSet(
     mixins.ListModelMixin,
     mixins.CreateModelMixin,
@@ -386,6 +483,7 @@ class OwnFleetViewSet(
         serializer.save(transporter=self.transporter())
 
 
+@fleet_schema(VehicleSerializer)
 class VehicleViewSet(OwnFleetViewSet):
     """Veículos do transportador do usuário."""
 
@@ -393,6 +491,7 @@ class VehicleViewSet(OwnFleetViewSet):
     serializer_class = VehicleSerializer
 
 
+@fleet_schema(EquipmentSerializer)
 class EquipmentViewSet(OwnFleetViewSet):
     """Equipamentos (caçambas) do transportador do usuário."""
 
@@ -414,6 +513,6 @@ class RuleListView(APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses=RuleOutput(many=True))
+    @extend_schema(responses={200: RuleOutput(many=True), **problems(401)})
     def get(self, request):
         return Response(RuleOutput(list(rules.REGISTRY.values()), many=True).data)

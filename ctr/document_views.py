@@ -3,7 +3,6 @@ monthly fee statement. Thin: parse, scope by role, call ctr.reports / ctr.printi
 
 from __future__ import annotations
 
-import csv
 import datetime
 
 from django.contrib.auth.decorators import login_required
@@ -12,6 +11,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
+
+import audit
+from config import csv_safety
 
 from . import printing, reports, roles
 from .models import CTR, Transporter, Worksite
@@ -83,6 +85,7 @@ def ctr_pdf(request: HttpRequest, number: str) -> HttpResponse:
     ctr = reports.find_ctr(roles.visible_ctrs(request.user, CTR.objects.all()), number)
     if ctr is None:
         return ctr_not_found(request, number)
+    audit.record(request, ctr, "CTR impresso (PDF)")
     verify_url = request.build_absolute_uri(reverse("ctr-verify", args=[ctr.number]))
     response = HttpResponse(printing.ctr_pdf(ctr, verify_url), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{ctr.number}.pdf"'
@@ -231,12 +234,13 @@ def fee_statement(request: HttpRequest, period: str) -> HttpResponse:
     )
 
 
-def _csv_response(filename: str) -> tuple[HttpResponse, csv.writer]:
-    """Semicolons, decimal comma and a UTF-8 BOM: what a Brazilian Excel opens as columns."""
+def _csv_response(filename: str) -> tuple[HttpResponse, csv_safety.SafeWriter]:
+    """Semicolons, decimal comma and a UTF-8 BOM: what a Brazilian Excel opens as columns;
+    text cells are never formulas (config/csv_safety.py)."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response.write("\ufeff")
-    return response, csv.writer(response, delimiter=";", lineterminator="\r\n")
+    return response, csv_safety.writer(response, delimiter=";", lineterminator="\r\n")
 
 
 def _csv_decimal(value, places: int) -> str:

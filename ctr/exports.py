@@ -6,7 +6,6 @@ million CTRs needs the memory of one chunk, not of the whole period.
 
 from __future__ import annotations
 
-import csv
 import datetime
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,8 @@ import geopandas as gpd
 import pyogrio
 import shapely
 from django.db import connection, transaction
+
+from config import csv_safety
 
 from .models import CTR, CTRWaste
 
@@ -106,7 +107,8 @@ def export_ctrs(
     if fmt == "csv":
         # UTF-8 with BOM and ';': opens right in spreadsheet programs set to pt-BR.
         with path.open("w", newline="", encoding="utf-8-sig") as handle:
-            writer = csv.writer(handle, delimiter=";")
+            # Text cells such as an equipment code are never formulas (config/csv_safety.py).
+            writer = csv_safety.writer(handle, delimiter=";")
             writer.writerow(COLUMNS)
             for rows in _chunks(sql, params):
                 writer.writerows([_plain(v) for v in row] for row in rows)

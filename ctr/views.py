@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
+import audit
 from maps import builders
 from pev_network import public_layers
 from pev_network.models import ReceivingFacility
@@ -278,6 +279,7 @@ def _render_detail(request, ctr: CTR, cancel_form: ReasonForm | None = None, sta
 @transporter_required
 def ctr_detail(request, number: str):
     ctr = get_object_or_404(_transporter_ctrs(request), number=number)
+    audit.record(request, ctr, "Detalhe do CTR")
     return _render_detail(request, ctr)
 
 

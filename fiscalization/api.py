@@ -19,18 +19,20 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_field,
+    extend_schema_view,
 )
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
-from rest_framework_gis.pagination import GeoJsonPagination
 from rest_framework_gis.serializers import GeoFeatureModelSerializer
 
 from config.api_errors import PROBLEM_CONTENT_TYPE, TITLES, InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int
 from config.geojson_fields import GeoJSONPointField
 from ctr import roles
+from pev_network.api import Pagination as GeoJSONPagination
+from pev_network.api import ProblemSerializer, problems
 
 from . import intake, throttle
 from .models import DumpingCategory, DumpingPhoto, DumpingReport, ReportStatus
@@ -154,6 +156,16 @@ class MergeInput(serializers.Serializer):
 # --- output ----------------------------------------------------------------------------------
 
 
+class NearbyConflictOutput(ProblemSerializer):
+    """409 of a new report: open reports nearby (each a public summary with its protocol)."""
+
+    code = serializers.CharField()
+    nearby = serializers.ListField(child=serializers.DictField())
+
+    class Meta:
+        ref_name = "NearbyReportsProblem"
+
+
 class CreatedOutput(serializers.Serializer):
     protocol = serializers.CharField()
     status = serializers.CharField()
@@ -219,7 +231,7 @@ class PhotoOutput(serializers.ModelSerializer):
 
 class ReportEventOutput(serializers.Serializer):
     at = serializers.DateTimeField()
-    actor = serializers.CharField(source="actor.username", default=None)
+    actor = serializers.CharField(source="actor.username", default=None, allow_null=True)
     from_status = serializers.CharField()
     to_status = serializers.CharField()
     note = serializers.CharField()
@@ -371,10 +383,15 @@ class IsMunicipal(permissions.BasePermission):
         return roles.is_municipal(request.user)
 
 
-class Pagination(GeoJsonPagination):
+class Pagination(GeoJSONPagination):  # its schema: the FeatureCollection with count/next/previous
     page_size = 100
     page_size_query_param = "page_size"
     max_page_size = 1000
+
+
+DECISION_PROBLEMS = problems(
+    400, 401, 403, 404, 409, c409="Conflito: a denúncia não pode passar a esta situação"
+)
 
 
 def nearby_conflict(error: intake.NearbyReportsExist, request) -> Response:
@@ -395,6 +412,11 @@ def nearby_conflict(error: intake.NearbyReportsExist, request) -> Response:
     return Response(body, status=409, content_type=PROBLEM_CONTENT_TYPE)
 
 
+@extend_schema_view(
+    retrieve=extend_schema(
+        responses={200: ReportDetailFeature, **problems(401, 403, 404)},
+    ),
+)
 class DumpingReportViewSet(
     mixins.CreateModelMixin,
     mixins.ListModelMixin,
@@ -432,7 +454,10 @@ class DumpingReportViewSet(
             return ReportDetailFeature
         return ReportFeature
 
-    @extend_schema(parameters=FILTER_PARAMETERS)
+    @extend_schema(
+        parameters=FILTER_PARAMETERS,
+        responses={200: ReportFeature, **problems(400, 401, 403, 404)},
+    )
     def list(self, request, *args, **kwargs):
         """Denúncias em GeoJSON (FeatureCollection paginada), com filtros combináveis."""
         return super().list(request, *args, **kwargs)
@@ -463,10 +488,20 @@ class DumpingReportViewSet(
         },
         responses={
             201: CreatedOutput,
-            400: OpenApiResponse(description="dados ou fotos inválidos; ponto fora dos municípios"),
-            409: OpenApiResponse(description="denúncias abertas a até 250 m: veja `nearby`"),
-            413: OpenApiResponse(description="foto acima de 8 MB"),
-            429: OpenApiResponse(description="limite de envios; veja Retry-After"),
+            **problems(
+                400,
+                401,
+                413,
+                415,
+                429,
+                c400="dados ou fotos inválidos; ponto fora dos municípios",
+                c413="foto acima de 8 MB",
+                c429="limite de envios; veja Retry-After",
+            ),
+            (409, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+                NearbyConflictOutput,
+                description="denúncias abertas a até 250 m: veja `nearby`",
+            ),
         },
     )
     def create(self, request, *args, **kwargs):
@@ -528,7 +563,7 @@ class DumpingReportViewSet(
         report = self.get_queryset().get(pk=report.pk)
         return Response(ReportDetailFeature(report, context=self.get_serializer_context()).data)
 
-    @extend_schema(request=StatusInput, responses=ReportDetailFeature)
+    @extend_schema(request=StatusInput, responses={200: ReportDetailFeature, **DECISION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def status(self, request, pk=None):
         """Muda a situação, com uma observação (obrigatória ao declarar improcedente ou ao
@@ -545,7 +580,7 @@ class DumpingReportViewSet(
             raise problem_from(error) from None
         return self._detail(report)
 
-    @extend_schema(request=MergeInput, responses=ReportDetailFeature)
+    @extend_schema(request=MergeInput, responses={200: ReportDetailFeature, **DECISION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def merge(self, request, pk=None):
         """Marca esta denúncia como duplicata de `into` (a original); registra nas duas."""

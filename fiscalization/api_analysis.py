@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from config.api_errors import InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int, required
 from ctr import roles
+from pev_network.api import problems
 from pev_network.models import Municipality
 
 from . import hotspots, roadside, suspects
@@ -113,6 +114,17 @@ HOTSPOT_PARAMETERS = [
 ]  # fmt: skip
 
 
+HOTSPOTS_SCHEMA = {
+    "type": "object",
+    "description": "FeatureCollection dos pontos críticos (polígonos), com os parâmetros usados",
+    "required": ["type", "features"],
+    "properties": {
+        "type": {"type": "string", "enum": ["FeatureCollection"]},
+        "features": {"type": "array", "items": {"type": "object"}},
+    },
+}
+
+
 class HotspotsView(APIView):
     permission_classes = [IsMunicipal]
 
@@ -129,7 +141,7 @@ class HotspotsView(APIView):
             ),  # fmt: skip
             OpenApiParameter("limit", OpenApiTypes.INT, description="Máximo de pontos (1 a 5000)."),
         ],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: HOTSPOTS_SCHEMA, **problems(400, 401, 403, 503)},
     )
     def get(self, request):
         return Response(run_hotspots(parse_hotspot_query(request.query_params)))
@@ -203,7 +215,11 @@ class SuspectsView(APIView):
                              "crítico que contém a denúncia (com eps_m, min_points, since)."),
             *HOTSPOT_PARAMETERS,
         ],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, **problems(
+            400, 401, 403, 404, 503,
+            c404="Não encontrado: a denúncia não existe, ou não está em ponto crítico "
+                 "(com hotspot=true)",
+        )},
     )  # fmt: skip
     def get(self, request, pk: int):
         report = get_object_or_404(DumpingReport.objects.select_related("municipality"), pk=pk)
@@ -224,7 +240,7 @@ class RoadsideView(APIView):
         summary="Abordagem de veículo: situação do transportador e CTRs abertos, pela placa",
         parameters=[OpenApiParameter("plate", str, required=True,
                                      description="Placa (ABC1234, ABC-1234 ou ABC1D23).")],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, **problems(400, 401, 403)},
     )  # fmt: skip
     def get(self, request):
         raw = required(request.query_params, "plate")

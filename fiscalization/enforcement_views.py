@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
+import audit
 from ctr.documents import format_document
 from ctr.reports import br_date, br_money, br_number
 from maps.nucleo_views import municipal_only
@@ -235,6 +236,7 @@ def case_detail(request, pk: int):
         ),
         pk=pk,
     )
+    audit.record(request, case, "Processo de fiscalização: detalhe")
     now = timezone.now()
     timeline = enforcement.case_timeline(case, now)
     notices = []

@@ -164,19 +164,28 @@ def hotspots_collection(
     until: datetime.date | None = None,
     eps_m: float = hotspots.DEFAULT_EPS_M,
     min_points: int = hotspots.DEFAULT_MIN_POINTS,
+    limit: int = hotspots.DEFAULT_LIMIT,
+    with_report_ids: bool = True,
 ) -> dict:
-    """The hotspots of a municipality (a Municipality, or None for all) for a map."""
+    """The hotspots of a municipality (a Municipality, or None for all) for a map. A map that
+    only draws them passes with_report_ids=False: a two-year hotspot of a big city lists
+    thousands of ids, a megabyte of page for nothing drawn."""
     query = hotspots.HotspotQuery(
         eps_m=eps_m,
         min_points=min_points,
         since=since,
         until=until,
         municipality_id=municipality.pk if municipality else None,
+        limit=limit,
     )
     try:
-        return hotspots.hotspots_geojson(query)
+        collection = hotspots.hotspots_geojson(query)
     except hotspots.TooCostly:
         return {"type": "FeatureCollection", "features": []}
+    if not with_report_ids:
+        for feature in collection["features"]:
+            feature["properties"].pop("report_ids", None)
+    return collection
 
 
 def _fit(m: folium.Map, bounds, padding=(24, 24), max_zoom=17) -> None:

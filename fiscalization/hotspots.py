@@ -159,7 +159,9 @@ def _sql(query: HotspotQuery) -> tuple[str, list]:
     params: list = [_start_of(query.since_or_default()), tuple(NOT_DUMPING)]
     if query.until:
         where.append("r.created_at < %s")
-        params.append(_start_of(query.until + datetime.timedelta(days=1)))
+        # The day after `until`, except at the calendar's end (9999-12-31 has no next day).
+        day_after = min(query.until, datetime.date.max - datetime.timedelta(days=1))
+        params.append(_start_of(day_after + datetime.timedelta(days=1)))
     if query.municipality_id:
         where.append("r.municipality_id = %s")
         params.append(query.municipality_id)

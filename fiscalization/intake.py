@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from ctr import roles
 from pev_network import services as network
+from pev_network.geometry_messages import validity_reason_pt
 from pev_network.models import CatchmentBasin, FacilityLicense, ReceivingFacility
 
 from .models import (
@@ -694,7 +695,11 @@ def polygon_from_text(raw: str) -> GEOSGeometry:
             "Coordenadas do polígono fora de WGS 84 (longitude, latitude).", "polygon", "polygon"
         )
     if not geom.valid:
-        raise IntakeError(f"Polígono inválido: {geom.valid_reason}.", "polygon_invalid", "polygon")
+        raise IntakeError(
+            f"Polígono inválido: {validity_reason_pt(geom.valid_reason)}.",
+            "polygon_invalid",
+            "polygon",
+        )
     return geom
 
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+import audit
 from config.api_errors import InvalidParameter
 from config.api_params import parse_lon_lat
 from ctr import roles
@@ -340,7 +341,9 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
 @require_safe
 @municipal_required
 def inspect_report(request, pk: int):
-    return _detail_page(request, get_object_or_404(DumpingReport, pk=pk))
+    report = get_object_or_404(DumpingReport, pk=pk)
+    audit.record(request, report, "Denúncia: página de inspeção")
+    return _detail_page(request, report)
 
 
 def _act(request, report, form, form_name: str, run, success: str):

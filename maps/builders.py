@@ -12,6 +12,7 @@ external resource (settings.MAP_TILE_URL).
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -126,13 +127,25 @@ def render_parts(m: folium.Map) -> MapParts:
     header = "".join(
         child.render() for name, child in figure.header._children.items() if name != "meta_http"
     )
+    # Content Security Policy: the only inline script a page may run is the one it writes with
+    # the request's nonce, around `script`. An inline script some folium element put in the
+    # header moves to the start of `script` (it ran before the body's scripts anyway); the
+    # header keeps <script src> (our static files), links and styles.
+    inline = [match.group(1) for match in _INLINE_SCRIPT.finditer(header)]
+    header = _INLINE_SCRIPT.sub("", header)
     # folium escapes what it embeds (tojson escapes <, > and &), so the parts are safe HTML.
     return MapParts(
         name=m.get_name(),
         header=mark_safe(header),
         html=mark_safe(figure.html.render()),
-        script=mark_safe(figure.script.render()),
+        script=mark_safe("\n".join([*inline, figure.script.render()])),
     )
+
+
+# A <script> element without a src attribute, and its code.
+_INLINE_SCRIPT = re.compile(
+    r"<script(?![^>]*\bsrc\s*=)[^>]*>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL
+)
 
 
 def base_map(

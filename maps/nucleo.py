@@ -33,6 +33,11 @@ REPORT_COLOUR = "#E69F00"
 NOT_VALID_COLOUR = "#6B7280"
 
 LAYER_FLOWS = "Fluxos de CTR (origem → destino)"
+
+# Applies each feature's own `style` (a flow's width, a cell's radius) in the browser.
+PER_FEATURE_STYLE = folium.JsCode(
+    "function (feature, layer) { layer.setStyle(feature.properties.style); }"
+)
 LAYER_OVERDUE = "Origens de CTRs em atraso"
 LAYER_REPORTS = "Denúncias de descarte irregular"
 
@@ -84,9 +89,16 @@ def add_facilities_with_state(m: folium.Map, facilities: dict, admin_url: str) -
                 "fillOpacity": 0.9 if valid else 0.6,
             }
 
-        popup = folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320)
-        folium.GeoJson({"type": "FeatureCollection", "features": features},
-                       style_function=style_for, popup=popup).add_to(group)  # fmt: skip
+        # The popup lives on the anchor only: one copy per facility, not two.
+        polygons = [
+            {**f, "properties": {"license_state": f["properties"].get("license_state")}}
+            for f in features
+        ]
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": polygons},
+            style_function=style_for,
+            interactive=False,
+        ).add_to(group)
         folium.GeoJson(
             anchors,
             marker=folium.CircleMarker(radius=7),
@@ -103,6 +115,7 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     largest = max((f.volume_m3 for f in flows), default=1) or 1
     features = []
     for flow in flows:
+        weight = round(1 + 9 * math.sqrt(flow.volume_m3 / largest), 1)
         popup = format_html(
             '<div class="ctr-popup"><p class="ctr-popup-title">Para {}</p><dl>'
             "<dt>Volume</dt><dd>{} m³</dd><dt>CTRs</dt><dd>{}</dd></dl>"
@@ -117,17 +130,15 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
             "geometry": {"type": "LineString", "coordinates": [
                 [round(flow.origin_lon, 6), round(flow.origin_lat, 6)],
                 [round(flow.facility_lon, 6), round(flow.facility_lat, 6)]]},
-            "properties": {"weight": round(1 + 9 * math.sqrt(flow.volume_m3 / largest), 1),
-                           "popup_html": str(popup)},
+            "properties": {"style": {"weight": weight}, "popup_html": str(popup)},
         })  # fmt: skip
     if features:
         folium.GeoJson(
             {"type": "FeatureCollection", "features": features},
-            style_function=lambda f: {
-                "color": FLOW_COLOUR,
-                "weight": f["properties"]["weight"],
-                "opacity": 0.55,
-            },
+            style_function=lambda _f: {"color": FLOW_COLOUR, "weight": 2, "opacity": 0.55},
+            # The width comes from each feature in the browser: a per-feature style in Python
+            # would be written out once per feature by folium.
+            on_each_feature=PER_FEATURE_STYLE,
             popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False),
         ).add_to(group)
     group.add_to(m)
@@ -142,7 +153,7 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
             "type": "Feature",
             "geometry": {"type": "Point", "coordinates": [round(c.lon, 6), round(c.lat, 6)]},
             "properties": {
-                "radius": round(4 + 16 * math.sqrt(c.count / largest), 1),
+                "style": {"radius": round(4 + 16 * math.sqrt(c.count / largest), 1)},
                 "label": f"{c.count} {what}",
             },
         }
@@ -152,13 +163,13 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
         folium.GeoJson(
             {"type": "FeatureCollection", "features": features},
             marker=folium.CircleMarker(radius=6),
-            style_function=lambda f: {
-                "radius": f["properties"]["radius"],
+            style_function=lambda _f: {
                 "color": colour,
                 "weight": 1,
                 "fillColor": colour,
                 "fillOpacity": 0.45,
             },
+            on_each_feature=PER_FEATURE_STYLE,
             tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
         ).add_to(group)
     group.add_to(m)

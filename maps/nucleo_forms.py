@@ -1,10 +1,11 @@
 import datetime
 
 from django import forms
+from django.conf import settings
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from ctr.models import CTRWasteClass, Transporter
+from ctr.models import CTR, CTRWasteClass, Transporter
 from pev_network.models import Municipality, ReceivingFacility
 
 DEFAULT_PERIOD_DAYS = 90
@@ -42,14 +43,41 @@ class NucleoFilterForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only municipalities with something to show: a state has 645.
+        # Only municipalities with something to show: a state has 645. EXISTS, not a join
+        # with DISTINCT: over a million CTRs the join sorted on disk for seconds.
         facilities = ReceivingFacility.objects.filter(municipality=OuterRef("pk"))
+        ctrs = CTR.objects.filter(municipality=OuterRef("pk"))
         self.fields["municipality"].queryset = (
             Municipality.objects.defer("boundary")
-            .filter(Q(Exists(facilities)) | Q(ctrs__isnull=False))
-            .distinct()
+            .filter(Q(Exists(facilities)) | Q(Exists(ctrs)))
             .order_by("name")
         )
+        # The other lists follow the municipality shown: a state's every transporter and
+        # facility would weigh hundreds of kilobytes of <option>s.
+        municipality_id = self._municipality_id()
+        if municipality_id is not None:
+            self.fields["transporter"].queryset = Transporter.objects.filter(
+                Q(municipality_id=municipality_id)
+                | Exists(
+                    CTR.objects.filter(municipality_id=municipality_id, transporter=OuterRef("pk"))
+                )
+            ).order_by("name")
+            self.fields["facility"].queryset = (
+                ReceivingFacility.objects.defer("area")
+                .filter(municipality_id=municipality_id)
+                .order_by("kind", "name")
+            )
+
+    def _municipality_id(self) -> int | None:
+        raw = self.data.get("municipality") if self.is_bound else None
+        if raw and str(raw).isdigit():
+            return int(raw)
+        default = (
+            Municipality.objects.filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return default
 
     def clean_defaults(self) -> dict:
         """The filter when nothing was asked: the last 90 days, everything."""

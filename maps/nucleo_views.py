@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+from config import csv_safety
 from ctr import analytics, roles
 from ctr.exports import export_ctrs
 from fiscalization import services as fiscalization
@@ -103,7 +103,9 @@ def nucleo_map(request):
     )
     add_hotspots(
         the_map,
-        hotspots_collection(municipality, flt.date_from, flt.date_to),
+        hotspots_collection(
+            municipality, flt.date_from, flt.date_to, limit=200, with_report_ids=False
+        ),
         f"/fiscalizacao/denuncias/{{report}}/suspeitos/?hotspot=1&since={flt.date_from}",
     )
     context = {
@@ -273,7 +275,7 @@ def _csv_response(name: str, header: list[str], rows: list[list]) -> HttpRespons
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response.write("\ufeff")  # BOM: spreadsheet programs then read UTF-8
-    writer = csv.writer(response, delimiter=";")
+    writer = csv_safety.writer(response, delimiter=";")  # no cell is ever a formula
     writer.writerow(header)
     writer.writerows(rows)
     return response

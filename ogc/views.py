@@ -14,8 +14,9 @@ from django.db import connection
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
+
+from config.authentication import TokenAuthentication
 
 from .collections import COLLECTIONS, Collection
 
@@ -26,6 +27,10 @@ CONFORMANCE = [
 ]
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 10_000
+# Far beyond any collection of ours, and far below PostgreSQL's bigint.
+MAX_OFFSET = 10_000_000
+# Feature ids are bigint: 19 digits at most.
+MAX_ID_DIGITS = 18
 CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
 
 
@@ -168,13 +173,22 @@ def collection(request, collection_id: str):
     return json_response(describe(request, found))
 
 
+def _integer(name: str, raw: str) -> int:
+    """An integer written in ASCII digits, with an optional sign: not '²', not 5,000 digits
+    (anything past MAX_ID_DIGITS digits comes back as a number past every limit)."""
+    text = raw.strip()
+    digits = text[1:] if text[:1] in "+-" else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise BadRequest(f"{name} '{raw[:40]}' não é um número inteiro.")
+    significant = digits.lstrip("0") or "0"
+    value = int(significant[: MAX_ID_DIGITS + 1])
+    return -value if text.startswith("-") else value
+
+
 def parse_limit(raw: str | None) -> int:
     if raw is None:
         return DEFAULT_LIMIT
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"limit '{raw}' não é um número inteiro.") from None
+    value = _integer("limit", raw)
     if value < 1:
         raise BadRequest("limit deve ser pelo menos 1.")
     return min(value, MAX_LIMIT)  # the standard lets the server cap it
@@ -183,12 +197,11 @@ def parse_limit(raw: str | None) -> int:
 def parse_offset(raw: str | None) -> int:
     if raw is None:
         return 0
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"offset '{raw}' não é um número inteiro.") from None
+    value = _integer("offset", raw)
     if value < 0:
         raise BadRequest("offset não pode ser negativo.")
+    if value > MAX_OFFSET:
+        raise BadRequest(f"offset grande demais: o limite é {MAX_OFFSET:,}.".replace(",", "."))
     return value
 
 
@@ -317,8 +330,8 @@ def item(request, collection_id: str, feature_id: str):
     found = visible_collection(request, collection_id)
     if found is None:
         return problem(404, f"A coleção '{collection_id}' não existe.")
-    if not feature_id.isdigit():
-        return problem(404, f"A feição '{feature_id}' não existe.")
+    if not (feature_id.isascii() and feature_id.isdigit()) or len(feature_id) > MAX_ID_DIGITS:
+        return problem(404, f"A feição '{feature_id[:40]}' não existe.")
     where, feature, params = items_sql(found, None, None, int(feature_id))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {feature} FROM {found.table} t WHERE {where}", params)

@@ -7,7 +7,12 @@ from decimal import Decimal
 import django_filters
 from django.db.models import prefetch_related_objects
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -15,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework_gis.pagination import GeoJsonPagination
 from rest_framework_gis.serializers import GeoFeatureModelSerializer
 
-from config.api_errors import InvalidParameter
+from config.api_errors import PROBLEM_CONTENT_TYPE, TITLES, InvalidParameter
 from config.api_filters import BBoxFilter
 from config.api_params import (
     parse_date,
@@ -35,11 +40,81 @@ from .models import (
     WasteClass,
 )
 
+# --- schema of errors and of paginated GeoJSON (shared by the API modules) ---------------------
+
+
+class ProblemSerializer(serializers.Serializer):
+    """Erro no formato RFC 9457 (application/problem+json), em português."""
+
+    type = serializers.CharField(help_text='"about:blank"')
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField(required=False)
+    instance = serializers.CharField(required=False, help_text="caminho da requisição")
+    errors = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="cada erro: {campo, mensagem}; num CTR que viola regras, cada achado da regra",
+    )
+
+    class Meta:
+        ref_name = "Problem"
+
+
+PROBLEM_DESCRIPTIONS = {
+    400: "parâmetro ou dado inválido: `errors` diz qual e por quê",
+    401: "sem credenciais, ou token inválido (também nas rotas públicas, se enviado)",
+    403: "o usuário não tem o papel que esta operação exige",
+    404: "não existe, ou não é visível para este usuário",
+    409: "conflito com a situação atual",
+    413: "conteúdo grande demais",
+    415: "tipo de conteúdo não suportado",
+    422: "regras do CTR violadas: `errors` lista cada achado",
+    429: "muitas requisições: veja Retry-After",
+    503: "consulta cara demais agora: restrinja os parâmetros",
+}
+
+
+def problems(*codes: int, **descriptions: str) -> dict:
+    """Declared error responses (problem+json) for `extend_schema(responses=...)`; a keyword
+    `c409="..."` replaces the standard description of that code."""
+    return {
+        (code, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            ProblemSerializer,
+            description=descriptions.get(f"c{code}")
+            or f"{TITLES.get(code, 'Erro')}: {PROBLEM_DESCRIPTIONS[code]}",
+        )
+        for code in codes
+    }
+
 
 class Pagination(GeoJsonPagination):
     page_size = 100
     page_size_query_param = "page_size"
     max_page_size = 1000
+
+    def get_paginated_response_schema(self, schema):
+        """The body is the FeatureCollection itself plus count, next and previous (drf-gis
+        declares `features` as a nested FeatureCollection and still requires `results`)."""
+        link = {"type": "string", "format": "uri", "nullable": True}
+        return {
+            "allOf": [
+                schema,
+                {
+                    "type": "object",
+                    "required": ["type", "count", "features"],
+                    "properties": {
+                        "count": {"type": "integer", "example": 123},
+                        "next": link,
+                        "previous": link,
+                    },
+                },
+            ]
+        }
+
+
+LIST_PROBLEMS = problems(400, 401, 404, c404="Não encontrado: página inexistente")
+DETAIL_PROBLEMS = problems(401, 404)
 
 
 class LicenseSerializer(serializers.ModelSerializer):
@@ -101,6 +176,10 @@ class FacilityFilter(django_filters.FilterSet):
         return queryset.licensed_on(parse_date("licensed_on", value))
 
 
+@extend_schema_view(
+    list=extend_schema(responses={200: FacilitySerializer, **LIST_PROBLEMS}),
+    retrieve=extend_schema(responses={200: FacilitySerializer, **DETAIL_PROBLEMS}),
+)
 class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
     """Áreas de recebimento (PEV, ATT, reciclagem, aterro de RCC) em GeoJSON."""
 
@@ -125,10 +204,10 @@ class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
             OpenApiParameter("waste_class", OpenApiTypes.STR, enum=WasteClass.values),
             OpenApiParameter("limit", OpenApiTypes.INT, description="1 a 50 (padrão 5)"),
         ],
-        responses=NearbyFacilitySerializer(many=True),
+        responses={200: NearbyFacilitySerializer(many=True), **problems(400, 401)},
     )
     @action(detail=False, filterset_class=None, pagination_class=None)
-    def nearest(self, request):
+    def nearest(self, request, format=None):
         """As áreas mais próximas que podem receber legalmente esta carga hoje: PEV só até o
         limite de pequeno volume do município (Lei 3.978/2007 art. 12 §1-2), classes aceitas,
         licença válida (art. 14 §1). Distância em metros."""
@@ -174,6 +253,10 @@ class MunicipalityFilter(django_filters.FilterSet):
         fields = ["uf", "bbox"]
 
 
+@extend_schema_view(
+    list=extend_schema(responses={200: MunicipalitySerializer, **LIST_PROBLEMS}),
+    retrieve=extend_schema(responses={200: MunicipalitySerializer, **DETAIL_PROBLEMS}),
+)
 class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
     """Municípios com limites (GeoJSON) e parâmetros legais."""
 
@@ -190,10 +273,13 @@ class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
             OpenApiParameter("lon", OpenApiTypes.DOUBLE, required=True),
             OpenApiParameter("lat", OpenApiTypes.DOUBLE, required=True),
         ],
-        responses=MunicipalityPropertiesSerializer,
+        responses={
+            200: MunicipalityPropertiesSerializer,
+            **problems(400, 401, 404, c404="Não encontrado: nenhum município contém o ponto"),
+        },
     )
     @action(detail=False, filterset_class=None, pagination_class=None)
-    def lookup(self, request):
+    def lookup(self, request, format=None):
         """O município cujo limite contém o ponto (um ponto na divisa conta como dentro)."""
         municipality = services.municipality_at(parse_lon_lat(request.query_params))
         if municipality is None:
@@ -220,6 +306,10 @@ class BasinFilter(django_filters.FilterSet):
         fields = ["municipality", "bbox"]
 
 
+@extend_schema_view(
+    list=extend_schema(responses={200: BasinSerializer, **LIST_PROBLEMS}),
+    retrieve=extend_schema(responses={200: BasinSerializer, **DETAIL_PROBLEMS}),
+)
 class BasinViewSet(viewsets.ReadOnlyModelViewSet):
     """Bacias de captação (Lei 3.978/2007 art. 3 V), cada uma atendida por um PEV."""
 

@@ -10,13 +10,19 @@ progress; nothing here prints.
 from __future__ import annotations
 
 import datetime
+import json
+import logging
 import math
 import re
+import struct
 import unicodedata
+import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import NoReturn
 
 import geopandas as gpd
 import numpy as np
@@ -25,11 +31,14 @@ import pyogrio
 import shapely
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import DatabaseError, transaction
-from pyogrio.errors import DataSourceError
-from pyproj import Geod
+from pyogrio.errors import DataLayerError, DataSourceError
+from pyproj import CRS, Geod
+from pyproj.exceptions import CRSError
+from shapely.errors import GEOSException
 from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from .geometry_messages import validity_reason_pt
 from .models import (
     FacilityKind,
     FacilityLicense,
@@ -57,6 +66,18 @@ FIELDS: tuple[str, ...] = (
     "license_status_since",
 )
 GEOMETRY_FIELD = "geometry"
+
+logger = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+# Limits of what is read at all: the file, a zip once inflated (and how much it may inflate:
+# a Shapefile compresses ~3-10 times; a zip bomb, hundreds), the vertices of one feature (a
+# receiving area is the outline of a plot, drawn with tens or hundreds of vertices).
+MAX_FILE_BYTES = 200 * MB
+MAX_INFLATED_BYTES = 200 * MB
+MAX_COMPRESSION_RATIO = 100
+RATIO_CHECK_FROM_BYTES = 10 * MB
+MAX_VERTICES_PER_FEATURE = 100_000
 
 # Accented, lower-case or spaced variants are normalised first (see _token).
 KIND_ALIASES: dict[str, str] = {
@@ -86,20 +107,6 @@ STATUS_ALIASES: dict[str, str] = {
 }
 CLASS_ALIASES: dict[str, str] = {str(c): str(c) for c in WasteClass} | {
     "VOLUMOSOS": WasteClass.VOLUMOSO
-}
-
-# GEOS validity reasons (shapely.is_valid_reason), in the user's language.
-GEOS_REASONS: dict[str, str] = {
-    "Self-intersection": "auto-interseção",
-    "Ring Self-intersection": "anel com auto-interseção",
-    "Too few points in geometry component": "parte com pontos de menos",
-    "Hole lies outside shell": "furo fora do contorno externo",
-    "Nested holes": "furos aninhados",
-    "Interior is disconnected": "interior desconexo",
-    "Nested shells": "contornos externos aninhados",
-    "Duplicate Rings": "anéis duplicados",
-    "Invalid Coordinate": "coordenada inválida",
-    "Ring is not closed": "anel não fechado",
 }
 
 ISO_DATE = re.compile(
@@ -303,7 +310,7 @@ def import_facilities(
         raise NetworkError("--buffer-m: informe um raio positivo, em metros.", "bad_option")
 
     report = ImportReport(source=str(path), dry_run=dry_run, layer=layer)
-    gdf = _read(Path(path), layer, report)
+    gdf = _read(Path(path), layer, report, field_map.get("code", "code"))
     report.read = len(gdf)
     columns = _resolve_columns(gdf, field_map, default_kind, report)
     if report.problems:
@@ -332,7 +339,7 @@ def import_facilities(
     return report
 
 
-def _refuse(report: ImportReport) -> None:
+def _refuse(report: ImportReport) -> NoReturn:
     report.problems.sort(key=lambda p: -1 if p.number is None else p.number)
     numbers = {p.number for p in report.problems}
     report.refused = report.read if None in numbers else len(numbers)
@@ -342,13 +349,16 @@ def _refuse(report: ImportReport) -> None:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _read(path: Path, layer: str | None, report: ImportReport) -> gpd.GeoDataFrame:
-    def refuse(reason: str) -> None:
+def _read(
+    path: Path, layer: str | None, report: ImportReport, code_column: str = "code"
+) -> gpd.GeoDataFrame:
+    def refuse(reason: str) -> NoReturn:
         report.problems.append(Problem(None, None, reason))
         _refuse(report)
 
     if not path.exists():
         refuse(f"arquivo não encontrado: {path}")
+    _check_file(path, refuse)
     try:
         # pyogrio opens a .zip with a Shapefile inside directly (/vsizip/).
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
@@ -360,9 +370,26 @@ def _read(path: Path, layer: str | None, report: ImportReport) -> gpd.GeoDataFra
             refuse(f"camada '{layer}' não encontrada (camadas: {', '.join(layers)})")
         # Dates as text: we parse them ourselves, so that a bad date is reported, not guessed.
         gdf = pyogrio.read_dataframe(path, layer=layer, datetime_as_string=True)
-    except DataSourceError as exc:
+    except (DataSourceError, DataLayerError) as exc:
         refuse(f"não foi possível ler o arquivo ({exc}); use GeoJSON, GeoPackage ou Shapefile")
+    except GEOSException:
+        # A geometry GEOS cannot even build (an unclosed ring, NaN where a ring closes): find
+        # which features, so that the refusal names them.
+        _refuse_unreadable_geometries(path, layer, report, code_column)
+    except ImportRefused:
+        raise
+    except Exception as exc:  # any other failure of GDAL/pyogrio on a malformed file
+        logger.warning("Falha ao ler %s: %s: %s", path.name, type(exc).__name__, exc)
+        refuse(
+            f"não foi possível ler o arquivo ({type(exc).__name__}: {exc}); use GeoJSON, "
+            "GeoPackage ou Shapefile"
+        )
     report.layer = layer or (layers[0] if layers else None)
+    if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf.columns:
+        refuse(
+            "o arquivo não tem geometria (uma tabela como CSV ou planilha não serve): use "
+            "GeoJSON, GeoPackage ou Shapefile com os polígonos das áreas"
+        )
     if gdf.empty:
         refuse("o arquivo (ou a camada) não tem feições")
     if gdf.crs is None:
@@ -374,6 +401,194 @@ def _read(path: Path, layer: str | None, report: ImportReport) -> gpd.GeoDataFra
         )
     report.source_crs = gdf.crs.to_string()
     return gdf
+
+
+def _thousands(number: int) -> str:
+    return f"{number:,}".replace(",", ".")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / MB:,.1f} MB".replace(",", "_").replace(".", ",").replace("_", ".")
+
+
+def _check_file(path: Path, refuse: Callable[[str], NoReturn]) -> None:
+    """Before GDAL opens the file: its size, a zip's contents, a GeoJSON's declared CRS."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        refuse(f"arquivo de {_megabytes(size)}; o limite é {_megabytes(MAX_FILE_BYTES)}")
+    if path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
+        _check_zip(path, refuse)
+        return
+    with path.open("rb") as file:
+        head = file.read(1024)
+    if head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{"):
+        reason = _geojson_crs_problem(path.read_bytes())
+        if reason:
+            refuse(reason)
+
+
+def _check_zip(path: Path, refuse: Callable[[str], NoReturn]) -> None:
+    """A zip is opened by GDAL (/vsizip/) only once its listing says it is safe to inflate: no
+    absolute or '..' member names, a bounded inflated size and compression ratio."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            for member in members:
+                name = member.filename.replace("\\", "/")
+                if (
+                    name.startswith("/")
+                    or re.match(r"^[A-Za-z]:", name)
+                    or ".." in PurePosixPath(name).parts
+                ):
+                    refuse(
+                        f"o ZIP contém um caminho inseguro ('{member.filename}'): caminhos "
+                        "absolutos ou com '..' não são aceitos; compacte só os arquivos da camada"
+                    )
+            inflated = sum(m.file_size for m in members)
+            packed = sum(m.compress_size for m in members)
+            if inflated > MAX_INFLATED_BYTES:
+                refuse(
+                    f"o ZIP descompactado ocuparia {_megabytes(inflated)}; o limite é "
+                    f"{_megabytes(MAX_INFLATED_BYTES)}"
+                )
+            if inflated > RATIO_CHECK_FROM_BYTES and inflated > MAX_COMPRESSION_RATIO * max(
+                packed, 1
+            ):
+                refuse(
+                    f"o ZIP se expande {inflated // max(packed, 1)} vezes ao descompactar (o "
+                    f"limite é {MAX_COMPRESSION_RATIO}): não parece um Shapefile compactado"
+                )
+            for member in members:
+                if member.filename.lower().endswith((".geojson", ".json")):
+                    reason = _geojson_crs_problem(archive.read(member))
+                    if reason:
+                        refuse(f"{member.filename}: {reason}")
+    # RuntimeError: an encrypted member; zlib.error: corrupt data.
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, zlib.error) as exc:
+        refuse(f"ZIP ilegível ({exc}): compacte a camada de novo, em um arquivo .zip comum")
+
+
+# The names of a GeoJSON "crs" member (GeoJSON 2008; RFC 7946 dropped it) we resolve: EPSG
+# codes in their usual spellings, and CRS84 (longitude, latitude on WGS 84).
+EPSG_NAME = re.compile(
+    r"(?:EPSG:{1,2}|urn:ogc:def:crs:EPSG:[\w.]*:|https?://www\.opengis\.net/def/crs/EPSG/"
+    r"[\w.]+/)(\d{1,9})",
+    re.IGNORECASE,
+)
+CRS84_NAMES = {
+    "urn:ogc:def:crs:ogc:1.3:crs84",
+    "urn:ogc:def:crs:ogc::crs84",
+    "ogc:crs84",
+    "crs84",
+    "http://www.opengis.net/def/crs/ogc/1.3/crs84",
+    "https://www.opengis.net/def/crs/ogc/1.3/crs84",
+}
+_MISSING = object()
+
+
+def _geojson_crs_problem(content: bytes) -> str | None:
+    """Why the top-level "crs" member of a GeoJSON text can't be used; None when it can (or
+    there is none). GDAL reads an unresolvable name as EPSG:4326 without a word, and would
+    look a "link" up: such a file is refused before GDAL opens it."""
+    text = content.decode("utf-8-sig", errors="replace")
+    if not re.search(r'"crs"\s*:', text):
+        return None
+    member = _top_level_member(text, "crs")
+    if member is _MISSING:
+        return (
+            "não foi possível verificar o membro 'crs' do GeoJSON (JSON malformado): corrija o "
+            "arquivo ou exporte-o de novo"
+        )
+    return _declared_crs_problem(member)
+
+
+def _top_level_member(text: str, key: str) -> object:
+    """The value of `key` in the top-level object of a JSON text, reading the members one by
+    one (the features before it are parsed and dropped); _MISSING if absent or malformed."""
+    decoder = json.JSONDecoder()
+    space = re.compile(r"\s*")
+    try:
+        at = space.match(text).end()
+        if not text.startswith("{", at):
+            return _MISSING
+        at = space.match(text, at + 1).end()
+        while not text.startswith("}", at):
+            name, at = decoder.raw_decode(text, at)
+            at = space.match(text, at).end()
+            if not isinstance(name, str) or not text.startswith(":", at):
+                return _MISSING
+            value, at = decoder.raw_decode(text, space.match(text, at + 1).end())
+            if name == key:
+                return value
+            at = space.match(text, at).end()
+            if text.startswith(",", at):
+                at = space.match(text, at + 1).end()
+            elif not text.startswith("}", at):
+                return _MISSING
+    except (ValueError, RecursionError):
+        return _MISSING
+    return _MISSING
+
+
+def _declared_crs_problem(member: object) -> str | None:
+    if member is None:
+        return None
+    hint = "declare o SRC por um código EPSG, como urn:ogc:def:crs:EPSG::31983"
+    if not isinstance(member, dict):
+        return f"membro 'crs' do GeoJSON ilegível: {hint}"
+    kind = member.get("type")
+    properties = member.get("properties") if isinstance(member.get("properties"), dict) else {}
+    if kind == "link":
+        return (
+            f"membro 'crs' do tipo link (um SRC em outro arquivo ou endereço) não é aceito: {hint}"
+        )
+    if kind == "name" and isinstance(properties.get("name"), str):
+        name = properties["name"].strip()
+        if name.casefold() in CRS84_NAMES:
+            return None
+        match = EPSG_NAME.fullmatch(name)
+        if match is None:
+            return f"o SRC declarado no membro 'crs' ('{name[:80]}') não é um código EPSG: {hint}"
+        code = int(match.group(1))
+    elif kind == "EPSG" and isinstance(properties.get("code"), int):
+        code = properties["code"]
+    else:
+        return f"membro 'crs' do GeoJSON ilegível: {hint}"
+    try:
+        CRS.from_epsg(code)
+    except CRSError:
+        return (
+            f"o SRC declarado no membro 'crs' (EPSG:{code}) não existe no banco de SRCs do "
+            f"PROJ: {hint}"
+        )
+    return None
+
+
+def _refuse_unreadable_geometries(
+    path: Path, layer: str | None, report: ImportReport, code_column: str
+) -> NoReturn:
+    """Refuses the file naming each feature whose geometry GEOS cannot build."""
+    meta, _, wkbs, values = pyogrio.raw.read(path, layer=layer, datetime_as_string=True)
+    names = [str(n) for n in meta["fields"]]
+    folded = {n.casefold(): i for i, n in enumerate(names)}
+    index = folded.get(code_column.casefold())
+    codes = [_text(v) for v in values[index]] if index is not None else [None] * len(wkbs)
+    report.read = len(wkbs)
+    for i, wkb in enumerate(wkbs):
+        with np.errstate(invalid="ignore"):  # NaN coordinates: said below, not warned
+            if wkb is None or shapely.from_wkb(wkb, on_invalid="ignore") is not None:
+                continue
+        coordinates = _wkb_coordinates(wkb)
+        if coordinates is not None and not np.isfinite(coordinates).all():
+            reason = "coordenada que não é um número finito (NaN ou infinito)"
+        elif _wkb_fixable(wkb):
+            reason = "anel não fechado: o último ponto de cada anel deve repetir o primeiro"
+        else:
+            reason = "geometria ilegível (o GEOS não consegue montá-la)"
+        report.problems.append(Problem(i + 1, GEOMETRY_FIELD, reason, codes[i]))
+    if not report.problems:
+        report.problems.append(Problem(None, GEOMETRY_FIELD, "geometria ilegível"))
+    _refuse(report)
 
 
 def _resolve_columns(
@@ -421,6 +636,61 @@ def _resolve_columns(
     return columns
 
 
+def _wkb_fixable(wkb: bytes) -> bool:
+    try:
+        with np.errstate(invalid="ignore"):
+            return shapely.from_wkb(wkb, on_invalid="fix") is not None
+    except GEOSException:
+        return False
+
+
+def _wkb_coordinates(wkb: bytes) -> np.ndarray | None:
+    """Every coordinate value of a (ISO or extended) WKB Point, LineString, Polygon, their
+    Multi- forms and collections, read without GEOS; None for anything else."""
+    values: list[float] = []
+
+    def geometry(at: int) -> int:
+        order = "<" if wkb[at] == 1 else ">"
+        (code,) = struct.unpack_from(f"{order}I", wkb, at + 1)
+        at += 5
+        dims = 2 + bool(code & 0x80000000 or (code & 0xFFFF) // 1000 in (1, 3))
+        dims += bool(code & 0x40000000 or (code & 0xFFFF) // 1000 in (2, 3))
+        if code & 0x20000000:  # EWKB SRID
+            at += 4
+        kind = (code & 0xFFFF) % 1000
+
+        def points(at: int, count: int) -> int:
+            values.extend(struct.unpack_from(f"{order}{count * dims}d", wkb, at))
+            return at + 8 * count * dims
+
+        def count(at: int) -> tuple[int, int]:
+            return struct.unpack_from(f"{order}I", wkb, at)[0], at + 4
+
+        if kind == 1:
+            return points(at, 1)
+        if kind == 2:
+            n, at = count(at)
+            return points(at, n)
+        if kind == 3:
+            rings, at = count(at)
+            for _ in range(rings):
+                n, at = count(at)
+                at = points(at, n)
+            return at
+        if kind in (4, 5, 6, 7):
+            parts, at = count(at)
+            for _ in range(parts):
+                at = geometry(at)
+            return at
+        raise ValueError(f"tipo WKB {code}")
+
+    try:
+        geometry(0)
+    except (ValueError, IndexError, struct.error, RecursionError):
+        return None
+    return np.array(values, dtype=float)
+
+
 # --- geometry --------------------------------------------------------------------------------
 
 
@@ -432,9 +702,16 @@ def _validate_geometries(
     report: ImportReport,
 ) -> list[MultiPolygon | None]:
     """One MultiPolygon in EPSG:4326 per feature (None where there is a problem)."""
+    # A feature past the vertex limit is refused before any work on it (reprojection, validity).
+    vertices = shapely.get_num_coordinates(gdf.geometry.to_numpy())
+    too_many = vertices > MAX_VERTICES_PER_FEATURE
+    source = gdf.geometry
+    if too_many.any():
+        source = source.copy()
+        source[too_many] = None
     # Vertex-by-vertex reprojection; an invalid polygon stays invalid, so validity is judged
     # on what we store.
-    geoms = gdf.geometry.to_crs(4326)
+    geoms = source.to_crs(4326)
     types = geoms.geom_type
     is_point = types.isin(["Point", "MultiPoint"]).to_numpy()
     codes = _codes(gdf, code_column)
@@ -461,7 +738,13 @@ def _validate_geometries(
             report.problems.append(Problem(number, GEOMETRY_FIELD, reason, code))
 
         area = None
-        if geom is None or geom.is_empty:
+        if too_many[i]:
+            problem(
+                f"geometria com {_thousands(int(vertices[i]))} vértices; o limite é "
+                f"{_thousands(MAX_VERTICES_PER_FEATURE)} por feição (simplifique-a, por exemplo "
+                "no QGIS: Vetor › Geometria › Simplificar)"
+            )
+        elif geom is None or geom.is_empty:
             problem("geometria ausente ou vazia")
         elif geom.geom_type in ("Point", "MultiPoint"):
             problem("ponto: use --buffer-m N para importá-lo como um círculo de N metros de raio")
@@ -522,11 +805,7 @@ def _inside_lonlat(geom: BaseGeometry) -> bool:
 
 
 def _validity_reason(geom: BaseGeometry) -> str:
-    raw = shapely.is_valid_reason(geom)
-    match = re.match(r"^(.*?)\[(.*)\]$", raw)
-    text, where = (match.group(1), match.group(2)) if match else (raw, "")
-    reason = GEOS_REASONS.get(text, text)
-    return f"{reason} em ({where})" if where else reason
+    return validity_reason_pt(shapely.is_valid_reason(geom))
 
 
 def _polygonal_part(geom: BaseGeometry) -> MultiPolygon | None:

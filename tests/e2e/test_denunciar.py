@@ -175,7 +175,10 @@ def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_s
         page.get_by_role("link", name=report.protocol).click()
     image = page.locator(".intake-photos img").first
     image.wait_for()
-    page.wait_for_function("document.querySelector('.intake-photos img').complete")
+    # Not wait_for_function: Playwright compiles its predicate with `new Function`, which the
+    # site's Content-Security-Policy (no 'unsafe-eval') rightly refuses.
+    page.locator(".intake-photos img").first.wait_for(state="visible")
+    page.wait_for_load_state("load")
     assert page.evaluate("document.querySelector('.intake-photos img').naturalWidth") == 640
     assert "Local no EXIF" in page.inner_text("main")
     page.screenshot(path=DETAIL_SHOT, full_page=True)

@@ -1,9 +1,11 @@
 """Issue many CTRs from a CSV file: `manage.py import_ctrs FILE --user USERNAME [--dry-run]`.
 
-The format is the web import's (docs/transportador.md). Good rows are issued, one transaction
-each; a row with any problem issues nothing and is listed with every problem. Exit status: 0
-when every row was issued (or checked), 1 when the file was refused as a whole (nothing
-issued), 2 when some rows were refused.
+The format is the web import's (docs/transportador.md). The file is streamed, any size, and
+checked and issued set-based (ctr.bulk), one transaction per chunk of rows; `--per-row` takes
+the reference path instead (ctr.services.issue per row, within the web page's limits). A row
+with any problem issues nothing and is listed with every problem. Exit status: 0 when every
+row was issued (or checked), 1 when the file was refused as a whole (nothing issued), 2 when
+some rows were refused.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from ctr import csv_import, roles
+from ctr import bulk, csv_import, roles
 
 
 class Command(BaseCommand):
@@ -30,6 +32,19 @@ class Command(BaseCommand):
             action="store_true",
             help="só confere as linhas, sem emitir nenhum CTR",
         )
+        parser.add_argument(
+            "--per-row",
+            action="store_true",
+            help="confere e emite linha a linha (o caminho de referência, lento; mesmos "
+            f"limites da página: {csv_import.MAX_ROWS} linhas, "
+            f"{csv_import.MAX_BYTES // 1024 // 1024} MB)",
+        )
+        parser.add_argument(
+            "--chunk-rows",
+            type=int,
+            default=bulk.CHUNK_ROWS,
+            help=f"linhas por lote (uma transação cada; padrão {bulk.CHUNK_ROWS})",
+        )
 
     def handle(self, *args, **options):
         user = get_user_model().objects.filter(username=options["user"]).first()
@@ -40,7 +55,46 @@ class Command(BaseCommand):
             raise CommandError(
                 f"O usuário {user.get_username()} não está vinculado a um transportador."
             )
+        if options["chunk_rows"] < 1:
+            raise CommandError("--chunk-rows deve ser ao menos 1.")
         path = Path(options["file"])
+        self.dry_run = options["dry_run"]
+        if options["per_row"]:
+            read, done, refused = self.per_row(path, transporter, user)
+        else:
+            read, done, refused = self.streamed(path, transporter, user, options["chunk_rows"])
+
+        verb = "sem problemas" if self.dry_run else "emitidos"
+        summary = f"{read} linhas lidas; {done} {verb}; {refused} recusadas."
+        if refused:
+            raise CommandError(summary, returncode=2)
+        self.stdout.write(self.style.SUCCESS(summary))
+
+    def streamed(self, path: Path, transporter, user, chunk_rows: int) -> tuple[int, int, int]:
+        try:
+            stream = csv_import.open_stream(path)
+        except csv_import.CSVFileError as error:
+            raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
+        except OSError as error:
+            raise CommandError(f"Não foi possível ler {path}: {error.strerror}.") from None
+        importer = bulk.BulkImporter(transporter, user, dry_run=self.dry_run, chunk_rows=chunk_rows)
+        try:
+            importer.run(stream.rows(), self.write_rows, self.progress)
+        except csv_import.CSVFileError as error:
+            totals = importer.totals
+            if not totals.read:
+                raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
+            raise CommandError(
+                f"{error.message} Antes do erro, {totals.read} linhas foram processadas e "
+                f"{totals.issued} CTRs emitidos."
+            ) from None
+        finally:
+            stream.close()
+            self.end_progress()
+        totals = importer.totals
+        return totals.read, totals.checked if self.dry_run else totals.issued, totals.refused
+
+    def per_row(self, path: Path, transporter, user) -> tuple[int, int, int]:
         try:
             size = path.stat().st_size
             csv_import.check_size(size)
@@ -49,43 +103,43 @@ class Command(BaseCommand):
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         except OSError as error:
             raise CommandError(f"Não foi possível ler {path}: {error.strerror}.") from None
-
         try:
             report = csv_import.import_ctrs(
-                data, transporter, user, dry_run=options["dry_run"], progress=self.progress
+                data,
+                transporter,
+                user,
+                dry_run=self.dry_run,
+                progress=lambda done, total: self.progress(done, total),
+                per_row=True,
             )
         except csv_import.CSVFileError as error:
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         finally:
             self.end_progress()
+        self.write_rows(report.rows)
+        done = len(report.checked) if self.dry_run else len(report.issued)
+        return len(report.rows), done, len(report.refused)
 
-        for row in report.rows:
+    def write_rows(self, rows: list[csv_import.RowResult]) -> None:
+        write = self.stdout.write
+        for row in rows:
             if row.number:
-                self.stdout.write(f"linha {row.line}: emitido {row.number}")
+                write(f"linha {row.line}: emitido {row.number}")
             elif row.checked:
-                self.stdout.write(f"linha {row.line}: sem problemas (não emitido: --dry-run)")
+                write(f"linha {row.line}: sem problemas (não emitido: --dry-run)")
             else:
-                self.stdout.write(self.style.ERROR(f"linha {row.line}: recusada"))
+                write(self.style.ERROR(f"linha {row.line}: recusada"))
                 for problem in row.problems:
                     column = f"{problem.column}: " if problem.column else ""
                     code = f" [{problem.code}]" if problem.code else ""
-                    self.stdout.write(f"    - {column}{problem.message}{code}")
+                    write(f"    - {column}{problem.message}{code}")
             for warning in row.warnings:
-                self.stdout.write(f"    aviso: {warning.message} [{warning.code}]")
-
-        done = len(report.checked) if report.dry_run else len(report.issued)
-        verb = "sem problemas" if report.dry_run else "emitidos"
-        summary = (
-            f"{len(report.rows)} linhas lidas; {done} {verb}; {len(report.refused)} recusadas."
-        )
-        if report.refused:
-            raise CommandError(summary, returncode=2)
-        self.stdout.write(self.style.SUCCESS(summary))
+                write(f"    aviso: {warning.message} [{warning.code}]")
 
     # A progress line on a terminal only: logs and tests get the report alone.
-    def progress(self, done: int, total: int) -> None:
-        if sys.stderr.isatty() and (done % 50 == 0 or done == total):
-            sys.stderr.write(f"\r{done}/{total} linhas")
+    def progress(self, done: int, total: int | None = None) -> None:
+        if sys.stderr.isatty() and (total is None or done % 50 == 0 or done == total):
+            sys.stderr.write(f"\r{done}/{total} linhas" if total else f"\r{done} linhas")
             sys.stderr.flush()
             self._progress_shown = True
 

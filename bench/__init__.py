@@ -1,0 +1,25 @@
+"""Benchmarks (`make bench`, `python -m bench`), with their results in docs/performance.md.
+
+They run on a database of their own (``ctr_bench`` on the same server, or
+``BENCH_DATABASE_URL``), filled with synthetic data (ctr/synthetic.py) at each size; the
+demo's database is never touched.
+
+One module per benchmark, listed in BENCHMARKS. A benchmark module has:
+
+- ``NAME`` and ``TITLE``;
+- ``setup() -> object``: once, before the first size (users, clients);
+- ``run(state, size, reports, runs) -> list[bench.timing.Result]``: the figures at one size;
+- ``profile(state, results) -> list[bench.timing.Plan]``: at the largest size, the queries of
+  its slowest page and the plans (EXPLAIN ANALYZE) of the slowest;
+- optionally ``verdict(results) -> str``: a paragraph for the report (Markdown, pt-BR), e.g.
+  whether the targets were met.
+
+``python -m bench.nucleo_form_fix`` is a what-if beside them: the Núcleo pages with the change
+to the filter form proposed in docs/performance.md, applied in memory.
+"""
+
+BENCHMARKS = ["bench.nucleo_map", "bench.p2_http", "bench.p3_nearest", "bench.p5_lists"]
+DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
+DEFAULT_REPORTS = 100_000
+DEFAULT_RUNS = 7
+DEFAULT_SEED = 42

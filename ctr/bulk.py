@@ -1,0 +1,915 @@
+"""The set-based CSV import: the same findings and the same CTRs as the per-row path
+(ctr.csv_import with ctr.services.issue), for files of any size.
+
+The rows are parsed in Python (ctr.csv_import.parse_values, shared with the per-row path) and
+streamed in chunks; each chunk goes through PostgreSQL as sets, never as a Python loop over
+rows:
+
+1. COPY the parsed rows into a temporary staging table (points as EWKB, waste as arrays);
+2. resolve the references with joins: the vehicle and the equipment by transporter and code,
+   the named destination facility, the municipality of each origin (the subdivided boundary
+   pieces, GiST), the destination facility (ST_DWithin on geography with the municipality's
+   GPS tolerance; licensed first, then the nearest: ctr.services.resolve_destination) and
+   whether its license is valid on the transport date;
+3. one INSERT … SELECT per rule family into a findings table, with the code, field and
+   message of ctr.rules (messages built with format()/to_char; errors first, then warnings,
+   each in catalogue order, as rules.evaluate orders them);
+4. unless it is a dry run, issue the rows without errors in one transaction per chunk:
+   generators and worksites as the per-row path creates them (get_or_create, the first row
+   wins), numbers allocated per (municipality, year) with the sequence rows locked in a fixed
+   order and row_number() in line order (gap-free, the same numbers as one issue per row),
+   then INSERT … SELECT into ctr_ctr, ctr_ctrwaste and ctr_ctrevent.
+
+A row with any problem issues nothing and is reported with every problem, as before; the
+warnings stay on the issued CTRs. tests/test_ctr_bulk.py runs both paths on the same rows.
+Where the per-row path leaves a choice to the database (two facilities at the same distance)
+or fails (two worksites of one generator at one address: get_or_create raises), this path
+takes the lowest id.
+
+A session runs one import at a time (the staging tables are temporary, hence private to it);
+concurrent imports and per-row issuers share only the numbering rows, locked in order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import struct
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from pev_network.models import FacilityKind, Municipality
+
+from . import rules
+from .csv_import import (
+    FINDING_COLUMNS,
+    Problem,
+    RowResult,
+    RowValues,
+    finding_problem,
+    parse_values,
+)
+from .models import PROHIBITED_CLASSES, CTRStatus, CTRWasteClass, Transporter
+
+CHUNK_ROWS = 50_000
+
+# The issue-stage rules this module implements in SQL. NOT_IN_GENERATOR_PLAN reads the PGRCC
+# of a worksite chosen by id (IssueRequest.worksite_id), which the CSV format cannot name, so
+# it never applies to an imported row (in ctr.services.build_draft either).
+IMPLEMENTED_RULES = frozenset(
+    {
+        "TRANSPORTER_NOT_LICENSED",
+        "TRANSPORTER_SUSPENDED",
+        "ORIGIN_OUTSIDE_MUNICIPALITY",
+        "DESTINATION_OUTSIDE_FACILITY",
+        "FACILITY_NOT_LICENSED",
+        "CLASS_NOT_ACCEPTED",
+        "PROHIBITED_WASTE",
+        "LARGE_VOLUME_AT_PEV",
+        "OVER_EQUIPMENT_CAPACITY",
+        "EQUIPMENT_NOT_REGISTERED",
+        "CLASS_A_TO_LANDFILL",
+    }
+)
+NOT_APPLICABLE_RULES = frozenset({"NOT_IN_GENERATOR_PLAN"})
+
+
+class CatalogueMismatch(RuntimeError):
+    """A rule of the catalogue has no set-based counterpart here: the bulk import would
+    silently miss it, so it refuses to run."""
+
+
+def check_catalogue() -> None:
+    issue_rules = {code for code, r in rules.REGISTRY.items() if r.stage == rules.Stage.ISSUE}
+    missing = issue_rules - IMPLEMENTED_RULES - NOT_APPLICABLE_RULES
+    if missing:
+        raise CatalogueMismatch(
+            "Regras sem implementação na importação em lote (ctr/bulk.py): "
+            + ", ".join(sorted(missing))
+        )
+
+
+@dataclass
+class Totals:
+    read: int = 0
+    issued: int = 0
+    checked: int = 0
+    refused: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)  # per step, for the benchmark
+
+
+# --- SQL ------------------------------------------------------------------------------------
+
+STAGE_COLUMNS = (
+    "line",
+    "transport_date",
+    "vehicle_plate",
+    "equipment_code",
+    "generator_name",
+    "generator_document",
+    "worksite_address",
+    "worksite_neighbourhood",
+    "origin",
+    "destination",
+    "destination_facility_id",
+    "classes",
+    "volumes",
+    "description",
+)
+TEXT_COLUMNS = (
+    "vehicle_plate",
+    "equipment_code",
+    "generator_name",
+    "generator_document",
+    "worksite_address",
+    "worksite_neighbourhood",
+    "description",
+)
+
+CREATE_SQL = [
+    "DROP TABLE IF EXISTS ctr_bulk_row, ctr_bulk_finding, ctr_bulk_rule, ctr_bulk_base",
+    # Temporary: private to this session, no WAL; emptied per chunk.
+    """
+    CREATE TEMP TABLE ctr_bulk_row (
+        line integer PRIMARY KEY,
+        transport_date date NOT NULL,
+        vehicle_plate text NOT NULL,
+        equipment_code text NOT NULL,
+        generator_name text NOT NULL,
+        generator_document text NOT NULL,
+        worksite_address text NOT NULL,
+        worksite_neighbourhood text NOT NULL,
+        origin geometry(Point, 4326) NOT NULL,
+        destination geometry(Point, 4326) NOT NULL,
+        destination_facility_id bigint,
+        classes text[] NOT NULL,
+        volumes numeric[] NOT NULL,
+        description text NOT NULL
+    )
+    """,
+    """
+    CREATE TEMP TABLE ctr_bulk_finding (
+        line integer NOT NULL,
+        code text NOT NULL,
+        sub integer NOT NULL,
+        field text,
+        message text NOT NULL
+    )
+    """,
+    """
+    CREATE TEMP TABLE ctr_bulk_rule (
+        code text PRIMARY KEY,
+        severity text NOT NULL,
+        article text NOT NULL,
+        severity_rank integer NOT NULL,
+        rule_rank integer NOT NULL
+    )
+    """,
+    "CREATE TEMP TABLE ctr_bulk_base (municipality_id bigint, year integer, base integer)",
+]
+DROP_SQL = (
+    "DROP TABLE IF EXISTS ctr_bulk_row, ctr_bulk_finding, ctr_bulk_rule, ctr_bulk_base, "
+    "ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact, ctr_bulk_ok, "
+    "ctr_bulk_numbered"
+)
+
+# A license in force on the day r.transport_date: FacilityLicense.objects.valid_on.
+LICENSED_SQL = """
+    EXISTS (
+        SELECT 1 FROM pev_network_facilitylicense l
+        WHERE l.facility_id = {facility} AND l.valid_from <= r.transport_date
+          AND (l.valid_until >= r.transport_date OR l.valid_until IS NULL)
+          AND (l.status = 'ACTIVE' OR l.status_since > r.transport_date)
+    )
+"""
+
+RESOLVE_SQL = [
+    "DROP TABLE IF EXISTS ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact",
+    # The municipality of the origin: pev_network.services.municipality_id_at, as a join.
+    # ST_Intersects on the subdivided pieces (a point on the border counts), the lowest id
+    # when two cover the point. The pieces drive the join (LATERAL) and the points are found
+    # through the staging table's GiST index: one piece is tested against many points in a
+    # row, so PostGIS prepares it once (points driving took 30 µs a probe, 2 s a chunk).
+    """
+    CREATE TEMP TABLE ctr_bulk_place AS
+    SELECT x.line, min(p.municipality_id) AS municipality_id
+    FROM pev_network_municipalitypiece p
+    CROSS JOIN LATERAL (
+        SELECT r.line FROM ctr_bulk_row r WHERE ST_Intersects(p.geom, r.origin)
+    ) x
+    GROUP BY x.line
+    """,
+    "ANALYZE ctr_bulk_place (line)",
+    # Every facility within the GPS tolerance of the discharge point (ctr.services.
+    # resolve_destination): ST_DWithin on geography for metres (at 0 it is covers). When the
+    # row names a facility, only that one. The facilities drive the join, as above: PostGIS
+    # caches a polygon's tree while the points near it are tested, so the geography work is
+    # done in facility order (the OFFSET 0 fence keeps it there, before any hash join). The
+    # points come from the GiST index on the facility's box grown by the largest tolerance in
+    # degrees (metres per degree of longitude taken low, so the box is never too small), then
+    # the exact test at the largest tolerance; a row whose municipality has a smaller one is
+    # tested again with its own.
+    """
+    CREATE TEMP TABLE ctr_bulk_near AS
+    SELECT r.line, f.id AS facility_id, r.transport_date, r.destination
+    FROM pev_network_receivingfacility f
+    CROSS JOIN LATERAL (
+        SELECT r.line, r.destination, r.transport_date
+        FROM ctr_bulk_row r
+        WHERE r.destination && ST_Expand(f.area, %(max_tolerance)s / (110000.0 * greatest(
+                  cos(radians(greatest(abs(ST_YMin(f.area)), abs(ST_YMax(f.area))) + 0.01)),
+                  0.01)))
+          AND (r.destination_facility_id IS NULL OR r.destination_facility_id = f.id)
+    ) r
+    WHERE ST_DWithin(f.area::geography, r.destination::geography, %(max_tolerance)s)
+    """,
+    "ANALYZE ctr_bulk_near (line)",
+    # The distance orders the candidates (licensed first, then the nearest): computed only
+    # where there is more than one.
+    """
+    CREATE TEMP TABLE ctr_bulk_candidate AS
+    SELECT c.line, c.facility_id, c.licensed,
+           CASE WHEN c.candidates > 1 THEN ST_Distance(
+               (SELECT f.area FROM pev_network_receivingfacility f WHERE f.id = c.facility_id)
+                   ::geography,
+               c.destination::geography) END AS distance
+    FROM (
+        SELECT n.line, n.facility_id, n.destination,
+               count(*) OVER (PARTITION BY n.line) AS candidates,
+               """
+    + LICENSED_SQL.format(facility="n.facility_id").replace("r.transport_date", "n.transport_date")
+    + """ AS licensed
+        FROM ctr_bulk_near n
+        LEFT JOIN ctr_bulk_place pl ON pl.line = n.line
+        LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
+        WHERE coalesce(m.gps_tolerance_m::float8, %(default_tolerance)s) >= %(max_tolerance)s
+           OR ST_DWithin(
+                  (SELECT f.area FROM pev_network_receivingfacility f WHERE f.id = n.facility_id)
+                      ::geography,
+                  n.destination::geography,
+                  coalesce(m.gps_tolerance_m::float8, %(default_tolerance)s))
+    ) c
+    """,
+    # Every fact the rules read, one row per staged row. Licensed first, then the nearest (ties
+    # by id: the per-row query leaves them to the executor).
+    """
+    CREATE TEMP TABLE ctr_bulk_fact AS
+    SELECT r.line, pl.municipality_id, m.ibge_code,
+           m.small_volume_limit_m3 AS municipality_limit,
+           v.id AS vehicle_id, e.id AS equipment_id, e.code AS equipment_db_code,
+           e.nominal_capacity_m3 AS equipment_capacity,
+           req.id AS requested_id, req.name AS requested_name,
+           (r.destination_facility_id IS NOT NULL AND req.id IS NULL) AS unknown_facility,
+           c.facility_id, coalesce(c.licensed, false) AS licensed, f.kind AS facility_kind,
+           f.name AS facility_name, f.accepted_classes,
+           fm.small_volume_limit_m3 AS facility_limit,
+           (SELECT sum(x) FROM unnest(r.volumes) x) AS total
+    FROM ctr_bulk_row r
+    LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
+    LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
+    LEFT JOIN ctr_vehicle v
+      ON v.transporter_id = %(transporter)s AND v.plate = r.vehicle_plate AND v.active
+    LEFT JOIN ctr_equipment e
+      ON r.equipment_code <> '' AND e.transporter_id = %(transporter)s
+         AND e.code = r.equipment_code AND e.active
+    LEFT JOIN pev_network_receivingfacility req ON req.id = r.destination_facility_id
+    LEFT JOIN (
+        SELECT DISTINCT ON (line) line, facility_id, licensed
+        FROM ctr_bulk_candidate
+        ORDER BY line, licensed DESC, distance, facility_id
+    ) c ON c.line = r.line
+    LEFT JOIN pev_network_receivingfacility f ON f.id = c.facility_id
+    LEFT JOIN pev_network_municipality fm ON fm.id = f.municipality_id
+    """,
+    "ANALYZE ctr_bulk_fact (line)",
+]
+
+BR_DATE = "to_char({}, 'DD/MM/YYYY')"
+# rules.fmt: decimal comma, no trailing zeros.
+FMT = "replace(trim_scale({})::text, '.', ',')"
+# f"{x:.6f}": to_char of a float8 prints with C's "%.6f", as Python does (checked on 500k
+# values in tests/test_ctr_bulk.py).
+COORD = "to_char({}, 'FM990.000000')"
+
+
+def _where(point: str) -> str:
+    return (
+        f"'(' || {COORD.format(f'ST_X({point})')} || ', ' "
+        f"|| {COORD.format(f'ST_Y({point})')} || ')'"
+    )
+
+
+FINDING_INSERT = "INSERT INTO ctr_bulk_finding (line, code, sub, field, message)\n"
+
+RULE_FAMILIES: dict[str, str] = {
+    # Lei 3.978/2007 art. 13, art. 25 IV-V, art. 34: the transporter on the transport date.
+    "transporter": FINDING_INSERT
+    + """
+    SELECT r.line, 'TRANSPORTER_NOT_LICENSED', 0, 'generator',
+           'Gerador que transporta os próprios resíduos só pode emitir CTR dos seus '
+           || 'resíduos (art. 12 §4): o gerador informado é outro.'
+    FROM ctr_bulk_row r
+    WHERE %(self_generator)s AND r.generator_document <> %(document)s
+    UNION ALL
+    SELECT r.line, 'TRANSPORTER_NOT_LICENSED', 0, 'transport_date',
+           format('O cadastro do transportador %%s não é válido em %%s (válido de %%s a %%s).',
+                  %(registration)s::text, """
+    + BR_DATE.format("r.transport_date")
+    + """,
+                  coalesce("""
+    + BR_DATE.format("%(valid_from)s::date")
+    + """, '—'),
+                  coalesce("""
+    + BR_DATE.format("%(valid_until)s::date")
+    + """, '—'))
+    FROM ctr_bulk_row r
+    WHERE NOT %(self_generator)s
+      AND NOT (%(valid_from)s::date <= r.transport_date
+               AND (%(valid_until)s::date IS NULL OR %(valid_until)s::date >= r.transport_date))
+    UNION ALL
+    SELECT r.line, 'TRANSPORTER_SUSPENDED', 0, NULL,
+           CASE WHEN %(status)s = 'SUSPENDED'
+                THEN 'O transportador está suspenso desde ' || """
+    + BR_DATE.format("%(status_since)s::date")
+    + """
+                     || coalesce(' até ' || """
+    + BR_DATE.format("%(suspended_until)s::date")
+    + """ || '.', '.')
+                ELSE 'O cadastro do transportador foi cassado em ' || """
+    + BR_DATE.format("%(status_since)s::date")
+    + """ || '.' END
+    FROM ctr_bulk_row r
+    WHERE %(status)s IN ('SUSPENDED', 'REVOKED') AND %(status_since)s::date IS NOT NULL
+      AND %(status_since)s::date <= r.transport_date
+      AND NOT (%(status)s = 'SUSPENDED' AND %(suspended_until)s::date IS NOT NULL
+               AND r.transport_date > %(suspended_until)s::date)
+    """,
+    # Art. 2: the origin inside a municipality served.
+    "origin": FINDING_INSERT
+    + """
+    SELECT r.line, 'ORIGIN_OUTSIDE_MUNICIPALITY', 0, 'origin',
+           'A origem ' || """
+    + _where("r.origin")
+    + """ || ' não está dentro de nenhum município atendido pela plataforma.'
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    WHERE f.municipality_id IS NULL
+    """,
+    # Art. 13 sole §, art. 2 §1 VI, art. 14 §1: discharged inside a licensed facility.
+    "destination": FINDING_INSERT
+    + """
+    SELECT r.line, 'DESTINATION_OUTSIDE_FACILITY', 0, 'destination',
+           'O ponto de descarga ' || """
+    + _where("r.destination")
+    + """
+           || CASE WHEN f.requested_id IS NOT NULL
+                   THEN ' não está dentro da área “' || f.requested_name
+                        || '” informada como destino.'
+                   ELSE ' não está dentro de nenhuma área de recebimento da rede.' END
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    WHERE f.facility_id IS NULL
+    UNION ALL
+    SELECT r.line, 'FACILITY_NOT_LICENSED', 0, 'destination_facility',
+           format('A área “%%s” não tem licença válida em %%s.', f.facility_name, """
+    + BR_DATE.format("r.transport_date")
+    + """)
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    WHERE f.facility_id IS NOT NULL AND NOT f.licensed
+    """,
+    # Art. 3 II-IV, art. 18, art. 7, art. 14 §6, art. 12 §1-2 and art. 18 sole §: what the
+    # facility takes.
+    "waste": FINDING_INSERT
+    + """
+    SELECT r.line, 'CLASS_NOT_ACCEPTED', (w.i - 1)::int, format('waste[%%s].class', w.i - 1),
+           format('A área “%%s” (%%s) não recebe %%s; aceita: %%s.', f.facility_name,
+                  coalesce(%(kind_labels)s::jsonb ->> f.facility_kind, f.facility_kind),
+                  %(class_labels)s::jsonb ->> w.c,
+                  (SELECT coalesce(string_agg(a, ', ' ORDER BY a), 'nenhuma')
+                   FROM (SELECT DISTINCT a::text COLLATE "C" AS a
+                         FROM unnest(f.accepted_classes) a) s))
+    FROM ctr_bulk_fact f
+    JOIN ctr_bulk_row r ON r.line = f.line
+    CROSS JOIN LATERAL unnest(r.classes) WITH ORDINALITY w(c, i)
+    WHERE f.facility_id IS NOT NULL AND NOT (w.c = ANY(%(prohibited)s))
+      AND NOT (w.c = ANY(f.accepted_classes))
+    UNION ALL
+    SELECT r.line, 'PROHIBITED_WASTE', (w.i - 1)::int, format('waste[%%s].class', w.i - 1),
+           %(prohibited_messages)s::jsonb ->> w.c
+    FROM ctr_bulk_row r
+    CROSS JOIN LATERAL unnest(r.classes) WITH ORDINALITY w(c, i)
+    WHERE w.c = ANY(%(prohibited)s)
+    UNION ALL
+    SELECT f.line, 'LARGE_VOLUME_AT_PEV', 0, 'waste',
+           format('O PEV “%%s” recebe até %%s m³ por descarga; o CTR declara %%s m³. Grandes '
+                  'volumes vão para ATT, área de reciclagem ou aterro de RCC.', f.facility_name,
+                  """
+    + FMT.format("coalesce(f.facility_limit, f.municipality_limit, %(default_limit)s)")
+    + """,
+                  """
+    + FMT.format("f.total")
+    + """)
+    FROM ctr_bulk_fact f
+    WHERE f.facility_kind = 'PEV'
+      AND f.total > coalesce(f.facility_limit, f.municipality_limit, %(default_limit)s)
+    UNION ALL
+    SELECT r.line, 'CLASS_A_TO_LANDFILL', 0, 'destination_facility',
+           'Há área de reciclagem licenciada no município: o resíduo classe A deve ser '
+           || 'prioritariamente reciclado.'
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    WHERE f.facility_kind = 'LANDFILL' AND 'A' = ANY(r.classes) AND EXISTS (
+        SELECT 1 FROM pev_network_receivingfacility rf
+        WHERE rf.kind = 'RECYCLING' AND rf.municipality_id = f.municipality_id
+          AND 'A' = ANY(rf.accepted_classes) AND """
+    + LICENSED_SQL.format(facility="rf.id")
+    + """
+    )
+    """,
+    # Art. 12 §4 II, art. 13, art. 22 II: the fleet and its equipment.
+    "equipment": FINDING_INSERT
+    + """
+    SELECT f.line, 'OVER_EQUIPMENT_CAPACITY', 0, 'waste',
+           format('O volume declarado (%%s m³) excede a capacidade nominal do equipamento %%s '
+                  '(%%s m³).', """
+    + FMT.format("f.total")
+    + ", f.equipment_db_code, "
+    + FMT.format("f.equipment_capacity")
+    + """)
+    FROM ctr_bulk_fact f
+    WHERE f.equipment_id IS NOT NULL AND f.total > f.equipment_capacity
+    UNION ALL
+    SELECT r.line, 'EQUIPMENT_NOT_REGISTERED', 0, 'vehicle_plate',
+           format('O veículo de placa %%s não está no cadastro deste transportador.',
+                  CASE WHEN r.vehicle_plate = '' THEN '(vazia)' ELSE r.vehicle_plate END)
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    WHERE f.vehicle_id IS NULL
+    UNION ALL
+    SELECT r.line, 'EQUIPMENT_NOT_REGISTERED', 1, 'equipment_code',
+           format('O equipamento %%s não está no cadastro deste transportador.', r.equipment_code)
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    WHERE f.equipment_id IS NULL AND r.equipment_code <> ''
+    """,
+}
+
+FINDINGS_SQL = """
+SELECT x.line, x.code, u.severity, x.message, u.article, x.field
+FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
+ORDER BY x.line, u.severity_rank, u.rule_rank, x.sub
+"""
+
+ISSUE_SQL = [
+    "DROP TABLE IF EXISTS ctr_bulk_ok, ctr_bulk_numbered",
+    # The rows to issue: no error finding, no unknown facility.
+    """
+    CREATE TEMP TABLE ctr_bulk_ok AS
+    SELECT r.*, f.municipality_id, f.ibge_code, f.vehicle_id, f.equipment_id, f.facility_id,
+           f.total, extract(year FROM r.transport_date)::int AS year,
+           (f.total > coalesce(f.facility_limit, f.municipality_limit, %(default_limit)s))
+               AS large_volume
+    FROM ctr_bulk_row r JOIN ctr_bulk_fact f ON f.line = r.line
+    WHERE NOT f.unknown_facility AND NOT EXISTS (
+        SELECT 1 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
+        WHERE x.line = r.line AND u.severity = 'error')
+    """,
+    # Generator.objects.get_or_create(document=…, defaults={"name": …}): the first row wins.
+    """
+    INSERT INTO ctr_generator (name, document)
+    SELECT s.generator_name, s.generator_document
+    FROM (
+        SELECT DISTINCT ON (generator_document) line, generator_name, generator_document
+        FROM ctr_bulk_ok ORDER BY generator_document, line
+    ) s
+    ORDER BY s.line
+    ON CONFLICT (document) DO NOTHING
+    """,
+    # Worksite.objects.get_or_create(generator=…, address=…, defaults=location, neighbourhood).
+    """
+    INSERT INTO ctr_worksite
+        (generator_id, address, neighbourhood, location, permit_number, is_large_generator)
+    SELECT g.id, s.worksite_address, s.worksite_neighbourhood, s.origin, '', false
+    FROM (
+        SELECT DISTINCT ON (generator_document, worksite_address)
+               line, generator_document, worksite_address, worksite_neighbourhood, origin
+        FROM ctr_bulk_ok ORDER BY generator_document, worksite_address, line
+    ) s
+    JOIN ctr_generator g ON g.document = s.generator_document
+    WHERE NOT EXISTS (
+        SELECT 1 FROM ctr_worksite w WHERE w.generator_id = g.id AND w.address = s.worksite_address)
+    ORDER BY s.line
+    """,
+    # Numbers: ctr.services.next_number for a set. The sequence rows are created if missing,
+    # then locked in a fixed order (two imports never deadlock; a per-row issuer queues on the
+    # row as it does behind another one), then advanced by the count of each.
+    """
+    INSERT INTO ctr_numbersequence (municipality_id, year, last_value)
+    SELECT DISTINCT municipality_id, year, 0 FROM ctr_bulk_ok ORDER BY 1, 2
+    ON CONFLICT (municipality_id, year) DO NOTHING
+    """,
+    """
+    SELECT ns.id FROM ctr_numbersequence ns
+    WHERE (ns.municipality_id, ns.year) IN (SELECT municipality_id, year FROM ctr_bulk_ok)
+    ORDER BY ns.municipality_id, ns.year
+    FOR UPDATE
+    """,
+    "TRUNCATE ctr_bulk_base",
+    """
+    WITH wanted AS (
+        SELECT municipality_id, year, count(*) AS n FROM ctr_bulk_ok GROUP BY 1, 2
+    ), advanced AS (
+        UPDATE ctr_numbersequence ns SET last_value = ns.last_value + wanted.n
+        FROM wanted
+        WHERE ns.municipality_id = wanted.municipality_id AND ns.year = wanted.year
+        RETURNING ns.municipality_id, ns.year, ns.last_value - wanted.n AS base
+    )
+    INSERT INTO ctr_bulk_base SELECT municipality_id, year, base FROM advanced
+    """,
+    # Each row with its id, number, generator, worksite and warnings, in line order.
+    """
+    CREATE TEMP TABLE ctr_bulk_numbered AS
+    SELECT nextval(pg_get_serial_sequence('ctr_ctr', 'id')) AS id, s.*,
+           'CTR-' || s.ibge_code || '-' || s.year || '-'
+               || CASE WHEN s.sequence < 1000000 THEN lpad(s.sequence::text, 6, '0')
+                       ELSE s.sequence::text END AS number
+    FROM (
+        SELECT o.*, b.base + row_number() OVER (
+                   PARTITION BY o.municipality_id, o.year ORDER BY o.line) AS sequence,
+               g.id AS generator_id,
+               (SELECT min(w.id) FROM ctr_worksite w
+                WHERE w.generator_id = g.id AND w.address = o.worksite_address) AS worksite_id,
+               coalesce(fj.findings, '[]'::jsonb) AS findings,
+               coalesce(fj.codes, '[]'::jsonb) AS codes
+        FROM ctr_bulk_ok o
+        JOIN ctr_bulk_base b ON b.municipality_id = o.municipality_id AND b.year = o.year
+        JOIN ctr_generator g ON g.document = o.generator_document
+        LEFT JOIN (
+            SELECT x.line,
+                   jsonb_agg(jsonb_build_object(
+                       'code', x.code, 'severity', u.severity, 'message', x.message,
+                       'article', u.article, 'field', x.field)
+                       ORDER BY u.severity_rank, u.rule_rank, x.sub) AS findings,
+                   jsonb_agg(x.code ORDER BY u.severity_rank, u.rule_rank, x.sub) AS codes
+            FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
+            GROUP BY x.line
+        ) fj ON fj.line = o.line
+        ORDER BY o.line
+    ) s
+    ORDER BY s.line
+    """,
+    """
+    INSERT INTO ctr_ctr
+        (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
+         generator_id, worksite_id, origin, destination, destination_facility_id,
+         transport_date, total_volume_m3, status, findings, fee_ufesp, received_volume_m3,
+         closed_at, created_at, created_by_id)
+    SELECT n.id, n.number, n.municipality_id, n.year, n.sequence, %(transporter)s,
+           n.vehicle_id, n.equipment_id, n.generator_id, n.worksite_id, n.origin,
+           n.destination, n.facility_id, n.transport_date, n.total, %(status)s, n.findings,
+           CASE WHEN n.large_volume THEN 1 ELSE 0 END, NULL, NULL, %(at)s, %(user)s
+    FROM ctr_bulk_numbered n ORDER BY n.id
+    """,
+    """
+    INSERT INTO ctr_ctrwaste (ctr_id, waste_class, volume_m3, description)
+    SELECT n.id, w.c, w.v, n.description
+    FROM ctr_bulk_numbered n
+    CROSS JOIN LATERAL unnest(n.classes, n.volumes) WITH ORDINALITY w(c, v, i)
+    ORDER BY n.id, w.i
+    """,
+    # Append-only (the table refuses UPDATE and DELETE); INSERT is what it is for.
+    """
+    INSERT INTO ctr_ctrevent (ctr_id, at, actor_id, action, from_status, to_status, data)
+    SELECT n.id, %(at)s, %(user)s, 'issue', '', %(status)s,
+           jsonb_build_object('findings', n.codes)
+    FROM ctr_bulk_numbered n ORDER BY n.id
+    """,
+]
+
+ISSUED_SQL = "SELECT line, number FROM ctr_bulk_numbered ORDER BY line"
+
+# Points as hex EWKB (SRID 4326, little-endian): PostgreSQL reads them without parsing text,
+# and the doubles are the parsed ones, bit for bit.
+EWKB_POINT = "0101000020E6100000"
+_pack_xy = struct.Struct("<dd").pack
+
+
+# --- the import ------------------------------------------------------------------------------
+
+
+def _rule_rows() -> list[tuple[str, str, str, int, int]]:
+    order = {rules.Severity.ERROR: 0, rules.Severity.WARNING: 1, rules.Severity.ALERT: 2}
+    return [
+        (r.code, r.severity, r.article, order[r.severity], rank)
+        for rank, r in enumerate(rules.REGISTRY.values())
+    ]
+
+
+def _static_params(transporter: Transporter) -> dict:
+    default_limit = Municipality._meta.get_field("small_volume_limit_m3").default
+    default_tolerance = Municipality._meta.get_field("gps_tolerance_m").default
+    return {
+        "transporter": transporter.pk,
+        "document": transporter.document,
+        "registration": transporter.registration_number,
+        "self_generator": transporter.is_self_generator,
+        "valid_from": transporter.valid_from,
+        "valid_until": transporter.valid_until,
+        "status": transporter.status,
+        "status_since": transporter.status_since,
+        "suspended_until": transporter.suspended_until,
+        "default_limit": default_limit,
+        "default_tolerance": float(default_tolerance),
+        "prohibited": sorted(str(c) for c in PROHIBITED_CLASSES),
+        "class_labels": json.dumps({c.value: str(c.label) for c in CTRWasteClass}),
+        "kind_labels": json.dumps({k.value: str(k.label) for k in FacilityKind}),
+        # rules.prohibited_waste, per class.
+        "prohibited_messages": json.dumps(
+            {
+                str(c): f"{CTRWasteClass(c).label.replace(' (proibido)', '')} não pode ser "
+                "levado à rede de recebimento de RCC e volumosos."
+                for c in PROHIBITED_CLASSES
+            }
+        ),
+    }
+
+
+class _Chunk:
+    """The rows of one chunk: the parsed ones as COPY text, the others with their problems."""
+
+    def __init__(self):
+        # UTF-8 bytes: a StringIO holding one accented name keeps 4 bytes a character.
+        self.buffer = io.BytesIO()
+        self._text = io.TextIOWrapper(self.buffer, encoding="utf-8", newline="")
+        self.writer = csv.writer(self._text, lineterminator="\n")
+        self.lines: list[int] = []
+        self.problems: dict[int, list[Problem]] = {}
+        self.staged = 0
+
+    def add(self, line: int, row: dict[str, str]) -> None:
+        self.lines.append(line)
+        values, problems = parse_values(row)
+        if values is None:
+            self.problems[line] = problems
+            return
+        self.staged += 1
+        self.writer.writerow(_copy_record(line, values))
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def data(self) -> io.BytesIO:
+        self._text.flush()
+        self.buffer.seek(0)
+        return self.buffer
+
+    def release(self) -> None:
+        """Drop the COPY text once it is in the database."""
+        self._text.detach()
+        self.buffer = self._text = self.writer = None
+
+
+def _copy_record(line: int, v: RowValues) -> tuple:
+    return (
+        line,
+        v.transport_date.isoformat(),
+        v.vehicle_plate,
+        v.equipment_code,
+        v.generator_name,
+        v.generator_document,
+        v.worksite_address,
+        v.worksite_neighbourhood,
+        EWKB_POINT + _pack_xy(*v.origin).hex(),
+        EWKB_POINT + _pack_xy(*v.destination).hex(),
+        v.destination_facility_id,
+        "{" + ",".join([c for c, _ in v.waste]) + "}",
+        "{" + ",".join([str(q) for _, q in v.waste]) + "}",
+        v.description,
+    )
+
+
+def stage(cursor, chunk: _Chunk) -> None:
+    """The chunk's parsed rows into ctr_bulk_row, with GiST indexes on its points (built
+    after the COPY: a sorted build is cheaper than one insert per row)."""
+    cursor.execute("TRUNCATE ctr_bulk_row, ctr_bulk_finding")
+    cursor.execute("DROP INDEX IF EXISTS ctr_bulk_row_origin, ctr_bulk_row_destination")
+    cursor.copy_expert(
+        f"COPY ctr_bulk_row ({', '.join(STAGE_COLUMNS)}) FROM STDIN "
+        f"WITH (FORMAT csv, FORCE_NOT_NULL ({', '.join(TEXT_COLUMNS)}))",
+        chunk.data(),
+    )
+    chunk.release()
+    cursor.execute("CREATE INDEX ctr_bulk_row_origin ON ctr_bulk_row USING gist (origin)")
+    cursor.execute("CREATE INDEX ctr_bulk_row_destination ON ctr_bulk_row USING gist (destination)")
+    # The row count for the planner; statistics of the geometries are not needed.
+    cursor.execute("ANALYZE ctr_bulk_row (line)")
+
+
+# Session settings for the import, put back afterwards: no JIT (it spent 0.2-0.5 s compiling
+# each big statement of a chunk, more than some took to run), room to sort a chunk in memory.
+SESSION_SETTINGS = {"jit": "off", "work_mem": "64MB"}
+# Temporary tables live in the session's own buffers (8 MB by default: a 50k-row chunk went
+# to disk and back); PostgreSQL accepts a new size only before the session's first temporary
+# table, so this one may not take.
+TEMP_BUFFERS = "256MB"
+
+
+class BulkImporter:
+    """Checks (and issues) the rows of one transporter, chunk by chunk, on Django's connection."""
+
+    def __init__(
+        self,
+        transporter: Transporter,
+        user,
+        dry_run: bool = False,
+        chunk_rows: int = CHUNK_ROWS,
+        at=None,
+    ):
+        check_catalogue()
+        self.transporter = transporter
+        self.user = user
+        self.dry_run = dry_run
+        self.chunk_rows = chunk_rows
+        self.at = at
+        self.params = _static_params(transporter)
+        self.totals = Totals()
+
+    def _time(self, step: str, started: float) -> None:
+        self.totals.seconds[step] = self.totals.seconds.get(step, 0.0) + (
+            time.perf_counter() - started
+        )
+
+    def run(
+        self,
+        rows: Iterable[tuple[int, dict[str, str]]],
+        on_results: Callable[[list[RowResult]], None],
+        progress: Callable[[int], None] | None = None,
+    ) -> Totals:
+        """Every row of `rows` ((line, row) pairs), `chunk_rows` at a time; `on_results`
+        receives each chunk's results in line order."""
+        with connection.cursor() as cursor:
+            previous = self.open(cursor)
+            try:
+                chunk = _Chunk()
+                started = time.perf_counter()
+                for line, row in rows:
+                    chunk.add(line, row)
+                    if len(chunk) >= self.chunk_rows:
+                        self._time("leitura e análise das linhas (Python)", started)
+                        on_results(self._process(cursor, chunk))
+                        if progress:
+                            progress(self.totals.read)
+                        chunk = _Chunk()
+                        started = time.perf_counter()
+                self._time("leitura e análise das linhas (Python)", started)
+                if len(chunk):
+                    on_results(self._process(cursor, chunk))
+                    if progress:
+                        progress(self.totals.read)
+            finally:
+                self.close(cursor, previous)
+        return self.totals
+
+    def open(self, cursor) -> dict[str, str]:
+        """The session's settings and temporary tables; returns the settings to put back."""
+        previous = self._configure(cursor)
+        for statement in CREATE_SQL:
+            cursor.execute(statement)
+        cursor.executemany("INSERT INTO ctr_bulk_rule VALUES (%s, %s, %s, %s, %s)", _rule_rows())
+        cursor.execute(
+            "SELECT greatest(max(gps_tolerance_m)::float8, %s) FROM pev_network_municipality",
+            [self.params["default_tolerance"]],
+        )
+        self.params["max_tolerance"] = cursor.fetchone()[0]
+        return previous
+
+    @staticmethod
+    def close(cursor, previous: dict[str, str]) -> None:
+        try:
+            cursor.execute(DROP_SQL)
+            for name, value in previous.items():
+                cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
+        except DatabaseError:
+            # The caller's transaction failed: its rollback drops the tables and settings.
+            pass
+
+    @staticmethod
+    def _configure(cursor) -> dict[str, str]:
+        previous = {}
+        for name, value in SESSION_SETTINGS.items():
+            cursor.execute(
+                "SELECT current_setting(%s), set_config(%s, %s, false)", [name, name, value]
+            )
+            previous[name] = cursor.fetchone()[0]
+        try:
+            with transaction.atomic():  # a savepoint when inside a transaction
+                cursor.execute("SET temp_buffers = %s", [TEMP_BUFFERS])
+        except DatabaseError:
+            pass  # the session already used temporary tables: keep its size
+        return previous
+
+    def _process(self, cursor, chunk: _Chunk) -> list[RowResult]:
+        findings: dict[int, list[rules.Finding]] = {}
+        unknown: dict[int, int] = {}
+        numbers: dict[int, str] = {}
+        if chunk.staged:
+            started = time.perf_counter()
+            stage(cursor, chunk)
+            self._time("COPY para a tabela de preparação", started)
+
+            started = time.perf_counter()
+            for statement in RESOLVE_SQL:
+                cursor.execute(statement, self.params)
+            self._time("referências e junções espaciais", started)
+            started = time.perf_counter()
+            for sql in RULE_FAMILIES.values():
+                cursor.execute(sql, self.params)
+            self._time("regras (uma inserção por família)", started)
+
+            started = time.perf_counter()
+            cursor.execute(FINDINGS_SQL)
+            for line, code, severity, message, article, field_name in cursor.fetchall():
+                findings.setdefault(line, []).append(
+                    rules.Finding(code, severity, message, article, field_name)
+                )
+            cursor.execute(
+                "SELECT f.line, r.destination_facility_id FROM ctr_bulk_fact f "
+                "JOIN ctr_bulk_row r ON r.line = f.line WHERE f.unknown_facility"
+            )
+            unknown = dict(cursor.fetchall())
+            self._time("leitura das constatações", started)
+
+            if not self.dry_run:
+                started = time.perf_counter()
+                params = {
+                    **self.params,
+                    "at": self.at or timezone.now(),
+                    "user": self.user.pk,
+                    "status": CTRStatus.ISSUED.value,
+                }
+                with transaction.atomic():
+                    for statement in ISSUE_SQL:
+                        cursor.execute(statement, params)
+                    cursor.execute(ISSUED_SQL)
+                    numbers = dict(cursor.fetchall())
+                self._time("emissão (números, CTRs, resíduos, eventos)", started)
+        started = time.perf_counter()
+        results = self._results(chunk, findings, unknown, numbers)
+        self._time("relatório", started)
+        return results
+
+    def _results(
+        self,
+        chunk: _Chunk,
+        findings: dict[int, list[rules.Finding]],
+        unknown: dict[int, int],
+        numbers: dict[int, str],
+    ) -> list[RowResult]:
+        results = []
+        totals = self.totals
+        facility_column = FINDING_COLUMNS["destination_facility"]
+        for line in chunk.lines:
+            result = RowResult(line)
+            if line in chunk.problems:
+                result.problems = chunk.problems[line]
+            elif line in unknown:
+                # ctr.services.build_draft raises before any rule runs.
+                result.problems = [
+                    Problem(facility_column, f"A área de destino {unknown[line]} não existe.")
+                ]
+            else:
+                found = findings.get(line, [])
+                result.findings = found
+                errors = [f for f in found if f.severity == rules.Severity.ERROR]
+                if errors:
+                    result.problems = [finding_problem(f) for f in errors]
+                else:
+                    result.warnings = [finding_problem(f) for f in found]
+                    if self.dry_run:
+                        result.checked = True
+                    else:
+                        result.number = numbers[line]
+            totals.read += 1
+            if result.problems:
+                totals.refused += 1
+            elif result.number:
+                totals.issued += 1
+            elif result.checked:
+                totals.checked += 1
+            results.append(result)
+        return results
+
+
+def import_rows(
+    rows: Iterable[tuple[int, dict[str, str]]],
+    transporter: Transporter,
+    user,
+    on_results: Callable[[list[RowResult]], None],
+    dry_run: bool = False,
+    chunk_rows: int = CHUNK_ROWS,
+    progress: Callable[[int], None] | None = None,
+    at=None,
+) -> Totals:
+    """Check every row and, unless `dry_run`, issue the good ones; see the module docstring."""
+    importer = BulkImporter(transporter, user, dry_run=dry_run, chunk_rows=chunk_rows, at=at)
+    return importer.run(rows, on_results, progress)

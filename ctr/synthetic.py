@@ -1,0 +1,1189 @@
+"""Synthetic, plausible data at state scale: the 645 municipalities of São Paulo, a receiving
+network, transporters, generators, CTRs with their waste lines and events, dumping reports.
+
+Everything is set-based SQL (INSERT … SELECT over generate_series, ST_GeneratePoints and
+random()), never a Python loop over rows, so that a million CTRs take minutes. The random
+stream is seeded (setseed, and the seed argument of ST_GeneratePoints), so the same seed on the
+same database gives the same data (ids apart).
+
+Every synthetic row carries a marker, so that `reset()` removes exactly those rows:
+
+| table | marker |
+|---|---|
+| receiving facilities | code ``SYN-<IBGE>-<kind>-<n>`` |
+| facility licenses | number ``SYN-LIC-<n>`` |
+| transporters (and their vehicles and equipment) | registration number ``SYN-T-<n>`` |
+| generators | name ``SYN-G<n> …`` |
+| worksites | permit number ``SYN-<IBGE>-<n>`` |
+| CTRs (and their waste lines and events) | issued by a synthetic transporter |
+| dumping reports | protocol ``SYN-<year>-<n>`` |
+| the user who issues and closes them | username ``syn-ctr`` |
+
+Shape of the data:
+- each municipality gets a weight: the largest (and Guaratinguetá) their share of the state's
+  population (São Paulo about a quarter), the others a log-normal share of the rest (from the
+  IBGE code, so the same on every run); facilities, transporters, worksites, CTRs and reports
+  follow it;
+- facilities: PEVs, ATTs, a recycling area or RCC landfill, as rotated rectangles of plausible
+  size (about 900 m², 6,000 m², 2 ha, 10 ha) inside the boundary, each with a license in force
+  over the whole period;
+- worksites (the CTRs' origins) inside the boundary, most within a few km of a PEV or ATT;
+- a CTR goes from a worksite to a facility of the same municipality (most to the nearest of
+  the chosen kind), its discharge point inside the facility's polygon; PEVs get small loads
+  without equipment (at most 1 m³), the others a skip's load; transport dates over the last two
+  years; most received, some refused, cancelled, or still open (overdue after 48 h);
+- CTR numbers gap-free per municipality and year (row_number), continuing the NumberSequence
+  rows, which end at the last number given.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from pev_network.models import DEFAULT_ACCEPTED_CLASSES, Municipality
+
+SP_FIXTURE = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "sp_estado_municipios_645_tbrugz.geojson"
+)
+SP_MUNICIPALITIES = 645
+SYN_USERNAME = "syn-ctr"
+PERIOD_DAYS = 730  # two years of transport dates and reports
+CTRS_PER_WORKSITE = 12
+MAX_CTRS = 20_000_000  # worksite permits and generator documents have room for this
+MAX_REPORTS = 9_999_999  # protocol SYN-<year>-<7 digits> fits in 16 characters
+
+Progress = Callable[[str], None]
+TEMP_TABLE_RE = re.compile(r"^\s*CREATE TEMP TABLE (\w+)", re.IGNORECASE)
+
+
+class SyntheticError(Exception):
+    pass
+
+
+@dataclass
+class Step:
+    name: str
+    rows: int
+    seconds: float
+
+
+@dataclass
+class Summary:
+    seed: int
+    municipalities: int = 0
+    steps: list[Step] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+    def table(self) -> str:
+        width = max((len(s.name) for s in self.steps), default=10)
+        lines = [f"{'etapa'.ljust(width)}  {'linhas':>10}  {'segundos':>8}"]
+        lines += [
+            f"{s.name.ljust(width)}  {_thousands(s.rows):>10}  {s.seconds:>8.1f}"
+            for s in self.steps
+        ]
+        lines.append(f"{'total'.ljust(width)}  {'':>10}  {self.seconds:>8.1f}")
+        return "\n".join(lines)
+
+
+def _thousands(n: int) -> str:
+    return f"{n:,}".replace(",", ".")
+
+
+class _Runner:
+    """Runs SQL steps, timing each and reporting progress."""
+
+    def __init__(self, cursor, summary: Summary, progress: Progress | None):
+        self.cursor = cursor
+        self.summary = summary
+        self.progress = progress or (lambda message: None)
+
+    def run(self, name: str, sql: str | list[str], params: dict | None = None) -> int:
+        self.progress(f"{name}…")
+        started = time.perf_counter()
+        rows = 0
+        for statement in [sql] if isinstance(sql, str) else sql:
+            self.cursor.execute(statement, params or {})
+            rows = max(self.cursor.rowcount, 0) or rows
+            created = TEMP_TABLE_RE.search(statement)
+            if created:  # the planner needs their statistics for the joins that follow
+                self.cursor.execute(f"ANALYZE {created.group(1)}")
+        elapsed = time.perf_counter() - started
+        self.summary.steps.append(Step(name, rows, elapsed))
+        self.progress(f"{name}: {_thousands(rows)} linhas em {elapsed:.1f} s")
+        return rows
+
+    def value(self, sql: str, params: dict | None = None):
+        self.cursor.execute(sql, params or {})
+        return self.cursor.fetchone()[0]
+
+
+# --- helpers in SQL (session-local functions) -----------------------------------------------
+
+HELPERS = [
+    # Check digit of a CPF (cnpj false) or CNPJ (cnpj true) body: modulus 11.
+    """
+    CREATE OR REPLACE FUNCTION pg_temp.syn_dv(body text, cnpj boolean) RETURNS int
+    LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN s % 11 < 2 THEN 0 ELSE 11 - s % 11 END FROM (
+            SELECT sum(substr(body, length(body) - k + 1, 1)::int
+                       * CASE WHEN cnpj THEN 2 + (k - 1) % 8 ELSE k + 1 END) AS s
+            FROM generate_series(1, length(body)) k
+        ) x
+    $$
+    """,
+    """
+    CREATE OR REPLACE FUNCTION pg_temp.syn_document(body text) RETURNS text
+    LANGUAGE sql IMMUTABLE AS $$
+        SELECT b || pg_temp.syn_dv(b, length(body) = 12)
+        FROM (SELECT body || pg_temp.syn_dv(body, length(body) = 12) AS b) x
+    $$
+    """,
+    # A uniform number in (0, 1) from a text, the same on every run.
+    """
+    CREATE OR REPLACE FUNCTION pg_temp.syn_hash01(t text) RETURNS double precision
+    LANGUAGE sql IMMUTABLE AS $$
+        SELECT (('x' || substr(md5(t), 1, 8))::bit(32)::bigint + 0.5) / 4294967296.0
+    $$
+    """,
+    # CTR numbers have at least six digits (ctr.services.next_number).
+    """
+    CREATE OR REPLACE FUNCTION pg_temp.syn_seq6(n bigint) RETURNS text
+    LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN n < 1000000 THEN lpad(n::text, 6, '0') ELSE n::text END
+    $$
+    """,
+]
+
+
+def _drop_temp(cursor) -> None:
+    cursor.execute(
+        "DROP TABLE IF EXISTS syn_muni, syn_slot, syn_cand, syn_fac, syn_zone, syn_pts, "
+        "syn_need, syn_arr, syn_tarr, syn_ws, syn_facpool, syn_c, syn_c2, syn_base, syn_gen"
+    )
+
+
+# --- municipalities ---------------------------------------------------------------------------
+
+
+def ensure_municipalities(progress: Progress | None = None) -> int:
+    """Load the 645 municipalities of São Paulo state when they are not all there; keep the
+    boundaries already loaded (the demo's detailed ones). Returns how many were created."""
+    from pev_network.boundaries import import_municipalities
+
+    if Municipality.objects.filter(uf="SP").count() >= SP_MUNICIPALITIES:
+        return 0
+    if progress:
+        progress(f"Carregando os municípios de SP de {SP_FIXTURE.name}…")
+    report = import_municipalities(SP_FIXTURE, uf="SP", keep_existing=True)
+    return report.created
+
+
+def _chosen_municipalities(cursor, limit: int | None) -> list[int]:
+    """The synthetic network's municipalities when it exists; else all (or the first `limit`,
+    the default municipality first, then by IBGE code)."""
+    cursor.execute(
+        "SELECT DISTINCT municipality_id FROM pev_network_receivingfacility "
+        "WHERE code LIKE 'SYN-%%' AND municipality_id IS NOT NULL ORDER BY 1"
+    )
+    existing = [r[0] for r in cursor.fetchall()]
+    if existing:
+        return existing
+    cursor.execute(
+        "SELECT id FROM pev_network_municipality ORDER BY ibge_code = %s DESC, ibge_code LIMIT %s",
+        [settings.DEFAULT_MUNICIPALITY_IBGE, limit],
+    )
+    return [r[0] for r in cursor.fetchall()]
+
+
+# The largest municipalities of the state and their population (IBGE, Censo 2022, thousands,
+# rounded): their weight is their share of the state's population; the others share the rest
+# with a log-normal spread.
+STATE_POPULATION = 44_411
+LARGEST_MUNICIPALITIES = {
+    "3550308": 11_451,  # São Paulo
+    "3518800": 1_291,  # Guarulhos
+    "3509502": 1_139,  # Campinas
+    "3548708": 810,  # São Bernardo do Campo
+    "3547809": 748,  # Santo André
+    "3534401": 728,  # Osasco
+    "3552205": 723,  # Sorocaba
+    "3543402": 698,  # Ribeirão Preto
+    "3549904": 697,  # São José dos Campos
+    "3549805": 480,  # São José do Rio Preto
+    "3530607": 451,  # Mogi das Cruzes
+    "3525904": 443,  # Jundiaí
+    "3538709": 423,  # Piracicaba
+    "3548500": 418,  # Santos
+    "3529401": 418,  # Mauá
+    "3510609": 387,  # Carapicuíba
+    "3506003": 379,  # Bauru
+    "3518404": 118,  # Guaratinguetá (the default municipality)
+}
+LOGNORMAL_SIGMA = 0.9
+
+MUNI_SQL = """
+CREATE TEMP TABLE syn_muni AS
+WITH base AS (
+    SELECT m.id, m.ibge_code, m.name, m.open_ctr_alert_hours AS alert_hours,
+           m.small_volume_limit_m3 AS small_limit,
+           coalesce((%(largest)s::jsonb ->> m.ibge_code)::float8,
+                    -- the others: the rest of the population, log-normal around its mean
+                    %(rest_mean)s * exp(%(sigma)s
+                        * sqrt(-2 * ln(pg_temp.syn_hash01(m.ibge_code || ':u1')))
+                        * cos(2 * pi() * pg_temp.syn_hash01(m.ibge_code || ':u2'))
+                        - %(sigma)s * %(sigma)s / 2)) AS w,
+           (pg_temp.syn_hash01(m.ibge_code || ':k') < 0.5)::int AS parity
+    FROM pev_network_municipality m WHERE m.id = ANY(%(ids)s)
+)
+SELECT b.id, b.ibge_code, b.name, b.alert_hours, b.small_limit, b.parity,
+       b.w / sum(b.w) OVER () AS share, count(*) OVER () AS n_muni
+FROM base b
+"""
+
+
+# --- the receiving network ------------------------------------------------------------------
+
+# Half sides of the facility rectangles, in metres: (min, spread) per kind.
+FACILITY_SQL = [
+    """
+    CREATE TEMP TABLE syn_slot AS
+    SELECT m.id AS municipality_id, m.ibge_code, m.name AS mname, g AS slot,
+           CASE WHEN g <= n.pev THEN 'PEV' WHEN g <= n.pev + n.att THEN 'ATT'
+                WHEN (g - n.pev - n.att + m.parity) %% 2 = 0 THEN 'RECYCLING'
+                ELSE 'LANDFILL' END AS kind,
+           CASE WHEN g <= n.pev THEN g WHEN g <= n.pev + n.att THEN g - n.pev
+                ELSE g - n.pev - n.att END AS kind_n
+    FROM syn_muni m
+    CROSS JOIN LATERAL (SELECT
+        least(1 + floor(m.share * m.n_muni * 2), 150)::int AS pev,
+        least(1 + floor(m.share * m.n_muni * 0.4), 40)::int AS att,
+        least(1 + floor(m.share * m.n_muni * 0.04), 6)::int AS final) n
+    CROSS JOIN generate_series(1, n.pev + n.att + n.final) g
+    """,
+    # Four candidate centres per facility, inside the boundary.
+    """
+    CREATE TEMP TABLE syn_cand AS
+    SELECT m.id AS municipality_id, (d.path[1] - 1) / 4 + 1 AS slot, (d.path[1] - 1) %% 4 AS try,
+           d.geom AS pt
+    FROM syn_muni m
+    JOIN pev_network_municipality b ON b.id = m.id
+    CROSS JOIN LATERAL ST_Dump(ST_GeneratePoints(
+        b.boundary, 4 * (SELECT count(*) FROM syn_slot s WHERE s.municipality_id = m.id)::int,
+        (%(seed)s + m.id)::int)) d
+    """,
+    # A rotated rectangle around each candidate; the first one inside the boundary wins.
+    """
+    CREATE TEMP TABLE syn_fac AS
+    SELECT DISTINCT ON (r.municipality_id, r.slot) r.*
+    FROM (
+        SELECT q.*, ST_Covers(b.boundary, q.poly) AS covered
+        FROM (
+            SELECT c.municipality_id, c.slot, c.try, s.kind, s.kind_n, s.ibge_code, s.mname,
+                   ST_Multi(ST_SetSRID(ST_Translate(ST_Scale(ST_Rotate(
+                       ST_MakeEnvelope(-d.hw, -d.hh, d.hw, d.hh), random() * pi()),
+                       1 / (111320 * cos(radians(ST_Y(c.pt)))), 1 / 110574.0),
+                       ST_X(c.pt), ST_Y(c.pt)), 4326)) AS poly
+            FROM syn_cand c
+            JOIN syn_slot s USING (municipality_id, slot)
+            CROSS JOIN LATERAL (SELECT
+                CASE s.kind WHEN 'PEV' THEN 13 + 9 * random() WHEN 'ATT' THEN 35 + 30 * random()
+                     WHEN 'RECYCLING' THEN 60 + 40 * random() ELSE 140 + 100 * random() END
+                     + 0 * c.slot AS hw,
+                CASE s.kind WHEN 'PEV' THEN 11 + 7 * random() WHEN 'ATT' THEN 30 + 20 * random()
+                     WHEN 'RECYCLING' THEN 50 + 30 * random() ELSE 110 + 80 * random() END
+                     + 0 * c.slot AS hh) d
+            ORDER BY c.municipality_id, c.slot, c.try
+        ) q
+        JOIN pev_network_municipality b ON b.id = q.municipality_id
+    ) r
+    ORDER BY r.municipality_id, r.slot, r.covered DESC, r.try
+    """,
+    """
+    INSERT INTO pev_network_receivingfacility
+        (code, kind, name, operator, address, municipality_id, area, accepted_classes,
+         capacity_m3_per_day)
+    SELECT 'SYN-' || f.ibge_code || '-' || left(f.kind, 3) || '-' || lpad(f.kind_n::text, 3, '0'),
+           f.kind,
+           CASE f.kind WHEN 'PEV' THEN 'Ecoponto ' || f.mname || ' ' || f.kind_n
+                WHEN 'ATT' THEN 'ATT ' || f.mname || ' ' || f.kind_n
+                WHEN 'RECYCLING' THEN 'Usina de reciclagem de RCC ' || f.mname
+                     || CASE WHEN f.kind_n > 1 THEN ' ' || f.kind_n ELSE '' END
+                ELSE 'Aterro de RCC ' || f.mname
+                     || CASE WHEN f.kind_n > 1 THEN ' ' || f.kind_n ELSE '' END END,
+           CASE f.kind WHEN 'PEV' THEN 'Prefeitura Municipal de ' || f.mname
+                ELSE 'Operadora RCC ' || f.mname || ' Ltda.' END,
+           '', f.municipality_id, f.poly,
+           CASE f.kind WHEN 'PEV' THEN %(classes_pev)s WHEN 'ATT' THEN %(classes_att)s
+                WHEN 'RECYCLING' THEN %(classes_recycling)s ELSE %(classes_landfill)s END,
+           round((CASE f.kind WHEN 'PEV' THEN 15 + 25 * random()
+                       WHEN 'ATT' THEN 80 + 220 * random()
+                       WHEN 'RECYCLING' THEN 150 + 450 * random()
+                       ELSE 300 + 900 * random() END)::numeric)
+    FROM syn_fac f ORDER BY f.municipality_id, f.slot
+    """,
+    # A license in force over the whole period (and a while after).
+    """
+    INSERT INTO pev_network_facilitylicense
+        (facility_id, number, issuer, valid_from, valid_until, status, status_since)
+    SELECT f.id, 'SYN-LIC-' || lpad(f.id::text, 7, '0'),
+           CASE f.kind WHEN 'PEV' THEN 'Prefeitura Municipal' ELSE 'CETESB' END,
+           %(today)s::date - (%(period)s + 60 + floor(random() * 900))::int,
+           %(today)s::date + (180 + floor(random() * 1200))::int, 'ACTIVE', NULL
+    FROM pev_network_receivingfacility f
+    WHERE f.code LIKE 'SYN-%%'
+      AND NOT EXISTS (SELECT 1 FROM pev_network_facilitylicense l WHERE l.facility_id = f.id)
+    ORDER BY f.id
+    """,
+]
+
+TRANSPORTER_SQL = [
+    """
+    INSERT INTO ctr_transporter
+        (name, document, registration_number, municipality_id, valid_from, valid_until, status,
+         status_since, suspended_until, is_self_generator)
+    SELECT (ARRAY['Caçambas', 'Transportes', 'Entulho', 'Remoções', 'Disk Caçamba'])
+               [1 + (t.n %% 5)::int] || ' ' || t.name || ' ' || t.g || ' Ltda.',
+           pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001'),
+           'SYN-T-' || lpad(t.n::text, 6, '0'), t.id,
+           %(today)s::date - (%(period)s + 30 + floor(random() * 1500))::int,
+           %(today)s::date + (90 + floor(random() * 700))::int,
+           'ACTIVE', NULL, NULL, false
+    FROM (
+        SELECT m.id, m.name, g, row_number() OVER (ORDER BY m.id, g) AS n
+        FROM syn_muni m
+        CROSS JOIN generate_series(1, least(1 + floor(m.share * m.n_muni * 3), 250)::int) g
+    ) t ORDER BY t.n
+    """,
+    # 1 to 4 vehicles each; plates SY?9?99, unique by construction (Mercosul format).
+    """
+    INSERT INTO ctr_vehicle (transporter_id, plate, description, active)
+    SELECT v.transporter_id,
+           'SY' || chr(65 + (v.n / 26000) %% 26) || ((v.n / 2600) %% 10)::text
+                || chr(65 + (v.n / 100) %% 26) || lpad((v.n %% 100)::text, 2, '0'),
+           (ARRAY['Caminhão poliguindaste', 'Caminhão basculante', 'Caminhão carroceria',
+                  'Caminhonete'])[1 + (v.n %% 4)::int], true
+    FROM (
+        SELECT t.id AS transporter_id, row_number() OVER (ORDER BY t.id, g)::int AS n
+        FROM ctr_transporter t
+        CROSS JOIN LATERAL generate_series(1, 1 + floor(random() * 4 + 0 * t.id)::int) g
+        WHERE t.registration_number LIKE 'SYN-%%'
+    ) v ORDER BY v.n
+    """,
+    # 2 to 9 pieces of equipment each: mostly skips of 3-5 m³.
+    """
+    INSERT INTO ctr_equipment (transporter_id, code, kind, nominal_capacity_m3, active)
+    SELECT e.transporter_id, 'SYN-' || lpad(e.g::text, 3, '0'),
+           CASE WHEN e.u < 0.72 THEN 'CACAMBA' WHEN e.u < 0.92 THEN 'BASCULANTE'
+                ELSE 'CARROCERIA' END,
+           CASE WHEN e.u < 0.72 THEN (ARRAY[3, 4, 4, 5, 5])[1 + floor(e.u2 * 5)::int]
+                WHEN e.u < 0.92 THEN (ARRAY[6, 8, 10, 12])[1 + floor(e.u2 * 4)::int]
+                ELSE 2 END,
+           true
+    FROM (
+        SELECT t.id AS transporter_id, g, random() AS u, random() AS u2
+        FROM ctr_transporter t
+        CROSS JOIN LATERAL generate_series(1, 2 + floor(random() * 8 + 0 * t.id)::int) g
+        WHERE t.registration_number LIKE 'SYN-%%'
+        ORDER BY t.id, g
+    ) e
+    """,
+]
+
+
+# --- points inside the municipalities, weighted toward the facilities ----------------------
+
+ZONE_SQL = """
+CREATE TEMP TABLE syn_zone AS
+SELECT row_number() OVER (ORDER BY z.municipality_id, z.fid) AS zid, z.municipality_id, z.geom,
+       z.near
+FROM (
+    -- disks of 2.5 km around PEVs and 5 km around ATTs, clipped to the boundary
+    SELECT f.municipality_id, f.id AS fid, true AS near,
+           ST_CollectionExtract(ST_Intersection(b.boundary, ST_Buffer(
+               ST_PointOnSurface(f.area)::geography,
+               CASE f.kind WHEN 'PEV' THEN 2500 ELSE 5000 END, 'quad_segs=4')::geometry), 3)
+               AS geom
+    FROM pev_network_receivingfacility f
+    JOIN syn_muni m ON m.id = f.municipality_id
+    JOIN pev_network_municipality b ON b.id = f.municipality_id
+    WHERE f.code LIKE 'SYN-%%' AND f.kind IN ('PEV', 'ATT')
+    UNION ALL
+    SELECT m.id, 0, false, b.boundary
+    FROM syn_muni m JOIN pev_network_municipality b ON b.id = m.id
+) z
+WHERE NOT ST_IsEmpty(z.geom)
+"""
+
+
+def _split_sql(total: str, weight: str, order: str, partition: str = "") -> str:
+    """SQL for an exact split of `total` by `weight` (cumulative floors, so the parts add up
+    to the total whatever the rounding): a window expression over the current FROM."""
+    over = f"{partition} ORDER BY {order}"
+    whole = f"sum({weight}) OVER ({partition})"
+    cum = f"(sum({weight}) OVER ({over}) / {whole})"
+    before = f"({cum} - {weight} / {whole})"
+    return f"(floor({total} * {cum} + 1e-6) - floor({total} * {before} + 1e-6))::int"
+
+
+def _points_sql(total_param: str, near_share: float, salt: int, minimum: int = 0) -> list[str]:
+    """SQL that fills syn_pts(municipality_id, pt, k) with %(total_param)s points (exactly,
+    unless `minimum` raises a municipality's part): spread over the municipalities by share,
+    inside each a `near_share` part within the disks around its facilities, the rest anywhere
+    in it; k numbers them 1..n per municipality."""
+    return [
+        "DROP TABLE IF EXISTS syn_need, syn_pts",
+        f"""
+        CREATE TEMP TABLE syn_need AS
+        WITH per_muni AS (
+            SELECT m.id AS municipality_id,
+                   greatest({_split_sql(f"%({total_param})s", "m.share", "m.id")}, {minimum})
+                       AS n
+            FROM syn_muni m
+        ), zones AS (
+            SELECT z.zid, z.municipality_id, z.geom,
+                   CASE WHEN z.near THEN {near_share} / NULLIF(count(*) FILTER (WHERE z.near)
+                                         OVER (PARTITION BY z.municipality_id), 0)
+                        ELSE 1 - {near_share} END AS w
+            FROM syn_zone z
+        )
+        SELECT z.zid, z.municipality_id, z.geom, p.n AS muni_n,
+               {_split_sql("p.n", "z.w", "z.zid", "PARTITION BY z.municipality_id")} AS n
+        FROM zones z JOIN per_muni p USING (municipality_id)
+        WHERE z.w IS NOT NULL
+        """,
+        # A few more points than needed, in case one falls on the edge; then exactly n per
+        # municipality, dropping extras at random.
+        f"""
+        CREATE TEMP TABLE syn_pts AS
+        SELECT r.municipality_id, r.pt, r.k
+        FROM (
+            SELECT p.municipality_id, p.pt, p.muni_n,
+                   row_number() OVER (PARTITION BY p.municipality_id ORDER BY p.u) AS k
+            FROM (
+                SELECT q.municipality_id, q.pt, q.muni_n, random() AS u
+                FROM (
+                    SELECT n.municipality_id, n.muni_n, n.zid, d.path[1] AS i, d.geom AS pt
+                    FROM syn_need n
+                    CROSS JOIN LATERAL ST_Dump(ST_GeneratePoints(
+                        n.geom, n.n + ceil(n.n * 0.02)::int + 2,
+                        ((%(seed)s * 7 + {salt} * 100003 + n.zid) %% 2000000000)::int)) d
+                    WHERE n.n > 0
+                ) q
+                JOIN pev_network_municipality b ON b.id = q.municipality_id
+                WHERE ST_Covers(b.boundary, q.pt)
+                ORDER BY q.municipality_id, q.zid, q.i
+            ) p
+        ) r
+        WHERE r.k <= r.muni_n
+        """,
+    ]
+
+
+# --- generators and worksites (the CTRs' origins) ------------------------------------------
+
+WORKSITE_SQL = [
+    # 0.7 generator per worksite: builders with CNPJ (several sites), people with CPF.
+    """
+    CREATE TEMP TABLE syn_gen AS
+    SELECT g.n, g.cnpj, row_number() OVER (ORDER BY g.n) AS k,
+           CASE WHEN g.cnpj THEN pg_temp.syn_document('97' || lpad(g.n::text, 6, '0') || '0001')
+                ELSE pg_temp.syn_document('97' || lpad(g.n::text, 7, '0')) END AS document
+    FROM (
+        SELECT %(gen_offset)s + i AS n, random() < 0.45 AS cnpj
+        FROM generate_series(1, %(generators)s) i
+    ) g
+    """,
+    """
+    INSERT INTO ctr_generator (name, document)
+    SELECT 'SYN-G' || lpad(g.n::text, 7, '0') || ' '
+           || CASE WHEN g.cnpj THEN (ARRAY['Construtora', 'Incorporadora', 'Reformas',
+                                           'Engenharia'])[1 + (g.n %% 4)::int] || ' Ltda.'
+                   ELSE (ARRAY['Maria', 'José', 'Ana', 'João', 'Francisca', 'Antônio',
+                               'Adriana', 'Carlos'])[1 + (g.n %% 8)::int] || ' (pessoa física)' END,
+           g.document
+    FROM syn_gen g ORDER BY g.n
+    """,
+    """
+    INSERT INTO ctr_worksite
+        (generator_id, address, neighbourhood, location, permit_number, is_large_generator)
+    SELECT gen.id,
+           (ARRAY['Rua das Flores', 'Rua São João', 'Avenida Brasil', 'Rua XV de Novembro',
+                  'Rua Tiradentes', 'Rua Sete de Setembro', 'Avenida Rui Barbosa',
+                  'Rua Marechal Deodoro', 'Rua Santos Dumont', 'Rua Dom Pedro II',
+                  'Rua José Bonifácio', 'Avenida Independência'])[1 + floor(w.u1 * 12)::int]
+               || ', ' || (10 + floor(w.u2 * 2400))::int || ' – ' || m.name,
+           (ARRAY['Centro', 'Vila Nova', 'Jardim América', 'Jardim das Palmeiras',
+                  'Vila São José', 'Parque Industrial', 'Jardim Primavera', 'Bela Vista'])
+               [1 + floor(w.u3 * 8)::int],
+           w.pt,
+           'SYN-' || m.ibge_code || '-' || lpad((%(ws_offset)s + w.n)::text, 8, '0'),
+           sg.cnpj AND w.u4 < 0.4
+    FROM (
+        SELECT p.municipality_id, p.pt, row_number() OVER (ORDER BY p.municipality_id, p.k) AS n,
+               random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS ug
+        FROM syn_pts p
+        ORDER BY p.municipality_id, p.k
+    ) w
+    JOIN syn_muni m ON m.id = w.municipality_id
+    JOIN syn_gen sg ON sg.k = 1 + floor(w.ug * %(generators)s)::int
+    JOIN ctr_generator gen ON gen.document = sg.document
+    ORDER BY w.n
+    """,
+]
+
+
+# --- CTRs ----------------------------------------------------------------------------------
+
+CTR_SETUP_SQL = [
+    # Every synthetic worksite of the chosen municipalities with its nearest facility of each
+    # kind group (PEV, ATT, final = recycling or landfill) in the same municipality.
+    """
+    CREATE TEMP TABLE syn_ws AS
+    SELECT w.id, m.id AS municipality_id, w.location, w.generator_id,
+           row_number() OVER (PARTITION BY m.id ORDER BY w.id)::int AS k,
+           (SELECT f.id FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'PEV'
+            ORDER BY f.area <-> w.location, f.id LIMIT 1) AS near_pev,
+           (SELECT f.id FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'ATT'
+            ORDER BY f.area <-> w.location, f.id LIMIT 1) AS near_att,
+           (SELECT f.id FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
+              AND f.kind IN ('RECYCLING', 'LANDFILL')
+            ORDER BY f.area <-> w.location, f.id LIMIT 1) AS near_final
+    FROM ctr_worksite w
+    JOIN syn_muni m ON m.ibge_code = substr(w.permit_number, 5, 7)
+    WHERE w.permit_number LIKE 'SYN-%%'
+    """,
+    "CREATE INDEX ON syn_ws (municipality_id, k)",
+    # Per municipality: what a CTR picks from.
+    """
+    CREATE TEMP TABLE syn_arr AS
+    SELECT m.id AS municipality_id,
+           (SELECT count(*) FROM syn_ws w WHERE w.municipality_id = m.id)::int AS n_ws,
+           (SELECT array_agg(t.id ORDER BY t.id) FROM ctr_transporter t
+            WHERE t.municipality_id = m.id AND t.registration_number LIKE 'SYN-%%') AS tr,
+           (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'PEV') AS pev,
+           (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'ATT') AS att,
+           (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
+              AND f.kind IN ('RECYCLING', 'LANDFILL')) AS final
+    FROM syn_muni m
+    """,
+    # Per transporter: its vehicles and equipment.
+    """
+    CREATE TEMP TABLE syn_tarr AS
+    SELECT t.id AS transporter_id,
+           (SELECT array_agg(v.id ORDER BY v.id) FROM ctr_vehicle v
+            WHERE v.transporter_id = t.id) AS vehicles,
+           (SELECT array_agg(e.id ORDER BY e.id) FROM ctr_equipment e
+            WHERE e.transporter_id = t.id) AS eq_ids,
+           (SELECT array_agg(e.nominal_capacity_m3 ORDER BY e.id) FROM ctr_equipment e
+            WHERE e.transporter_id = t.id) AS eq_caps
+    FROM ctr_transporter t
+    JOIN syn_muni m ON m.id = t.municipality_id
+    WHERE t.registration_number LIKE 'SYN-%%'
+    """,
+    # 32 discharge points inside each facility's polygon.
+    """
+    CREATE TEMP TABLE syn_facpool AS
+    SELECT f.id AS facility_id, f.kind,
+           ARRAY(SELECT d.geom
+                 FROM ST_Dump(ST_GeneratePoints(
+                     f.area, 32,
+                     (%(seed)s + floor(pg_temp.syn_hash01(f.code) * 1e6))::int)) d
+                 ORDER BY d.path) AS pool
+    FROM pev_network_receivingfacility f
+    JOIN syn_muni m ON m.id = f.municipality_id
+    WHERE f.code LIKE 'SYN-%%'
+    """,
+]
+
+# Stage A: the municipality, worksite, transporter, date and the raw random numbers.
+CTR_STAGE_A_SQL = """
+CREATE TEMP TABLE syn_c AS
+SELECT nextval(pg_get_serial_sequence('ctr_ctr', 'id')) AS id, a.municipality_id,
+       1 + floor(random() * a.n_ws)::int AS ws_k,
+       a.tr[1 + floor(random() * cardinality(a.tr))::int] AS transporter_id,
+       %(today)s::date - floor(%(period)s * power(random(), 1.15))::int AS transport_date,
+       random() AS u_kind, random() AS u_near, random() AS u_fac, random() AS u_pt,
+       random() AS u_lead, random() AS u_time, random() AS u_status, random() AS u_close,
+       random() AS u_veh, random() AS u_eq, random() AS u_vol, random() AS u_lines,
+       random() AS u_split, random() AS u_cls, random() AS u_recv
+FROM (
+    SELECT m.id AS municipality_id, {split} AS n
+    FROM syn_muni m
+) al
+JOIN syn_arr a ON a.municipality_id = al.municipality_id
+CROSS JOIN LATERAL generate_series(1, al.n) g
+ORDER BY al.municipality_id, g
+""".replace("{split}", _split_sql("%(ctrs)s", "m.share", "m.id"))
+
+# Stage B: everything else, by plain arithmetic on stage A's numbers.
+CTR_STAGE_B_SQL = """
+CREATE TEMP TABLE syn_c2 AS
+WITH k AS (
+    SELECT c.*, w.id AS worksite_id, w.location AS origin, w.generator_id,
+           CASE WHEN c.u_kind < 0.30 THEN 'PEV' WHEN c.u_kind < 0.80 THEN 'ATT'
+                ELSE 'FINAL' END AS kind_group,
+           CASE WHEN c.u_kind < 0.30 THEN
+                    CASE WHEN c.u_near < 0.75 THEN w.near_pev
+                         ELSE a.pev[1 + floor(c.u_fac * cardinality(a.pev))::int] END
+                WHEN c.u_kind < 0.80 THEN
+                    CASE WHEN c.u_near < 0.75 THEN w.near_att
+                         ELSE a.att[1 + floor(c.u_fac * cardinality(a.att))::int] END
+                ELSE CASE WHEN c.u_near < 0.75 THEN w.near_final
+                          ELSE a.final[1 + floor(c.u_fac * cardinality(a.final))::int] END
+           END AS facility_id,
+           t.vehicles[1 + floor(c.u_veh * cardinality(t.vehicles))::int] AS vehicle_id,
+           1 + floor(c.u_eq * cardinality(t.eq_ids))::int AS k_eq,
+           t.eq_ids, t.eq_caps,
+           ((c.transport_date - CASE WHEN c.u_lead < 0.75 THEN 0 WHEN c.u_lead < 0.95 THEN 1
+                                     ELSE 2 END)::timestamp
+             + interval '6 hours' + c.u_time * interval '11 hours') AT TIME ZONE %(tz)s
+             AS created_raw,
+           m.alert_hours, m.small_limit, m.ibge_code
+    FROM syn_c c
+    JOIN syn_ws w ON w.municipality_id = c.municipality_id AND w.k = c.ws_k
+    JOIN syn_arr a ON a.municipality_id = c.municipality_id
+    JOIN syn_tarr t ON t.transporter_id = c.transporter_id
+    JOIN syn_muni m ON m.id = c.municipality_id
+), v AS (
+    SELECT k.*,
+           CASE WHEN k.kind_group = 'PEV' THEN NULL ELSE k.eq_ids[k.k_eq] END AS equipment_id,
+           -- PEV: at most 1 m³ without equipment; else a load of 55-100%% of the skip.
+           CASE WHEN k.kind_group = 'PEV' THEN round((0.2 + 0.8 * k.u_vol)::numeric, 2)
+                ELSE round(k.eq_caps[k.k_eq] * (0.55 + 0.45 * k.u_vol)::numeric, 1) END AS total,
+           CASE WHEN k.kind_group = 'FINAL' THEN 1
+                WHEN k.kind_group = 'PEV' THEN CASE WHEN k.u_lines < 0.7 THEN 1 ELSE 2 END
+                ELSE CASE WHEN k.u_lines < 0.5 THEN 1 WHEN k.u_lines < 0.85 THEN 2 ELSE 3 END
+           END AS n_lines,
+           least(k.created_raw, %(now)s::timestamptz - interval '10 minutes') AS created_at,
+           greatest(least(k.created_raw, %(now)s::timestamptz - interval '10 minutes'),
+                    k.transport_date::timestamp AT TIME ZONE %(tz)s) AS open_since
+    FROM k
+), s AS (
+    SELECT v.*,
+           CASE WHEN v.open_since + make_interval(hours => v.alert_hours) >= %(now)s THEN
+                     CASE WHEN v.u_status < 0.55 THEN 'issued' WHEN v.u_status < 0.95
+                          THEN 'received' ELSE 'cancelled' END
+                ELSE CASE WHEN v.u_status < 0.905 THEN 'received'
+                          WHEN v.u_status < 0.93 THEN 'refused'
+                          WHEN v.u_status < 0.965 THEN 'cancelled' ELSE 'issued' END
+           END AS status,
+           -- class A first; the others share the rest
+           round(v.total * CASE v.n_lines WHEN 1 THEN 1
+                 ELSE 0.5 + 0.45 * v.u_split END::numeric, 3) AS vol_a
+    FROM v
+)
+SELECT s.id, s.municipality_id, s.ibge_code, extract(year FROM s.transport_date)::int AS year,
+       s.transporter_id, s.vehicle_id, s.equipment_id, s.generator_id,
+       s.worksite_id, s.origin, s.facility_id,
+       p.pool[1 + floor(s.u_pt * cardinality(p.pool))::int] AS destination,
+       s.transport_date, s.total, s.status,
+       CASE WHEN s.total > s.small_limit THEN 1 ELSE 0 END AS fee,
+       CASE WHEN s.status = 'received'
+            THEN round(s.total * (0.93 + 0.12 * s.u_recv)::numeric, 3) END AS received,
+       s.created_at,
+       CASE s.status
+           WHEN 'received' THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
+                                      %(now)s::timestamptz)
+           WHEN 'refused' THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
+                                     %(now)s::timestamptz)
+           WHEN 'cancelled' THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
+                                       %(now)s::timestamptz)
+       END AS closed_at,
+       -- waste lines: parallel arrays (class, volume, description)
+       CASE WHEN s.n_lines = 1 THEN
+                ARRAY[CASE WHEN s.kind_group = 'PEV' THEN
+                          (ARRAY['A', 'A', 'A', 'VOLUMOSO', 'VOLUMOSO', 'VOLUMOSO', 'B', 'A', 'C',
+                                 'A'])[1 + floor(s.u_cls * 10)::int]
+                      ELSE 'A' END]
+            WHEN s.n_lines = 2 THEN
+                ARRAY['A', (ARRAY['VOLUMOSO', 'B', 'B', 'C'])[1 + floor(s.u_cls * 4)::int]]
+            ELSE ARRAY['A', 'B', 'VOLUMOSO'] END AS classes,
+       CASE WHEN s.n_lines = 1 THEN ARRAY[s.total]
+            WHEN s.n_lines = 2 THEN ARRAY[s.vol_a, s.total - s.vol_a]
+            ELSE ARRAY[s.vol_a, round((s.total - s.vol_a) / 2, 3),
+                       s.total - s.vol_a - round((s.total - s.vol_a) / 2, 3)] END AS vols
+FROM s
+JOIN syn_facpool p ON p.facility_id = s.facility_id
+ORDER BY s.id
+"""
+
+CTR_INSERT_SQL = [
+    "LOCK TABLE ctr_numbersequence IN SHARE ROW EXCLUSIVE MODE",
+    # Where each municipality and year's numbering continues.
+    """
+    CREATE TEMP TABLE syn_base AS
+    SELECT k.municipality_id, k.year,
+           greatest(coalesce(ns.last_value, 0),
+                    coalesce((SELECT max(c.sequence) FROM ctr_ctr c
+                              WHERE c.municipality_id = k.municipality_id
+                                AND c.year = k.year), 0)) AS base,
+           k.n
+    FROM (SELECT municipality_id, year, count(*) AS n FROM syn_c2 GROUP BY 1, 2) k
+    LEFT JOIN ctr_numbersequence ns
+      ON ns.municipality_id = k.municipality_id AND ns.year = k.year
+    """,
+    """
+    INSERT INTO ctr_ctr
+        (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
+         generator_id, worksite_id, origin, destination, destination_facility_id,
+         transport_date, total_volume_m3, status, findings, fee_ufesp, received_volume_m3,
+         closed_at, created_at, created_by_id)
+    SELECT x.id, 'CTR-' || x.ibge_code || '-' || x.year || '-' || pg_temp.syn_seq6(x.seq),
+           x.municipality_id, x.year, x.seq, x.transporter_id, x.vehicle_id, x.equipment_id,
+           x.generator_id, x.worksite_id, x.origin, x.destination, x.facility_id,
+           x.transport_date, x.total, x.status, '[]'::jsonb, x.fee, x.received, x.closed_at,
+           x.created_at, %(actor)s
+    FROM (
+        SELECT c.*, b.base + row_number() OVER (
+                   PARTITION BY c.municipality_id, c.year ORDER BY c.created_at, c.id) AS seq
+        FROM syn_c2 c
+        JOIN syn_base b ON b.municipality_id = c.municipality_id AND b.year = c.year
+    ) x
+    ORDER BY x.id
+    """,
+    """
+    INSERT INTO ctr_numbersequence (municipality_id, year, last_value)
+    SELECT b.municipality_id, b.year, b.base + b.n FROM syn_base b
+    ON CONFLICT (municipality_id, year) DO UPDATE SET last_value = EXCLUDED.last_value
+    """,
+]
+
+WASTE_SQL = """
+INSERT INTO ctr_ctrwaste (ctr_id, waste_class, volume_m3, description)
+SELECT c.id, l.cls, l.vol,
+       CASE l.cls WHEN 'A' THEN 'Entulho: concreto, tijolo, argamassa e solo'
+                  WHEN 'B' THEN 'Madeira, plástico, papelão e metal'
+                  WHEN 'C' THEN 'Gesso e outros sem reciclagem viável'
+                  ELSE 'Móveis velhos, podas e grandes embalagens' END
+FROM syn_c2 c
+CROSS JOIN LATERAL unnest(c.classes, c.vols) AS l(cls, vol)
+ORDER BY c.id
+"""
+
+EVENT_SQL = """
+INSERT INTO ctr_ctrevent (ctr_id, at, actor_id, action, from_status, to_status, data)
+SELECT e.ctr_id, e.at, %(actor)s, e.action, e.from_status, e.to_status, e.data
+FROM (
+    SELECT c.id AS ctr_id, c.created_at AS at, 'issue' AS action, '' AS from_status,
+           'issued' AS to_status, '{"findings": []}'::jsonb AS data, 0 AS o
+    FROM syn_c2 c
+    UNION ALL
+    SELECT c.id, c.closed_at,
+           CASE c.status WHEN 'received' THEN 'receive' WHEN 'refused' THEN 'refuse'
+                ELSE 'cancel' END,
+           'issued', c.status,
+           CASE c.status
+               WHEN 'received' THEN jsonb_build_object(
+                   'received_volume_m3', c.received::text, 'location', NULL, 'note', '',
+                   'findings', '[]'::jsonb)
+               WHEN 'refused' THEN '{"reason": "Carga com resíduo não aceito pela área."}'::jsonb
+               ELSE '{"reason": "Transporte não realizado."}'::jsonb END,
+           1
+    FROM syn_c2 c WHERE c.status <> 'issued'
+) e
+ORDER BY e.ctr_id, e.o
+"""
+
+
+# --- dumping reports -----------------------------------------------------------------------
+
+REPORT_SQL = """
+INSERT INTO fiscalization_dumpingreport
+    (protocol, municipality_id, location, description, category, estimated_volume_m3, status,
+     reporter_kind, reporter_id, contact_name, contact, duplicate_of_id, created_at, updated_at,
+     cleaned_at)
+SELECT 'SYN-' || extract(year FROM r.created_at AT TIME ZONE %(tz)s)::int || '-'
+           || lpad((%(report_offset)s + r.n)::text, 7, '0'),
+       r.municipality_id, r.pt,
+       (ARRAY['Entulho jogado na calçada.', 'Caçamba despejada em terreno baldio.',
+              'Restos de obra e móveis velhos à beira do córrego.',
+              'Descarte de resíduos na encosta.', 'Podas e entulho na via pública.'])
+           [1 + floor(r.u1 * 5)::int],
+       (ARRAY['BOTA_FORA', 'ENCOSTA', 'CORPO_DAGUA', 'LOTE_VAGO', 'LOTE_VAGO', 'LOTE_VAGO',
+              'VIA_PUBLICA', 'VIA_PUBLICA', 'VIA_PUBLICA', 'AREA_NAO_LICENCIADA',
+              'AREA_PROTEGIDA'])[1 + floor(r.u2 * 11)::int],
+       round((0.5 * exp(4 * r.u3))::numeric, 2),
+       r.status,
+       CASE WHEN r.u5 < 0.8 THEN 'CITIZEN' ELSE 'INSPECTOR' END,
+       NULL, '', '', NULL, r.created_at,
+       CASE WHEN r.status = 'NEW' THEN r.created_at ELSE r.closed END,
+       CASE WHEN r.status = 'CLEANED' THEN r.closed END
+FROM (
+    SELECT q.*,
+           CASE WHEN q.age_days < 7 THEN
+                    CASE WHEN q.u4 < 0.7 THEN 'NEW' WHEN q.u4 < 0.9 THEN 'CONFIRMED'
+                         ELSE 'DUPLICATE' END
+                WHEN q.u4 < 0.05 THEN 'NEW' WHEN q.u4 < 0.17 THEN 'CONFIRMED'
+                WHEN q.u4 < 0.27 THEN 'CLEANUP_SCHEDULED' WHEN q.u4 < 0.85 THEN 'CLEANED'
+                WHEN q.u4 < 0.93 THEN 'DUPLICATE' ELSE 'UNFOUNDED' END AS status,
+           least(q.created_at + (1 + 29 * q.u6) * interval '1 day', %(now)s::timestamptz)
+               AS closed
+    FROM (
+        SELECT p.municipality_id, p.pt, row_number() OVER (ORDER BY p.municipality_id, p.k) AS n,
+               %(now)s::timestamptz - d.age_days * interval '1 day' AS created_at, d.age_days,
+               random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS u5,
+               random() AS u6
+        FROM syn_pts p
+        CROSS JOIN LATERAL (SELECT %(period)s * random() + 0 * p.k AS age_days) d
+        ORDER BY p.municipality_id, p.k
+    ) q
+) r
+ORDER BY r.n
+"""
+
+ANALYZE_SQL = [
+    "ANALYZE pev_network_receivingfacility",
+    "ANALYZE pev_network_facilitylicense",
+    "ANALYZE ctr_transporter",
+    "ANALYZE ctr_vehicle",
+    "ANALYZE ctr_equipment",
+    "ANALYZE ctr_generator",
+    "ANALYZE ctr_worksite",
+    "ANALYZE ctr_ctr",
+    "ANALYZE ctr_ctrwaste",
+    "ANALYZE ctr_ctrevent",
+    "ANALYZE ctr_numbersequence",
+    "ANALYZE fiscalization_dumpingreport",
+]
+
+
+def _synthetic_user():
+    user_model = get_user_model()
+    user, created = user_model.objects.get_or_create(
+        username=SYN_USERNAME,
+        defaults={"first_name": "Dados", "last_name": "sintéticos", "is_active": False},
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def generate(
+    ctrs: int,
+    reports: int,
+    seed: int | None = None,
+    municipality_limit: int | None = None,
+    progress: Progress | None = None,
+    analyze: bool = True,
+) -> Summary:
+    """Add `ctrs` CTRs and `reports` dumping reports, creating the synthetic network
+    (facilities, licenses, transporters, vehicles, equipment) first when there is none.
+    One transaction: all or nothing."""
+    if ctrs < 0 or reports < 0:
+        raise SyntheticError("As quantidades não podem ser negativas.")
+    if ctrs > MAX_CTRS or reports > MAX_REPORTS:
+        raise SyntheticError(
+            f"No máximo {MAX_CTRS:,} CTRs e {MAX_REPORTS:,} denúncias por vez.".replace(",", ".")
+        )
+    if municipality_limit is not None and municipality_limit < 1:
+        raise SyntheticError("--municipality-limit deve ser ao menos 1.")
+    seed = seed if seed is not None else random.randint(1, 2**20)
+    if seed < 1 or seed > 2**20:
+        raise SyntheticError("A semente deve estar entre 1 e 1048576.")
+    summary = Summary(seed=seed)
+    now = timezone.now()
+    today = timezone.localdate(now)
+    params = {
+        "seed": seed,
+        "now": now,
+        "today": today,
+        "tz": timezone.get_current_timezone_name(),
+        "period": PERIOD_DAYS,
+        "largest": json.dumps(
+            {code: pop / STATE_POPULATION for code, pop in LARGEST_MUNICIPALITIES.items()}
+        ),
+        "rest_mean": (STATE_POPULATION - sum(LARGEST_MUNICIPALITIES.values()))
+        / STATE_POPULATION
+        / (SP_MUNICIPALITIES - len(LARGEST_MUNICIPALITIES)),
+        "sigma": LOGNORMAL_SIGMA,
+        "ctrs": ctrs,
+        "reports": reports,
+        **{
+            f"classes_{kind.lower()}": [str(c) for c in classes]
+            for kind, classes in DEFAULT_ACCEPTED_CLASSES.items()
+        },
+    }
+    with transaction.atomic(), connection.cursor() as cursor:
+        run = _Runner(cursor, summary, progress)
+        cursor.execute("SET LOCAL work_mem = '256MB'")
+        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")  # same order every run
+        cursor.execute("SELECT setseed(%s)", [(seed % 1_000_003) / 1_000_003])
+        for sql in HELPERS:
+            cursor.execute(sql)
+        _drop_temp(cursor)
+
+        ids = _chosen_municipalities(cursor, municipality_limit)
+        if not ids:
+            raise SyntheticError(
+                "Não há municípios no banco; use --municipalities para carregar os 645 de SP."
+            )
+        summary.municipalities = len(ids)
+        run.run("municípios escolhidos", MUNI_SQL, {**params, "ids": ids})
+        params["actor"] = _synthetic_user().pk
+
+        has_network = run.value(
+            "SELECT count(*) FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
+        )
+        if not has_network:
+            for name, sql in zip(
+                ("vagas de áreas", "candidatos", "polígonos", "áreas de recebimento", "licenças"),
+                FACILITY_SQL,
+                strict=True,
+            ):
+                run.run(name, sql, params)
+        has_transporters = run.value(
+            "SELECT count(*) FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
+        )
+        if not has_transporters:
+            for name, sql in zip(
+                ("transportadores", "veículos", "equipamentos"), TRANSPORTER_SQL, strict=True
+            ):
+                run.run(name, sql, params)
+        run.run("zonas de origem", ZONE_SQL, params)
+
+        if ctrs:
+            worksites = max(math.ceil(ctrs / CTRS_PER_WORKSITE), 2 * len(ids))
+            params["worksites"] = worksites
+            params["generators"] = max(1, math.ceil(worksites * 0.7))
+            params["gen_offset"] = run.value(
+                "SELECT count(*) FROM ctr_generator WHERE name LIKE 'SYN-%%'"
+            )
+            params["ws_offset"] = run.value(
+                "SELECT count(*) FROM ctr_worksite WHERE permit_number LIKE 'SYN-%%'"
+            )
+            run.run("pontos das obras", _points_sql("worksites", 0.7, salt=1, minimum=1), params)
+            run.run("geradores", WORKSITE_SQL[:2], params)
+            run.run("obras", WORKSITE_SQL[2], params)
+            for name, sql in zip(
+                ("obras e áreas mais próximas", "índice", "listas por município",
+                 "listas por transportador", "pontos de descarga"),
+                CTR_SETUP_SQL,
+                strict=True,
+            ):  # fmt: skip
+                run.run(name, sql, params)
+            run.run("CTRs (sorteio)", CTR_STAGE_A_SQL, params)
+            run.run("CTRs (cálculo)", CTR_STAGE_B_SQL, params)
+            run.run("CTRs (numeração)", CTR_INSERT_SQL[:2], params)
+            run.run("CTRs", CTR_INSERT_SQL[2], params)
+            run.run("sequências de numeração", CTR_INSERT_SQL[3], params)
+            run.run("resíduos dos CTRs", WASTE_SQL, params)
+            run.run("eventos dos CTRs", EVENT_SQL, params)
+
+        if reports:
+            params["report_offset"] = run.value(
+                "SELECT count(*) FROM fiscalization_dumpingreport WHERE protocol LIKE 'SYN-%%'"
+            )
+            run.run("pontos das denúncias", _points_sql("reports", 0.5, salt=2), params)
+            run.run("denúncias", REPORT_SQL, params)
+        # The foreign keys are checked at commit (deferred); here, so that it shows and is timed.
+        run.run("chaves estrangeiras (verificação)", "SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's foreign keys, as before
+        _drop_temp(cursor)
+    if analyze:
+        with connection.cursor() as cursor:
+            run = _Runner(cursor, summary, progress)
+            run.run("estatísticas (ANALYZE)", ANALYZE_SQL)
+    summary.counts = counts()
+    return summary
+
+
+# --- counting and removing -------------------------------------------------------------------
+
+SYNTHETIC_CTRS = (
+    "SELECT c.id FROM ctr_ctr c JOIN ctr_transporter t ON t.id = c.transporter_id "
+    "WHERE t.registration_number LIKE 'SYN-%%'"
+)
+
+COUNT_SQL = {
+    "áreas de recebimento": (
+        "SELECT count(*) FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
+    ),
+    "transportadores": (
+        "SELECT count(*) FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
+    ),
+    "veículos": (
+        "SELECT count(*) FROM ctr_vehicle v JOIN ctr_transporter t ON t.id = v.transporter_id "
+        "WHERE t.registration_number LIKE 'SYN-%%'"
+    ),
+    "equipamentos": (
+        "SELECT count(*) FROM ctr_equipment e JOIN ctr_transporter t ON t.id = e.transporter_id "
+        "WHERE t.registration_number LIKE 'SYN-%%'"
+    ),
+    "geradores": "SELECT count(*) FROM ctr_generator WHERE name LIKE 'SYN-%%'",
+    "obras": "SELECT count(*) FROM ctr_worksite WHERE permit_number LIKE 'SYN-%%'",
+    "CTRs": f"SELECT count(*) FROM ({SYNTHETIC_CTRS}) s",
+    "resíduos dos CTRs": (
+        f"SELECT count(*) FROM ctr_ctrwaste WHERE ctr_id IN ({SYNTHETIC_CTRS})"
+    ),
+    "eventos dos CTRs": f"SELECT count(*) FROM ctr_ctrevent WHERE ctr_id IN ({SYNTHETIC_CTRS})",
+    "denúncias": (
+        "SELECT count(*) FROM fiscalization_dumpingreport WHERE protocol LIKE 'SYN-%%'"
+    ),
+}  # fmt: skip
+
+
+def counts() -> dict[str, int]:
+    """How many synthetic rows each table holds."""
+    with connection.cursor() as cursor:
+        result = {}
+        for name, sql in COUNT_SQL.items():
+            cursor.execute(sql)
+            result[name] = cursor.fetchone()[0]
+        return result
+
+
+def _referencing_tables(cursor, table: str) -> list[str]:
+    cursor.execute(
+        "SELECT DISTINCT conrelid::regclass::text FROM pg_constraint "
+        "WHERE contype = 'f' AND confrelid = %s::regclass AND conrelid <> confrelid",
+        [table],
+    )
+    return [r[0] for r in cursor.fetchall()]
+
+
+def reset(progress: Progress | None = None) -> Summary:
+    """Remove every synthetic row (see the markers above); other data stays.
+
+    CTR events are append-only (a trigger refuses DELETE): when every event is synthetic the
+    table is emptied with TRUNCATE; otherwise the others are kept aside, the table truncated
+    and they are put back with their ids. When every CTR is synthetic, the CTR tables are
+    truncated too (much faster than deleting a million rows)."""
+    summary = Summary(seed=0)
+    with transaction.atomic(), connection.cursor() as cursor:
+        run = _Runner(cursor, summary, progress)
+        cursor.execute("SET LOCAL work_mem = '256MB'")
+        # TRUNCATE refuses tables with pending (deferred) foreign key checks: run them now.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute("DROP TABLE IF EXISTS syn_ctr_ids, syn_kept_events")
+        cursor.execute(f"CREATE TEMP TABLE syn_ctr_ids ON COMMIT DROP AS {SYNTHETIC_CTRS}")
+        cursor.execute("CREATE INDEX ON syn_ctr_ids (id)")
+        cursor.execute("ANALYZE syn_ctr_ids")
+        synthetic = run.value("SELECT count(*) FROM syn_ctr_ids")
+        others = run.value("SELECT count(*) FROM ctr_ctr") - synthetic
+        other_refs = [
+            t
+            for t in _referencing_tables(cursor, "ctr_ctr")
+            if t not in ("ctr_ctrwaste", "ctr_ctrevent")
+        ]
+        empty_refs = not any(run.value(f"SELECT EXISTS (SELECT 1 FROM {t})") for t in other_refs)
+        truncated = False
+        if synthetic and not others and empty_refs:
+            tables = ", ".join(["ctr_ctrevent", "ctr_ctrwaste", "ctr_ctr", *other_refs])
+            try:
+                with transaction.atomic():
+                    run.run("CTRs, resíduos e eventos (TRUNCATE)", f"TRUNCATE {tables}")
+                summary.steps[-1].rows = synthetic
+                truncated = True
+            except DatabaseError:  # a table further down references them: delete instead
+                pass
+        if synthetic and not truncated:
+            kept = run.value(
+                "SELECT count(*) FROM ctr_ctrevent e WHERE NOT EXISTS "
+                "(SELECT 1 FROM syn_ctr_ids s WHERE s.id = e.ctr_id)"
+            )
+            run.run(
+                "eventos dos CTRs (TRUNCATE, mantendo os demais)",
+                [
+                    "CREATE TEMP TABLE syn_kept_events ON COMMIT DROP AS "
+                    "SELECT e.* FROM ctr_ctrevent e WHERE NOT EXISTS "
+                    "(SELECT 1 FROM syn_ctr_ids s WHERE s.id = e.ctr_id)",
+                    "TRUNCATE ctr_ctrevent",
+                    "INSERT INTO ctr_ctrevent SELECT * FROM syn_kept_events ORDER BY id",
+                ],
+            )
+            summary.steps[-1].rows = kept
+            run.run(
+                "resíduos dos CTRs",
+                "DELETE FROM ctr_ctrwaste w USING syn_ctr_ids s WHERE w.ctr_id = s.id",
+            )
+            run.run("CTRs", "DELETE FROM ctr_ctr c USING syn_ctr_ids s WHERE c.id = s.id")
+        # Numbering continues after the last CTR that remains.
+        run.run(
+            "sequências de numeração",
+            [
+                "UPDATE ctr_numbersequence ns SET last_value = coalesce((SELECT max(c.sequence) "
+                "FROM ctr_ctr c WHERE c.municipality_id = ns.municipality_id "
+                "AND c.year = ns.year), 0)",
+                "DELETE FROM ctr_numbersequence WHERE last_value = 0",
+            ],
+        )
+        run.run(
+            "obras",
+            [
+                "DELETE FROM ctr_worksite_plan_transporters p USING ctr_worksite w "
+                "WHERE p.worksite_id = w.id AND w.permit_number LIKE 'SYN-%%'",
+                "DELETE FROM ctr_worksite_plan_facilities p USING ctr_worksite w "
+                "WHERE p.worksite_id = w.id AND w.permit_number LIKE 'SYN-%%'",
+                "DELETE FROM ctr_worksite w WHERE w.permit_number LIKE 'SYN-%%' "
+                "AND NOT EXISTS (SELECT 1 FROM ctr_ctr c WHERE c.worksite_id = w.id)",
+            ],
+        )
+        run.run(
+            "geradores",
+            "DELETE FROM ctr_generator g WHERE g.name LIKE 'SYN-%%' "
+            "AND NOT EXISTS (SELECT 1 FROM ctr_ctr c WHERE c.generator_id = g.id) "
+            "AND NOT EXISTS (SELECT 1 FROM ctr_worksite w WHERE w.generator_id = g.id)",
+        )
+        syn_transporters = "SELECT id FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
+        run.run(
+            "transportadores, veículos e equipamentos",
+            [
+                f"DELETE FROM ctr_worksite_plan_transporters "
+                f"WHERE transporter_id IN ({syn_transporters})",
+                f"DELETE FROM ctr_membership WHERE transporter_id IN ({syn_transporters})",
+                f"DELETE FROM ctr_vehicle WHERE transporter_id IN ({syn_transporters})",
+                f"DELETE FROM ctr_equipment WHERE transporter_id IN ({syn_transporters})",
+                "DELETE FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'",
+            ],
+        )
+        syn_facilities = "SELECT id FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
+        run.run(
+            "áreas de recebimento e licenças",
+            [
+                f"DELETE FROM pev_network_facilitylicense WHERE facility_id IN ({syn_facilities})",
+                f"UPDATE pev_network_catchmentbasin SET served_by_id = NULL "
+                f"WHERE served_by_id IN ({syn_facilities})",
+                f"DELETE FROM ctr_worksite_plan_facilities "
+                f"WHERE receivingfacility_id IN ({syn_facilities})",
+                f"DELETE FROM ctr_membership WHERE facility_id IN ({syn_facilities})",
+                "DELETE FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'",
+            ],
+        )
+        syn_reports = "SELECT id FROM fiscalization_dumpingreport WHERE protocol LIKE 'SYN-%%'"
+        run.run(
+            "denúncias",
+            [
+                f"DELETE FROM fiscalization_dumpingreportevent WHERE report_id IN ({syn_reports})",
+                f"UPDATE fiscalization_dumpingreport SET duplicate_of_id = NULL "
+                f"WHERE duplicate_of_id IN ({syn_reports})",
+                "DELETE FROM fiscalization_dumpingreport WHERE protocol LIKE 'SYN-%%'",
+            ],
+        )
+        get_user_model().objects.filter(username=SYN_USERNAME).delete()
+        cursor.execute("DROP TABLE IF EXISTS syn_ctr_ids, syn_kept_events")
+    summary.counts = counts()
+    return summary

@@ -1,0 +1,31 @@
+"""GEOS validity reasons in the user's language, shared by the facility import and the
+inspectors' polygon filter."""
+
+from __future__ import annotations
+
+import re
+
+# GEOS validity reasons (shapely.is_valid_reason, GEOSGeometry.valid_reason), in Portuguese.
+GEOS_REASONS: dict[str, str] = {
+    "Self-intersection": "auto-interseção",
+    "Ring Self-intersection": "anel com auto-interseção",
+    "Too few points in geometry component": "parte com pontos de menos",
+    "Hole lies outside shell": "furo fora do contorno externo",
+    "Nested holes": "furos aninhados",
+    "Interior is disconnected": "interior desconexo",
+    "Nested shells": "contornos externos aninhados",
+    "Duplicate Rings": "anéis duplicados",
+    "Invalid Coordinate": "coordenada inválida",
+    "Ring is not closed": "anel não fechado",
+}
+
+_REASON_AT = re.compile(r"^(.*?)\[(.*)\]$")
+
+
+def validity_reason_pt(raw: str) -> str:
+    """'Self-intersection[-45.18 -22.8]' -> 'auto-interseção em (-45.18 -22.8)'; a reason GEOS
+    adds in a later version stays as GEOS wrote it."""
+    match = _REASON_AT.match(raw.strip())
+    text, where = (match.group(1), match.group(2)) if match else (raw.strip(), "")
+    reason = GEOS_REASONS.get(text, text)
+    return f"{reason} em ({where})" if where else reason

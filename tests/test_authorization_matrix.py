@@ -1,0 +1,261 @@
+"""Authorization matrix: every URL pattern of the project against every role.
+
+tests/authorization_table.py holds the explicit table (one entry per URL name, the expected
+outcome of each role); this module enumerates the URLconf, fails on any pattern without an
+entry, requests each one as each role and lists every outcome that differs from the table.
+
+Web pages are requested with a session (force_login), the API with each user's token: the way
+each is used. Outcomes: the status code, "login" for a redirect to the sign-in page, or
+"302→/path/" for any other redirect.
+"""
+
+from __future__ import annotations
+
+import datetime
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
+from django.urls.exceptions import Resolver404
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from ctr.models import CTR
+from fiscalization import enforcement, intake, photos
+from fiscalization.models.enforcement import DeliveryMethod
+from pev_network.models import CatchmentBasin
+from tests import dumping_fixtures as fx
+from tests.authorization_table import EXCLUDED_NAMESPACES, ROLES, TABLE, Check
+from tests.builders import multi, square
+from tests.ctr_world import build_world, ctr_payload
+from tests.enforcement_world import at, record_for
+
+pytestmark = pytest.mark.django_db
+
+USERNAMES = {
+    "anon": None,
+    "alfa": "alfa",
+    "beta": "beta",
+    "operador": "operador",
+    "operador_pev": "operador_pev",
+    "nucleo": "nucleo",
+    "fiscal": "fiscal",
+    "curioso": "curioso",
+}
+
+
+# --- the URLconf -----------------------------------------------------------------------------
+
+
+def url_patterns(resolver=None, prefix: str = "", namespace: str | None = None):
+    """(name, route, pattern) of every pattern, namespaced names as `ns:name`; the routes of
+    excluded namespaces are left out (the table says why)."""
+    resolver = resolver or get_resolver()
+    for item in resolver.url_patterns:
+        route = prefix + str(item.pattern)
+        if isinstance(item, URLResolver):
+            ns = namespace
+            if item.namespace:
+                ns = f"{namespace}:{item.namespace}" if namespace else item.namespace
+            if ns in EXCLUDED_NAMESPACES:
+                continue
+            yield from url_patterns(item, route, ns)
+        elif isinstance(item, URLPattern):
+            name = item.name and (f"{namespace}:{item.name}" if namespace else item.name)
+            yield name or route, route, item
+
+
+def test_every_url_pattern_has_an_entry():
+    names = {name for name, _, _ in url_patterns()}
+    missing = sorted(names - TABLE.keys())
+    stale = sorted(TABLE.keys() - names - {"admin:index"})
+    assert not missing, f"URLs sem entrada em tests/authorization_table.py: {missing}"
+    assert not stale, f"entradas de URLs que não existem mais: {stale}"
+
+
+def test_uploaded_files_are_served_by_no_url():
+    """Photos of dumping reports live under MEDIA_ROOT and are reached only through the
+    view that checks the role (intake:photo): no pattern serves MEDIA_URL."""
+    with pytest.raises(Resolver404):
+        resolve(f"{settings.MEDIA_URL}fotos/a.jpg")
+
+
+# --- the world the table refers to -----------------------------------------------------------
+
+
+def build_objects() -> dict[str, object]:
+    """The objects of the table's placeholders ({ctr}, {report}...)."""
+    world = build_world()
+    today = timezone.localdate()
+
+    def issue() -> CTR:
+        client = APIClient()
+        client.force_authenticate(world.alfa_user)
+        payload = ctr_payload(world, transport_date=today.isoformat())
+        response = client.post("/api/v1/ctrs/", payload, format="json")
+        assert response.status_code == 201, response.content
+        return CTR.objects.get(number=response.json()["number"])
+
+    ctr, to_receive, to_refuse, to_cancel = issue(), issue(), issue(), issue()
+    report = intake.create_report(
+        intake.NewReport(fx.at(east_m=-800, north_m=-600), "LOTE_VAGO"),
+        photos.check_photos([fx.upload("a.jpg", fx.jpeg_plain())]),
+    )
+    record = record_for(world)
+    by_mail = record_for(world, opened_at=at(2025, 5, 5, 9), delivery=DeliveryMethod.MAIL)
+    embargo = enforcement.apply_embargo(record, datetime.date(2025, 3, 7), "Obra da Rua A, 1")
+    basin = CatchmentBasin.objects.create(
+        municipality=world.town,
+        code="B-01",
+        name="Bacia Centro",
+        area=multi(square(*world.origin.coords, 800)),
+        served_by=world.pev,
+    )
+    return {
+        "world": world,
+        "ctr": ctr.number,
+        "ctr_pk": ctr.pk,
+        "ctr_to_receive": to_receive.number,
+        "ctr_to_refuse": to_refuse.number,
+        "ctr_to_cancel": to_cancel.number,
+        "worksite": ctr.worksite_id,
+        "vehicle": world.alfa.vehicles.first().pk,
+        "equipment": world.alfa.equipment.first().pk,
+        "facility": world.att.pk,
+        "municipality": world.town.pk,
+        "report": report.pk,
+        "protocol": report.protocol,
+        "photo": report.photos.get().pk,
+        "case": record.case_id,
+        "notice": record.case.notices.get().pk,
+        "record": record.pk,
+        "record_by_mail": by_mail.pk,
+        "basin": basin.pk,
+        "alfa_id": world.alfa.pk,
+        "penalty": embargo.pk,
+        "beta_id": world.beta.pk,
+        "month": f"{today:%Y-%m}",
+    }
+
+
+def fill(value, objects):
+    if isinstance(value, str):
+        return value.format(**objects)
+    if isinstance(value, dict):
+        return {k: fill(v, objects) for k, v in value.items()}
+    return value
+
+
+# Views that end the session: the web client signs in again after them.
+SIGN_OUT = {"ctr_web:logout"}
+
+
+class Clients:
+    """Per role a web client with a session and an API client with the user's token."""
+
+    def __init__(self):
+        self.users = {
+            role: get_user_model().objects.get(username=username)
+            for role, username in USERNAMES.items()
+            if username
+        }
+        self.web, self.api = {}, {}
+        for role in USERNAMES:
+            self.web[role] = self._signed_in(role)
+            api = Client(raise_request_exception=False)
+            if role in self.users:
+                token = Token.objects.get_or_create(user=self.users[role])[0]
+                api.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
+            self.api[role] = api
+
+    def _signed_in(self, role: str) -> Client:
+        client = Client(raise_request_exception=False)
+        if role in self.users:
+            client.force_login(self.users[role])
+        return client
+
+    def get(self, role: str, url: str) -> Client:
+        return self.api[role] if url.startswith("/api/") else self.web[role]
+
+    def after(self, name: str, role: str) -> None:
+        if name in SIGN_OUT:
+            self.web[role] = self._signed_in(role)
+
+
+def outcome(response) -> str:
+    if response.status_code in (301, 302, 303, 307, 308):
+        target = urlsplit(response["Location"]).path
+        if target == settings.LOGIN_URL:
+            return "login"
+        return f"{response.status_code}→{target}"
+    return str(response.status_code)
+
+
+def urls_of(name: str, check: Check, objects) -> list[str]:
+    """Each route of the name (the API router adds `.json` variants), with the check's
+    parameters and query string."""
+    kwargs = fill(check.kwargs, objects)
+    urls = []
+    routes = [route for n, route, _ in url_patterns() if n == name] or [name]
+    for route in routes:
+        suffixed = "format>" in route
+        if check.routes != "all" and suffixed != (check.routes == "format"):
+            continue
+        extra = {"format": "json"} if suffixed else {}
+        url = reverse(name, kwargs={**kwargs, **extra} or None)
+        urls.append(url + (f"?{fill(check.query, objects)}" if check.query else ""))
+    return sorted(set(urls))
+
+
+def request(client: Client, method: str, url: str, check: Check, objects):
+    if method == "GET":
+        return client.get(url)
+    data = fill(check.data, objects) if check.data is not None else {}
+    if url.startswith("/api/"):
+        return client.post(url, data, content_type="application/json")
+    return client.post(url, data)
+
+
+def run_checks(objects, checks) -> tuple[list[str], int]:
+    """Each (name, check) on each of its routes, method and role against the table: the
+    mismatches and how many requests were compared."""
+    clients = Clients()
+    mismatches = []
+    count = 0
+    for name, check in checks:
+        for url in urls_of(name, check, objects):
+            for method, expected in (("GET", check.get), ("POST", check.post)):
+                if expected is None:
+                    continue
+                for role in ROLES:  # in the table's order: the roles that may act come last
+                    client = clients.get(role, url)
+                    cache.clear()  # rate limits are not what this test is about
+                    got = outcome(request(client, method, url, check, objects))
+                    clients.after(name, role)
+                    count += 1
+                    want = fill(expected[role], objects)
+                    if got != want:
+                        mismatches.append(
+                            f"{name} {method} {url} como {role}: esperado {want}, obtido {got}"
+                        )
+    return mismatches, count
+
+
+CHECKS = [(name, check) for name, checks in TABLE.items() for check in checks]
+
+
+@pytest.fixture
+def private_media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def test_authorization_matrix(private_media):
+    objects = build_objects()
+    mismatches, count = run_checks(objects, CHECKS)
+    print(f"\n{count} requisições conferidas com a tabela")
+    assert not mismatches, "\n".join(mismatches)

@@ -1,0 +1,548 @@
+"""The set-based import (ctr.bulk) against the per-CTR path (ctr.services): on 1,000 mixed rows,
+the same findings (code, severity, field, message, article) row by row, and the same CTRs
+issued, with gap-free numbers."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import random
+from decimal import Decimal
+
+import pytest
+from django.contrib.gis.geos import MultiPolygon, Polygon
+from django.core.management import CommandError, call_command
+from django.db import connection, transaction
+
+from ctr import bulk, csv_import, rules, services
+from ctr.models import CTR, Equipment, Generator, NumberSequence, Transporter, Vehicle, Worksite
+from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
+from pev_network.services import save_municipality
+from tests.builders import ORIGIN, licensed_facility, offset, square
+from tests.ctr_world import CPF_GENERATOR, build_world
+
+pytestmark = pytest.mark.django_db
+
+D = datetime.date
+
+
+# --- documents with valid check digits -----------------------------------------------------------
+
+
+def _dv(body: str, weights: list[int]) -> str:
+    total = sum(int(d) * w for d, w in zip(body, weights, strict=True)) % 11
+    return "0" if total < 2 else str(11 - total)
+
+
+def cpf(n: int) -> str:
+    body = f"{n:09d}"
+    body += _dv(body, list(range(10, 1, -1)))
+    return body + _dv(body, list(range(11, 1, -1)))
+
+
+def cnpj(n: int) -> str:
+    body = f"{n:08d}0001"
+    body += _dv(body, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
+    return body + _dv(body, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
+
+
+def fmt6(x: float, decimal: str = ",") -> str:
+    return repr(x).replace(".", decimal)
+
+
+# --- the world: the town of tests.ctr_world, a neighbour, odd facilities and transporters --------
+
+
+def m_at(east: float, north: float) -> tuple[float, float]:
+    """A position `east`/`north` metres from ORIGIN."""
+    return offset(*ORIGIN, east, north)
+
+
+def build_mixed_world():
+    world = build_world()
+    town = world.town
+    lon0, lat0, lon1, lat1 = town.boundary.extent
+    # A neighbour sharing the town's east edge exactly: a point on it is in both (the lowest
+    # id wins, as in municipality_id_at). Tighter GPS tolerance, smaller PEV limit.
+    east = Polygon.from_bbox((lon1, lat0, lon1 + (lon1 - lon0), lat1))
+    neighbour, _ = save_municipality(
+        "3550308", "Vizinho (teste)", "SP", MultiPolygon(east, srid=4326)
+    )
+    neighbour.gps_tolerance_m = Decimal("5.0")
+    neighbour.small_volume_limit_m3 = Decimal("0.500")
+    neighbour.save()
+
+    f = {"town": town, "neighbour": neighbour, "lon1": lon1, "lat0": lat0, "lat1": lat1}
+    f["pev"], f["att"], f["landfill"], f["recycling"] = (
+        world.pev,
+        world.att,
+        world.landfill,
+        world.recycling,
+    )
+    # "Licensed first, then the nearest": U (no license) 10 m west of L (licensed), L2
+    # (licensed) 10 m east of L.
+    f["unlicensed"] = ReceivingFacility.objects.create(
+        kind=FacilityKind.ATT, name="ATT sem licença", area=_area(5000, 0, 50), municipality=town
+    )
+    f["licensed"] = licensed_facility(FacilityKind.ATT, _square(5060, 0, 50), "ATT L", town)
+    f["licensed2"] = licensed_facility(FacilityKind.ATT, _square(5120, 0, 50), "ATT L2", town)
+    f["expired"] = licensed_facility(
+        FacilityKind.ATT,
+        _square(7000, 0, 60),
+        "ATT vencida",
+        town,
+        valid_until=D(2026, 6, 30),
+    )
+    f["suspended"] = licensed_facility(
+        FacilityKind.RECYCLING,
+        _square(7000, 2000, 60),
+        "Reciclagem suspensa",
+        town,
+        status=FacilityLicense.Status.SUSPENDED,
+        status_since=D(2026, 9, 1),
+    )
+    f["pev_nowhere"] = licensed_facility(
+        FacilityKind.PEV, _square(0, -3000, 30), "PEV sem município"
+    )
+    f["att_ab"] = licensed_facility(
+        FacilityKind.ATT,
+        _square(-3000, -3000, 80),
+        "ATT só A e B",
+        town,
+        accepted_classes=["B", "A", "A"],
+    )
+    f["att_none"] = licensed_facility(
+        FacilityKind.ATT, _square(-5000, -3000, 80), "ATT fechada", town
+    )
+    ReceivingFacility.objects.filter(pk=f["att_none"].pk).update(accepted_classes=[])
+    f["att_none"].refresh_from_db()
+    # In the neighbour, near the shared edge: a small-limit PEV and a landfill without a
+    # recycling area in that municipality.
+    f["pev_n"] = licensed_facility(
+        FacilityKind.PEV, _square(10_300, 0, 30), "PEV vizinho", neighbour
+    )
+    f["landfill_n"] = licensed_facility(
+        FacilityKind.LANDFILL, _square(10_600, 2000, 150), "Aterro vizinho", neighbour
+    )
+
+    # Transporters, each with a plate and equipment of its own.
+    f["alfa"] = world.alfa
+    Vehicle.objects.create(transporter=world.alfa, plate="INA1234", active=False)
+    Equipment.objects.create(
+        transporter=world.alfa, code="C-02", nominal_capacity_m3=Decimal("2.5")
+    )
+    Equipment.objects.create(
+        transporter=world.alfa, code="C-09", nominal_capacity_m3=Decimal("9"), active=False
+    )
+    specs = {
+        "suspended_t": dict(
+            status="SUSPENDED", status_since=D(2026, 6, 1), suspended_until=D(2026, 6, 30)
+        ),
+        "suspended_open": dict(status="SUSPENDED", status_since=D(2026, 1, 1)),
+        "revoked": dict(status="REVOKED", status_since=D(2026, 3, 1)),
+        "expired_t": dict(valid_from=D(2025, 1, 1), valid_until=D(2025, 12, 31)),
+        "late_t": dict(valid_from=D(2026, 5, 1), valid_until=None),
+        "self_gen": dict(is_self_generator=True, document=CPF_GENERATOR),
+    }
+    for i, (key, extra) in enumerate(specs.items(), start=1):
+        fields = {
+            "name": f"Transportador {key}",
+            "document": cnpj(50_000 + i),
+            "registration_number": f"TR-9{i:02d}",
+            "municipality": town,
+            "valid_from": D(2025, 1, 1),
+            "valid_until": D(2027, 12, 31),
+        }
+        fields.update(extra)
+        transporter = Transporter.objects.create(**fields)
+        Vehicle.objects.create(transporter=transporter, plate=f"TRA{i}B{i:02d}")
+        Equipment.objects.create(
+            transporter=transporter, code="C-01", nominal_capacity_m3=Decimal("5")
+        )
+        f[key] = transporter
+    # Numbering continues from what is there: the town's 2026 sequence is at 41.
+    NumberSequence.objects.create(municipality=town, year=2026, last_value=41)
+    return world, f
+
+
+def _square(east: float, north: float, size: float) -> Polygon:
+    return square(*m_at(east, north), size)
+
+
+def _area(east: float, north: float, size: float) -> MultiPolygon:
+    return MultiPolygon(_square(east, north, size), srid=4326)
+
+
+# --- 1,000 mixed rows ----------------------------------------------------------------------------
+
+DATES = [
+    "2026-11-30", "2026-06-15", "2026-07-15", "2025-12-31", "2027-01-02", "2026-02-28",
+    "30/11/2026", "2026-04-30", "2026-09-02",
+]  # fmt: skip
+WASTE = [
+    "A=3", "A=2,5; B=0,5", "A=0,5", "A=0,999;B=0,001", "A=1,001", "B=1", "D=0,2",
+    "VOLUMOSO=0,8", "DOMICILIAR=1", "A=2; INDUSTRIAL=1; D=1", "SAÚDE=0,1", "A=6",
+    "A=2,55; C=2,45", "A=100", "C=0,3 | A=0,2", "A=0,45", "B=0,6",
+]  # fmt: skip
+
+
+CODES = ["C-01", "c-01", "C-02", "C-09", "X-77", ""]
+
+
+def _destination(rng: random.Random, f: dict) -> tuple[tuple[float, float], str]:
+    """A discharge point and the destination_facility column."""
+    kind = rng.randrange(14)
+    if kind < 6:
+        facility = f[rng.choice(["pev", "att", "landfill", "recycling", "att_ab", "att_none"])]
+        p = facility.area.point_on_surface
+        return (p.x, p.y), ""
+    if kind == 6:  # near the ATT's east edge (1600 m): inside, 10 m and 20 m out
+        return m_at(1600 + rng.choice([-1, 10, 20]), 50), ""
+    if kind == 7:  # between U and L, inside U, between L and L2
+        return m_at(rng.choice([5052, 5048, 5114, 5035]), 25), ""
+    if kind == 8:
+        facility = f[rng.choice(["expired", "suspended", "pev_nowhere", "pev_n", "landfill_n"])]
+        p = facility.area.point_on_surface
+        return (p.x, p.y), ""
+    if kind == 9:  # 10 m east of the neighbour's PEV: within the town's 15 m, not its 5 m
+        return m_at(10_330 + rng.choice([3, 10]), 15), ""
+    if kind == 10:  # far from everything
+        return m_at(rng.uniform(-9000, -8000), rng.uniform(8000, 9000)), ""
+    if kind == 11:  # naming the facility it is in, another one, an unknown one, U
+        p = f["att"].area.point_on_surface
+        named = rng.choice([f["att"].pk, f["landfill"].pk, 999_999, f["unlicensed"].pk])
+        return (p.x, p.y), str(named)
+    if kind == 12:
+        return m_at(5048, 25), str(rng.choice([f["unlicensed"].pk, f["licensed"].pk]))
+    p = f["att"].area.point_on_surface
+    return (p.x, p.y), ""
+
+
+def _origin(rng: random.Random, f: dict) -> tuple[float, float]:
+    kind = rng.randrange(10)
+    if kind == 0:
+        return (-60.0, -10.0)  # outside every municipality
+    if kind == 1:  # exactly on the shared edge: in both, the town (lowest id) wins
+        return (f["lon1"], rng.uniform(f["lat0"], f["lat1"]))
+    if kind == 2:  # in the neighbour
+        return m_at(rng.uniform(10_100, 12_000), rng.uniform(-2000, 2000))
+    return m_at(rng.uniform(-9000, 9000), rng.uniform(-9000, 9000))
+
+
+def mixed_rows(f: dict, seed: int = 7) -> dict[str, list[dict]]:
+    """Rows per transporter key: 1,000 in all, most of alfa's; every rule broken somewhere,
+    several at once, warnings, bad references, odd places, a few rows that do not parse."""
+    rng = random.Random(seed)
+    plan = {
+        "alfa": 520,
+        "suspended_t": 80,
+        "suspended_open": 60,
+        "revoked": 70,
+        "expired_t": 70,
+        "late_t": 80,
+        "self_gen": 120,
+    }
+    generators = [(f"Gerador {i}", cpf(100_000 + i)) for i in range(25)]
+    generators += [(f"Construtora {i} Ltda.", cnpj(7_000 + i)) for i in range(10)]
+    generators += [("Maria da Obra", CPF_GENERATOR), ("Maria D. Obra (outro nome)", CPF_GENERATOR)]
+    addresses = [f"Rua {i}, {10 * i}" for i in range(12)]
+    result: dict[str, list[dict]] = {}
+    for key, count in plan.items():
+        transporter = f[key]
+        own_plate = transporter.vehicles.get().plate if key != "alfa" else "ABC1D23"
+        rows = []
+        for _ in range(count):
+            name, document = rng.choice(generators)
+            origin = _origin(rng, f)
+            destination, facility_column = _destination(rng, f)
+            decimal = rng.choice([",", "."])
+            plate = rng.choices(
+                [own_plate, "INA-1234", "ZZZ9Z99", "XYZ9876", own_plate[:3] + "-" + own_plate[3:]],
+                [8, 1, 1, 1, 1],
+            )[0]
+            row = {
+                "transport_date": rng.choice(DATES),
+                "vehicle_plate": plate,
+                "equipment_code": rng.choices(CODES, [6, 1, 2, 1, 1, 3])[0],
+                "generator_name": name,
+                "generator_document": document,
+                "worksite_address": rng.choice(addresses),
+                "worksite_neighbourhood": rng.choice(["Centro", "", "Vila Nova"]),
+                "origin_lon": fmt6(origin[0], decimal),
+                "origin_lat": fmt6(origin[1], decimal),
+                "destination_lon": fmt6(destination[0], decimal),
+                "destination_lat": fmt6(destination[1], decimal),
+                "destination_facility": facility_column,
+                "waste": rng.choice(WASTE).replace(",", decimal),
+                "description": rng.choice(["entulho", "", "madeira; gesso"]),
+            }  # fmt: skip
+            if rng.random() < 0.02:  # rows that do not parse
+                row[rng.choice(["transport_date", "waste", "origin_lat"])] = "???"
+            rows.append(row)
+        result[key] = rows
+    return result
+
+
+def csv_text(rows: list[dict], delimiter: str = ";") -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(
+        out, fieldnames=csv_import.COLUMNS, delimiter=delimiter, lineterminator="\n"
+    )
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def parsed_rows(text: str) -> list[tuple[int, dict[str, str]]]:
+    return csv_import.read_rows(text)[1]
+
+
+def as_tuples(findings: list[rules.Finding]) -> list[tuple]:
+    return [(f.code, f.severity, f.field, f.message, f.article) for f in findings]
+
+
+def bulk_results(rows, transporter, user, dry_run: bool, chunk_rows: int = 97):
+    results: list[csv_import.RowResult] = []
+    bulk.import_rows(
+        rows, transporter, user, results.extend, dry_run=dry_run, chunk_rows=chunk_rows
+    )
+    return results
+
+
+# --- the checks: row by row, the same findings as ctr.services.check -----------------------------
+
+
+@pytest.fixture
+def mixed():
+    world, f = build_mixed_world()
+    return world, f, mixed_rows(f)
+
+
+def test_every_issue_rule_has_a_set_based_counterpart():
+    bulk.check_catalogue()
+    issue_rules = {c for c, r in rules.REGISTRY.items() if r.stage == rules.Stage.ISSUE}
+    assert issue_rules == bulk.IMPLEMENTED_RULES | bulk.NOT_APPLICABLE_RULES
+
+
+def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
+    world, f, per_transporter = mixed
+    assert sum(len(rows) for rows in per_transporter.values()) == 1000
+    seen_codes: set[str] = set()
+    several = 0
+    for key, rows in per_transporter.items():
+        transporter = f[key]
+        lines = parsed_rows(csv_text(rows))
+        got = {r.line: r for r in bulk_results(lines, transporter, world.alfa_user, True)}
+        assert sorted(got) == [line for line, _ in lines]
+        for line, row in lines:
+            request, problems = csv_import.parse_row(row)
+            result = got[line]
+            if request is None:
+                assert result.problems == problems and result.findings == []
+                continue
+            try:
+                _, expected = services.check(transporter, request)
+            except services.CTRError as error:
+                assert result.findings == []
+                assert result.problems == [csv_import.error_problem(error)]
+                continue
+            assert as_tuples(result.findings) == as_tuples(expected), (key, line, row)
+            errors = [p for p in expected if p.severity == rules.Severity.ERROR]
+            assert result.checked == (not errors)
+            seen_codes |= {x.code for x in expected}
+            several += len({x.code for x in errors}) > 1
+    # The mix exercises every rule that can apply to a CSV row, often several at once.
+    assert seen_codes == bulk.IMPLEMENTED_RULES
+    assert several > 50
+
+
+def test_coordinates_are_printed_as_python_prints_them():
+    values = [0.0, -0.0, -4e-7, 5e-7, -5e-7, 179.9999995, -45.1234565, 22.8000005]
+    rng = random.Random(3)
+    values += [rng.uniform(-180, 180) for _ in range(2000)]
+    values += [round(rng.uniform(-50, 50), 7) for _ in range(2000)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # As text, like COPY: a float8[] parameter would turn -0.0 into 0.
+            f"SELECT {bulk.COORD.format('x::float8')} "
+            "FROM unnest(%s::text[]) WITH ORDINALITY u(x, i) ORDER BY i",
+            [[repr(x) for x in values]],
+        )
+        printed = [r[0] for r in cursor.fetchall()]
+    assert printed == [f"{x:.6f}" for x in values]
+
+
+def test_volumes_are_printed_as_rules_fmt_prints_them():
+    values = ["1.000", "0.500", "100", "2.550", "10.10", "0.001", "1000.000", "5.00"]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {bulk.FMT.format('x')} FROM unnest(%s::numeric[]) WITH ORDINALITY u(x, i) "
+            "ORDER BY i",
+            [[Decimal(v) for v in values]],
+        )
+        printed = [r[0] for r in cursor.fetchall()]
+    assert printed == [rules.fmt(Decimal(v)) for v in values]
+
+
+# --- the issue: the same CTRs, the same numbers, no gaps ------------------------------------------
+
+
+def snapshot() -> list[dict]:
+    """Every CTR as data (ids and issue times aside), by number."""
+    rows = []
+    for ctr in (
+        CTR.objects.select_related(
+            "municipality", "transporter", "vehicle", "equipment", "generator", "worksite"
+        )
+        .prefetch_related("waste", "events")
+        .order_by("number")
+    ):
+        events = list(ctr.events.all())
+        assert [e.at for e in events] == [ctr.created_at]
+        rows.append(
+            {
+                "number": ctr.number,
+                "municipality": ctr.municipality.ibge_code,
+                "year": ctr.year,
+                "sequence": ctr.sequence,
+                "transporter": ctr.transporter.document,
+                "vehicle": ctr.vehicle.plate,
+                "equipment": ctr.equipment.code if ctr.equipment else None,
+                "generator": (ctr.generator.document, ctr.generator.name),
+                "worksite": (
+                    ctr.worksite.address,
+                    ctr.worksite.neighbourhood,
+                    ctr.worksite.location.coords,
+                    ctr.worksite.generator.document,
+                    ctr.worksite.is_large_generator,
+                    ctr.worksite.permit_number,
+                ),
+                "origin": ctr.origin.coords,
+                "destination": ctr.destination.coords,
+                "facility": ctr.destination_facility_id,
+                "transport_date": ctr.transport_date,
+                "total": ctr.total_volume_m3,
+                "status": ctr.status,
+                "findings": ctr.findings,
+                "fee": ctr.fee_ufesp,
+                "received": ctr.received_volume_m3,
+                "closed_at": ctr.closed_at,
+                "created_by": ctr.created_by_id,
+                "waste": [(w.waste_class, w.volume_m3, w.description) for w in ctr.waste.all()],
+                "events": [
+                    (e.action, e.from_status, e.to_status, e.data, e.actor_id) for e in events
+                ],
+            }
+        )
+    return rows
+
+
+def registries() -> tuple:
+    return (
+        sorted(Generator.objects.values_list("document", "name")),
+        sorted(
+            (w.generator.document, w.address, w.neighbourhood, w.location.coords)
+            for w in Worksite.objects.select_related("generator")
+        ),
+        sorted(NumberSequence.objects.values_list("municipality__ibge_code", "year", "last_value")),
+    )
+
+
+def report_of(results: list[csv_import.RowResult]) -> list[tuple]:
+    return [(r.line, r.number, r.problems, r.warnings, r.checked) for r in results]
+
+
+def test_bulk_issues_the_same_ctrs_as_the_per_row_path(mixed):
+    world, f, per_transporter = mixed
+    user = world.alfa_user
+    files = {key: csv_text(rows) for key, rows in per_transporter.items()}
+
+    point = transaction.savepoint()
+    expected_reports = {
+        key: csv_import.import_ctrs(text.encode(), f[key], user, per_row=True).rows
+        for key, text in files.items()
+    }
+    expected, expected_registries = snapshot(), registries()
+    transaction.savepoint_rollback(point)
+    assert not CTR.objects.exists()
+
+    got_reports = {
+        key: bulk_results(parsed_rows(text), f[key], user, dry_run=False)
+        for key, text in files.items()
+    }
+    got = snapshot()
+    for key in files:
+        assert report_of(got_reports[key]) == report_of(expected_reports[key]), key
+    assert len(got) == len(expected) > 100
+    for mine, reference in zip(got, expected, strict=True):
+        assert mine == reference
+    assert registries() == expected_registries
+    assert any(c["findings"] for c in got)  # warnings kept on issued CTRs
+
+    # Gap-free numbers per municipality and year, continuing the existing sequence.
+    for municipality, year, last in NumberSequence.objects.values_list(
+        "municipality_id", "year", "last_value"
+    ):
+        sequences = sorted(
+            CTR.objects.filter(municipality_id=municipality, year=year).values_list(
+                "sequence", flat=True
+            )
+        )
+        first = 42 if (municipality, year) == (f["town"].pk, 2026) else 1
+        assert sequences == list(range(first, last + 1))
+
+
+def test_the_import_page_and_command_use_the_bulk_path_with_the_same_report(mixed, tmp_path):
+    world, f, per_transporter = mixed
+    data = csv_text(per_transporter["alfa"][:150]).encode()
+    point = transaction.savepoint()
+    expected = csv_import.import_ctrs(data, f["alfa"], world.alfa_user, per_row=True)
+    transaction.savepoint_rollback(point)
+    got = csv_import.import_ctrs(data, f["alfa"], world.alfa_user)
+    assert report_of(got.rows) == report_of(expected.rows)
+    assert CTR.objects.count() == len(expected.issued) > 0
+
+
+def test_streamed_file_reads_like_the_whole_text(tmp_path):
+    text = "\ufeff" + csv_text(
+        [
+            {"transport_date": "2026-11-30", "waste": "A=1", "generator_name": "José"},
+            {},
+            {"transport_date": "30/11/2026", "waste": "A=2,5", "generator_name": "Ação"},
+        ]
+    )
+    for encoding in ("utf-8", "latin-1"):
+        path = tmp_path / f"f-{encoding}.csv"
+        data = text.encode("utf-8") if encoding == "utf-8" else text[1:].encode("latin-1")
+        path.write_bytes(data)
+        whole_text, whole_encoding = csv_import.decode(data)
+        columns, rows, delimiter, ignored = csv_import.read_rows(whole_text)
+        with csv_import.open_stream(path) as stream:
+            assert (stream.encoding, stream.delimiter) == (whole_encoding, delimiter)
+            assert (stream.columns, stream.ignored) == (columns, ignored)
+            assert list(stream.rows()) == rows
+
+
+def test_command_prints_the_same_report_per_row_and_in_bulk(mixed, tmp_path):
+    world, f, per_transporter = mixed
+    path = tmp_path / "ctrs.csv"
+    path.write_text(csv_text(per_transporter["alfa"][:120]), encoding="utf-8")
+    outputs = []
+    for options in ({"per_row": True}, {"chunk_rows": 7}):
+        point = transaction.savepoint()
+        out = io.StringIO()
+        with pytest.raises(CommandError) as raised:  # some rows are refused: exit status 2
+            call_command("import_ctrs", str(path), user="alfa", stdout=out, **options)
+        assert raised.value.returncode == 2
+        outputs.append((out.getvalue(), str(raised.value)))
+        transaction.savepoint_rollback(point)
+    assert outputs[0] == outputs[1]
+    assert "emitido CTR-" in outputs[0][0] and "recusada" in outputs[0][0]
+
+
+def test_a_file_with_only_a_header_is_refused_by_the_streaming_command(mixed, tmp_path):
+    path = tmp_path / "vazio.csv"
+    path.write_text(";".join(csv_import.COLUMNS) + "\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="nenhuma linha de CTR. Nenhum CTR foi emitido."):
+        call_command("import_ctrs", str(path), user="alfa", stdout=io.StringIO())

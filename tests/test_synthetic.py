@@ -1,0 +1,331 @@
+"""Synthetic data (ctr/synthetic.py, `manage.py generate_synthetic`): plausible, consistent,
+gap-free, and removable."""
+
+import datetime
+import io
+import json
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.gis.geos import Point
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from ctr import synthetic
+from ctr.documents import normalize_document, normalize_plate
+from ctr.models import (
+    CTR,
+    CTREvent,
+    CTRStatus,
+    CTRWaste,
+    Generator,
+    NumberSequence,
+    Transporter,
+    Vehicle,
+)
+from ctr.services import next_number, overdue
+from fiscalization.models import DumpingReport
+from pev_network.boundaries import import_municipalities
+from pev_network.models import FacilityKind, Municipality, ReceivingFacility
+from tests.builders import licensed_facility, multi, square
+
+pytestmark = pytest.mark.django_db
+
+CTRS = 2000
+REPORTS = 500
+SEED = 7
+# The default municipality, the capital (a big boundary) and three small towns.
+CODES = {"3518404", "3550308", "3500105", "3500204", "3500303"}
+
+
+def generate(**options) -> str:
+    out = io.StringIO()
+    call_command(
+        "generate_synthetic",
+        ctrs=CTRS,
+        reports=REPORTS,
+        seed=SEED,
+        municipality_limit=5,
+        stdout=out,
+        **options,
+    )
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def dataset(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Five municipalities of SP, then 2,000 CTRs and 500 reports; rolled back at the end."""
+    source = json.loads(synthetic.SP_FIXTURE.read_text())
+    source["features"] = [f for f in source["features"] if f["properties"]["id"] in CODES]
+    path = tmp_path_factory.mktemp("syn") / "cinco.geojson"
+    path.write_text(json.dumps(source))
+    with django_db_blocker.unblock(), transaction.atomic():
+        import_municipalities(path, uf="SP")
+        yield generate()
+        transaction.set_rollback(True)
+
+
+def scalar(sql: str, params=None):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params or [])
+        return cursor.fetchone()[0]
+
+
+def test_counts_and_summary(dataset):
+    assert CTR.objects.count() == CTRS
+    assert DumpingReport.objects.count() == REPORTS
+    assert synthetic.counts()["CTRs"] == CTRS
+    assert "Semente: 7; municípios: 5." in dataset
+    assert "CTRs: 2.000" in dataset
+    assert "Tempo total:" in dataset
+
+
+def test_every_municipality_has_a_licensed_network(dataset):
+    today = timezone.localdate()
+    start = today - datetime.timedelta(days=synthetic.PERIOD_DAYS)
+    for municipality in Municipality.objects.all():
+        kinds = set(
+            ReceivingFacility.objects.filter(municipality=municipality).values_list(
+                "kind", flat=True
+            )
+        )
+        assert {FacilityKind.PEV, FacilityKind.ATT} <= kinds, municipality
+        assert kinds & {FacilityKind.RECYCLING, FacilityKind.LANDFILL}, municipality
+    facilities = ReceivingFacility.objects.all()
+    assert facilities.filter(code__startswith="SYN-").count() == facilities.count()
+    for day in (start, today):
+        assert facilities.licensed_on(day).count() == facilities.count()
+    # Inside their municipality, and of plausible size (PEV ~900 m², landfill ~10 ha).
+    assert scalar(
+        "SELECT count(*) FROM pev_network_receivingfacility f "
+        "JOIN pev_network_municipality m ON m.id = f.municipality_id "
+        "WHERE NOT ST_Covers(m.boundary, f.area)"
+    ) == 0  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT kind, avg(ST_Area(area::geography)) FROM pev_network_receivingfacility "
+            "GROUP BY kind"
+        )
+        areas = dict(cursor.fetchall())
+    assert 400 < areas["PEV"] < 2000
+    assert 3000 < areas["ATT"] < 15000
+    assert 50_000 < areas["LANDFILL"] < 250_000
+
+
+def test_origins_inside_the_ctr_municipality(dataset):
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr c JOIN pev_network_municipality m "
+        "ON m.id = c.municipality_id WHERE NOT ST_Covers(m.boundary, c.origin)"
+    ) == 0  # fmt: skip
+    # The worksite is where the load comes from.
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr c JOIN ctr_worksite w ON w.id = c.worksite_id "
+        "WHERE NOT ST_Equals(w.location, c.origin) OR w.generator_id <> c.generator_id"
+    ) == 0  # fmt: skip
+
+
+def test_destinations_inside_their_facility_of_the_same_municipality(dataset):
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr c "
+        "JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id "
+        "WHERE NOT ST_Covers(f.area, c.destination) OR f.municipality_id <> c.municipality_id"
+    ) == 0  # fmt: skip
+
+
+def test_numbers_gap_free_per_municipality_and_year(dataset):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.municipality_id, c.year, count(*), count(DISTINCT c.sequence), "
+            "min(c.sequence), max(c.sequence), max(ns.last_value) FROM ctr_ctr c "
+            "LEFT JOIN ctr_numbersequence ns "
+            "ON ns.municipality_id = c.municipality_id AND ns.year = c.year "
+            "GROUP BY 1, 2"
+        )
+        groups = cursor.fetchall()
+    assert len(groups) >= 10  # five municipalities, two or three years each
+    for _, _, n, distinct, low, high, last_value in groups:
+        assert (distinct, low, high, last_value) == (n, 1, n, n)
+    assert NumberSequence.objects.count() == len(groups)
+    for number, ibge, year, sequence, transport_date in CTR.objects.values_list(
+        "number", "municipality__ibge_code", "year", "sequence", "transport_date"
+    ):
+        assert number == f"CTR-{ibge}-{year}-{sequence:06d}"
+        assert year == transport_date.year
+
+
+def test_volumes_fees_and_waste_lines(dataset):
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr c WHERE c.total_volume_m3 IS DISTINCT FROM "
+        "(SELECT sum(w.volume_m3) FROM ctr_ctrwaste w WHERE w.ctr_id = c.id)"
+    ) == 0  # fmt: skip
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr WHERE fee_ufesp <> "
+        "CASE WHEN total_volume_m3 > 1 THEN 1 ELSE 0 END"
+    ) == 0  # fmt: skip
+    # Every line is a class the destination accepts; PEVs get at most 1 m³, no equipment.
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctrwaste w JOIN ctr_ctr c ON c.id = w.ctr_id "
+        "JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id "
+        "WHERE NOT w.waste_class = ANY(f.accepted_classes) OR w.volume_m3 <= 0"
+    ) == 0  # fmt: skip
+    pev = CTR.objects.filter(destination_facility__kind=FacilityKind.PEV)
+    assert pev.exists()
+    assert not pev.filter(total_volume_m3__gt=1).exists()
+    assert not pev.filter(equipment__isnull=False).exists()
+    others = CTR.objects.exclude(destination_facility__kind=FacilityKind.PEV)
+    assert not others.filter(equipment__isnull=True).exists()
+    # The equipment and vehicle belong to the CTR's transporter.
+    assert not others.exclude(equipment__transporter=F("transporter")).exists()
+    assert not CTR.objects.exclude(vehicle__transporter=F("transporter")).exists()
+
+
+def test_dates_statuses_and_events(dataset):
+    now = timezone.now()
+    today = timezone.localdate()
+    start = today - datetime.timedelta(days=synthetic.PERIOD_DAYS)
+    assert not CTR.objects.exclude(transport_date__range=(start, today)).exists()
+    assert not CTR.objects.filter(created_at__gt=now).exists()
+    for created_at, transport_date in CTR.objects.values_list("created_at", "transport_date"):
+        lead = (transport_date - timezone.localdate(created_at)).days
+        assert 0 <= lead <= 2
+    statuses = dict(
+        CTR.objects.order_by()
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
+    )
+    assert set(statuses) == set(CTRStatus.values)
+    assert statuses[CTRStatus.RECEIVED] > 0.8 * CTRS
+    # Some are open past the alert: the overdue layer has something to show.
+    assert overdue(CTR.objects.all()).exists()
+    # One issue event per CTR at its creation; one closing event per closed CTR, after it.
+    assert CTREvent.objects.filter(action="issue").count() == CTRS
+    closed = CTR.objects.exclude(status=CTRStatus.ISSUED).count()
+    assert CTREvent.objects.count() == CTRS + closed
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctrevent e JOIN ctr_ctr c ON c.id = e.ctr_id "
+        "WHERE (e.action = 'issue' AND e.at <> c.created_at) "
+        "OR (e.action <> 'issue' AND (e.at <> c.closed_at OR e.to_status <> c.status "
+        "    OR c.closed_at < c.created_at))"
+    ) == 0  # fmt: skip
+    assert not CTR.objects.filter(
+        status=CTRStatus.RECEIVED, received_volume_m3__isnull=True
+    ).exists()
+
+
+def test_reports_inside_their_municipality(dataset):
+    assert scalar(
+        "SELECT count(*) FROM fiscalization_dumpingreport r JOIN pev_network_municipality m "
+        "ON m.id = r.municipality_id WHERE NOT ST_Covers(m.boundary, r.location)"
+    ) == 0  # fmt: skip
+    protocols = list(DumpingReport.objects.values_list("protocol", flat=True))
+    assert len(set(protocols)) == REPORTS
+    assert all(re.fullmatch(r"SYN-20\d\d-\d{7}", p) for p in protocols)
+    oldest = timezone.now() - datetime.timedelta(days=synthetic.PERIOD_DAYS, hours=1)
+    assert not DumpingReport.objects.filter(created_at__lt=oldest).exists()
+    assert DumpingReport.objects.values("category").distinct().count() >= 5
+    assert DumpingReport.objects.values("status").distinct().count() >= 5
+    # Weighted like the CTRs: the capital has the most.
+    busiest = (
+        DumpingReport.objects.values("municipality__ibge_code")
+        .order_by()
+        .annotate(n=Count("id"))
+        .order_by("-n")
+        .first()
+    )
+    assert busiest["municipality__ibge_code"] == "3550308"
+
+
+def test_documents_and_plates_are_valid(dataset):
+    for document in Transporter.objects.values_list("document", flat=True):
+        assert normalize_document(document) == document
+    for document in Generator.objects.values_list("document", flat=True)[:300]:
+        assert normalize_document(document) == document
+    for plate in Vehicle.objects.values_list("plate", flat=True):
+        assert normalize_plate(plate) == plate
+
+
+def real_ctr() -> CTR:
+    """A CTR that is not synthetic: its own transporter, facility, generator and user."""
+    town = Municipality.objects.get(ibge_code="3518404")
+    centre = town.boundary.point_on_surface
+    facility = licensed_facility(
+        FacilityKind.ATT, multi(square(centre.x, centre.y, 80)), "ATT real", town, code="ATT-R"
+    )
+    transporter = Transporter.objects.create(
+        name="Caçambas Reais Ltda.",
+        document="11222333000181",
+        registration_number="TR-REAL-1",
+        municipality=town,
+        valid_from=datetime.date(2020, 1, 1),
+    )
+    vehicle = Vehicle.objects.create(transporter=transporter, plate="REA1L23")
+    generator = Generator.objects.create(name="Gerador real", document="52998224725")
+    user = get_user_model().objects.create_user("real-emissor")
+    day = timezone.localdate()
+    sequence, number = next_number(town, day.year)
+    ctr = CTR.objects.create(
+        number=number,
+        municipality=town,
+        year=day.year,
+        sequence=sequence,
+        transporter=transporter,
+        vehicle=vehicle,
+        generator=generator,
+        origin=Point(centre.x + 0.001, centre.y, srid=4326),
+        destination=facility.area.point_on_surface,
+        destination_facility=facility,
+        transport_date=day,
+        total_volume_m3=3,
+        created_by=user,
+    )
+    CTRWaste.objects.create(ctr=ctr, waste_class="A", volume_m3=3)
+    CTREvent.objects.create(ctr=ctr, actor=user, action="issue", to_status="issued")
+    return ctr
+
+
+def synthetic_digest() -> str:
+    """What the seed decides (not ids, numbers or times relative to now)."""
+    return scalar(
+        "SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (SELECT ST_AsText(c.origin) || "
+        "ST_AsText(c.destination) || c.total_volume_m3 || c.transport_date AS x "
+        "FROM ctr_ctr c JOIN ctr_transporter t ON t.id = c.transporter_id "
+        "WHERE t.registration_number LIKE 'SYN-%%') s"
+    )
+
+
+def test_reset_removes_only_synthetic_rows_and_the_seed_gives_the_same_data(dataset):
+    before = synthetic_digest()
+    real = real_ctr()
+    out = io.StringIO()
+    call_command("generate_synthetic", reset=True, stdout=out)
+    assert "Dados sintéticos removidos." in out.getvalue()
+    assert set(synthetic.counts().values()) == {0}
+    assert list(CTR.objects.values_list("number", flat=True)) == [real.number]
+    assert CTREvent.objects.get().ctr_id == real.pk
+    assert CTRWaste.objects.get().ctr_id == real.pk
+    assert ReceivingFacility.objects.get().code == "ATT-R"
+    assert not get_user_model().objects.filter(username=synthetic.SYN_USERNAME).exists()
+    # Numbering continues after the CTR that remains.
+    assert list(NumberSequence.objects.values_list("municipality__ibge_code", "last_value")) == [
+        ("3518404", real.sequence)
+    ]
+
+    generate()
+    assert synthetic_digest() == before
+    assert CTR.objects.count() == CTRS + 1
+    assert CTR.objects.filter(pk=real.pk).exists()
+
+
+def test_municipalities_option_loads_the_645_and_keeps_loaded_boundaries(dataset):
+    capital = Municipality.objects.get(ibge_code="3550308")
+    out = io.StringIO()
+    call_command("generate_synthetic", municipalities=True, stdout=out)
+    assert Municipality.objects.filter(uf="SP").count() == synthetic.SP_MUNICIPALITIES
+    assert "Municípios criados: 640." in out.getvalue()
+    assert Municipality.objects.get(pk=capital.pk).boundary.equals_exact(capital.boundary)
+    # Loaded once: a second call creates none.
+    assert synthetic.ensure_municipalities() == 0
