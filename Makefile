@@ -57,6 +57,7 @@ test: system-test venv db
 # 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000".
 bench: system-run venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
+	@$(DB_ENV) $(PY) -m bench.p1_bulk
 
 stop:
 	@bash scripts/localdb.sh stop

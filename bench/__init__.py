@@ -14,8 +14,8 @@ One module per benchmark, listed in BENCHMARKS. A benchmark module has:
 - optionally ``verdict(results) -> str``: a paragraph for the report (Markdown, pt-BR), e.g.
   whether the targets were met.
 
-``python -m bench.nucleo_form_fix`` is a what-if beside them: the Núcleo pages with the change
-to the filter form proposed in docs/performance.md, applied in memory.
+``python -m bench.p1_bulk`` (P1, the set-based CSV import) runs beside them on a database of
+its own (``ctr_bench_p1``) and writes its own section; ``make bench`` runs both.
 """
 
 BENCHMARKS = ["bench.nucleo_map", "bench.p2_http", "bench.p3_nearest", "bench.p5_lists"]

@@ -176,9 +176,13 @@ def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_s
     image = page.locator(".intake-photos img").first
     image.wait_for()
     # Not wait_for_function: Playwright compiles its predicate with `new Function`, which the
-    # site's Content-Security-Policy (no 'unsafe-eval') rightly refuses.
-    page.locator(".intake-photos img").first.wait_for(state="visible")
-    page.wait_for_load_state("load")
+    # site's Content-Security-Policy (no 'unsafe-eval') rightly refuses. Poll instead.
+    loaded = "(() => { const i = document.querySelector('.intake-photos img');"
+    loaded += " return !!i && i.complete && i.naturalWidth > 0; })()"
+    for _ in range(100):
+        if page.evaluate(loaded):
+            break
+        page.wait_for_timeout(100)
     assert page.evaluate("document.querySelector('.intake-photos img').naturalWidth") == 640
     assert "Local no EXIF" in page.inner_text("main")
     page.screenshot(path=DETAIL_SHOT, full_page=True)
