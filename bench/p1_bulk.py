@@ -83,16 +83,10 @@ def database_url() -> str:
 def prepare(seed: int, generate: bool = True) -> object:
     """The synthetic network and CTRs (once, unless `generate` is off: then the synthetic CTRs
     already there are the source), and the benchmark's transporter and user."""
-    import datetime
-    from decimal import Decimal
-
-    from django.contrib.auth import get_user_model
     from django.db import connection
-    from django.utils import timezone
 
+    from bench.fleet import bench_transporter
     from ctr import synthetic
-    from ctr.models import Equipment, Membership, Transporter, Vehicle
-    from pev_network.models import Municipality
 
     created = synthetic.ensure_municipalities(say)
     if created:
@@ -104,31 +98,14 @@ def prepare(seed: int, generate: bool = True) -> object:
         say(f"Gerando a rede sintética e {SOURCE_CTRS} CTRs (semente {seed})…")
         synthetic.reset()
         synthetic.generate(ctrs=SOURCE_CTRS, reports=0, seed=seed, progress=None)
-    today = timezone.localdate()
-    home = Municipality.objects.defer("boundary").order_by("pk").first()
-    transporter, _ = Transporter.objects.get_or_create(
-        registration_number=REGISTRATION,
-        defaults={
-            "name": "Caçambas Benchmark Ltda.",
-            "document": "11444777000161",
-            "municipality": home,
-            "valid_from": today - datetime.timedelta(days=3 * 365),
-            "valid_until": today + datetime.timedelta(days=365),
-        },
+    transporter, _user = bench_transporter(
+        REGISTRATION,
+        "Caçambas Benchmark Ltda.",
+        "11444777000161",
+        ("BPA1B11", "BPA2B22"),
+        (("P1-05", "5"), ("P1-10", "10"), ("P1-12", "12")),
+        USERNAME,
     )
-    for plate in ("BPA1B11", "BPA2B22"):
-        Vehicle.objects.get_or_create(plate=plate, defaults={"transporter": transporter})
-    for code, capacity in (("P1-05", "5"), ("P1-10", "10"), ("P1-12", "12")):
-        Equipment.objects.get_or_create(
-            transporter=transporter,
-            code=code,
-            defaults={"nominal_capacity_m3": Decimal(capacity)},
-        )
-    user, created = get_user_model().objects.get_or_create(username=USERNAME)
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-    Membership.objects.get_or_create(user=user, defaults={"transporter": transporter})
     cleanup()
     with connection.cursor() as cursor:
         cursor.execute("VACUUM (ANALYZE) ctr_ctr")

@@ -19,7 +19,6 @@ gapless. The CTRs issued are removed afterwards (the dataset keeps its size).
 
 from __future__ import annotations
 
-import datetime
 import http.client
 import json
 import os
@@ -32,7 +31,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 
 from .timing import Result, Stats
@@ -326,38 +324,18 @@ LIMIT %s
 
 
 def prepare_transporter():
-    from django.contrib.auth import get_user_model
-    from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
-    from ctr.models import Equipment, Membership, Transporter, Vehicle
-    from pev_network.models import Municipality
+    from bench.fleet import bench_transporter
 
-    today = timezone.localdate()
-    home = Municipality.objects.defer("boundary").order_by("pk").first()
-    transporter, _ = Transporter.objects.get_or_create(
-        registration_number=REGISTRATION,
-        defaults={
-            "name": "Caçambas Benchmark HTTP Ltda.",
-            "document": "11222333000181",
-            "municipality": home,
-            "valid_from": today - datetime.timedelta(days=3 * 365),
-            "valid_until": today + datetime.timedelta(days=365),
-        },
+    transporter, user = bench_transporter(
+        REGISTRATION,
+        "Caçambas Benchmark HTTP Ltda.",
+        "11222333000181",
+        ("BPB1C11", "BPB2C22"),
+        (("P2-05", "5"), ("P2-10", "10"), ("P2-12", "12")),
+        USERNAME,
     )
-    for plate in ("BPB1C11", "BPB2C22"):
-        Vehicle.objects.get_or_create(plate=plate, defaults={"transporter": transporter})
-    for code, capacity in (("P2-05", "5"), ("P2-10", "10"), ("P2-12", "12")):
-        Equipment.objects.get_or_create(
-            transporter=transporter,
-            code=code,
-            defaults={"nominal_capacity_m3": Decimal(capacity)},
-        )
-    user, created = get_user_model().objects.get_or_create(username=USERNAME)
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-    Membership.objects.get_or_create(user=user, defaults={"transporter": transporter})
     token, _ = Token.objects.get_or_create(user=user)
     return transporter, user, token.key
 
