@@ -33,6 +33,11 @@ class Collection:
         return self.visible_to is None or self.visible_to(user)
 
 
+# The IBGE code of the row's municipality, for collections that have one.
+MUNICIPALITY_CODE = (
+    f"(SELECT m.ibge_code FROM {Municipality._meta.db_table} m WHERE m.id = t.municipality_id)"
+)
+
 COLLECTIONS = {
     c.id: c
     for c in (
@@ -50,10 +55,7 @@ COLLECTIONS = {
                 "operator": "t.operator",
                 "address": "t.address",
                 "accepted_classes": "array_to_string(t.accepted_classes, ',')",
-                "municipality": (
-                    "(SELECT m.ibge_code FROM pev_network_municipality m "
-                    "WHERE m.id = t.municipality_id)"
-                ),
+                "municipality": MUNICIPALITY_CODE,
             },
         ),
         Collection(
@@ -66,10 +68,7 @@ COLLECTIONS = {
                 "code": "t.code",
                 "name": "t.name",
                 "served_by": "t.served_by_id",
-                "municipality": (
-                    "(SELECT m.ibge_code FROM pev_network_municipality m "
-                    "WHERE m.id = t.municipality_id)"
-                ),
+                "municipality": MUNICIPALITY_CODE,
             },
         ),
         Collection(
