@@ -122,6 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [m for m in BENCHMARKS if not args.only or m.rsplit(".", 1)[1] in args.only]
     modules = [importlib.import_module(name) for name in wanted]
     states = {module.NAME: module.setup() for module in modules}
+    # The in-process measurements (django.test.Client) run in the state of a production
+    # worker, which config/wsgi.py leaves with every view imported and the startup frozen.
+    from config.startup import load_everything_and_freeze
+
+    load_everything_and_freeze()
 
     generations, results, plans = [], [], []
     for size in args.sizes:

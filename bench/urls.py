@@ -18,6 +18,8 @@ from django.http import JsonResponse
 from django.urls import include, path
 from django.views.decorators.http import require_safe
 
+from config.startup import load_everything_and_freeze
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)
 
@@ -40,3 +42,4 @@ urlpatterns = [
 
 settings.ROOT_URLCONF = __name__
 application = get_wsgi_application()
+load_everything_and_freeze()  # as config/wsgi.py does in production

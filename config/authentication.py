@@ -39,7 +39,17 @@ class TokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key):
         model = self.get_model()
         try:
-            token = model.objects.select_related("user").get(key=key)
+            # Whom the user acts for comes along (ctr.roles.membership reads it): every API
+            # call of a transporter or an operator needs it, and it was two more queries.
+            token = (
+                model.objects.select_related(
+                    "user",
+                    "user__membership__transporter",
+                    "user__membership__facility",
+                )
+                .defer("user__membership__facility__area")
+                .get(key=key)
+            )
         except model.DoesNotExist:
             raise exceptions.AuthenticationFailed(INVALID_TOKEN) from None
         if not token.user.is_active:

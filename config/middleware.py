@@ -134,18 +134,39 @@ def statement_timeout_ms() -> int:
     return int(value or 0)
 
 
-class StatementTimeout:
-    """An execute wrapper that puts a connection under `SET statement_timeout` before the first
-    statement of a request, and `reset()` puts the session default back at the end.
+def request_session_settings() -> dict[str, str]:
+    """PostgreSQL settings for the queries of a request (never for commands or benchmarks).
+
+    statement_timeout: settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS (0 leaves the server's).
+    max_parallel_workers_per_gather: settings.CTR_REQUEST_PARALLEL_WORKERS (None leaves the
+    server's). PostGIS declares its spatial predicates expensive, so the planner goes parallel
+    for a bbox that matches a thousand rows; starting the workers cost 15-30 ms on a 2-core
+    machine, for a query that takes 1-2 ms alone (docs/performance.md, P5), and under load
+    the requests already keep every core busy."""
+    values = {}
+    milliseconds = statement_timeout_ms()
+    if milliseconds > 0:
+        values["statement_timeout"] = str(milliseconds)
+    workers = getattr(settings, "CTR_REQUEST_PARALLEL_WORKERS", None)
+    if workers is not None:
+        values["max_parallel_workers_per_gather"] = str(int(workers))
+    return values
+
+
+class RequestSessionSettings:
+    """An execute wrapper that puts a connection under the request's `SET`s before the first
+    statement of a request (one round trip), and `reset()` puts the session defaults back at
+    the end.
 
     Lazy: a request that makes no query opens no connection. A SET made inside a transaction
     is undone if that transaction rolls back, so it holds for good only once made in autocommit;
     until then it is made again at the start of each new transaction.
     """
 
-    def __init__(self, milliseconds: int):
-        self.milliseconds = milliseconds
-        self.raw = None  # the DB-API connection the setting was made on
+    def __init__(self, values: dict[str, str]):
+        self.set_sql = "; ".join(f"SET {name} = {value}" for name, value in values.items())
+        self.reset_sql = "; ".join(f"SET {name} TO DEFAULT" for name in values)
+        self.raw = None  # the DB-API connection the settings were made on
         self.durable = False  # made in autocommit: holds until reset
         self.in_transaction = False  # made inside the current transaction
 
@@ -158,11 +179,11 @@ class StatementTimeout:
             if not self.durable:
                 status = raw.info.transaction_status
                 if connection.get_autocommit():
-                    self._set(connection, f"SET statement_timeout = {self.milliseconds}")
+                    self._set(connection, self.set_sql)
                     self.durable = True
                 elif status == TX_IDLE or (status == TX_INTRANS and not self.in_transaction):
                     # The statement opens a transaction (IDLE) or runs in one not seen yet.
-                    self._set(connection, f"SET statement_timeout = {self.milliseconds}")
+                    self._set(connection, self.set_sql)
                     self.in_transaction = True
         return execute(sql, params, many, context)
 
@@ -179,32 +200,33 @@ class StatementTimeout:
         if raw.info.transaction_status not in (TX_IDLE, TX_INTRANS):
             return  # an aborted transaction: its rollback undoes the SET anyway
         try:
-            self._set(connection, "SET statement_timeout TO DEFAULT")
+            self._set(connection, self.reset_sql)
         except Exception:  # the database went away: the connection is discarded anyway
-            logger.warning("Não foi possível restaurar o statement_timeout da conexão.")
+            logger.warning("Não foi possível restaurar as configurações da conexão.")
 
 
 class DatabaseGuardMiddleware:
     """Answers 503 in Portuguese when the database is unavailable (or a query passes the
     statement timeout), never with a stack trace, and runs each request's queries under
-    `statement_timeout` (settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS; 0 turns it off).
-    Management commands and benchmarks are not requests: their queries have no such limit.
+    `statement_timeout` (settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS; 0 turns it off) and
+    without parallel workers (see request_session_settings). Management commands and
+    benchmarks are not requests: their queries have no such limit.
     An API body past DATA_UPLOAD_MAX_MEMORY_SIZE gets a 413 problem+json (not an HTML 400)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        milliseconds = statement_timeout_ms()
-        scopes: list[tuple[object, StatementTimeout]] = []
+        values = request_session_settings()
+        scopes: list[tuple[object, RequestSessionSettings]] = []
         try:
             with contextlib.ExitStack() as stack:
-                if milliseconds > 0:
+                if values:
                     for alias in settings.DATABASES:
                         connection = connections[alias]
                         if connection.vendor != "postgresql":
                             continue
-                        scope = StatementTimeout(milliseconds)
+                        scope = RequestSessionSettings(values)
                         stack.enter_context(connection.execute_wrapper(scope))
                         scopes.append((connection, scope))
                 response = self.get_response(request)

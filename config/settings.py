@@ -152,6 +152,10 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 # Each request's queries run under this statement_timeout (config.middleware); 0 = off.
 # Management commands and benchmarks are not requests: they have no limit.
 CTR_REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("CTR_REQUEST_STATEMENT_TIMEOUT_MS", "15000"))
+# Parallel workers per query of a request (max_parallel_workers_per_gather); empty keeps the
+# server's. 0: see config.middleware.request_session_settings and docs/performance.md (P5).
+_parallel = os.environ.get("CTR_REQUEST_PARALLEL_WORKERS", "0").strip()
+CTR_REQUEST_PARALLEL_WORKERS = int(_parallel) if _parallel else None
 
 LOGIN_URL = "/entrar/"
 LOGIN_REDIRECT_URL = "/painel/"

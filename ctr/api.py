@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Prefetch, prefetch_related_objects
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension, OpenApiViewExtension
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
@@ -17,7 +18,9 @@ import audit
 from config.api_errors import Problem
 from config.api_filters import BBoxFilter
 from config.geojson_fields import GeoJSONPointField
+from config.pagination import NewestFirstCursorPagination
 from pev_network.api import problems
+from pev_network.models import Municipality, ReceivingFacility
 
 from . import roles, rules, services
 from .documents import normalize_document, normalize_plate
@@ -270,6 +273,21 @@ class CTRDetailOutput(CTROutput):
 
 # --- views -----------------------------------------------------------------------------------
 
+OUTPUT_JOINS = (
+    "municipality", "transporter", "vehicle", "equipment", "generator", "destination_facility",
+)  # fmt: skip
+OUTPUT_DEFERRED = ("municipality__boundary", "destination_facility__area")
+# What CTROutput reads, fetched for a page of CTRs by primary key (one query per relation).
+OUTPUT_PREFETCH = (
+    Prefetch("municipality", Municipality.objects.defer("boundary")),
+    "transporter",
+    "vehicle",
+    "equipment",
+    "generator",
+    Prefetch("destination_facility", ReceivingFacility.objects.defer("area")),
+    "waste",
+)
+
 TRANSITION_PROBLEMS = problems(
     400, 401, 403, 404, 409, 422, c409="Conflito: o CTR não está numa situação que permita isto"
 )
@@ -316,16 +334,24 @@ class CTRViewSet(
     permission_classes = [permissions.IsAuthenticated]
     filterset_class = CTRFilter
 
+    pagination_class = NewestFirstCursorPagination
+
     def get_queryset(self):
-        related = ["municipality", "transporter", "vehicle", "equipment", "generator"]
-        queryset = (
-            CTR.objects.select_related(*related, "destination_facility")
-            .defer("municipality__boundary", "destination_facility__area")
-            .prefetch_related("waste")
-        )
+        if self.action == "list":
+            # The page is chosen on ctr_ctr alone (see list): joining first would make
+            # PostgreSQL join every CTR in the bbox before sorting and cutting the page.
+            queryset = CTR.objects.all()
+        else:
+            queryset = CTR.objects.select_related(*OUTPUT_JOINS).defer(*OUTPUT_DEFERRED)
+            queryset = queryset.prefetch_related("waste")
         if self.action == "retrieve":
             queryset = queryset.prefetch_related("events__actor")
         return roles.visible_ctrs(self.request.user, queryset).order_by("-created_at", "-pk")
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        prefetch_related_objects(page, *OUTPUT_PREFETCH)
+        return self.get_paginated_response(CTROutput(page, many=True).data)
 
     def get_serializer_class(self):
         if self.action == "create":
@@ -358,7 +384,7 @@ class CTRViewSet(
             ctr = services.issue(transporter, request.user, payload.to_request())
         except services.CTRError as error:
             raise problem_from(error) from error
-        ctr = self.get_queryset().get(pk=ctr.pk)
+        # services.issue returns the CTR with every relation the output shows already loaded.
         return Response(CTROutput(ctr).data, status=status.HTTP_201_CREATED)
 
     def _transition(self, request, number, input_class, run):

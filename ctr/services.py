@@ -9,12 +9,18 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 from django.db import connection, transaction
-from django.db.models import F, QuerySet
+from django.db.models import BooleanField, Exists, F, FloatField, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from pev_network import services as network
-from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
+from pev_network.models import (
+    FacilityKind,
+    FacilityLicense,
+    Municipality,
+    ReceivingFacility,
+    WasteClass,
+)
 
 from . import roles, rules
 from .models import (
@@ -105,46 +111,45 @@ def resolve_destination(
     destination: Point,
     tolerance_m: Decimal,
     day: datetime.date,
-    requested: ReceivingFacility | None = None,
+    requested_id: int | None = None,
 ) -> tuple[ReceivingFacility | None, bool]:
     """The facility whose area covers the discharge point within the GPS tolerance, and whether
     its license is valid on the day. Licensed facilities win over unlicensed ones, then the
     nearest. When the transporter named a facility, it must be one of those.
 
     ST_DWithin on geography: a tolerance in metres (degrees would vary with latitude); at 0
-    it is covers, so a point on the fence counts.
+    it is covers, so a point on the fence counts. One query: it runs for every CTR issued.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            SELECT id FROM {ReceivingFacility._meta.db_table}
-            WHERE ST_DWithin(area::geography, ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography,
-                             %s)
-            ORDER BY ST_Distance(area::geography,
-                                 ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography)
-            """,
-            [destination.x, destination.y, float(tolerance_m), destination.x, destination.y],
-        )
-        nearby_ids = [row[0] for row in cursor.fetchall()]
-    licensed_ids = set(
-        ReceivingFacility.objects.licensed_on(day)
-        .filter(pk__in=nearby_ids)
-        .values_list("pk", flat=True)
-    )
-    # Stable sort: licensed first, then nearest.
-    rows = sorted(((fid, fid in licensed_ids) for fid in nearby_ids), key=lambda r: not r[1])
-    candidates = [(facility_id, bool(is_licensed)) for facility_id, is_licensed in rows]
-    if requested is not None:
-        candidates = [c for c in candidates if c[0] == requested.pk]
-    if not candidates:
-        return None, False
-    facility_id, is_licensed = candidates[0]
-    facility = (
+    table = ReceivingFacility._meta.db_table
+    here = "ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography"
+    candidates = (
         ReceivingFacility.objects.select_related("municipality")
         .defer("municipality__boundary")
-        .get(pk=facility_id)
+        .annotate(
+            is_licensed=Exists(
+                FacilityLicense.objects.valid_on(day).filter(facility=OuterRef("pk"))
+            ),
+            distance_m=RawSQL(
+                f'ST_Distance("{table}"."area"::geography, {here})',
+                [destination.x, destination.y],
+                output_field=FloatField(),
+            ),
+        )
+        .filter(
+            RawSQL(
+                f'ST_DWithin("{table}"."area"::geography, {here}, %s)',
+                [destination.x, destination.y, float(tolerance_m)],
+                output_field=BooleanField(),
+            )
+        )
+        .order_by("-is_licensed", "distance_m", "pk")
     )
-    return facility, is_licensed
+    if requested_id is not None:
+        candidates = candidates.filter(pk=requested_id)
+    facility = candidates.first()
+    if facility is None:
+        return None, False
+    return facility, facility.is_licensed
 
 
 def recycling_area_available(municipality: Municipality | None, day: datetime.date) -> bool:
@@ -200,20 +205,22 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         generator = Generator.objects.filter(document=request.generator.document).first() or (
             Generator(name=request.generator.name, document=request.generator.document)
         )
+    municipality = network.municipality_at(request.origin)
+    tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
+    requested_id = request.destination_facility_id
+    facility, licensed = resolve_destination(
+        request.destination, tolerance, request.transport_date, requested_id
+    )
     requested = None
-    if request.destination_facility_id is not None:
-        requested = ReceivingFacility.objects.filter(pk=request.destination_facility_id).first()
+    if requested_id is not None:
+        # Found under the discharge point, it exists; otherwise, is it only elsewhere?
+        requested = facility or ReceivingFacility.objects.filter(pk=requested_id).first()
         if requested is None:
             raise CTRError(
-                f"A área de destino {request.destination_facility_id} não existe.",
+                f"A área de destino {requested_id} não existe.",
                 "facility_unknown",
                 "destination_facility",
             )
-    municipality = network.municipality_at(request.origin)
-    tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
-    facility, licensed = resolve_destination(
-        request.destination, tolerance, request.transport_date, requested
-    )
     return CTRDraft(
         transport_date=request.transport_date,
         transporter=transporter,
@@ -234,7 +241,13 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         requested_facility=requested,
         facility=facility,
         facility_licensed=licensed,
-        recycling_area_available=recycling_area_available(municipality, request.transport_date),
+        # Read by one rule only (class A to a landfill, art. 18 sole §): asked only then.
+        recycling_area_available=bool(
+            facility is not None
+            and facility.kind == FacilityKind.LANDFILL
+            and any(line.waste_class == WasteClass.A for line in request.waste)
+            and recycling_area_available(municipality, request.transport_date)
+        ),
     )
 
 
@@ -339,7 +352,7 @@ def issue(
             created_by=user,
             created_at=at,
         )
-        CTRWaste.objects.bulk_create(
+        lines = CTRWaste.objects.bulk_create(
             CTRWaste(
                 ctr=ctr,
                 waste_class=line.waste_class,
@@ -349,7 +362,17 @@ def issue(
             for line in draft.waste
         )
         record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]}, at)
+    _remember_waste(ctr, lines)
     return ctr
+
+
+def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
+    """`ctr.waste.all()` answers from the lines just stored, as after prefetch_related: the
+    API shows the CTR it issued without reading it back (docs/performance.md, P2)."""
+    cached = CTRWaste.objects.filter(ctr=ctr)
+    cached._result_cache = lines
+    cached._prefetch_done = True
+    ctr._prefetched_objects_cache = {"waste": cached}
 
 
 # --- life of the document ------------------------------------------------------------------

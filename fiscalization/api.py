@@ -11,7 +11,8 @@ import json
 from decimal import Decimal
 
 from django.contrib.gis.geos import Point
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -444,7 +445,16 @@ class DumpingReportViewSet(
                 found = intake.search_reports(query, queryset)
             except intake.IntakeError as error:
                 raise InvalidParameter(error.field or "filtro", error.message) from None
-            return found.annotate(photo_count=Count("photos"))
+            # A correlated count rather than Count("photos"): the page's COUNT(*) can then
+            # drop it, where the join and GROUP BY of an aggregate were kept (P5 bench).
+            photos = (
+                DumpingPhoto.objects.filter(report=OuterRef("pk"))
+                .order_by()
+                .values("report")
+                .annotate(n=Count("pk"))
+                .values("n")
+            )
+            return found.annotate(photo_count=Coalesce(Subquery(photos), 0))
         if self.action == "retrieve":
             queryset = queryset.prefetch_related("events__actor")
         return queryset.order_by("-created_at", "-pk")

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import GEOSGeometry, MultiPolygon, Point, Polygon
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -109,10 +109,13 @@ def municipality_id_at(point: Point) -> int | None:
 
 
 def municipality_at(point: Point) -> Municipality | None:
-    municipality_id = municipality_id_at(point)
-    if municipality_id is None:
-        return None
-    return Municipality.objects.defer("boundary").get(pk=municipality_id)
+    """The municipality under `point`, as municipality_id_at finds it, in one query."""
+    pieces = MunicipalityPiece.objects.filter(geom__intersects=point).order_by("municipality_id")
+    return (
+        Municipality.objects.defer("boundary")
+        .filter(pk=Subquery(pieces.values("municipality_id")[:1]))
+        .first()
+    )
 
 
 def point_within_facility(

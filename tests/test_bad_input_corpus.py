@@ -726,7 +726,7 @@ CASES = [
         "header-method-not-allowed",
     ),
     # --- query strings --------------------------------------------------------------------------
-    case(lambda c: api_outcome(c.api.get("/api/v1/ctrs/?page=abc")), "query-page-not-a-number"),
+    case(lambda c: api_outcome(c.api.get("/api/v1/ctrs/?cursor=abc")), "query-cursor-garbled"),
     case(lambda c: api_outcome(c.api.get("/api/v1/ctrs/?status=XX")), "query-unknown-choice"),
     case(
         lambda c: api_outcome(c.api.get("/api/v1/ctrs/?date_from=2026-13-45")),

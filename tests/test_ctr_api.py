@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import DatabaseError, connection
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from ctr import rules, services
@@ -400,7 +401,7 @@ def test_each_role_sees_what_it_should(world, issued):
     assert client_for(world.nucleo).get(url).status_code == 200
     assert client_for(world.fiscal).get(url).status_code == 200
     assert client_for(world.outsider).get(url).status_code == 404
-    assert client_for(world.beta_user).get("/api/v1/ctrs/").json()["count"] == 0
+    assert client_for(world.beta_user).get("/api/v1/ctrs/").json()["results"] == []
 
 
 def test_another_transporter_cannot_cancel(world, issued):
@@ -429,14 +430,14 @@ def test_fleet_lists_only_the_users_transporter(world):
 
 def test_list_filters(world, issued):
     nucleo = client_for(world.nucleo)
-    assert nucleo.get("/api/v1/ctrs/?status=issued").json()["count"] == 1
-    assert nucleo.get("/api/v1/ctrs/?status=received").json()["count"] == 0
-    assert nucleo.get(f"/api/v1/ctrs/?facility={world.att.pk}").json()["count"] == 1
-    assert nucleo.get("/api/v1/ctrs/?plate=abc-1d23").json()["count"] == 1
-    assert nucleo.get("/api/v1/ctrs/?date_from=2026-12-01").json()["count"] == 0
+    assert len(nucleo.get("/api/v1/ctrs/?status=issued").json()["results"]) == 1
+    assert len(nucleo.get("/api/v1/ctrs/?status=received").json()["results"]) == 0
+    assert len(nucleo.get(f"/api/v1/ctrs/?facility={world.att.pk}").json()["results"]) == 1
+    assert len(nucleo.get("/api/v1/ctrs/?plate=abc-1d23").json()["results"]) == 1
+    assert len(nucleo.get("/api/v1/ctrs/?date_from=2026-12-01").json()["results"]) == 0
     lon, lat = world.origin.coords
     inside = f"{lon - 0.01},{lat - 0.01},{lon + 0.01},{lat + 0.01}"
-    assert nucleo.get(f"/api/v1/ctrs/?bbox={inside}").json()["count"] == 1
+    assert len(nucleo.get(f"/api/v1/ctrs/?bbox={inside}").json()["results"]) == 1
     assert nucleo.get("/api/v1/ctrs/?bbox=1,1,0,0").status_code == 400
 
 
@@ -458,7 +459,7 @@ def test_overdue_filter_in_the_api(world, issued):
         transport_date=TODAY - datetime.timedelta(days=3),
     )
     nucleo = client_for(world.nucleo)
-    assert nucleo.get("/api/v1/ctrs/?overdue=true").json()["count"] == 1
+    assert len(nucleo.get("/api/v1/ctrs/?overdue=true").json()["results"]) == 1
 
 
 def test_rules_catalogue_is_public_and_complete():
@@ -509,3 +510,79 @@ def test_open_ctr_alerts_command_lists_only_overdue(world, issued):
     out = StringIO()
     call_command("open_ctr_alerts", "--municipality", "3518404", stdout=out)
     assert issued in out.getvalue() and "1 CTR(s)" in out.getvalue()
+
+
+# --- the list: keyset pages, newest first -----------------------------------------------------
+
+
+def test_list_pages_by_cursor_newest_first_without_count(world):
+    numbers = [issue(world).json()["number"] for _ in range(5)]
+    # Two CTRs issued in the same instant: the id breaks the tie, none is lost or repeated.
+    same_instant = timezone.now() - datetime.timedelta(hours=1)
+    CTR.objects.filter(number__in=numbers[1:3]).update(created_at=same_instant)
+    nucleo = client_for(world.nucleo)
+    expected = list(CTR.objects.order_by("-created_at", "-pk").values_list("number", flat=True))
+    seen, url, pages = [], "/api/v1/ctrs/?page_size=2", 0
+    while url:
+        body = nucleo.get(url).json()
+        assert "count" not in body  # no COUNT(*) over every match (docs/performance.md, P5)
+        assert len(body["results"]) <= 2
+        seen += [ctr["number"] for ctr in body["results"]]
+        url, pages = body["next"], pages + 1
+    assert seen == expected
+    assert pages == 3
+    # A CTR issued while the client walks the pages does not shift what comes next.
+    first = nucleo.get("/api/v1/ctrs/?page_size=2").json()
+    issue(world)
+    second = nucleo.get(first["next"]).json()
+    assert [c["number"] for c in second["results"]] == expected[2:4]
+
+
+def test_list_page_size_is_bounded_and_bad_cursor_is_a_clear_400(world):
+    issue(world)
+    nucleo = client_for(world.nucleo)
+    assert len(nucleo.get("/api/v1/ctrs/?page_size=100000").json()["results"]) == 1
+    response = nucleo.get("/api/v1/ctrs/?cursor=nao-e-um-cursor")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/problem+json")
+    errors = response.json()["errors"]
+    assert errors[0]["campo"] == "cursor"
+    assert "Cursor de paginação inválido" in errors[0]["mensagem"]
+
+
+def test_list_reads_related_rows_per_page_not_per_ctr(world, django_assert_max_num_queries):
+    for _ in range(6):
+        issue(world)
+    nucleo = client_for(world.nucleo)
+    # user + groups, the page, and one query per relation the output shows: not one per CTR.
+    with django_assert_max_num_queries(12):
+        body = nucleo.get("/api/v1/ctrs/").json()
+    assert len(body["results"]) == 6
+    assert {c["transporter"]["name"] for c in body["results"]} == {world.alfa.name}
+    assert all(c["waste"] and c["destination_facility"]["kind"] for c in body["results"])
+
+
+def test_issue_answers_the_stored_ctr_without_reading_it_back(world, django_assert_max_num_queries):
+    """The 201 body is built from what services.issue stored, not read back: it must be what
+    the CTR's own page answers afterwards."""
+    # Token auth with the membership and transporter in one query; the rules' lookups; the
+    # transaction, here also creating the generator and the worksite (number, CTR, waste,
+    # event). It was 28 with the read-back and the lookups made one by one.
+    client = APIClient()
+    token = Token.objects.create(user=world.alfa_user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    payload = ctr_payload(
+        world,
+        waste=[
+            {"class": "A", "volume_m3": "2.5", "description": "concreto"},
+            {"class": "B", "volume_m3": "0.5", "description": ""},
+        ],
+    )
+    with django_assert_max_num_queries(20):
+        created = client.post("/api/v1/ctrs/", payload, format="json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    shown = client.get(f"/api/v1/ctrs/{body['number']}/").json()
+    shown.pop("events")
+    assert body == shown
+    assert [w["volume_m3"] for w in body["waste"]] == ["2.500", "0.500"]

@@ -132,16 +132,27 @@ def test_database_error_in_an_inner_middleware_is_a_503_too(db, settings, monkey
     assert problem["code"] == "database_unavailable"
 
 
-def show_statement_timeout(self, request):
+def current_setting(name: str) -> str:
     with connection.cursor() as cursor:
-        cursor.execute("SHOW statement_timeout")
-        return Response({"statement_timeout": cursor.fetchone()[0]})
+        cursor.execute(f"SHOW {name}")
+        return cursor.fetchone()[0]
 
 
 def current_statement_timeout() -> str:
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW statement_timeout")
-        return cursor.fetchone()[0]
+    return current_setting("statement_timeout")
+
+
+def current_parallel_workers() -> str:
+    return current_setting("max_parallel_workers_per_gather")
+
+
+def show_statement_timeout(self, request):
+    """In place of the rules view: what the request's own queries run under."""
+    return Response({"statement_timeout": current_statement_timeout()})
+
+
+def show_parallel_workers(self, request):
+    return Response({"workers": current_parallel_workers()})
 
 
 def test_requests_run_under_the_statement_timeout_and_nothing_else_does(db, settings, monkeypatch):
@@ -159,6 +170,23 @@ def test_statement_timeout_can_be_turned_off(db, settings, monkeypatch):
     monkeypatch.setattr(RuleListView, "get", show_statement_timeout)
     outside = current_statement_timeout()
     assert APIClient().get("/api/v1/rules/").json() == {"statement_timeout": outside}
+
+
+def test_requests_run_without_parallel_workers_and_nothing_else_changes(db, settings, monkeypatch):
+    """A parallel plan for a request's small query cost more in starting the workers than
+    the query itself (docs/performance.md, P5): requests plan without them."""
+    monkeypatch.setattr(RuleListView, "get", show_parallel_workers)
+    outside = current_parallel_workers()
+    assert outside != "0"  # the server's default: otherwise the test proves nothing
+    settings.CTR_REQUEST_PARALLEL_WORKERS = 0
+    assert APIClient().get("/api/v1/rules/").json() == {"workers": "0"}
+    assert current_parallel_workers() == outside
+    settings.CTR_REQUEST_PARALLEL_WORKERS = None  # empty in the environment: the server's
+    assert APIClient().get("/api/v1/rules/").json() == {"workers": outside}
+    settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS = 0  # each setting on its own
+    settings.CTR_REQUEST_PARALLEL_WORKERS = 1
+    assert APIClient().get("/api/v1/rules/").json() == {"workers": "1"}
+    assert current_parallel_workers() == outside
 
 
 @pytest.mark.django_db(transaction=True)

@@ -135,6 +135,17 @@ def test_destinations_inside_their_facility_of_the_same_municipality(dataset):
     ) == 0  # fmt: skip
 
 
+def test_ids_and_table_order_follow_the_time_of_issue(dataset):
+    """As in a live system, where each CTR is appended when issued: a later CTR has a higher
+    id (and is inserted after, so that the table's order follows the time of issue, what every
+    "newest first" read relies on)."""
+    assert scalar(
+        "SELECT count(*) FROM (SELECT created_at, "
+        "lag(created_at) OVER (ORDER BY id) AS before FROM ctr_ctr) t "
+        "WHERE created_at < before"
+    ) == 0  # fmt: skip
+
+
 def test_numbers_gap_free_per_municipality_and_year(dataset):
     with connection.cursor() as cursor:
         cursor.execute(
