@@ -43,6 +43,8 @@ CLIENTS = 16
 SECONDS = int(os.environ.get("BENCH_HTTP_SECONDS", "30"))
 WARMUP_SECONDS = 3
 WORKERS = 2
+# Threads per worker (gunicorn's gthread worker when above 1): README, Produção.
+THREADS = int(os.environ.get("BENCH_GUNICORN_THREADS", "1"))
 PAYLOADS = 2000
 MAX_P99_S = 0.050
 MIN_THROUGHPUT_SHARE = 0.5
@@ -84,7 +86,8 @@ class Server:
         }
         self.process: subprocess.Popen | None = None
         self.command = (
-            f"gunicorn bench.urls:application --workers {WORKERS} --bind 127.0.0.1:{self.port}"
+            f"gunicorn bench.urls:application --workers {WORKERS} --threads {THREADS} "
+            f"--bind 127.0.0.1:{self.port}"
         )
 
     def __enter__(self) -> Server:
@@ -98,6 +101,7 @@ class Server:
         gunicorn = str(Path(python).with_name("gunicorn"))
         self.process = subprocess.Popen(
             [gunicorn, "bench.urls:application", "--workers", str(WORKERS)]
+            + ["--threads", str(THREADS)]
             + ["--bind", f"127.0.0.1:{self.port}", "--log-level", "warning"],
             cwd=ROOT,
             env=self.env,
@@ -615,7 +619,8 @@ def verdict(results: list[Result]) -> str:
         f"{yes(share_ok)} ({100 * share:.0f} %); zero erros — {yes(issue.errors == 0)}; "
         f"numeração sem lacunas — {yes(ok_gap)} ({gap_text}).",
         "",
-        f"Com {CLIENTS} clientes em laço fechado e {WORKERS} workers síncronos, a latência é "
+        f"Com {CLIENTS} clientes em laço fechado e {WORKERS} workers "
+        f"{'síncronos' if THREADS == 1 else f'de {THREADS} threads'}, a latência é "
         f"≈ {CLIENTS} / vazão (lei de Little): p99 ≤ 50 ms pede ≥ {CLIENTS / MAX_P99_S:.0f} "
         f"req/s, ou seja ≤ {1000 * WORKERS / (CLIENTS / MAX_P99_S):.1f} ms de serviço por "
         "emissão em cada worker; a emissão medida custa "
