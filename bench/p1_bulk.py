@@ -565,7 +565,9 @@ def render(fig: Figures) -> str:
             "Memória: `manage.py import_ctrs --skip-checks` como processo próprio (`VmHWM`, "
             "o pico do conjunto residente, com o Django e o psycopg2; sem `--skip-checks` as "
             "verificações do Django importam todas as URLs, folium e geopandas, e o piso sobe "
-            "cerca de 120 MB), lotes de " + thousands(bulk_chunk()) + " linhas:",
+            "cerca de 120 MB), lotes de até " + thousands(bulk_chunk()) + " linhas (o primeiro "
+            "de " + thousands(first_chunk()) + ", cada seguinte o dobro; um lote sendo lido "
+            "enquanto outro está no banco):",
             "",
             "| linhas | arquivo | pico de memória | tempo do processo |",
             "|---:|---:|---:|---:|",
@@ -577,23 +579,31 @@ def render(fig: Figures) -> str:
             )
     else:
         lines[-1] += "."
-    total = sum(fig.steps.values())
+    parallel = parallel_step()
+    steps = {k: v for k, v in fig.steps.items() if k != parallel}
+    total = sum(steps.values())
     lines += [
         "",
-        f"Onde vai o tempo de P1 ({_ms(total)} somando as etapas, última medição):",
+        f"Onde vai o tempo de P1 ({_ms(total)} somando as etapas da linha principal, última "
+        f"medição de {_ms(fig.service_seconds)}; a leitura e a análise das linhas correm numa "
+        "linha de execução própria, o próximo lote enquanto o banco trabalha neste, e só a "
+        "espera por elas conta no total):",
         "",
         "| etapa | tempo | % |",
         "|---|---:|---:|",
     ]
-    for step, seconds in sorted(fig.steps.items(), key=lambda s: -s[1]):
+    for step, seconds in sorted(steps.items(), key=lambda s: -s[1]):
         lines.append(f"| {step} | {_ms(seconds)} | {thousands(100 * seconds / total, 0)} |")
+    if parallel in fig.steps:
+        lines.append(f"| {parallel} | {_ms(fig.steps[parallel])} | — |")
     if fig.plans:
         lines += [
             "",
             f"Um lote de {thousands(bulk_chunk())} linhas, comando a comando, com `EXPLAIN "
             "(ANALYZE, BUFFERS)` (a emissão desfeita ao final; nela as chaves estrangeiras "
             "verificadas na hora, para o plano mostrar o custo dos seus gatilhos, que na "
-            "importação correm no COMMIT):",
+            "importação correm no COMMIT: um por chave estrangeira e por CTR, custo que a "
+            "importação não tem como evitar sem abrir mão das chaves):",
             "",
             "| comando | tempo |",
             "|---|---:|",
@@ -603,6 +613,18 @@ def render(fig: Figures) -> str:
             if show and plan:
                 lines += ["", f"**{label}** ({_ms(seconds)})", "", "```", plan, "```"]
     return "\n".join(lines)
+
+
+def parallel_step() -> str:
+    from ctr import bulk
+
+    return bulk.PARSE_STEP
+
+
+def first_chunk() -> int:
+    from ctr import bulk
+
+    return min(bulk.FIRST_CHUNK_ROWS, bulk.CHUNK_ROWS)
 
 
 def bulk_chunk() -> int:

@@ -35,13 +35,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import queue
 import struct
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connection, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from pev_network.models import FacilityKind, Municipality
 
@@ -474,6 +476,7 @@ ISSUE_SQL = [
         SELECT 1 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
         WHERE x.line = r.line AND u.severity = 'error')
     """,
+    "ANALYZE ctr_bulk_ok (line)",
     # Generator.objects.get_or_create(document=…, defaults={"name": …}): the first row wins.
     """
     INSERT INTO ctr_generator (name, document)
@@ -526,55 +529,66 @@ ISSUE_SQL = [
     )
     INSERT INTO ctr_bulk_base SELECT municipality_id, year, base FROM advanced
     """,
-    # Each row with its id, number, generator, worksite and warnings, in line order.
+    # Each row's id, number, generator, worksite and warnings (narrow rows: the inserts below
+    # join them to ctr_bulk_ok by line). Ids in line order, as one issue per row gives them;
+    # the worksite of each (generator, address) pair is looked up once, not once per row.
     """
     CREATE TEMP TABLE ctr_bulk_numbered AS
-    SELECT nextval(pg_get_serial_sequence('ctr_ctr', 'id')) AS id, s.*,
-           'CTR-' || s.ibge_code || '-' || s.year || '-'
-               || CASE WHEN s.sequence < 1000000 THEN lpad(s.sequence::text, 6, '0')
-                       ELSE s.sequence::text END AS number
-    FROM (
-        SELECT o.*, b.base + row_number() OVER (
-                   PARTITION BY o.municipality_id, o.year ORDER BY o.line) AS sequence,
-               g.id AS generator_id,
+    WITH numbered AS (
+        SELECT x.line, nextval(%(id_sequence)s::regclass) AS id, x.sequence
+        FROM (
+            SELECT o.line, b.base + row_number() OVER (
+                       PARTITION BY o.municipality_id, o.year ORDER BY o.line) AS sequence
+            FROM ctr_bulk_ok o
+            JOIN ctr_bulk_base b ON b.municipality_id = o.municipality_id AND b.year = o.year
+            ORDER BY o.line
+        ) x
+    ), site AS MATERIALIZED (  -- not pulled up: one lookup per pair
+        SELECT s.generator_document, s.worksite_address, g.id AS generator_id,
                (SELECT min(w.id) FROM ctr_worksite w
-                WHERE w.generator_id = g.id AND w.address = o.worksite_address) AS worksite_id,
-               coalesce(fj.findings, '[]'::jsonb) AS findings,
-               coalesce(fj.codes, '[]'::jsonb) AS codes
-        FROM ctr_bulk_ok o
-        JOIN ctr_bulk_base b ON b.municipality_id = o.municipality_id AND b.year = o.year
-        JOIN ctr_generator g ON g.document = o.generator_document
-        LEFT JOIN (
-            SELECT x.line,
-                   jsonb_agg(jsonb_build_object(
-                       'code', x.code, 'severity', u.severity, 'message', x.message,
-                       'article', u.article, 'field', x.field)
-                       ORDER BY u.severity_rank, u.rule_rank, x.sub) AS findings,
-                   jsonb_agg(x.code ORDER BY u.severity_rank, u.rule_rank, x.sub) AS codes
-            FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
-            GROUP BY x.line
-        ) fj ON fj.line = o.line
-        ORDER BY o.line
-    ) s
-    ORDER BY s.line
+                WHERE w.generator_id = g.id AND w.address = s.worksite_address) AS worksite_id
+        FROM (SELECT DISTINCT generator_document, worksite_address FROM ctr_bulk_ok) s
+        JOIN ctr_generator g ON g.document = s.generator_document
+    ), found AS (
+        SELECT x.line,
+               jsonb_agg(jsonb_build_object(
+                   'code', x.code, 'severity', u.severity, 'message', x.message,
+                   'article', u.article, 'field', x.field)
+                   ORDER BY u.severity_rank, u.rule_rank, x.sub) AS findings,
+               jsonb_agg(x.code ORDER BY u.severity_rank, u.rule_rank, x.sub) AS codes
+        FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
+        GROUP BY x.line
+    )
+    SELECT n.line, n.id, n.sequence, site.generator_id, site.worksite_id,
+           coalesce(fj.findings, '[]'::jsonb) AS findings,
+           coalesce(fj.codes, '[]'::jsonb) AS codes,
+           'CTR-' || o.ibge_code || '-' || o.year || '-'
+               || CASE WHEN n.sequence < 1000000 THEN lpad(n.sequence::text, 6, '0')
+                       ELSE n.sequence::text END AS number
+    FROM ctr_bulk_ok o
+    JOIN numbered n ON n.line = o.line
+    JOIN site ON site.generator_document = o.generator_document
+             AND site.worksite_address = o.worksite_address
+    LEFT JOIN found fj ON fj.line = o.line
     """,
+    "ANALYZE ctr_bulk_numbered (line)",
     """
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
          generator_id, worksite_id, origin, destination, destination_facility_id,
          transport_date, total_volume_m3, status, findings, fee_ufesp, received_volume_m3,
          closed_at, created_at, created_by_id)
-    SELECT n.id, n.number, n.municipality_id, n.year, n.sequence, %(transporter)s,
-           n.vehicle_id, n.equipment_id, n.generator_id, n.worksite_id, n.origin,
-           n.destination, n.facility_id, n.transport_date, n.total, %(status)s, n.findings,
-           CASE WHEN n.large_volume THEN 1 ELSE 0 END, NULL, NULL, %(at)s, %(user)s
-    FROM ctr_bulk_numbered n ORDER BY n.id
+    SELECT n.id, n.number, o.municipality_id, o.year, n.sequence, %(transporter)s,
+           o.vehicle_id, o.equipment_id, n.generator_id, n.worksite_id, o.origin,
+           o.destination, o.facility_id, o.transport_date, o.total, %(status)s, n.findings,
+           CASE WHEN o.large_volume THEN 1 ELSE 0 END, NULL, NULL, %(at)s, %(user)s
+    FROM ctr_bulk_numbered n JOIN ctr_bulk_ok o ON o.line = n.line ORDER BY n.id
     """,
     """
     INSERT INTO ctr_ctrwaste (ctr_id, waste_class, volume_m3, description)
-    SELECT n.id, w.c, w.v, n.description
-    FROM ctr_bulk_numbered n
-    CROSS JOIN LATERAL unnest(n.classes, n.volumes) WITH ORDINALITY w(c, v, i)
+    SELECT n.id, w.c, w.v, o.description
+    FROM ctr_bulk_numbered n JOIN ctr_bulk_ok o ON o.line = n.line
+    CROSS JOIN LATERAL unnest(o.classes, o.volumes) WITH ORDINALITY w(c, v, i)
     ORDER BY n.id, w.i
     """,
     # Append-only (the table refuses UPDATE and DELETE); INSERT is what it is for.
@@ -688,15 +702,94 @@ def _copy_record(line: int, v: RowValues) -> tuple:
     )
 
 
+PARSE_STEP = "leitura e análise das linhas (Python, em paralelo)"
+WAIT_STEP = "espera pela leitura das linhas"
+# Chunks parsed ahead of the one in the database: one keeps the database busy (the parse of
+# a chunk takes less than its SQL) and bounds the memory to three chunks.
+READ_AHEAD = 1
+FIRST_CHUNK_ROWS = 5_000
+
+
+class _Reader(threading.Thread):
+    """Reads and parses the rows into chunks, in a thread, while the importer's thread waits
+    on the database (psycopg2 releases the GIL during a query). The chunks come out in order
+    (next_chunk; None at the end); an error of the rows (CSVFileError further down the file)
+    comes out in its place, after the chunks before it."""
+
+    def __init__(self, rows: Iterable[tuple[int, dict[str, str]]], chunk_rows: int):
+        super().__init__(name="ctr-bulk-reader", daemon=True)
+        self.rows = rows
+        self.chunk_rows = chunk_rows
+        self.seconds = 0.0
+        self._queue: queue.Queue = queue.Queue(maxsize=READ_AHEAD)
+        self._stopped = threading.Event()
+        # Messages in the caller's language (translations are per thread).
+        self._language = translation.get_language()
+
+    def run(self) -> None:
+        try:
+            with translation.override(self._language):
+                self._read()
+        except BaseException as error:  # handed over, raised by next_chunk
+            self._put(error)
+
+    def _read(self) -> None:
+        started = time.perf_counter()
+        chunk = _Chunk()
+        stopped = self._stopped.is_set
+        # The database waits for the first chunk alone: it is small, and each next one twice
+        # as big, up to chunk_rows (a chunk parses in about a fifth of its SQL time).
+        size = min(self.chunk_rows, FIRST_CHUNK_ROWS)
+        for line, row in self.rows:
+            chunk.add(line, row)
+            if len(chunk) >= size:
+                self.seconds += time.perf_counter() - started
+                if stopped() or not self._put(chunk):
+                    return
+                started = time.perf_counter()
+                chunk = _Chunk()
+                size = min(self.chunk_rows, size * 2)
+        self.seconds += time.perf_counter() - started
+        if len(chunk) and not self._put(chunk):
+            return
+        self._put(None)
+
+    def _put(self, item) -> bool:
+        """Queue `item` unless the importer has stopped; False when it has."""
+        while not self._stopped.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def next_chunk(self) -> _Chunk | None:
+        item = self._queue.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def stop(self) -> None:
+        """Let the thread end (at the end of the chunk it is parsing) and wait for it."""
+        self._stopped.set()
+        if self.is_alive():
+            self.join()
+
+
 def stage(cursor, chunk: _Chunk) -> None:
     """The chunk's parsed rows into ctr_bulk_row, with GiST indexes on its points (built
     after the COPY: a sorted build is cheaper than one insert per row)."""
     cursor.execute("TRUNCATE ctr_bulk_row, ctr_bulk_finding")
     cursor.execute("DROP INDEX IF EXISTS ctr_bulk_row_origin, ctr_bulk_row_destination")
+    data = chunk.data()
+    # The whole buffer in one read: psycopg2 takes the GIL back for each read (8 kB by
+    # default), and the reader thread holds it up to 5 ms at a time.
     cursor.copy_expert(
         f"COPY ctr_bulk_row ({', '.join(STAGE_COLUMNS)}) FROM STDIN "
         f"WITH (FORMAT csv, FORCE_NOT_NULL ({', '.join(TEXT_COLUMNS)}))",
-        chunk.data(),
+        data,
+        size=max(data.getbuffer().nbytes, 8192),
     )
     chunk.release()
     cursor.execute("CREATE INDEX ctr_bulk_row_origin ON ctr_bulk_row USING gist (origin)")
@@ -745,28 +838,27 @@ class BulkImporter:
         on_results: Callable[[list[RowResult]], None],
         progress: Callable[[int], None] | None = None,
     ) -> Totals:
-        """Every row of `rows` ((line, row) pairs), `chunk_rows` at a time; `on_results`
-        receives each chunk's results in line order."""
+        """Every row of `rows` ((line, row) pairs), at most `chunk_rows` at a time (the first
+        chunks smaller: _Reader); `on_results` receives each chunk's results in line order.
+        The rows are read and parsed in a thread of their own, the next chunk while the
+        database works on this one."""
+        reader = _Reader(rows, self.chunk_rows)
         with connection.cursor() as cursor:
             previous = self.open(cursor)
+            reader.start()
             try:
-                chunk = _Chunk()
-                started = time.perf_counter()
-                for line, row in rows:
-                    chunk.add(line, row)
-                    if len(chunk) >= self.chunk_rows:
-                        self._time("leitura e análise das linhas (Python)", started)
-                        on_results(self._process(cursor, chunk))
-                        if progress:
-                            progress(self.totals.read)
-                        chunk = _Chunk()
-                        started = time.perf_counter()
-                self._time("leitura e análise das linhas (Python)", started)
-                if len(chunk):
+                while True:
+                    started = time.perf_counter()
+                    chunk = reader.next_chunk()
+                    self._time(WAIT_STEP, started)
+                    if chunk is None:
+                        break
                     on_results(self._process(cursor, chunk))
                     if progress:
                         progress(self.totals.read)
             finally:
+                reader.stop()
+                self.totals.seconds[PARSE_STEP] = reader.seconds
                 self.close(cursor, previous)
         return self.totals
 
@@ -781,6 +873,9 @@ class BulkImporter:
             [self.params["default_tolerance"]],
         )
         self.params["max_tolerance"] = cursor.fetchone()[0]
+        # Once, not in each row's nextval() (it cost 2 µs a row).
+        cursor.execute("SELECT pg_get_serial_sequence('ctr_ctr', 'id')")
+        self.params["id_sequence"] = cursor.fetchone()[0]
         return previous
 
     @staticmethod
@@ -877,8 +972,13 @@ class BulkImporter:
                 result.problems = [
                     Problem(facility_column, f"A área de destino {unknown[line]} não existe.")
                 ]
+            elif line not in findings:  # most rows: nothing found
+                if self.dry_run:
+                    result.checked = True
+                else:
+                    result.number = numbers[line]
             else:
-                found = findings.get(line, [])
+                found = findings[line]
                 result.findings = found
                 errors = [f for f in found if f.severity == rules.Severity.ERROR]
                 if errors:

@@ -217,13 +217,24 @@ class CTR(models.Model):
     Status = CTRStatus
 
     number = models.CharField("número", max_length=32, unique=True)
+    # No single-column indexes on municipality, transporter and destination_facility: the
+    # (municipality, year, sequence), (transporter, -created_at) and (destination_facility,
+    # status) indexes lead with them, and each index is paid on every insert (ctr/bulk.py).
     municipality = models.ForeignKey(
-        Municipality, on_delete=models.PROTECT, related_name="ctrs", verbose_name="município"
+        Municipality,
+        on_delete=models.PROTECT,
+        related_name="ctrs",
+        verbose_name="município",
+        db_index=False,
     )
     year = models.PositiveSmallIntegerField("ano")
     sequence = models.PositiveIntegerField("sequência")
     transporter = models.ForeignKey(
-        Transporter, on_delete=models.PROTECT, related_name="ctrs", verbose_name="transportador"
+        Transporter,
+        on_delete=models.PROTECT,
+        related_name="ctrs",
+        verbose_name="transportador",
+        db_index=False,
     )
     vehicle = models.ForeignKey(
         Vehicle, on_delete=models.PROTECT, related_name="ctrs", verbose_name="veículo"
@@ -254,6 +265,7 @@ class CTR(models.Model):
         on_delete=models.PROTECT,
         related_name="ctrs",
         verbose_name="área de destino",
+        db_index=False,
     )
     transport_date = models.DateField("data do transporte")
     total_volume_m3 = models.DecimalField("volume total (m³)", max_digits=8, decimal_places=3)

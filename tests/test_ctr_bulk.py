@@ -8,6 +8,7 @@ import csv
 import datetime
 import io
 import random
+import threading
 from decimal import Decimal
 
 import pytest
@@ -546,3 +547,66 @@ def test_a_file_with_only_a_header_is_refused_by_the_streaming_command(mixed, tm
     path.write_text(";".join(csv_import.COLUMNS) + "\n", encoding="utf-8")
     with pytest.raises(CommandError, match="nenhuma linha de CTR. Nenhum CTR foi emitido."):
         call_command("import_ctrs", str(path), user="alfa", stdout=io.StringIO())
+
+
+# --- the reader thread: chunks parsed ahead, in order ------------------------------------------
+
+
+def reader_threads() -> list:
+    return [t for t in threading.enumerate() if t.name == "ctr-bulk-reader"]
+
+
+def test_growing_chunks_issue_the_same_ctrs_as_one_chunk(mixed, monkeypatch):
+    world, f, per_transporter = mixed
+    rows = parsed_rows(csv_text(per_transporter["alfa"][:300]))
+    point = transaction.savepoint()
+    whole = bulk_results(rows, f["alfa"], world.alfa_user, dry_run=False, chunk_rows=10_000)
+    expected = snapshot()
+    transaction.savepoint_rollback(point)
+
+    monkeypatch.setattr(bulk, "FIRST_CHUNK_ROWS", 10)
+    sizes: list[int] = []
+    results: list[csv_import.RowResult] = []
+
+    def on_results(chunk: list[csv_import.RowResult]) -> None:
+        sizes.append(len(chunk))
+        results.extend(chunk)
+
+    bulk.import_rows(rows, f["alfa"], world.alfa_user, on_results, chunk_rows=50)
+    assert sizes[:4] == [10, 20, 40, 50] and set(sizes[3:-1]) == {50}
+    assert report_of(results) == report_of(whole)
+    assert snapshot() == expected
+    assert not reader_threads()
+
+
+def test_a_broken_file_further_down_stops_after_the_chunks_before_it(mixed, monkeypatch):
+    world, f, per_transporter = mixed
+    rows = parsed_rows(csv_text(per_transporter["alfa"][:45]))
+    monkeypatch.setattr(bulk, "FIRST_CHUNK_ROWS", 10)
+
+    def broken():
+        yield from rows[:35]
+        raise csv_import.CSVFileError("O arquivo não pôde ser lido como CSV: quebrado.")
+
+    results: list[csv_import.RowResult] = []
+    importer = bulk.BulkImporter(f["alfa"], world.alfa_user, chunk_rows=10)
+    with pytest.raises(csv_import.CSVFileError, match="quebrado"):
+        importer.run(broken(), results.extend)
+    # The three whole chunks were issued (one transaction each); the five rows of the broken
+    # chunk were not.
+    assert importer.totals.read == len(results) == 30
+    assert CTR.objects.count() == importer.totals.issued == len([r for r in results if r.number])
+    assert not reader_threads()
+
+
+def test_an_error_while_reporting_stops_the_reader(mixed, monkeypatch):
+    world, f, per_transporter = mixed
+    rows = parsed_rows(csv_text(per_transporter["alfa"][:100]))
+    monkeypatch.setattr(bulk, "FIRST_CHUNK_ROWS", 10)
+
+    def on_results(chunk: list[csv_import.RowResult]) -> None:
+        raise RuntimeError("relatório")
+
+    with pytest.raises(RuntimeError, match="relatório"):
+        bulk.import_rows(rows, f["alfa"], world.alfa_user, on_results, chunk_rows=10)
+    assert not reader_threads()
