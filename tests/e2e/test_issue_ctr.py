@@ -19,33 +19,9 @@ RESULT_SCREENSHOT = "/tmp/ctr-emitido.png"
 
 
 @pytest.fixture
-def page(chromium, live_server):
-    # `chromium`: the session's browser (tests/e2e/conftest.py); one Playwright per process.
-    context = chromium.new_context(viewport={"width": 1366, "height": 900}, locale="pt-BR")
-    page = context.new_page()
-    server = urlsplit(live_server.url).netloc
-    page.errors = []  # page errors and console errors
-    page.aborted = []  # requests that left the live server
-
-    def route(route):
-        if urlsplit(route.request.url).netloc == server:
-            route.continue_()
-        else:
-            page.aborted.append(route.request.url)
-            route.abort()
-
-    def console(message):
-        # Chromium reports each aborted tile as a failed resource: those are expected.
-        if message.type == "error" and "net::ERR_FAILED" not in message.text:
-            location = message.location.get("url", "")
-            if urlsplit(location).netloc == server or not location:
-                page.errors.append(message.text)
-
-    page.route("**/*", route)
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.on("console", console)
-    yield page
-    context.close()
+def page(browser_page):
+    """tests/e2e/conftest.py's page: no network beyond the live server, errors recorded."""
+    return browser_page
 
 
 def click_on_map(page, name: str, lon: float, lat: float) -> None:
@@ -133,8 +109,8 @@ def test_transporter_issues_a_ctr_by_clicking_the_map(page, live_server):
     assert str(ctr.total_volume_m3) == "3.000"
     page.screenshot(path=RESULT_SCREENSHOT, full_page=True)
 
-    assert page.errors == []
-    assert {urlsplit(u).netloc for u in page.aborted} <= {"tile.openstreetmap.org"}
+    assert page.recorder.js_errors() == []
+    assert {urlsplit(u).netloc for u in page.recorder.aborted} <= {"tile.openstreetmap.org"}
 
 
 def test_typed_coordinates_and_broken_rules_shown_beside_the_fields(page, live_server):
@@ -177,4 +153,5 @@ def test_typed_coordinates_and_broken_rules_shown_beside_the_fields(page, live_s
     page.screenshot(path="/tmp/ctr-emitir-erros.png", full_page=True)
     assert CTR.objects.count() == 0
     # The only error Chromium reports is the page's own 422 status.
-    assert [e for e in page.errors if "status of 422" not in e] == []
+    form_url = f"{live_server.url}/transportador/ctrs/novo/"
+    assert page.recorder.js_errors(expected_error_page=form_url) == []

@@ -35,16 +35,14 @@
     });
   }
 
-  // --- map ----------------------------------------------------------------------------------
-  var frame = document.getElementById("mapa");
-  if (!frame || typeof L === "undefined") {
-    return;
-  }
-  var map = window[frame.getAttribute("data-map-var")];
+  // --- map (helpers: maps/point-input.js, CtrPointInput, loaded before this script) -------
+  var input = window.CtrPointInput;
+  var map = input && input.pageMap();
   if (!map) {
     return;
   }
-  var statusLine = document.getElementById("mapa-status");
+  var frame = document.getElementById("mapa");
+  var say = input.statusLine(document.getElementById("mapa-status"));
   var targetBox = document.getElementById("alvo-mapa");
   var points = {
     origin: {
@@ -78,26 +76,7 @@
     }).observe(frame);
   }
 
-  // On a phone the expanded layer list would cover the map: start collapsed.
-  var layerControl = map.ctrLayerControl;
-  if (layerControl && window.matchMedia("(max-width: 640px)").matches) {
-    layerControl.collapse();
-  }
-
-  function formatCoordinate(value) {
-    return value.toFixed(6).replace(".", ",");
-  }
-
-  function parseCoordinate(text) {
-    var value = parseFloat(String(text).trim().replace(",", "."));
-    return isFinite(value) ? value : null;
-  }
-
-  function say(message) {
-    if (statusLine) {
-      statusLine.textContent = message;
-    }
-  }
+  input.collapseLayersOnPhone(map, false);
 
   function target() {
     var checked = document.querySelector("input[name=map_target]:checked");
@@ -149,10 +128,7 @@
 
   function choose(name, latlng) {
     var point = points[name];
-    latlng = latlng.wrap();
-    point.lat.value = formatCoordinate(latlng.lat);
-    point.lon.value = formatCoordinate(latlng.lng);
-    mark(name, latlng);
+    mark(name, input.fill(point.lon, point.lat, latlng));
     say(
       point.label +
         " marcada: latitude " +
@@ -177,12 +153,10 @@
   // Typed coordinates (and the values sent back after an error) show on the map too.
   function fromInputs(name, pan) {
     var point = points[name];
-    var lat = parseCoordinate(point.lat.value);
-    var lon = parseCoordinate(point.lon.value);
-    if (lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
+    var latlng = input.typed(point.lon, point.lat);
+    if (!latlng) {
       return false;
     }
-    var latlng = L.latLng(lat, lon);
     mark(name, latlng);
     if (pan && !map.getBounds().contains(latlng)) {
       map.panTo(latlng);
@@ -190,11 +164,7 @@
     return true;
   }
   ["origin", "destination"].forEach(function (name) {
-    var point = points[name];
-    point.lat.addEventListener("change", function () {
-      fromInputs(name, true);
-    });
-    point.lon.addEventListener("change", function () {
+    input.whenTyped(points[name].lon, points[name].lat, function () {
       fromInputs(name, true);
     });
   });

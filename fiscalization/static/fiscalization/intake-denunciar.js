@@ -1,59 +1,31 @@
 /* /denunciar/: a click on the map (or the device's location) fills the point; before the
  * first submit, open reports near the point are offered ("É uma destas?") so that the citizen
  * may follow one instead of reporting the same dumping again. Without JavaScript the server
- * does the same check and shows the same list. The map is folium's; its Leaflet object is the
- * global named in #mapa[data-map-var]. */
+ * does the same check and shows the same list. The helpers are maps/point-input.js
+ * (CtrPointInput), loaded before this script. */
 (function () {
   "use strict";
 
+  var points = window.CtrPointInput;
   var form = document.getElementById("denuncia");
-  var frame = document.getElementById("mapa");
-  if (!form || !frame || typeof L === "undefined") {
-    return;
-  }
-  var map = window[frame.getAttribute("data-map-var")];
+  var map = points && points.pageMap();
   var lonInput = document.getElementById("id_longitude");
   var latInput = document.getElementById("id_latitude");
-  var geoButton = document.getElementById("usar-localizacao");
-  var statusLine = document.getElementById("geo-status");
   var nearbyBox = document.getElementById("proximas");
   var nearbyList = document.getElementById("proximas-lista");
-  if (!map || !lonInput || !latInput) {
+  if (!form || !map || !lonInput || !latInput) {
     return;
   }
-
-  var chosen = null;
+  var parseCoordinate = points.parse;
+  var say = points.statusLine(document.getElementById("geo-status"));
+  var mark = points.movingMarker(map, {
+    radius: 9,
+    color: "#ffffff",
+    weight: 3,
+    fillColor: "#b91c1c",
+    fillOpacity: 1,
+  });
   var checkedPoint = null; // "lon,lat" already checked for nearby reports
-
-  function formatCoordinate(value) {
-    return value.toFixed(6).replace(".", ",");
-  }
-
-  function parseCoordinate(text) {
-    var value = parseFloat(String(text).trim().replace(",", "."));
-    return isFinite(value) ? value : null;
-  }
-
-  function say(message) {
-    if (statusLine) {
-      statusLine.textContent = message;
-    }
-  }
-
-  function mark(latlng) {
-    if (chosen) {
-      chosen.setLatLng(latlng);
-    } else {
-      chosen = L.circleMarker(latlng, {
-        radius: 9,
-        color: "#ffffff",
-        weight: 3,
-        fillColor: "#b91c1c",
-        fillOpacity: 1,
-        interactive: false,
-      }).addTo(map);
-    }
-  }
 
   function pointChanged() {
     // A new point needs a new check, and a new confirmation.
@@ -64,10 +36,7 @@
   }
 
   function choose(latlng) {
-    latlng = latlng.wrap();
-    latInput.value = formatCoordinate(latlng.lat);
-    lonInput.value = formatCoordinate(latlng.lng);
-    mark(latlng);
+    mark(points.fill(lonInput, latInput, latlng));
     pointChanged();
     say("Local marcado: latitude " + latInput.value + ", longitude " + lonInput.value + ".");
   }
@@ -77,48 +46,13 @@
   });
 
   // A point shown again after a server round trip (errors, or the nearby list).
-  (function showInitial() {
-    var lat = parseCoordinate(latInput.value);
-    var lon = parseCoordinate(lonInput.value);
-    if (lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180) {
-      mark(L.latLng(lat, lon));
-    }
-  })();
-
-  function fromInputs() {
-    var lat = parseCoordinate(latInput.value);
-    var lon = parseCoordinate(lonInput.value);
-    pointChanged();
-    if (lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
-      return;
-    }
-    var latlng = L.latLng(lat, lon);
-    mark(latlng);
-    if (!map.getBounds().contains(latlng)) {
-      map.panTo(latlng);
-    }
+  var initial = points.typed(lonInput, latInput);
+  if (initial) {
+    mark(initial);
   }
-  latInput.addEventListener("change", fromInputs);
-  lonInput.addEventListener("change", fromInputs);
 
-  // Geolocation needs a secure context (https or localhost).
-  if (geoButton && navigator.geolocation && window.isSecureContext) {
-    geoButton.hidden = false;
-    geoButton.addEventListener("click", function () {
-      say("Obtendo a sua localização…");
-      navigator.geolocation.getCurrentPosition(
-        function (position) {
-          var latlng = L.latLng(position.coords.latitude, position.coords.longitude);
-          choose(latlng);
-          map.setView(latlng, Math.max(map.getZoom(), 17));
-        },
-        function () {
-          say("Não foi possível obter a sua localização. Clique no mapa ou digite as coordenadas.");
-        },
-        { enableHighAccuracy: true, timeout: 10000, maximumAge: 60000 }
-      );
-    });
-  }
+  points.showTyped(map, lonInput, latInput, mark, pointChanged);
+  points.offerLocation(map, document.getElementById("usar-localizacao"), say, choose, 17);
 
   // --- "É uma destas?" ---------------------------------------------------------------------
 
