@@ -41,6 +41,8 @@ REGISTRATION = "BENCH-P2"
 USERNAME = "bench-p2"
 CLIENTS = 16
 SECONDS = int(os.environ.get("BENCH_HTTP_SECONDS", "30"))
+# One client alone: the time of an issue without waiting in the workers' queue.
+ALONE_SECONDS = 10
 WARMUP_SECONDS = 3
 WORKERS = 2
 # Threads per worker (gunicorn's gthread worker when above 1): README, Produção.
@@ -195,7 +197,8 @@ def _wrk(port, lines, headers, seconds, clients) -> Load:
             "BENCH_HEADERS": "\n".join(f"{k}: {v}" for k, v in headers.items()),
         }
         out = subprocess.run(
-            ["wrk", "-t2", f"-c{clients}", f"-d{seconds}s", "--timeout", "10s", "--latency"]
+            ["wrk", f"-t{min(2, clients)}", f"-c{clients}", f"-d{seconds}s", "--timeout", "10s"]
+            + ["--latency"]
             + ["-s", str(LUA), f"http://127.0.0.1:{port}"],
             env=env,
             capture_output=True,
@@ -543,7 +546,10 @@ def run(state: State, size: int, reports: int, runs: int) -> list[Result]:
         say(f"Base (ponto-em-polígono): {CLIENTS} conexões, {SECONDS} s…")
         base = run_load(server.port, pip_lines, {}, SECONDS, CLIENTS)
         say(f"  {base.rps:.0f} req/s, p50 {ms(base.p50)}, p99 {ms(base.p99)}, {base.errors} erros")
-        # The warm-up issued CTRs too: the gapless check starts from here.
+        say(f"P2 (emissão): 1 conexão, {ALONE_SECONDS} s…")
+        alone = run_load(server.port, issue_lines, auth, ALONE_SECONDS, 1)
+        say(f"  {alone.rps:.0f} req/s, p50 {ms(alone.p50)}, p99 {ms(alone.p99)}")
+        # The warm-up and the lone client issued CTRs too: the gapless check starts here.
         before, since_id = sequences(), last_id()
         say(f"P2 (emissão): {CLIENTS} conexões, {SECONDS} s…")
         issue = run_load(server.port, issue_lines, auth, SECONDS, CLIENTS)
@@ -557,6 +563,7 @@ def run(state: State, size: int, reports: int, runs: int) -> list[Result]:
     state.extra = {
         "base": base,
         "issue": issue,
+        "alone": alone,
         "gapless": (ok, detail),
         "command": command,
         "issued": issue.requests - issue.errors,
@@ -589,7 +596,7 @@ def verdict(results: list[Result]) -> str:
     extra = _LAST.get("extra")
     if not extra:
         return ""
-    base, issue = extra["base"], extra["issue"]
+    base, issue, alone = extra["base"], extra["issue"], extra["alone"]
     share = issue.rps / base.rps if base.rps else 0
     ok_gap, gap_text = extra["gapless"]
     p99_ok = issue.p99 <= MAX_P99_S
@@ -614,6 +621,9 @@ def verdict(results: list[Result]) -> str:
         f"{ms(issue.p99)} | {issue.errors} | {issue.requests} |",
         f"| base: ponto-em-polígono | {base.rps:.0f} | {ms(base.p50)} | {ms(base.p95)} | "
         f"{ms(base.p99)} | {base.errors} | {base.requests} |",
+        f"| P2: emissão, 1 cliente só ({ALONE_SECONDS} s, sem fila) | {alone.rps:.0f} | "
+        f"{ms(alone.p50)} | {ms(alone.p95)} | {ms(alone.p99)} | {alone.errors} | "
+        f"{alone.requests} |",
         "",
         f"**Metas**: p99 ≤ 50 ms — {yes(p99_ok)} ({ms(issue.p99)}); vazão ≥ 50 % da base — "
         f"{yes(share_ok)} ({100 * share:.0f} %); zero erros — {yes(issue.errors == 0)}; "
@@ -624,7 +634,9 @@ def verdict(results: list[Result]) -> str:
         f"≈ {CLIENTS} / vazão (lei de Little): p99 ≤ 50 ms pede ≥ {CLIENTS / MAX_P99_S:.0f} "
         f"req/s, ou seja ≤ {1000 * WORKERS / (CLIENTS / MAX_P99_S):.1f} ms de serviço por "
         "emissão em cada worker; a emissão medida custa "
-        f"{1000 * WORKERS / issue.rps:.0f} ms por worker ({WORKERS} / vazão)."
+        f"{1000 * WORKERS / issue.rps:.0f} ms por worker ({WORKERS} / vazão). Com um cliente "
+        f"só, sem fila, a mesma emissão responde em {ms(alone.p50)} (p99 {ms(alone.p99)}): o "
+        "que passa disso com 16 clientes é espera pelos workers ocupados."
         if issue.rps
         else "",
     ]
