@@ -586,7 +586,7 @@ def run(state: State, size: int, reports: int, runs: int) -> list[Result]:
     results = [
         load_result(
             NAME, "issue", "P2: emitir CTR (`POST`, JSON, token de transportador)", size,
-            reports, "/api/v1/ctrs/", issue, issue_profile[3], issue_profile[1],
+            reports, "POST /api/v1/ctrs/", issue, issue_profile[3], issue_profile[1],
             issue_profile[2],
         ),
         load_result(

@@ -89,8 +89,10 @@ def render(
         ]
         for r in mine:
             cmd = _bench_command(f"--sizes {r.size} --reports {r.reports} --seed {seed}")
+            # A path is a GET unless the benchmark names the method (or a function it calls).
+            what = f"GET {r.url}" if r.url.startswith("/") else r.url
             lines.append(
-                f"| {thousands(r.size)} | {r.label}<br>`GET {r.url}` | {thousands(r.html_bytes)} "
+                f"| {thousands(r.size)} | {r.label}<br>`{what}` | {thousands(r.html_bytes)} "
                 f"| {_seconds(r.stats.median)} | {_seconds(r.stats.min)} "
                 f"| {_seconds(r.stats.max)} | {thousands(r.ratio or 0, 2)} | {r.queries} "
                 f"| {_seconds(r.sql_seconds)} | {_seconds(r.stats.cpu_median)} | {cmd} |"
