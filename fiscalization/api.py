@@ -28,6 +28,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework_gis.serializers import GeoFeatureModelSerializer
 
+import audit
 from config.api_errors import PROBLEM_CONTENT_TYPE, TITLES, InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int
 from config.geojson_fields import GeoJSONPointField
@@ -463,6 +464,12 @@ class DumpingReportViewSet(
         if self.action == "retrieve":
             return ReportDetailFeature
         return ReportFeature
+
+    def retrieve(self, request, *args, **kwargs):
+        report = self.get_object()
+        # The reporter's name and contact, and the photos: personal data (LGPD art. 37).
+        audit.record(request, report, "API: detalhe da denúncia")
+        return Response(self.get_serializer(report).data)
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,

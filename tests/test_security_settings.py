@@ -530,6 +530,17 @@ def test_access_log_of_a_dumping_report_with_contact(world, private_media):
     assert entry.purpose == "Denúncia: página de inspeção"
 
 
+def test_access_log_of_a_dumping_report_in_the_api(world, private_media):
+    report = report_with_contact_and_photo()
+    response = client_for(world.fiscal).get(f"/api/v1/dumping-reports/{report.pk}/")
+    assert response.status_code == 200
+    assert "ana.denunciante@example.org" in response.content.decode()
+    [entry] = AccessLog.objects.all()
+    assert entry.username == "fiscal" and entry.object_label == report.protocol
+    assert entry.purpose == "API: detalhe da denúncia"
+    assert entry.path == f"/api/v1/dumping-reports/{report.pk}/"
+
+
 def test_access_log_of_an_enforcement_case(world):
     case = open_case(world)
     assert client_for(world.nucleo).get(f"/fiscalizacao/processos/{case.pk}/").status_code == 200
