@@ -205,6 +205,16 @@ def parse_offset(raw: str | None) -> int:
     return value
 
 
+def parse_after(raw: str | None) -> int | None:
+    """`after`: the id of the last feature of the previous page (our `next` links carry it)."""
+    if raw is None:
+        return None
+    value = _integer("after", raw)
+    if value < 0:
+        raise BadRequest("after não pode ser negativo: use o link “next” da página anterior.")
+    return min(value, 10**MAX_ID_DIGITS)  # past every id, and still a bigint
+
+
 def parse_bbox(raw: str | None) -> list[float] | None:
     if raw is None:
         return None
@@ -249,13 +259,18 @@ def parse_datetime(raw: str | None) -> tuple[datetime.date | None, datetime.date
     return day, day
 
 
-def items_sql(collection: Collection, bbox, dates, feature_id=None) -> tuple[str, str, list]:
+def items_sql(
+    collection: Collection, bbox, dates, feature_id=None, after=None
+) -> tuple[str, str, list]:
     """WHERE clause and its params, and the feature expression, for the collection."""
     where = [collection.where]
     params: list = []
     if feature_id is not None:
         where.append("t.id = %s")
         params.append(feature_id)
+    if after is not None:
+        where.append("t.id > %s")
+        params.append(after)
     if bbox is not None:
         # Intersects a box explicitly in 4326: the GiST index answers the && part.
         where.append(
@@ -281,42 +296,56 @@ def items_sql(collection: Collection, bbox, dates, feature_id=None) -> tuple[str
 
 @guarded
 def items(request, collection_id: str):
-    only_params(request, {"f", "limit", "offset", "bbox", "datetime"})
+    """A page of features in id order. The `next` link continues after the last id of the page
+    (keyset): each page costs the same however deep, where an OFFSET walks every row before it
+    (a GIS client reading a million CTR origins page by page did that a hundred times).
+    `offset` still works for clients that build their own pages; numberMatched comes with the
+    first page (and offset pages), not with every `after` page, where it would count the whole
+    collection again each time."""
+    only_params(request, {"f", "limit", "offset", "after", "bbox", "datetime"})
     found = visible_collection(request, collection_id)
     if found is None:
         return problem(404, f"A coleção '{collection_id}' não existe.")
     limit = parse_limit(request.GET.get("limit"))
     offset = parse_offset(request.GET.get("offset"))
+    after = parse_after(request.GET.get("after"))
+    if after is not None and offset:
+        raise BadRequest("Use after ou offset, não os dois.")
     bbox = parse_bbox(request.GET.get("bbox"))
     dates = parse_datetime(request.GET.get("datetime"))
-    where, feature, params = items_sql(found, bbox, dates)
+    where, feature, params = items_sql(found, bbox, dates, after=after)
+    matched = None
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {found.table} t WHERE {where}", params)
-        matched = cursor.fetchone()[0]
+        if after is None:
+            cursor.execute(f"SELECT count(*) FROM {found.table} t WHERE {where}", params)
+            matched = cursor.fetchone()[0]
         cursor.execute(
             f"SELECT coalesce(json_agg(f), '[]'::json) FROM ("
             f"SELECT {feature} AS f FROM {found.table} t WHERE {where} "
             f"ORDER BY t.id LIMIT %s OFFSET %s) s",
-            [*params, limit, offset],
+            [*params, limit + 1, offset],  # one more: is there a next page?
         )
         features = cursor.fetchone()[0]
     if isinstance(features, str):
         features = json.loads(features)
+    more, features = len(features) > limit, features[:limit]
     base = absolute(request, "ogc-items", found.id)
     query = request.GET.copy()
-    query.pop("offset", None)
+    for name in ("offset", "after"):
+        query.pop(name, None)
     query["limit"] = str(limit)
-    links = [{"href": f"{base}?{query.urlencode()}&offset={offset}", "rel": "self",
+    here = f"&after={after}" if after is not None else f"&offset={offset}"
+    links = [{"href": f"{base}?{query.urlencode()}{here}", "rel": "self",
               "type": GEOJSON, "title": "esta página"},
              {"href": absolute(request, "ogc-collection", found.id), "rel": "collection",
               "type": "application/json", "title": found.title}]  # fmt: skip
-    if offset + len(features) < matched:
-        links.append({"href": f"{base}?{query.urlencode()}&offset={offset + limit}",
+    if more:
+        links.append({"href": f"{base}?{query.urlencode()}&after={features[-1]['id']}",
                       "rel": "next", "type": GEOJSON, "title": "próxima página"})  # fmt: skip
     body = {
         "type": "FeatureCollection",
         "features": features,
-        "numberMatched": matched,
+        **({"numberMatched": matched} if matched is not None else {}),
         "numberReturned": len(features),
         "timeStamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "links": links,

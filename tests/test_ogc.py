@@ -66,6 +66,45 @@ def test_items_are_geojson_with_counts_and_next_link(world):
     assert len(ids) == 4
 
 
+def test_next_links_continue_after_the_last_id_and_offset_still_works(world):
+    """Keyset pages: each `next` carries the last id seen, so a deep page costs what the first
+    does; the count comes with the first page only."""
+    expected = sorted(f["id"] for f in get("/ogc/collections/facilities/items").json()["features"])
+    seen, url, pages = [], "/ogc/collections/facilities/items?limit=1", 0
+    while url:
+        body = get(url).json()
+        assert ("numberMatched" in body) == (pages == 0)
+        seen += [f["id"] for f in body["features"]]
+        url = next((link["href"] for link in body["links"] if link["rel"] == "next"), "").replace(
+            "http://testserver", ""
+        )
+        assert not url or f"after={seen[-1]}" in url
+        pages += 1
+    assert seen == expected and pages == 4
+    by_offset = get("/ogc/collections/facilities/items?limit=2&offset=2").json()
+    assert [f["id"] for f in by_offset["features"]] == expected[2:]
+    assert by_offset["numberMatched"] == 4
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("after=-1", "after não pode ser negativo"),
+        ("after=abc", "after 'abc' não é um número inteiro"),
+        ("after=1&offset=2", "Use after ou offset, não os dois."),
+    ],
+)
+def test_bad_after_is_a_portuguese_400(world, query, message):
+    response = get(f"/ogc/collections/facilities/items?{query}", status=400)
+    assert message in response.json()["detail"]
+
+
+def test_after_past_every_id_is_an_empty_page(world):
+    body = get("/ogc/collections/facilities/items?after=" + "9" * 40).json()
+    assert body["features"] == [] and body["numberReturned"] == 0
+    assert not any(link["rel"] == "next" for link in body["links"])
+
+
 def test_bbox_selects_by_intersection(world):
     lon, lat = world.att.area.centroid.coords
     body = get(f"/ogc/collections/facilities/items?bbox={lon},{lat},{lon + 1},{lat + 1}").json()
