@@ -90,12 +90,12 @@ def prepare_data(size: int, reports: int, seed: int, reuse: bool):
     synthetic.reset()
     summary = synthetic.generate(ctrs=size, reports=reports, seed=seed, progress=say)
     with connection.cursor() as cursor:
-        # Every table the generation wrote, not only the big ones: autovacuum of the small
-        # ones (transporters, vehicles, worksites…) started in the middle of a measurement
-        # and took the São Paulo page from 0.6 s to 2 s.
+        # Every table the generation wrote, not only the big ones: in one run autovacuum of
+        # the small ones (transporters, vehicles, worksites…) started during the São Paulo
+        # page, which came out at 2 s instead of 0.6 s; and their statistics were stale.
         cursor.execute("VACUUM (ANALYZE)")
-        # A million fresh rows leave the next checkpoint a few GB of pages to write: started
-        # during the measurements, it took a page from 0.5 s to 1.4 s. Write them out now.
+        # A million fresh rows leave the next checkpoint a few GB of pages to write: written
+        # now, they do not land in the middle of a measurement.
         try:
             with transaction.atomic():
                 cursor.execute("CHECKPOINT")

@@ -20,7 +20,6 @@ from config.api_filters import BBoxFilter
 from config.geojson_fields import GeoJSONPointField
 from config.pagination import NewestFirstCursorPagination
 from pev_network.api import problems
-from pev_network.models import Municipality, ReceivingFacility
 
 from . import roles, rules, services
 from .documents import normalize_document, normalize_plate
@@ -273,20 +272,23 @@ class CTRDetailOutput(CTROutput):
 
 # --- views -----------------------------------------------------------------------------------
 
-OUTPUT_JOINS = (
-    "municipality", "transporter", "vehicle", "equipment", "generator", "destination_facility",
-)  # fmt: skip
-OUTPUT_DEFERRED = ("municipality__boundary", "destination_facility__area")
-# What CTROutput reads, fetched for a page of CTRs by primary key (one query per relation).
-OUTPUT_PREFETCH = (
-    Prefetch("municipality", Municipality.objects.defer("boundary")),
-    "transporter",
-    "vehicle",
-    "equipment",
-    "generator",
-    Prefetch("destination_facility", ReceivingFacility.objects.defer("area")),
-    "waste",
-)
+# What CTROutput reads besides the CTR: each relation, with the geometry it never shows.
+OUTPUT_RELATIONS = {
+    "municipality": "boundary",
+    "transporter": None,
+    "vehicle": None,
+    "equipment": None,
+    "generator": None,
+    "destination_facility": "area",
+}
+OUTPUT_DEFERRED = [f"{name}__{unused}" for name, unused in OUTPUT_RELATIONS.items() if unused]
+# The same, fetched for a page of CTRs by primary key (one query per relation).
+OUTPUT_PREFETCH = [
+    Prefetch(name, CTR._meta.get_field(name).related_model.objects.defer(unused))
+    if unused
+    else name
+    for name, unused in OUTPUT_RELATIONS.items()
+] + ["waste"]
 
 TRANSITION_PROBLEMS = problems(
     400, 401, 403, 404, 409, 422, c409="Conflito: o CTR não está numa situação que permita isto"
@@ -342,7 +344,7 @@ class CTRViewSet(
             # PostgreSQL join every CTR in the bbox before sorting and cutting the page.
             queryset = CTR.objects.all()
         else:
-            queryset = CTR.objects.select_related(*OUTPUT_JOINS).defer(*OUTPUT_DEFERRED)
+            queryset = CTR.objects.select_related(*OUTPUT_RELATIONS).defer(*OUTPUT_DEFERRED)
             queryset = queryset.prefetch_related("waste")
         if self.action == "retrieve":
             queryset = queryset.prefetch_related("events__actor")

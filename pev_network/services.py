@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import GEOSGeometry, MultiPolygon, Point, Polygon
 from django.db import connection, transaction
-from django.db.models import Q, Subquery
+from django.db.models import Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -89,31 +89,29 @@ def save_municipality(
     return municipality, created
 
 
-def municipality_id_at(point: Point) -> int | None:
-    """Id of the municipality whose boundary covers `point` (a point on the border counts).
+# The municipality whose boundary covers a point (a point on the border counts), on the
+# subdivided pieces: ST_Intersects of a point and a polygon is covers (the fence counts as
+# inside), and it lets the planner use the GiST index on the small pieces. Params: lon, lat.
+MUNICIPALITY_AT_SQL = f"""
+    SELECT municipality_id FROM {MunicipalityPiece._meta.db_table}
+    WHERE ST_Intersects(geom, ST_SetSRID(ST_MakePoint(%s, %s), 4326))
+    ORDER BY municipality_id LIMIT 1
+"""
 
-    Raw SQL on the subdivided pieces: ST_Intersects of a point and a polygon is covers (the
-    fence counts as inside), and it lets the planner use the GiST index on the small pieces.
-    """
+
+def municipality_id_at(point: Point) -> int | None:
+    """Id of the municipality whose boundary covers `point` (MUNICIPALITY_AT_SQL)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            SELECT municipality_id FROM {MunicipalityPiece._meta.db_table}
-            WHERE ST_Intersects(geom, ST_SetSRID(ST_MakePoint(%s, %s), 4326))
-            ORDER BY municipality_id LIMIT 1
-            """,
-            [point.x, point.y],
-        )
+        cursor.execute(MUNICIPALITY_AT_SQL, [point.x, point.y])
         row = cursor.fetchone()
     return row[0] if row else None
 
 
 def municipality_at(point: Point) -> Municipality | None:
     """The municipality under `point`, as municipality_id_at finds it, in one query."""
-    pieces = MunicipalityPiece.objects.filter(geom__intersects=point).order_by("municipality_id")
     return (
         Municipality.objects.defer("boundary")
-        .filter(pk=Subquery(pieces.values("municipality_id")[:1]))
+        .filter(pk=RawSQL(MUNICIPALITY_AT_SQL, [point.x, point.y]))
         .first()
     )
 
