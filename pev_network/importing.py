@@ -67,6 +67,67 @@ FIELDS: tuple[str, ...] = (
 )
 GEOMETRY_FIELD = "geometry"
 
+# The column names Brazilian open data uses for each field (municipal registries of ecopontos,
+# spreadsheets of licensed areas, CETESB-style licence tables), compared after _column_key:
+# lower case, no accents, "do/da/de" dropped, spaces and punctuation as "_" ("Nome do
+# Ecoponto" -> nome_ecoponto, "Nº Licença" -> no_licenca). Our own name comes first, then these
+# in order; the first present wins, and `--field` overrides them all. Each name belongs to one
+# field only. "classe" is the waste class (CONAMA 307: A, B, C, D), not the kind of area.
+# Shapefile cuts names to 10 characters: the unambiguous cuts of ours are here too.
+COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
+    "code": (
+        "codigo", "cod", "codigo_ecoponto", "cod_ecoponto", "codigo_pev", "cod_pev",
+        "codigo_area", "cod_area", "codigo_unidade", "cod_unidade", "id_ecoponto", "id_pev",
+        "cadastro", "numero_cadastro", "no_cadastro",
+    ),
+    "kind": (
+        "tipo", "tipo_area", "tipo_unidade", "tipo_equipamento", "tipo_instalacao",
+        "categoria", "classificacao", "modalidade", "tipologia", "equipamento",
+    ),
+    "name": (
+        "nome", "nome_ecoponto", "nome_pev", "nome_area", "nome_unidade", "nome_equipamento",
+        "nome_local", "denominacao", "identificacao", "ecoponto", "pev", "unidade",
+    ),
+    "operator": (
+        "operador", "operadora", "responsavel", "empresa", "razao_social", "gestor",
+        "gestora", "administrador", "administracao", "concessionaria", "empreendedor",
+    ),
+    "address": (
+        "endereco", "endereco_completo", "logradouro", "localizacao", "local",
+    ),
+    "accepted_classes": (
+        "accepted_c", "classes", "classe", "classes_aceitas", "classe_residuo",
+        "classes_residuos", "residuos_aceitos", "tipos_residuo",
+    ),
+    "capacity_m3_per_day": (
+        "capacity_m", "capacidade", "capacidade_m3_dia", "capacidade_m3", "capacidade_diaria",
+        "capacidade_dia",
+    ),
+    "license_number": (
+        "license_nu", "licenca", "numero_licenca", "no_licenca", "n_licenca", "num_licenca",
+        "licenca_ambiental", "licenca_operacao", "lo", "numero_lo", "no_lo",
+    ),
+    "license_issuer": (
+        "license_is", "orgao_emissor", "emissor", "orgao_licenciador", "orgao_ambiental",
+        "orgao",
+    ),
+    "license_valid_from": (
+        "license_va", "inicio_validade", "validade_inicio", "valida_desde", "data_emissao",
+        "emissao", "data_licenca", "data_inicio",
+    ),
+    # "Validade" on a Brazilian licence is the day it ends.
+    "license_valid_until": (
+        "validade", "fim_validade", "validade_fim", "valida_ate", "vencimento",
+        "data_vencimento", "data_validade", "data_fim",
+    ),
+    "license_status": (
+        "license_st", "situacao", "status", "situacao_licenca", "status_licenca",
+    ),
+    "license_status_since": (
+        "situacao_desde", "status_desde", "data_situacao", "data_status",
+    ),
+}  # fmt: skip
+
 logger = logging.getLogger(__name__)
 
 MB = 1024 * 1024
@@ -87,23 +148,40 @@ KIND_ALIASES: dict[str, str] = {
     "ATT": FacilityKind.ATT,
     "TRANSBORDO": FacilityKind.ATT,
     "AREA DE TRANSBORDO E TRIAGEM": FacilityKind.ATT,
+    "AREA DE TRANSBORDO": FacilityKind.ATT,
+    "AREA DE TRIAGEM E TRANSBORDO": FacilityKind.ATT,
     "RECYCLING": FacilityKind.RECYCLING,
     "RECICLAGEM": FacilityKind.RECYCLING,
     "AREA DE RECICLAGEM": FacilityKind.RECYCLING,
+    "USINA DE RECICLAGEM": FacilityKind.RECYCLING,
+    "CENTRAL DE RECICLAGEM": FacilityKind.RECYCLING,
     "LANDFILL": FacilityKind.LANDFILL,
     "ATERRO": FacilityKind.LANDFILL,
     "ATERRO DE RCC": FacilityKind.LANDFILL,
+    "ATERRO DE INERTES": FacilityKind.LANDFILL,
+    "ATERRO DE RESIDUOS DA CONSTRUCAO CIVIL": FacilityKind.LANDFILL,
 }
 STATUS_ALIASES: dict[str, str] = {
     "ACTIVE": LicenseStatus.ACTIVE,
     "ATIVA": LicenseStatus.ACTIVE,
     "ATIVO": LicenseStatus.ACTIVE,
+    # How municipal registries write a working facility in their "Situação" column.
+    "VIGENTE": LicenseStatus.ACTIVE,
+    "VALIDA": LicenseStatus.ACTIVE,
+    "REGULAR": LicenseStatus.ACTIVE,
+    "EM FUNCIONAMENTO": LicenseStatus.ACTIVE,
+    "EM OPERACAO": LicenseStatus.ACTIVE,
+    "FUNCIONANDO": LicenseStatus.ACTIVE,
+    "INTERDITADA": LicenseStatus.SUSPENDED,
+    "INTERDITADO": LicenseStatus.SUSPENDED,
     "SUSPENDED": LicenseStatus.SUSPENDED,
     "SUSPENSA": LicenseStatus.SUSPENDED,
     "SUSPENSO": LicenseStatus.SUSPENDED,
     "REVOKED": LicenseStatus.REVOKED,
     "CASSADA": LicenseStatus.REVOKED,
     "CASSADO": LicenseStatus.REVOKED,
+    "REVOGADA": LicenseStatus.REVOKED,
+    "REVOGADO": LicenseStatus.REVOKED,
 }
 CLASS_ALIASES: dict[str, str] = {str(c): str(c) for c in WasteClass} | {
     "VOLUMOSOS": WasteClass.VOLUMOSO
@@ -199,10 +277,27 @@ class ImportReport:
     licenses_updated: int = 0
     fixes: list[GeometryFix] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Our field -> (the file's column, how it was chosen: "--field", "mesmo nome", "sinônimo").
+    columns: dict[str, tuple[str, str]] = field(default_factory=dict)
+    unused_columns: list[str] = field(default_factory=list)
 
     @property
     def fixed(self) -> int:
         return len(self.fixes)
+
+    def column_lines(self) -> list[str]:
+        if not self.columns and not self.unused_columns:
+            return []
+        lines = ["Colunas usadas (campo <- coluna do arquivo):"]
+        lines += [
+            f"  {ours} <- '{theirs}' ({how})"
+            for ours in FIELDS
+            if ours in self.columns
+            for theirs, how in [self.columns[ours]]
+        ]
+        if self.unused_columns:
+            lines.append("Colunas ignoradas: " + ", ".join(f"'{c}'" for c in self.unused_columns))
+        return lines
 
     def summary_lines(self) -> list[str]:
         origin = f"Arquivo: {self.source}"
@@ -217,6 +312,7 @@ class ImportReport:
         verb_updated = "a atualizar" if self.dry_run else "atualizadas"
         lines = [
             origin,
+            *self.column_lines(),
             f"Feições lidas: {self.read}",
             f"Áreas {verb}: {self.created}",
             f"Áreas {verb_updated}: {self.updated}",
@@ -255,12 +351,13 @@ class ImportRefused(NetworkError):
 
 
 def parse_field_mappings(specs: list[str] | None) -> dict[str, str]:
-    """`["name=NOME", "kind=TIPO"]` -> `{"name": "NOME", "kind": "TIPO"}`."""
+    """`["name=NOME", "kind=TIPO"]` -> `{"name": "NOME", "kind": "TIPO"}`. An empty column
+    (`license_status=`) means: do not read that field, even if a column looks like it."""
     mapping: dict[str, str] = {}
     for spec in specs or []:
         ours, sep, theirs = spec.partition("=")
         ours, theirs = ours.strip(), theirs.strip()
-        if not sep or not ours or not theirs:
+        if not sep or not ours:
             raise NetworkError(
                 f"--field '{spec}': use NOSSO=DELES, por exemplo --field name=NOME.", "bad_option"
             )
@@ -591,23 +688,41 @@ def _refuse_unreadable_geometries(
     _refuse(report)
 
 
+def _column_key(name: str) -> str:
+    """A column name as COLUMN_ALIASES writes it: 'Nome do Ecoponto' -> 'nome_ecoponto',
+    'ENDEREÇO' -> 'endereco', 'Nº Licença' -> 'no_licenca'."""
+    decomposed = unicodedata.normalize("NFKD", str(name))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    words = [w for w in re.split(r"[^0-9a-z]+", plain) if w]
+    return "_".join(w for w in words if w not in {"de", "do", "da", "dos", "das"})
+
+
 def _resolve_columns(
     gdf: gpd.GeoDataFrame,
     field_map: dict[str, str],
     default_kind: str | None,
     report: ImportReport,
 ) -> dict[str, str]:
-    """Our field name -> the file's column, for the fields the file has."""
-    available = [c for c in gdf.columns if c != gdf.geometry.name]
-    by_folded = {c.casefold(): c for c in available}
+    """Our field name -> the file's column, for the fields the file has (report.columns says
+    which column was taken for each and why; report.unused_columns, the rest)."""
+    available = [str(c) for c in gdf.columns if c != gdf.geometry.name]
+    by_folded: dict[str, str] = {}
+    by_key: dict[str, str] = {}
+    for column in available:
+        by_folded.setdefault(column.casefold(), column)
+        by_key.setdefault(_column_key(column), column)
     columns: dict[str, str] = {}
-    for ours in FIELDS:
-        theirs = field_map.get(ours, ours)
-        # Exact name first; Shapefiles and spreadsheets often upper-case the names.
+    # --field first: the columns it names are not offered to other fields.
+    for ours, theirs in field_map.items():
+        if not theirs:
+            continue  # `--field ours=`: not read
         found = theirs if theirs in available else by_folded.get(theirs.casefold())
+        if found is None:
+            found = by_key.get(_column_key(theirs))
         if found is not None:
             columns[ours] = found
-        elif ours in field_map:
+            report.columns[ours] = (found, "--field")
+        else:
             report.problems.append(
                 Problem(
                     None,
@@ -616,13 +731,30 @@ def _resolve_columns(
                     f"(colunas: {', '.join(available) or 'nenhuma'})",
                 )
             )
+    taken = set(columns.values())
+    for ours in FIELDS:
+        if ours in field_map:
+            continue
+        # Our own name (exact, then in any case or spelling), then the aliases, in order.
+        own = ours if ours in available else by_folded.get(ours) or by_key.get(_column_key(ours))
+        candidates = [(own, "mesmo nome")]
+        candidates += [(by_key.get(alias), "sinônimo") for alias in COLUMN_ALIASES[ours]]
+        for found, how in candidates:
+            if found is not None and found not in taken:
+                columns[ours] = found
+                report.columns[ours] = (found, how)
+                taken.add(found)
+                break
+    report.unused_columns = [c for c in available if c not in taken]
+    listed = f"colunas do arquivo: {', '.join(available) or 'nenhuma'}"
     if "kind" not in columns and default_kind is None:
         report.problems.append(
             Problem(
                 None,
                 "kind",
-                "o arquivo não tem a coluna do tipo: indique-a com --field kind=COLUNA ou use "
-                "--kind PEV|ATT|RECYCLING|LANDFILL para o arquivo todo",
+                f"o arquivo não tem a coluna do tipo ({listed}; procurei kind, "
+                f"{', '.join(COLUMN_ALIASES['kind'][:3])}…): indique-a com --field kind=COLUNA "
+                "ou use --kind PEV|ATT|RECYCLING|LANDFILL para o arquivo todo",
             )
         )
     if "name" not in columns:
@@ -630,7 +762,8 @@ def _resolve_columns(
             Problem(
                 None,
                 "name",
-                "o arquivo não tem a coluna do nome: indique-a com --field name=COLUNA",
+                f"o arquivo não tem a coluna do nome ({listed}; procurei name, "
+                f"{', '.join(COLUMN_ALIASES['name'][:4])}…): indique-a com --field name=COLUNA",
             )
         )
     return columns
@@ -1105,7 +1238,8 @@ def _parse_status(value: str | None) -> str | None:
     if status is None:
         raise _FieldError(
             f"situação desconhecida '{value}' (use ACTIVE, SUSPENDED ou REVOKED; "
-            "ou ATIVA, SUSPENSA ou CASSADA)"
+            "ou ATIVA, SUSPENSA ou CASSADA; se a coluna não é a situação da licença, "
+            "--field license_status= deixa de lê-la)"
         )
     return status
 

@@ -65,7 +65,8 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="NOSSO=DELES",
-            help="nome da coluna no arquivo para um campo (repetível), ex.: --field name=NOME",
+            help="nome da coluna no arquivo para um campo (repetível), ex.: --field name=NOME; "
+            "vazio (--field license_status=) não lê o campo",
         )
         parser.add_argument(
             "--kind",
