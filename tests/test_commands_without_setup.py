@@ -144,3 +144,27 @@ def test_every_readme_command_answers_help(name):
     )
     assert result.returncode == 0, result.stderr
     assert "usage: manage.py" in result.stdout
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_import_ctrs_runs_with_debug_on_as_make_run_has_it(settings, tmp_path, dry_run):
+    """DJANGO_DEBUG defaults to true (make run, the README's commands): Django then wraps every
+    cursor in its debug wrapper, whose copy_expert takes no keyword arguments; the bulk import
+    called it with one and crashed with a TypeError (the suite runs with DEBUG off)."""
+    import io
+
+    from django.core.management import call_command
+
+    from ctr.models import CTR
+    from tests.ctr_world import build_world
+    from tests.test_ctr_csv import csv_bytes, row
+
+    settings.DEBUG = True
+    world = build_world()
+    path = tmp_path / "ctrs.csv"
+    path.write_bytes(csv_bytes([row(world), row(world)]))
+    args = ["--dry-run"] if dry_run else []
+    out = io.StringIO()
+    call_command("import_ctrs", str(path), "--user", world.alfa_user.username, *args, stdout=out)
+    assert CTR.objects.count() == (0 if dry_run else 2)
