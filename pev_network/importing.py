@@ -9,7 +9,9 @@ progress; nothing here prints.
 
 from __future__ import annotations
 
+import csv
 import datetime
+import io
 import json
 import logging
 import math
@@ -127,6 +129,14 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "situacao_desde", "status_desde", "data_situacao", "data_status",
     ),
 }  # fmt: skip
+
+# A CSV of points, as municipal portals publish their ecopontos: the coordinate columns (same
+# comparison as above), in degrees; a column named like these holds WKT and GDAL reads it.
+LONLAT_ALIASES: dict[str, tuple[str, ...]] = {
+    "longitude": ("longitude", "lon", "long", "lng", "x", "coord_x", "coordenada_x"),
+    "latitude": ("latitude", "lat", "y", "coord_y", "coordenada_y"),
+}
+WKT_COLUMNS = frozenset({"wkt", "geometry", "geometria", "geom", "the_geom"})
 
 logger = logging.getLogger(__name__)
 
@@ -280,6 +290,8 @@ class ImportReport:
     # Our field -> (the file's column, how it was chosen: "--field", "mesmo nome", "sinônimo").
     columns: dict[str, tuple[str, str]] = field(default_factory=dict)
     unused_columns: list[str] = field(default_factory=list)
+    # A CSV of points: its (longitude, latitude) columns.
+    coordinates: tuple[str, str] | None = None
 
     @property
     def fixed(self) -> int:
@@ -288,7 +300,13 @@ class ImportReport:
     def column_lines(self) -> list[str]:
         if not self.columns and not self.unused_columns:
             return []
-        lines = ["Colunas usadas (campo <- coluna do arquivo):"]
+        lines = []
+        if self.coordinates:
+            lon, lat = self.coordinates
+            lines.append(
+                f"Coordenadas: longitude <- '{lon}', latitude <- '{lat}' ({self.source_crs})"
+            )
+        lines.append("Colunas usadas (campo <- coluna do arquivo):")
         lines += [
             f"  {ours} <- '{theirs}' ({how})"
             for ours in FIELDS
@@ -456,6 +474,10 @@ def _read(
     if not path.exists():
         refuse(f"arquivo não encontrado: {path}")
     _check_file(path, refuse)
+    if path.suffix.lower() == ".csv":
+        points = _read_lonlat_csv(path, report, refuse)
+        if points is not None:
+            return points
     try:
         # pyogrio opens a .zip with a Shapefile inside directly (/vsizip/).
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
@@ -484,8 +506,8 @@ def _read(
     report.layer = layer or (layers[0] if layers else None)
     if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf.columns:
         refuse(
-            "o arquivo não tem geometria (uma tabela como CSV ou planilha não serve): use "
-            "GeoJSON, GeoPackage ou Shapefile com os polígonos das áreas"
+            "o arquivo não tem geometria: use GeoJSON, GeoPackage ou Shapefile com os polígonos "
+            "das áreas, ou um CSV com colunas de longitude e latitude (em graus) ou WKT"
         )
     if gdf.empty:
         refuse("o arquivo (ou a camada) não tem feições")
@@ -498,6 +520,105 @@ def _read(
         )
     report.source_crs = gdf.crs.to_string()
     return gdf
+
+
+def _decode(raw: bytes) -> str:
+    """UTF-8 (with or without BOM), else Windows-1252 (the "CSV" of Excel in Portuguese), else
+    Latin-1 (which decodes any byte)."""
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("latin-1")
+
+
+def _coordinate(text: str) -> float | None:
+    """'-22,81' or '-22.81' -> -22.81; None if it is not a finite number."""
+    value = text.strip()
+    if "," in value and "." not in value:
+        value = value.replace(",", ".")
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _read_lonlat_csv(
+    path: Path, report: ImportReport, refuse: Callable[[str], NoReturn]
+) -> gpd.GeoDataFrame | None:
+    """A CSV of points with longitude and latitude columns (degrees; the CRS of a .prj beside
+    it, else EPSG:4326: SIRGAS 2000 is the same to the centimetre), separated by ';', ',' or
+    tab, decimal comma or point. None when the file has no such columns, or has a WKT column
+    (GDAL reads that one, with its .prj). A bad coordinate is a problem of that feature."""
+    text = _decode(path.read_bytes())
+    header = text.lstrip().split("\n", 1)[0]
+    delimiter = max(";,\t", key=header.count)
+    try:
+        names = [n.strip() for n in next(csv.reader([header], delimiter=delimiter), [])]
+    except csv.Error:
+        return None  # GDAL says what it makes of it
+    keys: dict[str, str] = {}
+    for name in names:
+        keys.setdefault(_column_key(name), name)
+    if WKT_COLUMNS & keys.keys():
+        return None
+    lon = next((keys[a] for a in LONLAT_ALIASES["longitude"] if a in keys), None)
+    lat = next((keys[a] for a in LONLAT_ALIASES["latitude"] if a in keys), None)
+    if lon is None or lat is None:
+        return None
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        refuse(f"coluna(s) repetida(s) no cabeçalho do CSV: {', '.join(repeated)}")
+    crs: CRS = CRS.from_epsg(4326)
+    prj = path.with_suffix(".prj")
+    if prj.is_file():
+        try:
+            crs = CRS.from_wkt(prj.read_text(errors="replace"))
+        except CRSError:
+            refuse(f"o arquivo {prj.name} ao lado do CSV não descreve um SRC válido")
+    try:
+        rows = list(csv.reader(io.StringIO(text.lstrip()), delimiter=delimiter))
+    except csv.Error as exc:  # a field over the csv module's limit, a NUL byte
+        refuse(f"CSV ilegível ({exc})")
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    report.coordinates = (lon, lat)
+    report.source_crs = crs.to_string()
+    i_lon, i_lat = names.index(lon), names.index(lat)
+    records: list[dict[str, str]] = []
+    points: list[shapely.Point | None] = []
+    for number, row in enumerate(rows[1:], start=1):
+        if len(row) != len(names):
+            report.problems.append(
+                Problem(
+                    number,
+                    GEOMETRY_FIELD,
+                    f"a linha tem {len(row)} campo(s) e o cabeçalho, {len(names)} (separador "
+                    f"'{delimiter}'; um valor com o separador vai entre aspas)",
+                )
+            )
+            row = (row + [""] * len(names))[: len(names)]
+        records.append({n: v for n, v in zip(names, row, strict=True) if n not in (lon, lat)})
+        x, y = _coordinate(row[i_lon]), _coordinate(row[i_lat])
+        for value, column, parsed, bound in ((row[i_lon], lon, x, 180), (row[i_lat], lat, y, 90)):
+            reason = None
+            if parsed is None:
+                reason = f"coordenada inválida '{value}'" if value.strip() else "sem coordenada"
+            elif crs.is_geographic and abs(parsed) > bound:
+                reason = (
+                    f"coordenada '{value}' fora de -{bound} a {bound} graus (coordenadas "
+                    "projetadas, como UTM, precisam do .prj do seu SRC ao lado do CSV)"
+                )
+            if reason:
+                report.problems.append(Problem(number, GEOMETRY_FIELD, reason, column=column))
+                x = y = None
+        points.append(shapely.Point(x, y) if x is not None and y is not None else None)
+    if not records:
+        refuse("o arquivo não tem feições (só o cabeçalho)")
+    report.layer = None
+    columns = [n for n in names if n not in (lon, lat)]
+    return gpd.GeoDataFrame(records, columns=columns, geometry=points, crs=crs)
 
 
 def _thousands(number: int) -> str:
@@ -848,6 +969,8 @@ def _validate_geometries(
     types = geoms.geom_type
     is_point = types.isin(["Point", "MultiPoint"]).to_numpy()
     codes = _codes(gdf, code_column)
+    # Features whose geometry the reader already refused (a CSV's bad coordinate).
+    said = {p.number for p in report.problems if p.field == GEOMETRY_FIELD}
 
     if is_point.any() and buffer_m is None and is_point.all():
         report.problems.append(
@@ -878,7 +1001,8 @@ def _validate_geometries(
                 "no QGIS: Vetor › Geometria › Simplificar)"
             )
         elif geom is None or geom.is_empty:
-            problem("geometria ausente ou vazia")
+            if number not in said:
+                problem("geometria ausente ou vazia")
         elif geom.geom_type in ("Point", "MultiPoint"):
             problem("ponto: use --buffer-m N para importá-lo como um círculo de N metros de raio")
         elif geom.geom_type not in ("Polygon", "MultiPolygon"):

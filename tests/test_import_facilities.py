@@ -590,3 +590,73 @@ def test_the_aliases_belong_to_one_field_each():
             assert _column_key(alias) == alias, alias  # written as they are compared
             assert alias not in seen, (alias, ours, seen.get(alias))
             seen[alias] = ours
+
+
+# --- CSV with latitude/longitude columns, as municipal portals publish ecopontos ---------------
+
+ECOPONTOS_CSV = (
+    "Nome;Endereço;Bairro;Latitude;Longitude;Situação\n"
+    "Ecoponto Pedregulho;Rua Exemplo, 100;Pedregulho;-22,810000;-45,190000;Em funcionamento\n"
+    "Ecoponto Beira Rio;Av. Beira Rio, 5;Centro;-22,800000;-45,180000;Em funcionamento\n"
+)
+
+
+def test_csv_with_latitude_and_longitude_columns_imports_points_as_circles(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_bytes(ECOPONTOS_CSV.encode("latin-1"))  # the "CSV" of Excel in Portuguese
+    out = run_import(path, "--kind", "ECOPONTO", "--buffer-m", "30")
+    facilities = {f.name: f for f in ReceivingFacility.objects.all()}
+    assert sorted(facilities) == ["Ecoponto Beira Rio", "Ecoponto Pedregulho"]
+    pedregulho = facilities["Ecoponto Pedregulho"]
+    assert (pedregulho.kind, pedregulho.address) == ("PEV", "Rua Exemplo, 100")
+    centre = pedregulho.area.centroid
+    assert math.isclose(centre.x, -45.19, abs_tol=1e-5)
+    assert math.isclose(centre.y, -22.81, abs_tol=1e-5)
+    lines = out.splitlines()
+    assert "Coordenadas: longitude <- 'Longitude', latitude <- 'Latitude' (EPSG:4326)" in lines
+    assert "  name <- 'Nome' (sinônimo)" in lines
+    assert "  address <- 'Endereço' (sinônimo)" in lines
+    assert "Colunas ignoradas: 'Bairro'" in lines
+
+
+def test_csv_points_still_need_a_buffer(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_text(ECOPONTOS_CSV.replace(";", ",").replace("-22,8", "-22.8").replace(
+        "-45,1", "-45.1").replace("Rua Exemplo, 100", '"Rua Exemplo, 100"').replace(
+        "Av. Beira Rio, 5", '"Av. Beira Rio, 5"'))  # fmt: skip
+    message = refusal(path, "--kind", "PEV")
+    assert "--buffer-m" in message
+    assert not ReceivingFacility.objects.exists()
+
+
+def test_csv_with_a_bad_coordinate_names_the_row_and_column(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_text(ECOPONTOS_CSV.replace("-45,180000", "-45,18O"))
+    message = refusal(path, "--kind", "PEV", "--buffer-m", "30")
+    assert "feição 2, campo 'geometry' (coluna 'Longitude'): coordenada inválida '-45,18O'" in (
+        message
+    )
+    assert "geometria ausente" not in message  # said once, precisely
+    assert not ReceivingFacility.objects.exists()
+
+
+def test_csv_without_coordinates_or_geometry_is_refused(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_text("Nome;Endereço\nEcoponto;Rua A, 1\n")
+    message = refusal(path, "--kind", "PEV")
+    assert "não tem geometria" in message and "latitude" in message
+
+
+def test_csv_in_utm_with_its_prj_is_reprojected_and_without_it_refused(tmp_path):
+    from pyproj import CRS
+
+    x, y = Transformer.from_crs(4326, 31983, always_xy=True).transform(LON, LAT)
+    path = tmp_path / "ecopontos.csv"
+    path.write_text(f"Nome;Coord X;Coord Y\nEcoponto UTM;{x:.2f};{y:.2f}\n".replace(".", ","))
+    message = refusal(path, "--kind", "PEV", "--buffer-m", "30")
+    assert "(coluna 'Coord X'): coordenada" in message and "fora de -180 a 180 graus" in message
+    (tmp_path / "ecopontos.prj").write_text(CRS.from_epsg(31983).to_wkt())
+    out = run_import(path, "--kind", "PEV", "--buffer-m", "30")
+    centre = ReceivingFacility.objects.get().area.centroid
+    assert math.isclose(centre.x, LON, abs_tol=1e-5) and math.isclose(centre.y, LAT, abs_tol=1e-5)
+    assert "Coordenadas: longitude <- 'Coord X', latitude <- 'Coord Y' (EPSG:31983)" in out
