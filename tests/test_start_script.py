@@ -75,19 +75,25 @@ def test_make_run_calls_the_start_script_and_nothing_else_starts(tmp_path):
         assert f"manage.py {step}" not in makefile or step == "collectstatic", step
 
 
-def run_make_test(tmp_path: Path, test_body: str) -> subprocess.CompletedProcess:
-    """`make test` for real, on a one-test file of its own (no database), the local cluster
-    neither started nor asked for (DB_START, DB_ENV): what is checked is the recipe."""
+NOTE = "O PostgreSQL local continua em execução"
+
+
+def test_make_test_collects_static_files_keeps_the_exit_code_and_notes_the_cluster(tmp_path):
+    """`make test` for real, on a suite of its own (one test passes, one fails; no database),
+    the local cluster neither started nor asked for (DB_START, DB_ENV): what is checked is the
+    recipe."""
     stamp = tmp_path / "stamp"
     stamp.touch()
     suite = tmp_path / "suite"
     suite.mkdir()
-    (suite / "test_one.py").write_text(f"def test_one():\n    {test_body}\n")
+    (suite / "test_two.py").write_text(
+        "def test_passes():\n    assert True\n\n\ndef test_fails():\n    assert 1 == 2\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
     env.pop("DATABASE_URL", None)
     env["DJANGO_STATIC_ROOT"] = str(tmp_path / "static")
     args = f"{suite} -q -p no:cacheprovider --rootdir {suite}"
-    return subprocess.run(
+    result = subprocess.run(
         [
             "make",
             "test",
@@ -103,25 +109,13 @@ def run_make_test(tmp_path: Path, test_body: str) -> subprocess.CompletedProcess
         text=True,
         timeout=300,
     )
-
-
-NOTE = "O PostgreSQL local continua em execução"
-
-
-def test_make_test_collects_static_files_and_notes_the_running_cluster(tmp_path):
-    result = run_make_test(tmp_path, "assert True")
-    assert result.returncode == 0, result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output  # the failing test fails make test
+    assert "1 failed, 1 passed" in result.stdout
     assert (tmp_path / "static" / "admin").is_dir()  # collected before the suite
-    assert "No directory at" not in result.stdout + result.stderr
+    assert "No directory at" not in output
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith(NOTE) and "'make stop'" in last
-
-
-def test_make_test_keeps_the_suites_failure(tmp_path):
-    result = run_make_test(tmp_path, "assert 1 == 2")
-    assert result.returncode != 0
-    assert "1 failed" in result.stdout
-    assert result.stdout.strip().splitlines()[-1].startswith(NOTE)
 
 
 def test_no_note_with_an_external_database(tmp_path):
