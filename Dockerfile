@@ -6,6 +6,9 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY . .
-RUN pip install --no-cache-dir -e . && python manage.py collectstatic --noinput -v 0
+RUN pip install --no-cache-dir -e .
+# The same start as `make run` (scripts/start.sh): migrate, cache table, the three demos,
+# static files, serve.
+ENV HOST=0.0.0.0 PORT=8000 PYTHON=python
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_demo && python manage.py runserver 0.0.0.0:8000"]
+CMD ["bash", "scripts/start.sh"]

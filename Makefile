@@ -9,15 +9,18 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
 # With DATABASE_URL set, the app uses that PostGIS and the local cluster is left alone.
+# Without it, manage.py finds the local cluster by itself too (config/settings.py).
 ifeq ($(strip $(DATABASE_URL)),)
 DB_START := bash scripts/localdb.sh start
 DB_ENV = DATABASE_URL="$$(bash scripts/localdb.sh url)"
+DB_NOTE := echo "O PostgreSQL local continua em execução (porta $${CTR_PG_PORT:-54329}); 'make stop' o para."
 else
 DB_START := @echo "Usando DATABASE_URL externo."
 DB_ENV =
+DB_NOTE := true
 endif
 
-.PHONY: run test stop system-run system-test venv db migrate demo lint format clean bench
+.PHONY: run test stop system-run system-test venv db prepare lint format clean bench
 
 system-run:
 	@bash scripts/system-packages.sh run
@@ -36,22 +39,20 @@ venv: $(STAMP)
 db:
 	$(DB_START)
 
-migrate: venv db
-	@$(DB_ENV) $(PY) manage.py migrate --noinput -v 0
-	@$(DB_ENV) $(PY) manage.py createcachetable
+# The start itself (migrate, cache table, demos, static files, serve) is scripts/start.sh, the
+# same one the Docker image runs.
+prepare: system-run venv db
+	@$(DB_ENV) PYTHON=$(PY) bash scripts/start.sh prepare
 
-demo: migrate
-	@$(DB_ENV) $(PY) manage.py load_demo
-	@$(DB_ENV) $(PY) manage.py load_ctr_demo
-	@$(DB_ENV) $(PY) manage.py load_fiscalization_demo
+run: system-run venv db
+	@$(DB_NOTE)
+	@$(DB_ENV) PYTHON=$(PY) HOST=$(HOST) PORT=$(PORT) bash scripts/start.sh
 
-run: system-run venv db migrate demo
-	@$(DB_ENV) $(PY) manage.py collectstatic --noinput -v 0
-	@echo "Servindo em http://$(HOST):$(PORT)/  (Ctrl+C para parar; 'make stop' para o banco)"
-	@$(DB_ENV) $(PY) manage.py runserver --noreload $(HOST):$(PORT)
-
+# The static files collected first, as in production (WhiteNoise serves STATIC_ROOT). The
+# suite's exit code is make's; the note on the local cluster comes after it, pass or fail.
 test: system-test venv db
-	@$(DB_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+	@$(DB_ENV) $(PY) manage.py collectstatic --noinput -v 0
+	@$(DB_ENV) $(PY) -m pytest $(PYTEST_ARGS); status=$$?; $(DB_NOTE); exit $$status
 
 # Benchmarks on a database of their own (ctr_bench beside the app's; or BENCH_DATABASE_URL):
 # 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000".

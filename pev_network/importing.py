@@ -9,7 +9,9 @@ progress; nothing here prints.
 
 from __future__ import annotations
 
+import csv
 import datetime
+import io
 import json
 import logging
 import math
@@ -67,6 +69,75 @@ FIELDS: tuple[str, ...] = (
 )
 GEOMETRY_FIELD = "geometry"
 
+# The column names Brazilian open data uses for each field (municipal registries of ecopontos,
+# spreadsheets of licensed areas, CETESB-style licence tables), compared after _column_key:
+# lower case, no accents, "do/da/de" dropped, spaces and punctuation as "_" ("Nome do
+# Ecoponto" -> nome_ecoponto, "Nº Licença" -> no_licenca). Our own name comes first, then these
+# in order; the first present wins, and `--field` overrides them all. Each name belongs to one
+# field only. "classe" is the waste class (CONAMA 307: A, B, C, D), not the kind of area.
+# Shapefile cuts names to 10 characters: the unambiguous cuts of ours are here too.
+COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
+    "code": (
+        "codigo", "cod", "codigo_ecoponto", "cod_ecoponto", "codigo_pev", "cod_pev",
+        "codigo_area", "cod_area", "codigo_unidade", "cod_unidade", "id_ecoponto", "id_pev",
+        "cadastro", "numero_cadastro", "no_cadastro",
+    ),
+    "kind": (
+        "tipo", "tipo_area", "tipo_unidade", "tipo_equipamento", "tipo_instalacao",
+        "categoria", "classificacao", "modalidade", "tipologia", "equipamento",
+    ),
+    "name": (
+        "nome", "nome_ecoponto", "nome_pev", "nome_area", "nome_unidade", "nome_equipamento",
+        "nome_local", "denominacao", "identificacao", "ecoponto", "pev", "unidade",
+    ),
+    "operator": (
+        "operador", "operadora", "responsavel", "empresa", "razao_social", "gestor",
+        "gestora", "administrador", "administracao", "concessionaria", "empreendedor",
+    ),
+    "address": (
+        "endereco", "endereco_completo", "logradouro", "localizacao", "local",
+    ),
+    "accepted_classes": (
+        "accepted_c", "classes", "classe", "classes_aceitas", "classe_residuo",
+        "classes_residuos", "residuos_aceitos", "tipos_residuo",
+    ),
+    "capacity_m3_per_day": (
+        "capacity_m", "capacidade", "capacidade_m3_dia", "capacidade_m3", "capacidade_diaria",
+        "capacidade_dia",
+    ),
+    "license_number": (
+        "license_nu", "licenca", "numero_licenca", "no_licenca", "n_licenca", "num_licenca",
+        "licenca_ambiental", "licenca_operacao", "lo", "numero_lo", "no_lo",
+    ),
+    "license_issuer": (
+        "license_is", "orgao_emissor", "emissor", "orgao_licenciador", "orgao_ambiental",
+        "orgao",
+    ),
+    "license_valid_from": (
+        "license_va", "inicio_validade", "validade_inicio", "valida_desde", "data_emissao",
+        "emissao", "data_licenca", "data_inicio",
+    ),
+    # "Validade" on a Brazilian licence is the day it ends.
+    "license_valid_until": (
+        "validade", "fim_validade", "validade_fim", "valida_ate", "vencimento",
+        "data_vencimento", "data_validade", "data_fim",
+    ),
+    "license_status": (
+        "license_st", "situacao", "status", "situacao_licenca", "status_licenca",
+    ),
+    "license_status_since": (
+        "situacao_desde", "status_desde", "data_situacao", "data_status",
+    ),
+}  # fmt: skip
+
+# A CSV of points, as municipal portals publish their ecopontos: the coordinate columns (same
+# comparison as above), in degrees; a column named like these holds WKT and GDAL reads it.
+LONLAT_ALIASES: dict[str, tuple[str, ...]] = {
+    "longitude": ("longitude", "lon", "long", "lng", "x", "coord_x", "coordenada_x"),
+    "latitude": ("latitude", "lat", "y", "coord_y", "coordenada_y"),
+}
+WKT_COLUMNS = frozenset({"wkt", "geometry", "geometria", "geom", "the_geom"})
+
 logger = logging.getLogger(__name__)
 
 MB = 1024 * 1024
@@ -87,23 +158,40 @@ KIND_ALIASES: dict[str, str] = {
     "ATT": FacilityKind.ATT,
     "TRANSBORDO": FacilityKind.ATT,
     "AREA DE TRANSBORDO E TRIAGEM": FacilityKind.ATT,
+    "AREA DE TRANSBORDO": FacilityKind.ATT,
+    "AREA DE TRIAGEM E TRANSBORDO": FacilityKind.ATT,
     "RECYCLING": FacilityKind.RECYCLING,
     "RECICLAGEM": FacilityKind.RECYCLING,
     "AREA DE RECICLAGEM": FacilityKind.RECYCLING,
+    "USINA DE RECICLAGEM": FacilityKind.RECYCLING,
+    "CENTRAL DE RECICLAGEM": FacilityKind.RECYCLING,
     "LANDFILL": FacilityKind.LANDFILL,
     "ATERRO": FacilityKind.LANDFILL,
     "ATERRO DE RCC": FacilityKind.LANDFILL,
+    "ATERRO DE INERTES": FacilityKind.LANDFILL,
+    "ATERRO DE RESIDUOS DA CONSTRUCAO CIVIL": FacilityKind.LANDFILL,
 }
 STATUS_ALIASES: dict[str, str] = {
     "ACTIVE": LicenseStatus.ACTIVE,
     "ATIVA": LicenseStatus.ACTIVE,
     "ATIVO": LicenseStatus.ACTIVE,
+    # How municipal registries write a working facility in their "Situação" column.
+    "VIGENTE": LicenseStatus.ACTIVE,
+    "VALIDA": LicenseStatus.ACTIVE,
+    "REGULAR": LicenseStatus.ACTIVE,
+    "EM FUNCIONAMENTO": LicenseStatus.ACTIVE,
+    "EM OPERACAO": LicenseStatus.ACTIVE,
+    "FUNCIONANDO": LicenseStatus.ACTIVE,
+    "INTERDITADA": LicenseStatus.SUSPENDED,
+    "INTERDITADO": LicenseStatus.SUSPENDED,
     "SUSPENDED": LicenseStatus.SUSPENDED,
     "SUSPENSA": LicenseStatus.SUSPENDED,
     "SUSPENSO": LicenseStatus.SUSPENDED,
     "REVOKED": LicenseStatus.REVOKED,
     "CASSADA": LicenseStatus.REVOKED,
     "CASSADO": LicenseStatus.REVOKED,
+    "REVOGADA": LicenseStatus.REVOKED,
+    "REVOGADO": LicenseStatus.REVOKED,
 }
 CLASS_ALIASES: dict[str, str] = {str(c): str(c) for c in WasteClass} | {
     "VOLUMOSOS": WasteClass.VOLUMOSO
@@ -199,10 +287,35 @@ class ImportReport:
     licenses_updated: int = 0
     fixes: list[GeometryFix] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Our field -> (the file's column, how it was chosen: "--field", "mesmo nome", "sinônimo").
+    columns: dict[str, tuple[str, str]] = field(default_factory=dict)
+    unused_columns: list[str] = field(default_factory=list)
+    # A CSV of points: its (longitude, latitude) columns.
+    coordinates: tuple[str, str] | None = None
 
     @property
     def fixed(self) -> int:
         return len(self.fixes)
+
+    def column_lines(self) -> list[str]:
+        if not self.columns and not self.unused_columns:
+            return []
+        lines = []
+        if self.coordinates:
+            lon, lat = self.coordinates
+            lines.append(
+                f"Coordenadas: longitude <- '{lon}', latitude <- '{lat}' ({self.source_crs})"
+            )
+        lines.append("Colunas usadas (campo <- coluna do arquivo):")
+        lines += [
+            f"  {ours} <- '{theirs}' ({how})"
+            for ours in FIELDS
+            if ours in self.columns
+            for theirs, how in [self.columns[ours]]
+        ]
+        if self.unused_columns:
+            lines.append("Colunas ignoradas: " + ", ".join(f"'{c}'" for c in self.unused_columns))
+        return lines
 
     def summary_lines(self) -> list[str]:
         origin = f"Arquivo: {self.source}"
@@ -217,6 +330,7 @@ class ImportReport:
         verb_updated = "a atualizar" if self.dry_run else "atualizadas"
         lines = [
             origin,
+            *self.column_lines(),
             f"Feições lidas: {self.read}",
             f"Áreas {verb}: {self.created}",
             f"Áreas {verb_updated}: {self.updated}",
@@ -255,12 +369,13 @@ class ImportRefused(NetworkError):
 
 
 def parse_field_mappings(specs: list[str] | None) -> dict[str, str]:
-    """`["name=NOME", "kind=TIPO"]` -> `{"name": "NOME", "kind": "TIPO"}`."""
+    """`["name=NOME", "kind=TIPO"]` -> `{"name": "NOME", "kind": "TIPO"}`. An empty column
+    (`license_status=`) means: do not read that field, even if a column looks like it."""
     mapping: dict[str, str] = {}
     for spec in specs or []:
         ours, sep, theirs = spec.partition("=")
         ours, theirs = ours.strip(), theirs.strip()
-        if not sep or not ours or not theirs:
+        if not sep or not ours:
             raise NetworkError(
                 f"--field '{spec}': use NOSSO=DELES, por exemplo --field name=NOME.", "bad_option"
             )
@@ -359,6 +474,10 @@ def _read(
     if not path.exists():
         refuse(f"arquivo não encontrado: {path}")
     _check_file(path, refuse)
+    if path.suffix.lower() == ".csv":
+        points = _read_lonlat_csv(path, report, refuse)
+        if points is not None:
+            return points
     try:
         # pyogrio opens a .zip with a Shapefile inside directly (/vsizip/).
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
@@ -387,8 +506,8 @@ def _read(
     report.layer = layer or (layers[0] if layers else None)
     if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf.columns:
         refuse(
-            "o arquivo não tem geometria (uma tabela como CSV ou planilha não serve): use "
-            "GeoJSON, GeoPackage ou Shapefile com os polígonos das áreas"
+            "o arquivo não tem geometria: use GeoJSON, GeoPackage ou Shapefile com os polígonos "
+            "das áreas, ou um CSV com colunas de longitude e latitude (em graus) ou WKT"
         )
     if gdf.empty:
         refuse("o arquivo (ou a camada) não tem feições")
@@ -401,6 +520,105 @@ def _read(
         )
     report.source_crs = gdf.crs.to_string()
     return gdf
+
+
+def _decode(raw: bytes) -> str:
+    """UTF-8 (with or without BOM), else Windows-1252 (the "CSV" of Excel in Portuguese), else
+    Latin-1 (which decodes any byte)."""
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("latin-1")
+
+
+def _coordinate(text: str) -> float | None:
+    """'-22,81' or '-22.81' -> -22.81; None if it is not a finite number."""
+    value = text.strip()
+    if "," in value and "." not in value:
+        value = value.replace(",", ".")
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _read_lonlat_csv(
+    path: Path, report: ImportReport, refuse: Callable[[str], NoReturn]
+) -> gpd.GeoDataFrame | None:
+    """A CSV of points with longitude and latitude columns (degrees; the CRS of a .prj beside
+    it, else EPSG:4326: SIRGAS 2000 is the same to the centimetre), separated by ';', ',' or
+    tab, decimal comma or point. None when the file has no such columns, or has a WKT column
+    (GDAL reads that one, with its .prj). A bad coordinate is a problem of that feature."""
+    text = _decode(path.read_bytes())
+    header = text.lstrip().split("\n", 1)[0]
+    delimiter = max(";,\t", key=header.count)
+    try:
+        names = [n.strip() for n in next(csv.reader([header], delimiter=delimiter), [])]
+    except csv.Error:
+        return None  # GDAL says what it makes of it
+    keys: dict[str, str] = {}
+    for name in names:
+        keys.setdefault(_column_key(name), name)
+    if WKT_COLUMNS & keys.keys():
+        return None
+    lon = next((keys[a] for a in LONLAT_ALIASES["longitude"] if a in keys), None)
+    lat = next((keys[a] for a in LONLAT_ALIASES["latitude"] if a in keys), None)
+    if lon is None or lat is None:
+        return None
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        refuse(f"coluna(s) repetida(s) no cabeçalho do CSV: {', '.join(repeated)}")
+    crs: CRS = CRS.from_epsg(4326)
+    prj = path.with_suffix(".prj")
+    if prj.is_file():
+        try:
+            crs = CRS.from_wkt(prj.read_text(errors="replace"))
+        except CRSError:
+            refuse(f"o arquivo {prj.name} ao lado do CSV não descreve um SRC válido")
+    try:
+        rows = list(csv.reader(io.StringIO(text.lstrip()), delimiter=delimiter))
+    except csv.Error as exc:  # a field over the csv module's limit, a NUL byte
+        refuse(f"CSV ilegível ({exc})")
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    report.coordinates = (lon, lat)
+    report.source_crs = crs.to_string()
+    i_lon, i_lat = names.index(lon), names.index(lat)
+    records: list[dict[str, str]] = []
+    points: list[shapely.Point | None] = []
+    for number, row in enumerate(rows[1:], start=1):
+        if len(row) != len(names):
+            report.problems.append(
+                Problem(
+                    number,
+                    GEOMETRY_FIELD,
+                    f"a linha tem {len(row)} campo(s) e o cabeçalho, {len(names)} (separador "
+                    f"'{delimiter}'; um valor com o separador vai entre aspas)",
+                )
+            )
+            row = (row + [""] * len(names))[: len(names)]
+        records.append({n: v for n, v in zip(names, row, strict=True) if n not in (lon, lat)})
+        x, y = _coordinate(row[i_lon]), _coordinate(row[i_lat])
+        for value, column, parsed, bound in ((row[i_lon], lon, x, 180), (row[i_lat], lat, y, 90)):
+            reason = None
+            if parsed is None:
+                reason = f"coordenada inválida '{value}'" if value.strip() else "sem coordenada"
+            elif crs.is_geographic and abs(parsed) > bound:
+                reason = (
+                    f"coordenada '{value}' fora de -{bound} a {bound} graus (coordenadas "
+                    "projetadas, como UTM, precisam do .prj do seu SRC ao lado do CSV)"
+                )
+            if reason:
+                report.problems.append(Problem(number, GEOMETRY_FIELD, reason, column=column))
+                x = y = None
+        points.append(shapely.Point(x, y) if x is not None and y is not None else None)
+    if not records:
+        refuse("o arquivo não tem feições (só o cabeçalho)")
+    report.layer = None
+    columns = [n for n in names if n not in (lon, lat)]
+    return gpd.GeoDataFrame(records, columns=columns, geometry=points, crs=crs)
 
 
 def _thousands(number: int) -> str:
@@ -591,23 +809,41 @@ def _refuse_unreadable_geometries(
     _refuse(report)
 
 
+def _column_key(name: str) -> str:
+    """A column name as COLUMN_ALIASES writes it: 'Nome do Ecoponto' -> 'nome_ecoponto',
+    'ENDEREÇO' -> 'endereco', 'Nº Licença' -> 'no_licenca'."""
+    decomposed = unicodedata.normalize("NFKD", str(name))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    words = [w for w in re.split(r"[^0-9a-z]+", plain) if w]
+    return "_".join(w for w in words if w not in {"de", "do", "da", "dos", "das"})
+
+
 def _resolve_columns(
     gdf: gpd.GeoDataFrame,
     field_map: dict[str, str],
     default_kind: str | None,
     report: ImportReport,
 ) -> dict[str, str]:
-    """Our field name -> the file's column, for the fields the file has."""
-    available = [c for c in gdf.columns if c != gdf.geometry.name]
-    by_folded = {c.casefold(): c for c in available}
+    """Our field name -> the file's column, for the fields the file has (report.columns says
+    which column was taken for each and why; report.unused_columns, the rest)."""
+    available = [str(c) for c in gdf.columns if c != gdf.geometry.name]
+    by_folded: dict[str, str] = {}
+    by_key: dict[str, str] = {}
+    for column in available:
+        by_folded.setdefault(column.casefold(), column)
+        by_key.setdefault(_column_key(column), column)
     columns: dict[str, str] = {}
-    for ours in FIELDS:
-        theirs = field_map.get(ours, ours)
-        # Exact name first; Shapefiles and spreadsheets often upper-case the names.
+    # --field first: the columns it names are not offered to other fields.
+    for ours, theirs in field_map.items():
+        if not theirs:
+            continue  # `--field ours=`: not read
         found = theirs if theirs in available else by_folded.get(theirs.casefold())
+        if found is None:
+            found = by_key.get(_column_key(theirs))
         if found is not None:
             columns[ours] = found
-        elif ours in field_map:
+            report.columns[ours] = (found, "--field")
+        else:
             report.problems.append(
                 Problem(
                     None,
@@ -616,13 +852,30 @@ def _resolve_columns(
                     f"(colunas: {', '.join(available) or 'nenhuma'})",
                 )
             )
+    taken = set(columns.values())
+    for ours in FIELDS:
+        if ours in field_map:
+            continue
+        # Our own name (exact, then in any case or spelling), then the aliases, in order.
+        own = ours if ours in available else by_folded.get(ours) or by_key.get(_column_key(ours))
+        candidates = [(own, "mesmo nome")]
+        candidates += [(by_key.get(alias), "sinônimo") for alias in COLUMN_ALIASES[ours]]
+        for found, how in candidates:
+            if found is not None and found not in taken:
+                columns[ours] = found
+                report.columns[ours] = (found, how)
+                taken.add(found)
+                break
+    report.unused_columns = [c for c in available if c not in taken]
+    listed = f"colunas do arquivo: {', '.join(available) or 'nenhuma'}"
     if "kind" not in columns and default_kind is None:
         report.problems.append(
             Problem(
                 None,
                 "kind",
-                "o arquivo não tem a coluna do tipo: indique-a com --field kind=COLUNA ou use "
-                "--kind PEV|ATT|RECYCLING|LANDFILL para o arquivo todo",
+                f"o arquivo não tem a coluna do tipo ({listed}; procurei kind, "
+                f"{', '.join(COLUMN_ALIASES['kind'][:3])}…): indique-a com --field kind=COLUNA "
+                "ou use --kind PEV|ATT|RECYCLING|LANDFILL para o arquivo todo",
             )
         )
     if "name" not in columns:
@@ -630,7 +883,8 @@ def _resolve_columns(
             Problem(
                 None,
                 "name",
-                "o arquivo não tem a coluna do nome: indique-a com --field name=COLUNA",
+                f"o arquivo não tem a coluna do nome ({listed}; procurei name, "
+                f"{', '.join(COLUMN_ALIASES['name'][:4])}…): indique-a com --field name=COLUNA",
             )
         )
     return columns
@@ -715,6 +969,8 @@ def _validate_geometries(
     types = geoms.geom_type
     is_point = types.isin(["Point", "MultiPoint"]).to_numpy()
     codes = _codes(gdf, code_column)
+    # Features whose geometry the reader already refused (a CSV's bad coordinate).
+    said = {p.number for p in report.problems if p.field == GEOMETRY_FIELD}
 
     if is_point.any() and buffer_m is None and is_point.all():
         report.problems.append(
@@ -745,7 +1001,8 @@ def _validate_geometries(
                 "no QGIS: Vetor › Geometria › Simplificar)"
             )
         elif geom is None or geom.is_empty:
-            problem("geometria ausente ou vazia")
+            if number not in said:
+                problem("geometria ausente ou vazia")
         elif geom.geom_type in ("Point", "MultiPoint"):
             problem("ponto: use --buffer-m N para importá-lo como um círculo de N metros de raio")
         elif geom.geom_type not in ("Polygon", "MultiPolygon"):
@@ -1105,7 +1362,8 @@ def _parse_status(value: str | None) -> str | None:
     if status is None:
         raise _FieldError(
             f"situação desconhecida '{value}' (use ACTIVE, SUSPENDED ou REVOKED; "
-            "ou ATIVA, SUSPENSA ou CASSADA)"
+            "ou ATIVA, SUSPENSA ou CASSADA; se a coluna não é a situação da licença, "
+            "--field license_status= deixa de lê-la)"
         )
     return status
 

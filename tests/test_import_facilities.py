@@ -451,3 +451,212 @@ def test_polygons_with_z_are_stored_flat(tmp_path):
     polygon_z = Polygon([(x, y, 540.0) for x, y in square().exterior.coords])
     run_import(write(tmp_path, "rede.geojson", [pev("PEV-01")], [polygon_z]))
     assert not ReceivingFacility.objects.get().area.hasz
+
+
+# --- column names as Brazilian open data writes them (issue 11) ----------------------------------
+
+
+def test_open_data_column_names_are_recognised_and_reported(tmp_path):
+    """A municipal registry of ecopontos as published: Portuguese, accented, mixed case, with
+    columns of its own that the import leaves alone and names."""
+    path = write(
+        tmp_path,
+        "ecopontos.geojson",
+        [
+            {
+                "OBJECTID": 7,
+                "Código": "ECO-07",
+                "Nome do Ecoponto": "Ecoponto Pedregulho",
+                "Categoria": "Ecoponto",
+                "Endereço": "Rua Exemplo, 100",
+                "Bairro": "Pedregulho",
+                "Responsável": "Secretaria de Meio Ambiente",
+                "Nº Licença": "LO-7/2025",
+                "ÓRGÃO EMISSOR": "CETESB",
+                "Data de Emissão": "10/02/2025",
+                "VALIDADE": "10/02/2029",
+                "Situação": "Em funcionamento",
+            }
+        ],
+        [square()],
+    )
+    out = run_import(path)
+    facility = ReceivingFacility.objects.get(code="ECO-07")
+    assert (facility.kind, facility.name) == ("PEV", "Ecoponto Pedregulho")
+    assert facility.address == "Rua Exemplo, 100"
+    assert facility.operator == "Secretaria de Meio Ambiente"
+    license_ = FacilityLicense.objects.get(facility=facility)
+    assert (license_.number, license_.issuer, license_.status) == ("LO-7/2025", "CETESB", "ACTIVE")
+    assert (license_.valid_from, license_.valid_until) == (
+        datetime.date(2025, 2, 10),
+        datetime.date(2029, 2, 10),
+    )
+    lines = out.splitlines()
+    for expected in (
+        "  code <- 'Código' (sinônimo)",
+        "  kind <- 'Categoria' (sinônimo)",
+        "  name <- 'Nome do Ecoponto' (sinônimo)",
+        "  operator <- 'Responsável' (sinônimo)",
+        "  address <- 'Endereço' (sinônimo)",
+        "  license_number <- 'Nº Licença' (sinônimo)",
+        "  license_issuer <- 'ÓRGÃO EMISSOR' (sinônimo)",
+        "  license_valid_from <- 'Data de Emissão' (sinônimo)",
+        "  license_valid_until <- 'VALIDADE' (sinônimo)",
+        "  license_status <- 'Situação' (sinônimo)",
+        "Colunas ignoradas: 'OBJECTID', 'Bairro'",
+    ):
+        assert expected in lines, (expected, out)
+
+
+@pytest.mark.parametrize(
+    ("columns", "kind_column", "name_column"),
+    [
+        (("Tipo", "Nome"), "Tipo", "Nome"),
+        (("TIPO", "NOME"), "TIPO", "NOME"),
+        (("tipo", "nome_ecoponto"), "tipo", "nome_ecoponto"),
+        (("CATEGORIA", "NOME_PEV"), "CATEGORIA", "NOME_PEV"),
+        (("Classificação", "Denominação"), "Classificação", "Denominação"),
+    ],
+)
+def test_kind_and_name_columns_in_any_case_and_accent(tmp_path, columns, kind_column, name_column):
+    kind, name = columns
+    path = write(
+        tmp_path, "rede.geojson", [{kind: "Área de Transbordo", name: "ATT Sul"}], [square()]
+    )
+    out = run_import(path)
+    facility = ReceivingFacility.objects.get()
+    assert (facility.kind, facility.name) == ("ATT", "ATT Sul")
+    assert f"  kind <- '{kind_column}' (sinônimo)" in out
+    assert f"  name <- '{name_column}' (sinônimo)" in out
+
+
+def test_our_own_column_name_wins_over_an_alias(tmp_path):
+    path = write(
+        tmp_path,
+        "rede.geojson",
+        [{"kind": "PEV", "name": "Nosso nome", "Nome": "O nome deles"}],
+        [square()],
+    )
+    out = run_import(path)
+    assert ReceivingFacility.objects.get().name == "Nosso nome"
+    assert "  name <- 'name' (mesmo nome)" in out
+    assert "Colunas ignoradas: 'Nome'" in out
+
+
+def test_field_option_still_overrides_the_aliases(tmp_path):
+    path = write(
+        tmp_path,
+        "rede.geojson",
+        [{"Tipo": "PEV", "Nome": "PEV 3", "Denominação": "Ecoponto da Vila"}],
+        [square()],
+    )
+    out = run_import(path, "--field", "name=denominacao")
+    assert ReceivingFacility.objects.get().name == "Ecoponto da Vila"
+    assert "  name <- 'Denominação' (--field)" in out
+    assert "Colunas ignoradas: 'Nome'" in out
+
+
+def test_a_status_column_that_is_not_the_licence_can_be_left_unread(tmp_path):
+    path = write(
+        tmp_path,
+        "rede.geojson",
+        [{"Tipo": "PEV", "Nome": "Ecoponto Novo", "Situação": "Em implantação"}],
+        [square()],
+    )
+    message = refusal(path)
+    assert "campo 'license_status' (coluna 'Situação')" in message
+    assert "situação desconhecida 'Em implantação'" in message
+    assert "--field license_status=" in message
+    out = run_import(path, "--field", "license_status=")
+    assert ReceivingFacility.objects.get().name == "Ecoponto Novo"
+    assert "license_status <-" not in out
+    assert "Colunas ignoradas: 'Situação'" in out
+
+
+def test_a_file_without_a_name_column_lists_its_columns(tmp_path):
+    path = write(tmp_path, "rede.geojson", [{"Tipo": "PEV", "Bairro": "Centro"}], [square()])
+    message = refusal(path)
+    assert "campo 'name'" in message
+    assert "colunas do arquivo: Tipo, Bairro" in message
+    assert "--field name=COLUNA" in message
+
+
+def test_the_aliases_belong_to_one_field_each():
+    from pev_network.importing import COLUMN_ALIASES, FIELDS, _column_key
+
+    seen: dict[str, str] = {ours: ours for ours in FIELDS}
+    for ours, aliases in COLUMN_ALIASES.items():
+        for alias in aliases:
+            assert _column_key(alias) == alias, alias  # written as they are compared
+            assert alias not in seen, (alias, ours, seen.get(alias))
+            seen[alias] = ours
+
+
+# --- CSV with latitude/longitude columns, as municipal portals publish ecopontos ---------------
+
+ECOPONTOS_CSV = (
+    "Nome;Endereço;Bairro;Latitude;Longitude;Situação\n"
+    "Ecoponto Pedregulho;Rua Exemplo, 100;Pedregulho;-22,810000;-45,190000;Em funcionamento\n"
+    "Ecoponto Beira Rio;Av. Beira Rio, 5;Centro;-22,800000;-45,180000;Em funcionamento\n"
+)
+
+
+def test_csv_with_latitude_and_longitude_columns_imports_points_as_circles(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_bytes(ECOPONTOS_CSV.encode("latin-1"))  # the "CSV" of Excel in Portuguese
+    out = run_import(path, "--kind", "ECOPONTO", "--buffer-m", "30")
+    facilities = {f.name: f for f in ReceivingFacility.objects.all()}
+    assert sorted(facilities) == ["Ecoponto Beira Rio", "Ecoponto Pedregulho"]
+    pedregulho = facilities["Ecoponto Pedregulho"]
+    assert (pedregulho.kind, pedregulho.address) == ("PEV", "Rua Exemplo, 100")
+    centre = pedregulho.area.centroid
+    assert math.isclose(centre.x, -45.19, abs_tol=1e-5)
+    assert math.isclose(centre.y, -22.81, abs_tol=1e-5)
+    lines = out.splitlines()
+    assert "Coordenadas: longitude <- 'Longitude', latitude <- 'Latitude' (EPSG:4326)" in lines
+    assert "  name <- 'Nome' (sinônimo)" in lines
+    assert "  address <- 'Endereço' (sinônimo)" in lines
+    assert "Colunas ignoradas: 'Bairro'" in lines
+
+
+def test_csv_points_still_need_a_buffer(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_text(ECOPONTOS_CSV.replace(";", ",").replace("-22,8", "-22.8").replace(
+        "-45,1", "-45.1").replace("Rua Exemplo, 100", '"Rua Exemplo, 100"').replace(
+        "Av. Beira Rio, 5", '"Av. Beira Rio, 5"'))  # fmt: skip
+    message = refusal(path, "--kind", "PEV")
+    assert "--buffer-m" in message
+    assert not ReceivingFacility.objects.exists()
+
+
+def test_csv_with_a_bad_coordinate_names_the_row_and_column(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_text(ECOPONTOS_CSV.replace("-45,180000", "-45,18O"))
+    message = refusal(path, "--kind", "PEV", "--buffer-m", "30")
+    assert "feição 2, campo 'geometry' (coluna 'Longitude'): coordenada inválida '-45,18O'" in (
+        message
+    )
+    assert "geometria ausente" not in message  # said once, precisely
+    assert not ReceivingFacility.objects.exists()
+
+
+def test_csv_without_coordinates_or_geometry_is_refused(tmp_path):
+    path = tmp_path / "ecopontos.csv"
+    path.write_text("Nome;Endereço\nEcoponto;Rua A, 1\n")
+    message = refusal(path, "--kind", "PEV")
+    assert "não tem geometria" in message and "latitude" in message
+
+
+def test_csv_in_utm_with_its_prj_is_reprojected_and_without_it_refused(tmp_path):
+    from pyproj import CRS
+
+    x, y = Transformer.from_crs(4326, 31983, always_xy=True).transform(LON, LAT)
+    path = tmp_path / "ecopontos.csv"
+    path.write_text(f"Nome;Coord X;Coord Y\nEcoponto UTM;{x:.2f};{y:.2f}\n".replace(".", ","))
+    message = refusal(path, "--kind", "PEV", "--buffer-m", "30")
+    assert "(coluna 'Coord X'): coordenada" in message and "fora de -180 a 180 graus" in message
+    (tmp_path / "ecopontos.prj").write_text(CRS.from_epsg(31983).to_wkt())
+    out = run_import(path, "--kind", "PEV", "--buffer-m", "30")
+    centre = ReceivingFacility.objects.get().area.centroid
+    assert math.isclose(centre.x, LON, abs_tol=1e-5) and math.isclose(centre.y, LAT, abs_tol=1e-5)
+    assert "Coordenadas: longitude <- 'Coord X', latitude <- 'Coord Y' (EPSG:31983)" in out

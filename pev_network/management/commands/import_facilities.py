@@ -53,19 +53,23 @@ class ProgressBars:
 
 class Command(BaseCommand):
     help = (
-        "Importa áreas de recebimento (PEV, ATT, reciclagem, aterro) de GeoJSON, GeoPackage ou "
-        "Shapefile (.shp ou .zip). Valida todas as feições; com qualquer problema, nada é gravado."
+        "Importa áreas de recebimento (PEV, ATT, reciclagem, aterro) de GeoJSON, GeoPackage, "
+        "Shapefile (.shp ou .zip) ou CSV (latitude e longitude, ou WKT). Valida todas as "
+        "feições; com qualquer problema, nada é gravado."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", help="arquivo GeoJSON, GeoPackage, Shapefile ou .zip com ele")
+        parser.add_argument(
+            "file", help="arquivo GeoJSON, GeoPackage, Shapefile (ou .zip com ele) ou CSV"
+        )
         parser.add_argument("--layer", help="camada a ler, se o arquivo tiver mais de uma")
         parser.add_argument(
             "--field",
             action="append",
             default=[],
             metavar="NOSSO=DELES",
-            help="nome da coluna no arquivo para um campo (repetível), ex.: --field name=NOME",
+            help="nome da coluna no arquivo para um campo (repetível), ex.: --field name=NOME; "
+            "vazio (--field license_status=) não lê o campo",
         )
         parser.add_argument(
             "--kind",

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The one start of the application, for `make run` and for the Docker image
+# (docker-compose.yml), so that the two cannot drift apart: migrate, the cache table (the rate
+# limits and the login ceiling live in the database cache), the three demo loads, the static
+# files, then serve.
+#
+# Usage: scripts/start.sh [prepare]
+#   prepare  does everything but serve
+# Environment: HOST, PORT (127.0.0.1, 8000); PYTHON (the checkout's .venv/bin/python when it
+# exists, else python: the Docker image has no venv); DATABASE_URL (else the checkout's local
+# cluster, as config/settings.py builds its URL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${PYTHON:-}" ]; then
+    if [ -x .venv/bin/python ]; then PYTHON=.venv/bin/python; else PYTHON=python; fi
+fi
+host="${HOST:-127.0.0.1}"
+port="${PORT:-8000}"
+manage() { "$PYTHON" manage.py "$@"; }
+
+manage migrate --noinput -v 0
+manage createcachetable
+manage load_demo
+manage load_ctr_demo
+manage load_fiscalization_demo
+manage collectstatic --noinput -v 0
+
+[ "${1:-}" = "prepare" ] && exit 0
+
+echo "Servindo em http://$host:$port/  (Ctrl+C para parar)"
+exec "$PYTHON" manage.py runserver --noreload "$host:$port"

@@ -1,0 +1,167 @@
+"""Commands as the README writes them (issue 11, point 6): without DATABASE_URL the settings use
+the checkout's local cluster, as scripts/localdb.sh builds its URL, and every command that the
+README's "Comandos de gestão" lists runs."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT_SETTINGS = importlib.import_module("config.settings")
+
+
+def test_default_url_is_the_one_localdb_sh_prints(tmp_path):
+    """localdb.sh run from a copy of the checkout writes its password under .local/ and prints
+    the URL; the settings build the same URL from that checkout, honouring CTR_PG_PORT."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "localdb.sh", tmp_path / "scripts" / "localdb.sh")
+    env = {**os.environ, "CTR_PG_PORT": "54401"}
+    env.pop("CTR_PG_DB", None)
+    printed = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "localdb.sh"), "url"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert (tmp_path / ".local" / "pg-password").is_file()
+    assert printed.endswith("@127.0.0.1:54401/ctr")
+    assert PROJECT_SETTINGS.local_cluster_url(tmp_path, env) == printed
+    # Without CTR_PG_PORT: the script's default port.
+    env.pop("CTR_PG_PORT")
+    assert PROJECT_SETTINGS.local_cluster_url(tmp_path, env).endswith("@127.0.0.1:54329/ctr")
+
+
+def test_default_url_without_a_cluster_yet_has_no_password(tmp_path):
+    url = PROJECT_SETTINGS.local_cluster_url(tmp_path, {})
+    assert url == "postgis://postgres@127.0.0.1:54329/ctr"
+
+
+def checkout_uses_this_cluster() -> str | None:
+    """Why the subprocess test cannot run here, or None: it needs this checkout's own cluster
+    (the one `make test` starts), i.e. DATABASE_URL = `scripts/localdb.sh url`."""
+    url = urlsplit(os.environ.get("DATABASE_URL", ""))
+    password_file = ROOT / ".local" / "pg-password"
+    if not password_file.is_file():
+        return "this checkout has no local cluster (.local/pg-password)"
+    if url.hostname != "127.0.0.1" or url.password != password_file.read_text().strip():
+        return "the suite runs against an external DATABASE_URL, not this checkout's cluster"
+    return None
+
+
+def manage(*args: str, port: str, database: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(CTR_PG_PORT=port, CTR_PG_DB=database)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.django_db
+def test_open_ctr_alerts_runs_without_database_url():
+    reason = checkout_uses_this_cluster()
+    if reason:
+        pytest.skip(reason)
+    port = str(urlsplit(os.environ["DATABASE_URL"]).port or 5432)
+    # The test database (migrated, empty): the command connects and queries through the
+    # settings' default URL alone.
+    result = manage("open_ctr_alerts", port=port, database=connection.settings_dict["NAME"])
+    assert result.returncode == 0, result.stderr
+    assert "0 CTR(s) em aberto além do prazo." in result.stdout
+    # A wrong port proves it was the default URL that connected (and CTR_PG_PORT is read).
+    result = manage("open_ctr_alerts", port="1", database=connection.settings_dict["NAME"])
+    assert result.returncode != 0
+    assert "port 1 failed" in result.stderr
+
+
+# The commands that only read, run for real with DEBUG on, as the README's commands run (the
+# others, which write, are run by their own tests and below: import_ctrs).
+READ_ONLY_RUNS = {
+    "open_ctr_alerts": [],
+    "enforcement_deadlines": ["--days", "7"],
+    "export_facilities": ["{tmp}/rede.geojson"],
+    "export_basins": ["{tmp}/bacias.geojson"],
+    "export_ctrs": ["{tmp}/ctrs.csv", "--from", "2026-01-01", "--to", "2026-12-31"],
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(READ_ONLY_RUNS))
+def test_read_only_commands_run_with_debug_on(name, settings, tmp_path):
+    from django.core.management import call_command
+
+    from tests.ctr_world import build_world
+
+    settings.DEBUG = True
+    build_world()
+    args = [a.format(tmp=tmp_path) for a in READ_ONLY_RUNS[name]]
+    call_command(name, *args, stdout=io.StringIO(), stderr=io.StringIO())
+    for arg in args:
+        if arg.startswith(str(tmp_path)):
+            assert Path(arg).stat().st_size > 0
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Comandos de gestão", 1)[1].split("\n## ", 1)[0]
+    # "`manage.py import_facilities ARQUIVO` / `export_facilities SAIDA`", "`load_ctr_demo`"
+    return sorted(set(re.findall(r"`(?:manage\.py )?([a-z]+_[a-z_]+)[` ]", section)))
+
+
+def test_the_readme_lists_the_project_commands():
+    listed = readme_commands()
+    ours = sorted(
+        path.stem
+        for app in ("pev_network", "ctr", "fiscalization")
+        for path in (ROOT / app / "management" / "commands").glob("*.py")
+        if not path.stem.startswith("_")
+    )
+    assert listed == ours
+
+
+@pytest.mark.parametrize("name", readme_commands())
+def test_every_readme_command_answers_help(name, capsys):
+    from django.core.management import ManagementUtility
+
+    with pytest.raises(SystemExit) as exit_:
+        ManagementUtility(["manage.py", name, "--help"]).execute()
+    assert exit_.value.code in (0, None)
+    assert f"usage: manage.py {name}" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_import_ctrs_runs_with_debug_on_as_make_run_has_it(settings, tmp_path, dry_run):
+    """DJANGO_DEBUG defaults to true (make run, the README's commands): Django then wraps every
+    cursor in its debug wrapper, whose copy_expert takes no keyword arguments; the bulk import
+    called it with one and crashed with a TypeError (the suite runs with DEBUG off)."""
+    from django.core.management import call_command
+
+    from ctr.models import CTR
+    from tests.ctr_world import build_world
+    from tests.test_ctr_csv import csv_bytes, row
+
+    settings.DEBUG = True
+    world = build_world()
+    path = tmp_path / "ctrs.csv"
+    path.write_bytes(csv_bytes([row(world), row(world)]))
+    args = ["--dry-run"] if dry_run else []
+    out = io.StringIO()
+    call_command("import_ctrs", str(path), "--user", world.alfa_user.username, *args, stdout=out)
+    assert CTR.objects.count() == (0 if dry_run else 2)
