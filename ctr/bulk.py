@@ -784,12 +784,14 @@ def stage(cursor, chunk: _Chunk) -> None:
     cursor.execute("DROP INDEX IF EXISTS ctr_bulk_row_origin, ctr_bulk_row_destination")
     data = chunk.data()
     # The whole buffer in one read: psycopg2 takes the GIL back for each read (8 kB by
-    # default), and the reader thread holds it up to 5 ms at a time.
+    # default), and the reader thread holds it up to 5 ms at a time. The size goes by
+    # position: with DEBUG on (`make run`) the cursor is Django's CursorDebugWrapper, whose
+    # copy_expert(sql, file, *args) forwards positional arguments only.
     cursor.copy_expert(
         f"COPY ctr_bulk_row ({', '.join(STAGE_COLUMNS)}) FROM STDIN "
         f"WITH (FORMAT csv, FORCE_NOT_NULL ({', '.join(TEXT_COLUMNS)}))",
         data,
-        size=max(data.getbuffer().nbytes, 8192),
+        max(data.getbuffer().nbytes, 8192),
     )
     chunk.release()
     cursor.execute("CREATE INDEX ctr_bulk_row_origin ON ctr_bulk_row USING gist (origin)")
