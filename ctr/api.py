@@ -250,7 +250,16 @@ class CTROutput(serializers.ModelSerializer):
         return {"id": ctr.transporter_id, "name": ctr.transporter.name}
 
     def get_generator(self, ctr) -> dict:
-        return {"name": ctr.generator.name, "document": ctr.generator.document}
+        """The name as declared on the CTR, and the registry's name for the document: a
+        client sees when they differ (docs/api.md)."""
+        registered = ctr.generator.name
+        declared = ctr.generator_name or registered
+        return {
+            "name": declared,
+            "document": ctr.generator.document,
+            "registered_name": registered,
+            "name_matches_registry": services.same_name(declared, registered),
+        }
 
     def get_destination_facility(self, ctr) -> dict:
         facility = ctr.destination_facility
