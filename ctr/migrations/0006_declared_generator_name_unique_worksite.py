@@ -58,6 +58,10 @@ WHERE p.worksite_id = m.dropped;
 DELETE FROM ctr_worksite_plan_facilities p USING ctr_worksite_merge m
 WHERE p.worksite_id = m.dropped;
 DELETE FROM ctr_worksite w USING ctr_worksite_merge m WHERE w.id = m.dropped;
+
+-- The foreign keys are checked at commit (deferred): check them now, or PostgreSQL refuses to
+-- build the unique index on a table with pending trigger events.
+SET CONSTRAINTS ALL IMMEDIATE
 """
 
 
