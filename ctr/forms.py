@@ -200,6 +200,9 @@ class CTRForm(forms.Form):
         )
 
     generator_name_question = ""  # the registered name, when the form asks
+    # The answer given (offered name, choice), carried while the form comes back for other
+    # reasons (a rule broken): it is not asked twice.
+    generator_name_answer: tuple[str, str] | None = None
 
     def generator_name_to_use(self, registered: str | None) -> str | None:
         """The generator's name for the CTR, or None when the form must ask first: the
@@ -211,11 +214,10 @@ class CTRForm(forms.Form):
         if self.cleaned_data.get("generator_name_offered") != registered:
             return None
         choice = self.cleaned_data.get("generator_name_choice")
-        if choice == "registered":
-            return registered
-        if choice == "declared":
-            return typed
-        return None
+        if choice not in ("registered", "declared"):
+            return None
+        self.generator_name_answer = (registered, choice)
+        return registered if choice == "registered" else typed
 
     def ask_generator_name(self, registered: str) -> None:
         """Show the registered name and ask which one goes on the CTR; nothing typed is lost

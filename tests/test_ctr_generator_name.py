@@ -207,3 +207,17 @@ def test_documents_show_the_declared_name(world):
     assert "Nome declarado nos CTRs" in report and TYPED in report
     report_pdf = pdf_text(client.get(f"/obras/{site.pk}/relatorio.pdf").content)
     assert TYPED in report_pdf
+
+
+def test_the_answer_is_kept_when_the_form_comes_back_for_a_rule(world):
+    client = client_for(world.alfa_user)
+    data = form_data(
+        world, generator_name=TYPED, generator_name_choice="declared", generator_name_offered=STORED
+    )
+    data["waste-0-waste_class"] = "DOMICILIAR"
+    response = client.post(NEW, data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Usar o nome do cadastro" not in html  # not asked again
+    assert '<input type="hidden" name="generator_name_choice" value="declared">' in html
+    assert f'<input type="hidden" name="generator_name_offered" value="{STORED}">' in html
