@@ -11,9 +11,10 @@ import urllib.request
 import pytest
 from rest_framework.authtoken.models import Token
 
-from ctr import services
+from ctr import csv_import, services
 from ctr.models import CTR, Generator, Worksite
 from tests.ctr_world import CPF_GENERATOR, build_world, ctr_payload
+from tests.test_ctr_csv import csv_bytes, row
 from tests.test_ctr_races import all_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -97,3 +98,29 @@ def test_worksite_lookup_ignores_case_and_spacing():
         generator, services.WorksiteData("Rua das Flores, 12", world.origin)
     )
     assert other.pk != first.pk
+
+
+@pytest.mark.parametrize("per_row", [False, True], ids=["bulk", "per-row"])
+def test_csv_rows_spelling_one_site_differently_make_one_worksite(per_row):
+    world = build_world()
+    generator = Generator.objects.create(name="Maria da Obra", document=CPF_GENERATOR)
+    existing = services.worksite_for(
+        generator, services.WorksiteData("Rua das Flores, 10", world.origin)
+    )
+    data = csv_bytes(
+        [
+            row(world, worksite_address="RUA DAS FLORES, 10"),
+            row(world, worksite_address="Rua das  Flores, 10"),
+            row(world, worksite_address="Rua Nova, 1"),
+            row(world, worksite_address="rua nova, 1"),
+        ]
+    )
+
+    report = csv_import.import_ctrs(data, world.alfa, world.alfa_user, per_row=per_row)
+
+    assert len(report.issued) == 4
+    assert Worksite.objects.count() == 2
+    sites = list(CTR.objects.order_by("sequence").values_list("worksite_id", flat=True))
+    assert sites[:2] == [existing.pk, existing.pk]
+    assert sites[2] == sites[3] != existing.pk
+    assert Worksite.objects.get(pk=sites[2]).address == "Rua Nova, 1"  # the first row's
