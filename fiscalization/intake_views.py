@@ -54,14 +54,30 @@ def _outline(ibge: str | None = None) -> dict | None:
 
 
 def _rate_limited_page(request, form, error: throttle.RateLimited, outline, pending=None):
+    # A blocked submission is not processed: its new photos are not kept, and the page says so.
     response = _form_page(
-        request, form, outline, status=429, rate_limit=error.message, pending=pending
+        request,
+        form,
+        outline,
+        status=429,
+        rate_limit=error.message,
+        pending=pending,
+        photos_dropped=bool(request.FILES.getlist("photos")),
     )
     response["Retry-After"] = str(error.retry_after)
     return response
 
 
-def _form_page(request, form, outline, status=200, nearby=None, rate_limit=None, pending=None):
+def _form_page(
+    request,
+    form,
+    outline,
+    status=200,
+    nearby=None,
+    rate_limit=None,
+    pending=None,
+    photos_dropped=False,
+):
     chosen = None
     if form.is_bound and not form.errors.get("longitude") and not form.errors.get("latitude"):
         try:
@@ -86,6 +102,7 @@ def _form_page(request, form, outline, status=200, nearby=None, rate_limit=None,
             for i, photo in enumerate(pending.photos)
         ],
         "pending_expired": pending.expired,
+        "photos_dropped": photos_dropped,
         "photo_room": max(0, MAX_PHOTOS - len(pending.photos)),
     }
     return render(request, "fiscalization/intake/denunciar.html", context, status=status)

@@ -11,7 +11,7 @@ import pytest
 from django.core.cache import cache
 from PIL import Image
 
-from fiscalization import pending_photos
+from fiscalization import pending_photos, throttle
 from fiscalization.models import DumpingReport
 from tests import dumping_fixtures as fx
 from tests.ctr_world import build_world
@@ -179,3 +179,15 @@ def test_a_forged_or_expired_token_says_to_attach_again(client, world):
     done = client.post("/denunciar/", {**fields(), "pending_photos": "forjado:x"})
     assert done.status_code == 302
     assert DumpingReport.objects.get().photos.count() == 0
+
+
+def test_a_blocked_submission_says_its_photos_were_not_kept(client, world, monkeypatch):
+    monkeypatch.setattr(throttle, "now", lambda: 1_800_000_000.0)
+    key = throttle.client_key({"REMOTE_ADDR": "127.0.0.1"})
+    for _ in range(5):
+        throttle.REPORTS.hit(key)
+    response = client.post(
+        "/denunciar/", {**fields(), "photos": [fx.upload("a.jpg", fx.jpeg_plain())]}
+    )
+    assert response.status_code == 429
+    assert "As fotos selecionadas neste envio não foram guardadas" in response.content.decode()
