@@ -11,7 +11,9 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError, connections
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
+
+from config.views import not_found
 
 logger = logging.getLogger(__name__)
 
@@ -245,4 +247,34 @@ class DatabaseGuardMiddleware:
             return unavailable_response(request, exception)
         if isinstance(exception, RequestDataTooBig) and request.path.startswith(API_PREFIXES):
             return too_big_response(request)
+        return None
+
+
+class PortugueseNotFoundMiddleware:
+    """Every 404 is the site's Portuguese page (config.views.not_found), with DEBUG on too.
+
+    With DEBUG on (as `make run` serves), Django answers an unknown URL or an Http404 raised by
+    a view with its technical page, in English, listing the URL patterns. Here an Http404 from
+    a view goes to the project's handler (process_exception), and a 404 for a URL that no
+    pattern matched (Django leaves request.resolver_match unset then) is rendered again by it.
+    The 404 pages views render themselves ("CTR não encontrado", "Obra não encontrada") are
+    left as they are. Placed after CommonMiddleware, so that its APPEND_SLASH redirect still
+    sees the 404."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            settings.DEBUG
+            and response.status_code == 404
+            and getattr(request, "resolver_match", None) is None
+        ):
+            return not_found(request)
+        return response
+
+    def process_exception(self, request, exception):
+        if settings.DEBUG and isinstance(exception, Http404):
+            return not_found(request, exception)
         return None

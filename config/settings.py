@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "config.security.PublicRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Every 404 in Portuguese, with DEBUG on too (Django's technical page is in English).
+    "config.middleware.PortugueseNotFoundMiddleware",
     # Last, as django-axes asks: turns a locked-out login into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -70,7 +70,13 @@ class CTRAdmin(LeafletGeoAdmin):
 
     list_display = ["number", "transport_date", "transporter", "destination_facility", "status"]
     list_filter = ["status", "municipality", "destination_facility__kind"]
-    search_fields = ["number", "vehicle__plate", "transporter__name", "generator__name"]
+    search_fields = [
+        "number",
+        "vehicle__plate",
+        "transporter__name",
+        "generator__name",
+        "generator_name",
+    ]
     date_hierarchy = "transport_date"
     list_select_related = ["transporter", "destination_facility"]
     inlines = [CTRWasteInline, CTREventInline]

@@ -8,7 +8,7 @@ import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch, prefetch_related_objects
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension, OpenApiViewExtension
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -225,6 +225,20 @@ class EventOutput(serializers.Serializer):
     data = serializers.JSONField()
 
 
+class GeneratorOutput(serializers.Serializer):
+    """The generator of a CTR (docs/api.md): the name as declared on it, and the registry's."""
+
+    name = serializers.CharField(help_text="Nome do gerador como declarado neste CTR.")
+    document = serializers.CharField(help_text="CPF ou CNPJ, só os números.")
+    registered_name = serializers.CharField(
+        help_text="Nome do gerador no cadastro (o do primeiro CTR com este CPF/CNPJ)."
+    )
+    name_matches_registry = serializers.BooleanField(
+        help_text="false quando o nome declarado difere do cadastrado (maiúsculas e espaços à "
+        "parte)."
+    )
+
+
 class CTROutput(serializers.ModelSerializer):
     municipality = serializers.CharField(source="municipality.ibge_code")
     transporter = serializers.SerializerMethodField()
@@ -249,8 +263,18 @@ class CTROutput(serializers.ModelSerializer):
     def get_transporter(self, ctr) -> dict:
         return {"id": ctr.transporter_id, "name": ctr.transporter.name}
 
+    @extend_schema_field(GeneratorOutput)
     def get_generator(self, ctr) -> dict:
-        return {"name": ctr.generator.name, "document": ctr.generator.document}
+        """The name as declared on the CTR, and the registry's name for the document: a
+        client sees when they differ (docs/api.md)."""
+        registered = ctr.generator.name
+        declared = ctr.generator_name or registered
+        return {
+            "name": declared,
+            "document": ctr.generator.document,
+            "registered_name": registered,
+            "name_matches_registry": services.same_name(declared, registered),
+        }
 
     def get_destination_facility(self, ctr) -> dict:
         facility = ctr.destination_facility

@@ -15,16 +15,16 @@ rows:
    message of ctr.rules (messages built with format()/to_char; errors first, then warnings,
    each in catalogue order, as rules.evaluate orders them);
 4. unless it is a dry run, issue the rows without errors in one transaction per chunk:
-   generators and worksites as the per-row path creates them (get_or_create, the first row
-   wins), numbers allocated per (municipality, year) with the sequence rows locked in a fixed
-   order and row_number() in line order (gap-free, the same numbers as one issue per row),
-   then INSERT … SELECT into ctr_ctr, ctr_ctrwaste and ctr_ctrevent.
+   generators and worksites as the per-row path creates them (the first row wins; ON CONFLICT
+   on their unique indexes, so a concurrent issuer is no error), numbers allocated per
+   (municipality, year) with the sequence rows locked in a fixed order and row_number() in
+   line order (gap-free, the same numbers as one issue per row), then INSERT … SELECT into
+   ctr_ctr, ctr_ctrwaste and ctr_ctrevent.
 
 A row with any problem issues nothing and is reported with every problem, as before; the
 warnings stay on the issued CTRs. tests/test_ctr_bulk.py runs both paths on the same rows.
-Where the per-row path leaves a choice to the database (two facilities at the same distance)
-or fails (two worksites of one generator at one address: get_or_create raises), this path
-takes the lowest id.
+Where the per-row path leaves a choice to the database (two facilities at the same distance),
+this path takes the lowest id.
 
 A session runs one import at a time (the staging tables are temporary, hence private to it);
 concurrent imports and per-row issuers share only the numbering rows, locked in order.
@@ -56,7 +56,14 @@ from .csv_import import (
     finding_problem,
     parse_values,
 )
-from .models import PROHIBITED_CLASSES, CTRStatus, CTRWasteClass, Transporter
+from .models import (
+    ADDRESS_KEY_SQL,
+    PROHIBITED_CLASSES,
+    WORKSITE_CONFLICT_SQL,
+    CTRStatus,
+    CTRWasteClass,
+    Transporter,
+)
 
 CHUNK_ROWS = 50_000
 
@@ -477,7 +484,8 @@ ISSUE_SQL = [
         WHERE x.line = r.line AND u.severity = 'error')
     """,
     "ANALYZE ctr_bulk_ok (line)",
-    # Generator.objects.get_or_create(document=…, defaults={"name": …}): the first row wins.
+    # ctr.services.generator_for: the registry's name is the first row's; each CTR records
+    # the name its own row declares (ctr_ctr.generator_name, below).
     """
     INSERT INTO ctr_generator (name, document)
     SELECT s.generator_name, s.generator_document
@@ -488,20 +496,27 @@ ISSUE_SQL = [
     ORDER BY s.line
     ON CONFLICT (document) DO NOTHING
     """,
-    # Worksite.objects.get_or_create(generator=…, address=…, defaults=location, neighbourhood).
+    # ctr.services.worksite_for: one worksite per generator and address, case and spacing
+    # aside (the unique index's expression, ADDRESS_KEY_SQL); the first row wins. ON CONFLICT
+    # on that index: a concurrent issuer or import that inserted the same site first wins.
     """
     INSERT INTO ctr_worksite
         (generator_id, address, neighbourhood, location, permit_number, is_large_generator)
     SELECT g.id, s.worksite_address, s.worksite_neighbourhood, s.origin, '', false
     FROM (
-        SELECT DISTINCT ON (generator_document, worksite_address)
+        SELECT DISTINCT ON (generator_document, """
+    + ADDRESS_KEY_SQL.format("worksite_address")
+    + """)
                line, generator_document, worksite_address, worksite_neighbourhood, origin
-        FROM ctr_bulk_ok ORDER BY generator_document, worksite_address, line
+        FROM ctr_bulk_ok ORDER BY generator_document, """
+    + ADDRESS_KEY_SQL.format("worksite_address")
+    + """, line
     ) s
     JOIN ctr_generator g ON g.document = s.generator_document
-    WHERE NOT EXISTS (
-        SELECT 1 FROM ctr_worksite w WHERE w.generator_id = g.id AND w.address = s.worksite_address)
     ORDER BY s.line
+    ON CONFLICT """
+    + WORKSITE_CONFLICT_SQL
+    + """ DO NOTHING
     """,
     # Numbers: ctr.services.next_number for a set. The sequence rows are created if missing,
     # then locked in a fixed order (two imports never deadlock; a per-row issuer queues on the
@@ -546,7 +561,12 @@ ISSUE_SQL = [
     ), site AS MATERIALIZED (  -- not pulled up: one lookup per pair
         SELECT s.generator_document, s.worksite_address, g.id AS generator_id,
                (SELECT min(w.id) FROM ctr_worksite w
-                WHERE w.generator_id = g.id AND w.address = s.worksite_address) AS worksite_id
+                WHERE w.generator_id = g.id
+                  AND """
+    + ADDRESS_KEY_SQL.format("w.address")
+    + " = "
+    + ADDRESS_KEY_SQL.format("s.worksite_address")
+    + """) AS worksite_id
         FROM (SELECT DISTINCT generator_document, worksite_address FROM ctr_bulk_ok) s
         JOIN ctr_generator g ON g.document = s.generator_document
     ), found AS (
@@ -575,11 +595,11 @@ ISSUE_SQL = [
     """
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
-         generator_id, worksite_id, origin, destination, destination_facility_id,
+         generator_id, generator_name, worksite_id, origin, destination, destination_facility_id,
          transport_date, total_volume_m3, status, findings, fee_ufesp, received_volume_m3,
          closed_at, created_at, created_by_id)
     SELECT n.id, n.number, o.municipality_id, o.year, n.sequence, %(transporter)s,
-           o.vehicle_id, o.equipment_id, n.generator_id, n.worksite_id, o.origin,
+           o.vehicle_id, o.equipment_id, n.generator_id, o.generator_name, n.worksite_id, o.origin,
            o.destination, o.facility_id, o.transport_date, o.total, %(status)s, n.findings,
            CASE WHEN o.large_volume THEN 1 ELSE 0 END, NULL, NULL, %(at)s, %(user)s
     FROM ctr_bulk_numbered n JOIN ctr_bulk_ok o ON o.line = n.line ORDER BY n.id
@@ -785,7 +805,8 @@ def stage(cursor, chunk: _Chunk) -> None:
     data = chunk.data()
     # The whole buffer in one read: psycopg2 takes the GIL back for each read (8 kB by
     # default), and the reader thread holds it up to 5 ms at a time. The size goes by
-    # position: Django's debug cursor (DEBUG=true, as make run has it) takes no keywords.
+    # position: with DEBUG on (`make run`) the cursor is Django's CursorDebugWrapper, whose
+    # copy_expert(sql, file, *args) forwards positional arguments only.
     cursor.copy_expert(
         f"COPY ctr_bulk_row ({', '.join(STAGE_COLUMNS)}) FROM STDIN "
         f"WITH (FORMAT csv, FORCE_NOT_NULL ({', '.join(TEXT_COLUMNS)}))",

@@ -133,6 +133,18 @@ class CTRForm(forms.Form):
         help_text="Só os números, ou com pontos, barra e traço.",
         widget=forms.TextInput({"inputmode": "numeric", "autocomplete": "off"}),
     )
+    # Asked only when the CPF/CNPJ is registered under another name (ask_generator_name):
+    # which name goes on the CTR. `offered` is the registered name the question showed, so
+    # that an answer does not carry over to another document.
+    generator_name_choice = forms.ChoiceField(
+        label="Nome do gerador no CTR",
+        required=False,
+        choices=[("registered", "Nome do cadastro"), ("declared", "Nome digitado")],
+        widget=forms.RadioSelect,
+    )
+    generator_name_offered = forms.CharField(
+        required=False, max_length=200, widget=forms.HiddenInput
+    )
     worksite_address = forms.CharField(label="Endereço da obra ou imóvel", max_length=300)
     worksite_neighbourhood = forms.CharField(label="Bairro", max_length=120, required=False)
     origin_lon = BRDecimalField(
@@ -185,6 +197,41 @@ class CTRForm(forms.Form):
         )
         self.fields["destination_facility"].label_from_instance = lambda f: (
             f"{f.name} ({f.get_kind_display()})"
+        )
+
+    generator_name_question = ""  # the registered name, when the form asks
+    # The answer given (offered name, choice), carried while the form comes back for other
+    # reasons (a rule broken): it is not asked twice.
+    generator_name_answer: tuple[str, str] | None = None
+
+    def generator_name_to_use(self, registered: str | None) -> str | None:
+        """The generator's name for the CTR, or None when the form must ask first: the
+        typed one unless the registry knows the document by another name (`registered`) and
+        the user has not chosen, for that name, between the two."""
+        typed = self.cleaned_data["generator_name"]
+        if registered is None:
+            return typed
+        if self.cleaned_data.get("generator_name_offered") != registered:
+            return None
+        choice = self.cleaned_data.get("generator_name_choice")
+        if choice not in ("registered", "declared"):
+            return None
+        self.generator_name_answer = (registered, choice)
+        return registered if choice == "registered" else typed
+
+    def ask_generator_name(self, registered: str) -> None:
+        """Show the registered name and ask which one goes on the CTR; nothing typed is lost
+        (the bound form shows it again)."""
+        typed = self.cleaned_data["generator_name"]
+        self.generator_name_question = registered
+        self.fields["generator_name_choice"].choices = [
+            ("registered", f"Usar o nome do cadastro: “{registered}”"),
+            ("declared", f"Manter o nome digitado: “{typed}”"),
+        ]
+        self.add_error(
+            "generator_name",
+            f"Este CPF/CNPJ está cadastrado em nome de “{registered}”, não “{typed}”. "
+            "Escolha abaixo qual nome vai no CTR e emita de novo.",
         )
 
     def clean_generator_document(self) -> str:

@@ -8,7 +8,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.gis.db import models
 from django.core.validators import MinValueValidator
-from django.db.models import Q
+from django.db.models import F, Func, Q, Value
+from django.db.models.functions import Lower, Trim
 from django.utils import timezone
 
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
@@ -154,6 +155,22 @@ class Generator(models.Model):
         return self.name
 
 
+def address_key(address) -> Func:
+    """The address as the worksite's uniqueness sees it: trimmed, runs of spaces as one,
+    lower case. `address` is an expression (F("address"), Value(text)); the same SQL is the
+    unique index (worksite_generator_address_unique) and every lookup of a worksite by
+    address, so that the lookup uses the index and agrees with it."""
+    return Lower(
+        Func(Trim(address), Value(r"\s+"), Value(" "), Value("g"), function="regexp_replace")
+    )
+
+
+# The index expression as SQL, for the set-based paths' ON CONFLICT (ctr/bulk.py,
+# ctr/synthetic.py): PostgreSQL infers the unique index only from this exact expression.
+ADDRESS_KEY_SQL = "lower(regexp_replace(btrim({}), '\\s+', ' ', 'g'))"
+WORKSITE_CONFLICT_SQL = f"(generator_id, ({ADDRESS_KEY_SQL.format('address')}))"
+
+
 class Worksite(models.Model):
     """Obra or property where waste is generated; a large generator has a PGRCC (art. 9)."""
 
@@ -182,6 +199,16 @@ class Worksite(models.Model):
         verbose_name = "obra"
         verbose_name_plural = "obras"
         ordering = ["address"]
+        constraints = [
+            # One worksite per generator and address (case and spacing aside): concurrent
+            # issuers naming the same new site meet here (ctr.services.worksite_for).
+            models.UniqueConstraint(
+                F("generator"),
+                address_key(F("address")),
+                name="worksite_generator_address_unique",
+                violation_error_message="Este gerador já tem uma obra neste endereço.",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.address
@@ -250,6 +277,9 @@ class CTR(models.Model):
     generator = models.ForeignKey(
         Generator, on_delete=models.PROTECT, related_name="ctrs", verbose_name="gerador"
     )
+    # The name as the transporter declared it on this CTR: the document records what was
+    # declared, even when the registry knows the CPF/CNPJ under another name.
+    generator_name = models.CharField("nome do gerador (declarado)", max_length=200)
     worksite = models.ForeignKey(
         Worksite,
         on_delete=models.PROTECT,
@@ -312,6 +342,12 @@ class CTR(models.Model):
 
     def __str__(self) -> str:
         return self.number
+
+    @property
+    def declared_generator_name(self) -> str:
+        """The generator's name as this CTR declares it (what the documents print); CTRs
+        stored without one (before the field, or by hand) show the registry's."""
+        return self.generator_name or self.generator.name
 
     @property
     def is_large_volume(self) -> bool:

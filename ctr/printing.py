@@ -461,7 +461,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
         section("Gerador e origem"),
         fields(
             [
-                ("Gerador*", ctr.generator.name),
+                ("Gerador*", ctr.declared_generator_name),
                 (
                     document_kind(ctr.generator.document),
                     format_document(ctr.generator.document),
@@ -545,7 +545,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
                 Spacer(0, 1.5 * mm),
                 signature_boxes(
                     [
-                        ("Gerador", ctr.generator.name),
+                        ("Gerador", ctr.declared_generator_name),
                         ("Transportador", transporter.name),
                         ("Receptor", facility.name),
                     ]
@@ -603,6 +603,11 @@ def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -
         ("Alvará", site.permit_number),
         ("Gerador", site.generator.name),
         (document_kind(site.generator.document), report.generator_document),
+        *(
+            [("Nome declarado nos CTRs", "; ".join(report.declared_names))]
+            if report.declared_names
+            else []
+        ),
         ("Grande gerador", "Sim (PGRCC)" if site.is_large_generator else "Não"),
         ("Emitido em", reports.br_datetime(report.generated_at)),
     ]

@@ -23,6 +23,7 @@ from pev_network.models import FacilityKind, FacilityLicense, Municipality
 
 from .documents import document_kind, format_document, mask_document
 from .models import CTR, CTRStatus, CTRWaste, CTRWasteClass, Transporter, Worksite
+from .services import same_name
 
 ZERO = Decimal("0")
 
@@ -214,7 +215,7 @@ def public_view(ctr: CTR) -> PublicCTR:
         transporter=ctr.transporter.name,
         facility=ctr.destination_facility.name,
         facility_kind=ctr.destination_facility.get_kind_display(),
-        generator=public_person_name(ctr.generator.name, ctr.generator.document),
+        generator=public_person_name(ctr.declared_generator_name, ctr.generator.document),
         generator_document=mask_document(ctr.generator.document),
         origin=public_origin(ctr),
         waste=waste_rows(ctr),
@@ -280,6 +281,9 @@ class WorksiteReport:
     refused_volume: str
     conclusion: str
     generated_at: datetime.datetime = field(default_factory=timezone.now)
+    # The generator's names as the CTRs declare them, when not the registry's (case and
+    # spacing aside): the report shows what was declared.
+    declared_names: list[str] = field(default_factory=list)
 
     @property
     def proven(self) -> bool:
@@ -425,7 +429,21 @@ def worksite_report(worksite: Worksite, transporter: Transporter | None = None) 
         open_volume=br_volume(totals["open_volume"]),
         refused_volume=br_volume(totals["refused_volume"]),
         conclusion=conclusion,
+        declared_names=_other_declared_names(ctrs, worksite.generator.name),
     )
+
+
+def _other_declared_names(ctrs: QuerySet, registered: str) -> list[str]:
+    names: list[str] = []
+    for name in (
+        ctrs.exclude(generator_name="")
+        .values_list("generator_name", flat=True)
+        .distinct()
+        .order_by("generator_name")
+    ):
+        if not same_name(name, registered) and not any(same_name(name, n) for n in names):
+            names.append(name)
+    return names
 
 
 # --- monthly fee statement (art. 12 §3) -------------------------------------------------------

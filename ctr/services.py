@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.gis.geos import Point
-from django.db import connection, transaction
-from django.db.models import BooleanField, Exists, F, FloatField, OuterRef, QuerySet
+from django.db import IntegrityError, connection, transaction
+from django.db.models import BooleanField, Exists, F, FloatField, OuterRef, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -34,6 +34,7 @@ from .models import (
     Transporter,
     Vehicle,
     Worksite,
+    address_key,
 )
 from .rules import CTRDraft, Finding, WasteLine
 
@@ -102,6 +103,73 @@ class IssueRequest:
     equipment_code: str = ""
     destination_facility_id: int | None = None
     extra: dict = field(default_factory=dict)
+
+
+# --- generator and worksite ---------------------------------------------------------------
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two spellings of one name: case and spacing aside."""
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def registered_generator_name(generator: GeneratorData | None) -> str | None:
+    """The name the registry holds for the declared CPF/CNPJ when it is not the declared one
+    (case and spacing aside); None when they agree or the document is new. The CTR records
+    the declared name either way: the web form asks which one is meant, the API says so."""
+    if generator is None:
+        return None
+    stored = (
+        Generator.objects.filter(document=generator.document).values_list("name", flat=True).first()
+    )
+    if stored is None or same_name(stored, generator.name):
+        return None
+    return stored
+
+
+def generator_for(data: GeneratorData) -> Generator:
+    """The registered generator of the document, created with the declared name when new.
+    Race-safe: the document is unique, and get_or_create retries the read after losing an
+    insert (inside the caller's transaction, in a savepoint of its own)."""
+    generator, _ = Generator.objects.get_or_create(
+        document=data.document, defaults={"name": data.name}
+    )
+    return generator
+
+
+def _find_worksite(generator: Generator, address: str) -> Worksite | None:
+    # The same expression as the unique index: the lookup uses it, and agrees with it.
+    return (
+        Worksite.objects.alias(key=address_key(F("address")))
+        .filter(generator=generator, key=address_key(Value(address)))
+        .order_by("pk")
+        .first()
+    )
+
+
+def worksite_for(generator: Generator, data: WorksiteData) -> Worksite:
+    """The generator's worksite at the address (case and spacing aside), created when new.
+
+    Race-safe inside the issuing transaction: two drivers at one site, or a client's retries,
+    may insert the same new worksite at once. The unique index (worksite_generator_address_
+    unique) makes the second insert wait for the first transaction and then fail; the
+    savepoint keeps the transaction usable, and the read after it sees the committed row."""
+    found = _find_worksite(generator, data.address)
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():  # a savepoint
+            return Worksite.objects.create(
+                generator=generator,
+                address=data.address,
+                location=data.location,
+                neighbourhood=data.neighbourhood,
+            )
+    except IntegrityError:
+        found = _find_worksite(generator, data.address)
+        if found is None:
+            raise
+        return found
 
 
 # --- spatial resolution -----------------------------------------------------------------
@@ -315,21 +383,15 @@ def issue(
     with transaction.atomic():
         generator = draft.generator
         if generator.pk is None:
-            generator, _ = Generator.objects.get_or_create(
-                document=generator.document, defaults={"name": generator.name}
-            )
+            generator = generator_for(request.generator)
+        # What was declared, not what the registry holds for the document (an API client, a
+        # CSV row or a form the user confirmed): the CTR records the declaration.
+        generator_name = request.generator.name if request.generator else generator.name
         worksite = None
         if request.worksite_id is not None:
             worksite = Worksite.objects.get(pk=request.worksite_id)
         elif request.worksite is not None:
-            worksite, _ = Worksite.objects.get_or_create(
-                generator=generator,
-                address=request.worksite.address,
-                defaults={
-                    "location": request.worksite.location,
-                    "neighbourhood": request.worksite.neighbourhood,
-                },
-            )
+            worksite = worksite_for(generator, request.worksite)
         year = draft.transport_date.year
         sequence, number = next_number(draft.municipality, year)
         ctr = CTR.objects.create(
@@ -341,6 +403,7 @@ def issue(
             vehicle=draft.vehicle,
             equipment=draft.equipment,
             generator=generator,
+            generator_name=generator_name,
             worksite=worksite,
             origin=draft.origin,
             destination=draft.destination,

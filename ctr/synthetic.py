@@ -54,6 +54,8 @@ from django.utils import timezone
 
 from pev_network.models import DEFAULT_ACCEPTED_CLASSES, Municipality
 
+from .models import WORKSITE_CONFLICT_SQL
+
 SP_FIXTURE = (
     Path(__file__).resolve().parent.parent / "fixtures" / "sp_estado_municipios_645_tbrugz.geojson"
 )
@@ -544,6 +546,9 @@ WORKSITE_SQL = [
     JOIN syn_gen sg ON sg.k = 1 + floor(w.ug * %(generators)s)::int
     JOIN ctr_generator gen ON gen.document = sg.document
     ORDER BY w.n
+    ON CONFLICT """
+    + WORKSITE_CONFLICT_SQL
+    + """ DO NOTHING
     """,
 ]
 
@@ -760,12 +765,12 @@ CTR_INSERT_SQL = [
     """
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
-         generator_id, worksite_id, origin, destination, destination_facility_id,
-         transport_date, total_volume_m3, status, findings, fee_ufesp, received_volume_m3,
-         closed_at, created_at, created_by_id)
+         generator_id, generator_name, worksite_id, origin, destination,
+         destination_facility_id, transport_date, total_volume_m3, status, findings, fee_ufesp,
+         received_volume_m3, closed_at, created_at, created_by_id)
     SELECT x.id, 'CTR-' || x.ibge_code || '-' || x.year || '-' || pg_temp.syn_seq6(x.seq),
            x.municipality_id, x.year, x.seq, x.transporter_id, x.vehicle_id, x.equipment_id,
-           x.generator_id, x.worksite_id, x.origin, x.destination, x.facility_id,
+           x.generator_id, g.name, x.worksite_id, x.origin, x.destination, x.facility_id,
            x.transport_date, x.total, x.status, '[]'::jsonb, x.fee, x.received, x.closed_at,
            x.created_at, %(actor)s
     FROM (
@@ -774,6 +779,7 @@ CTR_INSERT_SQL = [
         FROM syn_c2 c
         JOIN syn_base b ON b.municipality_id = c.municipality_id AND b.year = c.year
     ) x
+    JOIN ctr_generator g ON g.id = x.generator_id  -- the declared name is the registered one
     ORDER BY x.id
     """,
     """

@@ -407,8 +407,23 @@ def ctr_new(request):
         status = 400
         if form_ok and formset_ok:
             waste_forms = formset.filled_forms()
+            issue_request = form.to_request(formset.lines())
+            registered = services.registered_generator_name(issue_request.generator)
+            name = form.generator_name_to_use(registered)
             try:
-                ctr = services.issue(transporter, request.user, form.to_request(formset.lines()))
+                if name is None:
+                    # The document is registered under another name: ask which one goes on
+                    # the CTR, and say now what else the rules find, so that one more
+                    # submission is enough.
+                    form.ask_generator_name(registered)
+                    _, findings = services.check(transporter, issue_request)
+                    if rules.has_errors(findings):
+                        raise services.RuleViolation(findings)
+                    warnings.extend(_rule_message(f) for f in findings)
+                    ctr = None
+                else:
+                    issue_request.generator.name = name
+                    ctr = services.issue(transporter, request.user, issue_request)
             except services.RuleViolation as violation:
                 status = 422
                 for finding in violation.findings:
@@ -421,8 +436,9 @@ def ctr_new(request):
                 status = error.status if error.status in (400, 409, 422) else 400
                 _place_error(form, formset, waste_forms, areas, top, error.field, error.message)
             else:
-                messages.success(request, f"CTR {ctr.number} emitido.")
-                return redirect("ctr_web:ctr-detail", number=ctr.number)
+                if ctr is not None:
+                    messages.success(request, f"CTR {ctr.number} emitido.")
+                    return redirect("ctr_web:ctr-detail", number=ctr.number)
 
     map_parts, facilities = network_map(transporter)
     has_fleet = form.fields["vehicle"].queryset.exists()

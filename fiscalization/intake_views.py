@@ -27,11 +27,11 @@ from maps import builders
 from pev_network import public_layers
 from pev_network import services as network
 
-from . import intake, intake_maps, throttle
+from . import intake, intake_maps, pending_photos, throttle
 from .api import photos_with_distance
 from .intake_forms import CategoryForm, InspectorFilterForm, MergeForm, ReportForm, StatusForm
 from .models import DumpingPhoto, DumpingReport
-from .photos import PhotoErrors, check_photos
+from .photos import MAX_PHOTOS
 
 # More matching reports than this and the map shows counts per grid cell instead of points
 # (design.md: never thousands of raw markers in one page).
@@ -53,13 +53,31 @@ def _outline(ibge: str | None = None) -> dict | None:
 # --- citizens --------------------------------------------------------------------------------
 
 
-def _rate_limited_page(request, form, error: throttle.RateLimited, outline):
-    response = _form_page(request, form, outline, status=429, rate_limit=error.message)
+def _rate_limited_page(request, form, error: throttle.RateLimited, outline, pending=None):
+    # A blocked submission is not processed: its new photos are not kept, and the page says so.
+    response = _form_page(
+        request,
+        form,
+        outline,
+        status=429,
+        rate_limit=error.message,
+        pending=pending,
+        photos_dropped=bool(request.FILES.getlist("photos")),
+    )
     response["Retry-After"] = str(error.retry_after)
     return response
 
 
-def _form_page(request, form, outline, status=200, nearby=None, rate_limit=None, photos_lost=False):
+def _form_page(
+    request,
+    form,
+    outline,
+    status=200,
+    nearby=None,
+    rate_limit=None,
+    pending=None,
+    photos_dropped=False,
+):
     chosen = None
     if form.is_bound and not form.errors.get("longitude") and not form.errors.get("latitude"):
         try:
@@ -67,6 +85,7 @@ def _form_page(request, form, outline, status=200, nearby=None, rate_limit=None,
         except (AttributeError, KeyError, TypeError):
             chosen = None
     the_map = intake_maps.report_form_map(outline, chosen)
+    pending = pending or pending_photos.Pending()
     context = {
         "nav": "denunciar",
         "form": form,
@@ -76,19 +95,43 @@ def _form_page(request, form, outline, status=200, nearby=None, rate_limit=None,
         "radius_m": intake.NEARBY_RADIUS_M,
         "days": intake.NEARBY_DAYS,
         "rate_limit": rate_limit,
-        "photos_lost": photos_lost,
+        # Photos of an earlier submission of this form, kept (fiscalization.pending_photos).
+        "pending_token": pending.token,
+        "pending_photos": [
+            {"index": i, "name": photo.original_name, "thumb": pending_photos.thumbnail_uri(photo)}
+            for i, photo in enumerate(pending.photos)
+        ],
+        "pending_expired": pending.expired,
+        "photos_dropped": photos_dropped,
+        "photo_room": max(0, MAX_PHOTOS - len(pending.photos)),
     }
     return render(request, "fiscalization/intake/denunciar.html", context, status=status)
 
 
+def _submitted_photos(request, form, pending: pending_photos.Pending):
+    """The photos of this submission: those kept from the earlier ones (less the ones the user
+    removed), then the new uploads, each checked by content (fiscalization.photos). Returns
+    them and the refusals; the good ones are kept even when another file is refused."""
+    removed = set(request.POST.getlist("remove_pending"))
+    kept = [photo for i, photo in enumerate(pending.photos) if str(i) not in removed]
+    files = request.FILES.getlist("photos")
+    if len(kept) + len(files) > MAX_PHOTOS:
+        return kept, [pending_photos.too_many(len(kept) + len(files))]
+    new, errors = pending_photos.check_each(files)
+    return kept + new, errors
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 def report_new(request):
-    """/denunciar/: anyone reports a dumping spot, without an account."""
+    """/denunciar/: anyone reports a dumping spot, without an account. When the form comes
+    back (an error, or "is it one of these?"), the photos sent are kept and shown: a browser
+    cannot fill the file input again."""
     outline = _outline()
     if request.method != "POST":
         return _form_page(request, ReportForm(), outline)
 
     form = ReportForm(request.POST, request.FILES)
+    pending = pending_photos.load(request.POST.get("pending_photos", ""))
     inspector = roles.is_municipal(request.user)
     client = throttle.client_key(request.META)
     if not inspector:
@@ -97,15 +140,17 @@ def report_new(request):
             throttle.REPORTS.check(client)
         except throttle.RateLimited as error:
             form.is_valid()
-            return _rate_limited_page(request, form, error, outline)
-    if not form.is_valid():
-        return _form_page(request, form, outline, status=400)
-    try:
-        photos = check_photos(form.cleaned_data["photos"])
-    except PhotoErrors as error:
-        for problem in error.errors:
+            return _rate_limited_page(request, form, error, outline, pending)
+    form_ok = form.is_valid()
+    photos, refused = _submitted_photos(request, form, pending)
+    if not form_ok or refused:
+        for problem in refused:
             form.add_error("photos", f"{problem.filename}: {problem.message}")
-        return _form_page(request, form, outline, status=413 if error.too_large else 400)
+        too_large = bool(refused) and all(e.code == "too_large" for e in refused)
+        status = 413 if form_ok and too_large else 400
+        return _form_page(
+            request, form, outline, status=status, pending=pending_photos.keep(pending, photos)
+        )
     try:
         report = intake.create_report(
             form.new_report(),
@@ -119,11 +164,18 @@ def report_new(request):
             form,
             outline,
             nearby=intake.public_nearby(error.reports),
-            photos_lost=bool(photos),
+            pending=pending_photos.keep(pending, photos),
         )
     except intake.IntakeError as error:
         form.add_error(None, error.message)
-        return _form_page(request, form, outline, status=error.status)
+        return _form_page(
+            request,
+            form,
+            outline,
+            status=error.status,
+            pending=pending_photos.keep(pending, photos),
+        )
+    pending_photos.discard(pending)
     if not inspector:
         throttle.REPORTS.hit(client)
     messages.success(

@@ -597,12 +597,17 @@ def test_form_shows_nearby_reports_first_then_saves_when_confirmed(client, world
     assert "É uma destas?" in html
     assert existing.protocol in html and "a 120 m" in html
     assert "x@y.z" not in html
-    assert "selecione as fotos de novo" in html
+    # The photo is kept for the confirmation (tests/test_dumping_photos_kept.py).
+    assert "continuam anexadas" in html and "Fotos já anexadas (1)" in html
     assert DumpingReport.objects.count() == 1
+    token = re.search(r'name="pending_photos" value="([^"]+)"', html).group(1)
 
-    response = client.post("/denunciar/", {**_web_fields(centre), "confirm_new": "on"})
+    response = client.post(
+        "/denunciar/", {**_web_fields(centre), "confirm_new": "on", "pending_photos": token}
+    )
     assert response.status_code == 302
     assert DumpingReport.objects.count() == 2
+    assert DumpingReport.objects.order_by("-pk").first().photos.count() == 1
 
 
 def test_form_outside_every_municipality_explains_in_portuguese(client, world):
