@@ -512,7 +512,7 @@ def test_overlays_come_from_settings(world, overlay_tables, settings):
 
 
 def test_overlay_layer_refuses_sql_in_its_names():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Invalid SQL identifier in overlay layer: 'x; DROP"):
         intake.OverlayLayer(table="x; DROP TABLE y", category="AREA_PROTEGIDA", label="x")
 
 

@@ -258,7 +258,7 @@ def test_recidivist_gets_no_notice_but_a_record_straight_away(world):
 
 def test_unsigned_record_without_certificate_is_refused_by_the_database_too(world):
     record = record_for(world)
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="record_signed_or_certified"), transaction.atomic():
         InfractionRecord.objects.filter(pk=record.pk).update(
             signed_by_offender=False, no_signature_reason=""
         )
@@ -376,7 +376,7 @@ def test_suspension_of_16_days_is_refused_with_the_reason(world):
 
 def test_suspension_of_16_days_is_refused_by_the_database(world):
     record = record_for(world)
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="suspension_at_most_15_days"), transaction.atomic():
         Penalty.objects.create(
             record=record,
             kind=PenaltyKind.SUSPENSION,

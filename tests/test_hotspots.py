@@ -387,10 +387,11 @@ def test_hotspots_at_100k_reports_are_bounded_to_the_limit(town):
                 created_at, updated_at)
             SELECT 'T-' || i, %s, p, '', 'LOTE_VAGO',
                    (ARRAY['NEW', 'CONFIRMED', 'CLEANED', 'NEW', 'DUPLICATE', 'NEW'])[1 + mod(i, 6)],
-                   'CITIZEN', '', '', now() - random() * interval '170 days', now()
+                   'CITIZEN', '', '', %s - random() * interval '170 days', %s
             FROM pts
             """,
-            [*ORIGIN, *ORIGIN, town.pk],
+            # The times from Python's clock (the one the hotspot window reads), not the server's.
+            [*ORIGIN, *ORIGIN, town.pk, timezone.now(), timezone.now()],
         )
         cursor.execute(f"ANALYZE {DumpingReport._meta.db_table}")
     query = hotspots.HotspotQuery(municipality_id=town.pk)

@@ -17,7 +17,8 @@ from ctr.rules import WasteLine
 from fiscalization import roadside
 from tests.ctr_world import build_world
 
-pytestmark = pytest.mark.django_db
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
 URL = "/api/v1/roadside/"
 PAGE = "/fiscalizacao/veiculo/"
