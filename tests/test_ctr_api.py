@@ -280,17 +280,21 @@ def test_anonymous_gets_401(world):
 
 
 def test_token_login_and_use(world):
+    issued = issue(world).json()["number"]
     client = APIClient()
     response = client.post(
         "/api/v1/auth/token/", {"username": "alfa", "password": "senha-teste"}, format="json"
     )
     assert response.status_code == 200
     client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
-    assert client.get("/api/v1/ctrs/").status_code == 200
+    listing = client.get("/api/v1/ctrs/")
+    assert listing.status_code == 200
+    assert issued in listing.content.decode()  # alfa's own CTR, seen with the token
     bad = APIClient().post(
         "/api/v1/auth/token/", {"username": "alfa", "password": "errada"}, format="json"
     )
     assert bad.status_code == 400
+    assert bad.json()["detail"] == "Impossível fazer login com as credenciais fornecidas."
 
 
 # --- life of the document ----------------------------------------------------------------------

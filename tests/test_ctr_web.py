@@ -550,7 +550,9 @@ def test_wrong_password_is_explained_in_portuguese(world):
 
 def test_sign_out_is_a_post(world):
     client = client_for(world.alfa_user)
-    assert client.get("/sair/").status_code == 200  # a confirmation page, not a sign-out
+    confirm = client.get("/sair/")  # a confirmation page, not a sign-out
+    assert confirm.status_code == 200
+    assert '<form method="post" action="/sair/">' in confirm.content.decode()
     assert client.get(LIST).status_code == 200
     response = client.post("/sair/")
     assert response.status_code == 302 and response["Location"] == "/"

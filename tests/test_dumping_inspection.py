@@ -396,9 +396,11 @@ def test_anonymous_401_and_other_users_403(world, method, path, data):
 
 
 def test_nucleo_sees_the_reports_too(client, world):
-    report(world, fx.at(east_m=-800))
+    r = report(world, fx.at(east_m=-800))
     client.force_login(world.nucleo)
-    assert client.get(URL).status_code == 200
+    response = client.get(URL)
+    assert response.status_code == 200
+    assert r.protocol in response.content.decode()
 
 
 def _report_with_photo(world):

@@ -5,6 +5,7 @@ the end."""
 from __future__ import annotations
 
 import datetime
+import html
 import io
 from decimal import Decimal
 
@@ -218,17 +219,24 @@ def test_every_case_has_a_timeline(loaded):
         assert enforcement.case_timeline(case).steps
 
 
-def test_pages_are_alive_for_the_inspector(loaded, client):
+def test_pages_show_the_demo_to_the_inspector(loaded, client):
     client.force_login(get_user_model().objects.get(username="fiscal"))
     case = case_of(demo.CLANDESTINE[1])
-    for url in (
-        reverse("intake:inspect"),
-        reverse("intake:inspect-report", args=[case.dumping_report_id]),
-        reverse("enforcement:case-list"),
-        reverse("enforcement:case-detail", args=[case.pk]),
-        reverse("fiscalization_analysis:hotspots"),
-    ):
-        assert client.get(url).status_code == 200, url
+    report = case.dumping_report
+    other = EnforcementCase.objects.exclude(pk=case.pk).order_by("opened_at").first()
+    pages = {  # each page and what of the demo it must show
+        reverse("intake:inspect"): ["Denúncias de descarte irregular", report.protocol],
+        reverse("intake:inspect-report", args=[report.pk]): [f"Denúncia {report.protocol}"],
+        reverse("enforcement:case-list"): ["Processos de fiscalização", case.number, other.number],
+        reverse("enforcement:case-detail", args=[case.pk]): [case.number, case.offender.name],
+        reverse("fiscalization_analysis:hotspots"): ["Pontos críticos de descarte irregular"],
+    }
+    for url, expected in pages.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        text = html.unescape(response.content.decode())
+        for part in expected:
+            assert part in text, (url, part)
 
 
 # --- summary, idempotency ---------------------------------------------------------------------

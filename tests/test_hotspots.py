@@ -312,7 +312,11 @@ def test_api_access(town, layout):
     outsider = make_user("curioso")
     assert client_for(outsider).get(URL).status_code == 403
     nucleo = make_user("nucleo", roles.NUCLEO)
-    assert client_for(nucleo).get(URL).status_code == 200
+    response = client_for(nucleo).get(URL)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["type"] == "FeatureCollection" and body["numberReturned"] == 2
+    assert sorted(f["properties"]["reports"] for f in body["features"]) == [5, 5]  # a and b
 
 
 def test_api_too_costly_is_503(town, fiscal, monkeypatch):
