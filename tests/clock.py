@@ -2,7 +2,17 @@
 clock frozen at FROZEN_NOW (`frozen_today` fixture, or `frozen_clock()` around module-scoped
 data), an instant on tests.ctr_world.TODAY; every other test passes on any date, which CI checks
 by running the suite a second time with the clock moved years ahead (tests/conftest.py,
-CTR_TEST_CLOCK_SHIFT_DAYS)."""
+CTR_TEST_CLOCK_SHIFT_DAYS).
+
+Both move the clock of the test process only: the live server's thread shares it, the database
+server and subprocesses keep the real one. Hence no SQL of the application reads now() or
+CURRENT_DATE (the times come from Python), and the subprocesses the tests start do not need the
+test's clock: tests/test_faults.py's gunicorn serves a world of fixed dates (TODAY,
+registrations valid 2025-2027) whatever the day; the `manage.py check --deploy` of
+tests/test_security_settings.py, the pg_dump/pg_restore/migrate of tests/test_backup_restore.py
+and the GDAL tools of tests/interop/ and tests/test_nucleo_exports.py read no date. Chromium
+(tests/e2e/) keeps the real clock too: cookies carry a Max-Age, which it counts from its own
+clock."""
 
 from __future__ import annotations
 

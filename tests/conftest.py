@@ -10,8 +10,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 # No test may depend on the day it runs. CI runs the suite a second time with the clock of the
 # test process moved this many days ahead (time_machine, still ticking): every thread of the
-# process sees it (the live server's too); a subprocess does not, and the tests that start one
-# say how they cope. Tests that need a particular day freeze the clock themselves (`frozen_today`).
+# process sees it (the live server's too); subprocesses do not (tests/clock.py says which and
+# why that is fine). Tests that need a particular day freeze the clock (`frozen_today`).
 CLOCK_SHIFT_ENV = "CTR_TEST_CLOCK_SHIFT_DAYS"
 
 
@@ -39,12 +39,22 @@ def pytest_unconfigure(config):
         shift.stop()
 
 
-def pytest_report_header(config):
+def _shift_line() -> str | None:
     days = clock_shift_days()
     if days:
         today = datetime.datetime.now(datetime.UTC).date()
         return f"relógio dos testes adiantado {days} dias ({CLOCK_SHIFT_ENV}): hoje é {today}"
     return None
+
+
+def pytest_report_header(config):
+    return _shift_line()
+
+
+def pytest_terminal_summary(terminalreporter):
+    line = _shift_line()
+    if line:  # also under -q, where the header is not shown
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture
