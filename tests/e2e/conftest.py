@@ -1,6 +1,7 @@
 """Shared browser fixtures: Debian's Chromium driven by Playwright, no network but the live
 server, and a recorder of JavaScript errors."""
 
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -67,9 +68,14 @@ SCREENSHOTS = pytest.StashKey[Path]()
 
 @pytest.fixture(scope="session")
 def screenshot_dir(request, tmp_path_factory) -> Path:
-    """A folder of this run's own under pytest's temporary base (never the checkout), named at
-    the end of the run."""
-    folder = tmp_path_factory.mktemp("screenshots")
+    """A folder of this run's own under pytest's temporary base (never the checkout; pytest
+    keeps the last three runs'), or the folder CTR_E2E_SCREENSHOTS names; told at the end."""
+    chosen = os.environ.get("CTR_E2E_SCREENSHOTS", "").strip()
+    if chosen:
+        folder = Path(chosen).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("screenshots")
     request.config.stash[SCREENSHOTS] = folder
     return folder
 
