@@ -498,7 +498,7 @@ def test_clients_are_counted_apart_and_x_forwarded_for_is_ignored_by_default(wor
     for _ in range(5):
         throttle.REPORTS.hit(throttle.client_key({"REMOTE_ADDR": "198.51.100.7"}))
     forged = {"REMOTE_ADDR": "198.51.100.7", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
-    with pytest.raises(throttle.RateLimited, match="20 a cada 24 horas"):
+    with pytest.raises(throttle.RateLimited, match="o limite é 5 a cada 10 minutos"):
         throttle.REPORTS.check(throttle.client_key(forged))
     throttle.REPORTS.check(throttle.client_key({"REMOTE_ADDR": "198.51.100.8"}))
 
