@@ -1,5 +1,6 @@
 import datetime
 import os
+import tempfile
 
 import pytest
 import time_machine
@@ -7,6 +8,11 @@ import time_machine
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
 # around it are still synchronous, so Django's async-safety check does not apply.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# Nothing of a run in the checkout: Hypothesis (tests/test_api_fuzz.py, through schemathesis)
+# keeps its caches under the system's temporary folder, not in ./.hypothesis.
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "ctr-tests-hypothesis")
+)
 
 # No test may depend on the day it runs. CI runs the suite a second time with the clock of the
 # test process moved this many days ahead (time_machine, still ticking): every thread of the
