@@ -398,13 +398,12 @@ def test_events_cannot_be_deleted_in_the_database(world, issued):
 
 def test_each_role_sees_what_it_should(world, issued):
     url = f"/api/v1/ctrs/{issued}/"
-    assert client_for(world.alfa_user).get(url).status_code == 200
-    assert client_for(world.beta_user).get(url).status_code == 404
-    assert client_for(world.operator).get(url).status_code == 200
-    assert client_for(world.pev_operator).get(url).status_code == 404
-    assert client_for(world.nucleo).get(url).status_code == 200
-    assert client_for(world.fiscal).get(url).status_code == 200
-    assert client_for(world.outsider).get(url).status_code == 404
+    for user in (world.alfa_user, world.operator, world.nucleo, world.fiscal):
+        response = client_for(user).get(url)
+        assert response.status_code == 200, user
+        assert response.json()["number"] == issued
+    for user in (world.beta_user, world.pev_operator, world.outsider):
+        assert client_for(user).get(url).status_code == 404, user
     assert client_for(world.beta_user).get("/api/v1/ctrs/").json()["results"] == []
 
 

@@ -340,7 +340,8 @@ def test_transporter_sees_only_its_own_ctrs(world):
     beta = client_for(world.beta_user)
     assert beta.get(f"{LIST}{ctr.number}/").status_code == 404
     assert ctr.number not in beta.get(LIST).content.decode()
-    assert client_for(world.alfa_user).get(f"{LIST}{ctr.number}/").status_code == 200
+    own = client_for(world.alfa_user).get(f"{LIST}{ctr.number}/")
+    assert own.status_code == 200 and ctr.number in own.content.decode()
 
 
 @pytest.mark.parametrize("who", ["operator", "nucleo", "outsider"])

@@ -609,7 +609,8 @@ def test_admin_shows_reports_with_photos_and_history(client, world, django_user_
     r = _report_with_photo(world)
     admin = django_user_model.objects.create_superuser("chefe", "c@example.org", "x")
     client.force_login(admin)
-    assert client.get("/admin/fiscalization/dumpingreport/").status_code == 200
+    listing = client.get("/admin/fiscalization/dumpingreport/")
+    assert listing.status_code == 200 and r.protocol in listing.content.decode()
     html = client.get(f"/admin/fiscalization/dumpingreport/{r.pk}/change/").content.decode()
     assert r.protocol in html
     assert f"/fiscalizacao/fotos/{r.photos.get().pk}/" in html
