@@ -1,10 +1,75 @@
+import datetime
 import os
+import tempfile
 
 import pytest
+import time_machine
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
 # around it are still synchronous, so Django's async-safety check does not apply.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# Nothing of a run in the checkout: Hypothesis (tests/test_api_fuzz.py, through schemathesis)
+# keeps its caches under the system's temporary folder, not in ./.hypothesis.
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "ctr-tests-hypothesis")
+)
+
+# No test may depend on the day it runs. CI runs the suite a second time with the clock of the
+# test process moved this many days ahead (time_machine, still ticking): every thread of the
+# process sees it (the live server's too); subprocesses do not (tests/clock.py says which and
+# why that is fine). Tests that need a particular day freeze the clock (`frozen_today`).
+CLOCK_SHIFT_ENV = "CTR_TEST_CLOCK_SHIFT_DAYS"
+
+
+def clock_shift_days() -> int:
+    value = os.environ.get(CLOCK_SHIFT_ENV, "").strip()
+    try:
+        return int(value or 0)
+    except ValueError:
+        raise pytest.UsageError(
+            f"{CLOCK_SHIFT_ENV} deve ser um número de dias: {value!r}"
+        ) from None
+
+
+def pytest_configure(config):
+    days = clock_shift_days()
+    if days:
+        shifted = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=days)
+        config._ctr_clock_shift = time_machine.travel(shifted, tick=True)
+        config._ctr_clock_shift.start()
+
+
+def pytest_unconfigure(config):
+    shift = getattr(config, "_ctr_clock_shift", None)
+    if shift is not None:
+        shift.stop()
+
+
+def _shift_line() -> str | None:
+    days = clock_shift_days()
+    if days:
+        today = datetime.datetime.now(datetime.UTC).date()
+        return f"relógio dos testes adiantado {days} dias ({CLOCK_SHIFT_ENV}): hoje é {today}"
+    return None
+
+
+def pytest_report_header(config):
+    return _shift_line()
+
+
+def pytest_terminal_summary(terminalreporter):
+    line = _shift_line()
+    if line:  # also under -q, where the header is not shown
+        terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def frozen_today():
+    """The clock frozen at tests.clock.FROZEN_NOW (on tests.ctr_world.TODAY), still ticking."""
+    from tests.clock import frozen_clock
+
+    with frozen_clock() as traveller:
+        yield traveller
 
 
 @pytest.fixture(autouse=True)

@@ -43,7 +43,8 @@ from pev_network.models import CatchmentBasin
 from tests.builders import multi, offset, square
 from tests.ctr_world import build_world, ctr_payload
 
-pytestmark = pytest.mark.django_db
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
 SCHEMA_PATH = "/api/v1/schema/"
 # Examples per operation and role (positive and negative generation modes each).

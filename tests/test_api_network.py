@@ -8,6 +8,7 @@ from django.test import Client
 
 from pev_network.models import FacilityKind
 from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
+from tests.portuguese import assert_portuguese
 
 pytestmark = pytest.mark.django_db
 D = datetime.date
@@ -108,7 +109,8 @@ def test_bad_list_parameters_get_400_problem_in_portuguese(client, network, quer
     assert response["Content-Type"].startswith("application/problem+json")
     body = response.json()
     assert body["status"] == 400 and body["title"] == "Requisição inválida"
-    assert any(e["campo"] == parameter for e in body["errors"]), body
+    [error] = [e for e in body["errors"] if e["campo"] == parameter]
+    assert_portuguese(error["mensagem"])
 
 
 def nearest(client, **params):
@@ -153,7 +155,7 @@ def test_nearest_bad_parameters_get_400(client, network, query, parameter):
     assert response.status_code == 400, response.content
     errors = response.json()["errors"]
     assert errors[0]["campo"] == parameter
-    assert errors[0]["mensagem"]  # a sentence, in Portuguese
+    assert_portuguese(errors[0]["mensagem"])
 
 
 def test_municipality_lookup(client, network):

@@ -35,7 +35,8 @@ from tests.builders import multi, square
 from tests.ctr_world import build_world, ctr_payload
 from tests.enforcement_world import at, record_for
 
-pytestmark = pytest.mark.django_db
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
 USERNAMES = {
     "anon": None,

@@ -39,6 +39,7 @@ from ctr import csv_import, rules, services
 from ctr.models import CTR, Equipment
 from pev_network import importing
 from tests.ctr_world import TODAY, World, build_world, ctr_payload
+from tests.portuguese import assert_portuguese
 
 pytestmark = [
     pytest.mark.django_db,
@@ -49,45 +50,6 @@ pytestmark = [
 # Around Guaratinguetá/SP (lon, lat): inside the test town of tests/ctr_world.py.
 LON, LAT = -45.19, -22.81
 MB = 1024 * 1024
-
-# --- Portuguese or not ------------------------------------------------------------------------
-
-PORTUGUESE = re.compile(
-    r"[ãõçáéíóúâêôà]|\b(não|informe|use|arquivo|campo|deve|limite|fora|número|página|"
-    r"requisição|obrigatóri[oa]s?|inválid[oa]s?|permitid[oa]s?|escolha|linha|coluna|"
-    r"esperava|recebi|recebeu|lista|itens)\b",
-    re.IGNORECASE,
-)
-# Defaults of Django, DRF, Python, GEOS and GDAL that must not reach a user untranslated.
-ENGLISH = (
-    "JSON parse error",
-    "This field",
-    "Traceback",
-    "Expecting ",
-    "Exceeds the limit",
-    "Internal Server Error",
-    "Self-intersection",
-    "Invalid ",
-    "invalid literal",
-    "is not a valid",
-    "Not a valid",
-    "must be",
-    "may not",
-    "is required",
-    "Ensure this",
-    "out of range",
-    "codec can't",
-    "No data provided",
-    "control character",
-)
-
-
-def assert_portuguese(message: str, english_allowed: bool = False) -> None:
-    assert message.strip(), "resposta sem mensagem"
-    assert PORTUGUESE.search(message), f"mensagem não parece português: {message[:300]!r}"
-    if not english_allowed:
-        found = [marker for marker in ENGLISH if marker in message]
-        assert not found, f"texto em inglês {found} na mensagem: {message[:300]!r}"
 
 
 def page_text(content: bytes) -> str:

@@ -280,17 +280,21 @@ def test_anonymous_gets_401(world):
 
 
 def test_token_login_and_use(world):
+    issued = issue(world).json()["number"]
     client = APIClient()
     response = client.post(
         "/api/v1/auth/token/", {"username": "alfa", "password": "senha-teste"}, format="json"
     )
     assert response.status_code == 200
     client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
-    assert client.get("/api/v1/ctrs/").status_code == 200
+    listing = client.get("/api/v1/ctrs/")
+    assert listing.status_code == 200
+    assert issued in listing.content.decode()  # alfa's own CTR, seen with the token
     bad = APIClient().post(
         "/api/v1/auth/token/", {"username": "alfa", "password": "errada"}, format="json"
     )
     assert bad.status_code == 400
+    assert bad.json()["detail"] == "Impossível fazer login com as credenciais fornecidas."
 
 
 # --- life of the document ----------------------------------------------------------------------
@@ -394,13 +398,12 @@ def test_events_cannot_be_deleted_in_the_database(world, issued):
 
 def test_each_role_sees_what_it_should(world, issued):
     url = f"/api/v1/ctrs/{issued}/"
-    assert client_for(world.alfa_user).get(url).status_code == 200
-    assert client_for(world.beta_user).get(url).status_code == 404
-    assert client_for(world.operator).get(url).status_code == 200
-    assert client_for(world.pev_operator).get(url).status_code == 404
-    assert client_for(world.nucleo).get(url).status_code == 200
-    assert client_for(world.fiscal).get(url).status_code == 200
-    assert client_for(world.outsider).get(url).status_code == 404
+    for user in (world.alfa_user, world.operator, world.nucleo, world.fiscal):
+        response = client_for(user).get(url)
+        assert response.status_code == 200, user
+        assert response.json()["number"] == issued
+    for user in (world.beta_user, world.pev_operator, world.outsider):
+        assert client_for(user).get(url).status_code == 404, user
     assert client_for(world.beta_user).get("/api/v1/ctrs/").json()["results"] == []
 
 

@@ -29,6 +29,7 @@ from ctr.models import (
 )
 from pev_network.models import FacilityKind, ReceivingFacility
 from pev_network.services import municipality_at
+from tests.clock import frozen_clock
 
 # The marker makes pytest-django create the test database; each test then runs in a savepoint
 # inside the module's transaction.
@@ -46,7 +47,10 @@ def load() -> str:
 
 @pytest.fixture(scope="module")
 def demo_output(django_db_setup, django_db_blocker):
+    # The demo network's licenses have fixed dates (fixtures/README.md): the module runs on a
+    # day they are in force, whatever the day of the run.
     with (
+        frozen_clock(),
         django_db_blocker.unblock(),
         override_settings(PASSWORD_HASHERS=FAST_HASHER),
         transaction.atomic(),

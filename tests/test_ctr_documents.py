@@ -131,7 +131,11 @@ def test_pdf_of_another_transporters_ctr_is_not_found(world):
 )
 def test_pdf_follows_who_may_see_the_ctr(world, who, status):
     ctr = issue(world)  # destined to the ATT, whose operator is `operator`
-    assert client_for(getattr(world, who)).get(f"/ctrs/{ctr.number}/pdf/").status_code == status
+    response = client_for(getattr(world, who)).get(f"/ctrs/{ctr.number}/pdf/")
+    assert response.status_code == status
+    if status == 200:
+        assert response["Content-Type"] == "application/pdf"
+        assert response.content.startswith(b"%PDF-")
 
 
 def test_pdf_asks_an_anonymous_visitor_to_log_in(world):
@@ -262,7 +266,8 @@ def test_verification_form_redirects_to_the_number_typed(world):
     response = Client().get("/verificar/", {"numero": f"  {ctr.number.lower()} "})
     assert response.status_code == 302
     assert response["Location"] == f"/verificar/{ctr.number}/"
-    assert Client().get("/verificar/").status_code == 200
+    empty = Client().get("/verificar/")
+    assert empty.status_code == 200 and "<h1>Verificar um CTR</h1>" in empty.content.decode()
     bad = Client().get("/verificar/", {"numero": "xyz"})
     assert bad.status_code == 200 and "Número inválido" in bad.content.decode()
 

@@ -340,7 +340,8 @@ def test_transporter_sees_only_its_own_ctrs(world):
     beta = client_for(world.beta_user)
     assert beta.get(f"{LIST}{ctr.number}/").status_code == 404
     assert ctr.number not in beta.get(LIST).content.decode()
-    assert client_for(world.alfa_user).get(f"{LIST}{ctr.number}/").status_code == 200
+    own = client_for(world.alfa_user).get(f"{LIST}{ctr.number}/")
+    assert own.status_code == 200 and ctr.number in own.content.decode()
 
 
 @pytest.mark.parametrize("who", ["operator", "nucleo", "outsider"])
@@ -550,7 +551,9 @@ def test_wrong_password_is_explained_in_portuguese(world):
 
 def test_sign_out_is_a_post(world):
     client = client_for(world.alfa_user)
-    assert client.get("/sair/").status_code == 200  # a confirmation page, not a sign-out
+    confirm = client.get("/sair/")  # a confirmation page, not a sign-out
+    assert confirm.status_code == 200
+    assert '<form method="post" action="/sair/">' in confirm.content.decode()
     assert client.get(LIST).status_code == 200
     response = client.post("/sair/")
     assert response.status_code == 302 and response["Location"] == "/"

@@ -396,9 +396,11 @@ def test_anonymous_401_and_other_users_403(world, method, path, data):
 
 
 def test_nucleo_sees_the_reports_too(client, world):
-    report(world, fx.at(east_m=-800))
+    r = report(world, fx.at(east_m=-800))
     client.force_login(world.nucleo)
-    assert client.get(URL).status_code == 200
+    response = client.get(URL)
+    assert response.status_code == 200
+    assert r.protocol in response.content.decode()
 
 
 def _report_with_photo(world):
@@ -512,7 +514,7 @@ def test_overlays_come_from_settings(world, overlay_tables, settings):
 
 
 def test_overlay_layer_refuses_sql_in_its_names():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Invalid SQL identifier in overlay layer: 'x; DROP"):
         intake.OverlayLayer(table="x; DROP TABLE y", category="AREA_PROTEGIDA", label="x")
 
 
@@ -607,7 +609,8 @@ def test_admin_shows_reports_with_photos_and_history(client, world, django_user_
     r = _report_with_photo(world)
     admin = django_user_model.objects.create_superuser("chefe", "c@example.org", "x")
     client.force_login(admin)
-    assert client.get("/admin/fiscalization/dumpingreport/").status_code == 200
+    listing = client.get("/admin/fiscalization/dumpingreport/")
+    assert listing.status_code == 200 and r.protocol in listing.content.decode()
     html = client.get(f"/admin/fiscalization/dumpingreport/{r.pk}/change/").content.decode()
     assert r.protocol in html
     assert f"/fiscalizacao/fotos/{r.photos.get().pk}/" in html

@@ -316,7 +316,7 @@ def test_failure_after_the_photos_are_written_leaves_no_file(world, private_medi
         raise RuntimeError("disco cheio")
 
     monkeypatch.setattr(intake.DumpingReportEvent.objects, "create", broken)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="disco cheio"):
         intake.create_report(
             intake.NewReport(fx.at(east_m=-800, north_m=-600), "LOTE_VAGO"), checked
         )
@@ -498,7 +498,7 @@ def test_clients_are_counted_apart_and_x_forwarded_for_is_ignored_by_default(wor
     for _ in range(5):
         throttle.REPORTS.hit(throttle.client_key({"REMOTE_ADDR": "198.51.100.7"}))
     forged = {"REMOTE_ADDR": "198.51.100.7", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
-    with pytest.raises(throttle.RateLimited):
+    with pytest.raises(throttle.RateLimited, match="o limite é 5 a cada 10 minutos"):
         throttle.REPORTS.check(throttle.client_key(forged))
     throttle.REPORTS.check(throttle.client_key({"REMOTE_ADDR": "198.51.100.8"}))
 

@@ -25,7 +25,7 @@ def test_by_hand_at_ten_is_due_three_days_later_at_ten():
 
 
 def test_by_hand_needs_the_hour_of_the_receipt():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="A entrega pessoal exige data e hora do recibo."):
         deadlines.presumed_receipt(HAND, D(2025, 3, 10))
 
 

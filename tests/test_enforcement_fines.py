@@ -48,7 +48,7 @@ def test_obstruction_multiplier_is_a_setting(settings):
     settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER = "2"
     assert fines.obstruction_multiplier() == Decimal("2")
     settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER = "0.5"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"MULTIPLIER não pode reduzir a multa \(< 1\)"):
         fines.obstruction_multiplier()
 
 

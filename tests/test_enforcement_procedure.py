@@ -2,7 +2,9 @@
 the CTR rules (a suspended transporter's CTR refused), the command, the pages and the PDFs."""
 
 import datetime
+import html
 import io
+import re
 from decimal import Decimal
 
 import pytest
@@ -258,7 +260,7 @@ def test_recidivist_gets_no_notice_but_a_record_straight_away(world):
 
 def test_unsigned_record_without_certificate_is_refused_by_the_database_too(world):
     record = record_for(world)
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="record_signed_or_certified"), transaction.atomic():
         InfractionRecord.objects.filter(pk=record.pk).update(
             signed_by_offender=False, no_signature_reason=""
         )
@@ -376,7 +378,7 @@ def test_suspension_of_16_days_is_refused_with_the_reason(world):
 
 def test_suspension_of_16_days_is_refused_by_the_database(world):
     record = record_for(world)
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="suspension_at_most_15_days"), transaction.atomic():
         Penalty.objects.create(
             record=record,
             kind=PenaltyKind.SUSPENSION,
@@ -567,10 +569,18 @@ def client_for(user) -> Client:
     return client
 
 
+def title_of(response) -> str:
+    """The page's <title>, unescaped, whitespace collapsed."""
+    [title] = re.findall(r"<title>(.*?)</title>", response.content.decode(), re.S)
+    return " ".join(html.unescape(title).split())
+
+
 def test_pages_are_for_municipal_users_only(world):
     assert Client().get("/fiscalizacao/processos/").status_code == 302
     assert client_for(world.alfa_user).get("/fiscalizacao/processos/").status_code == 403
-    assert client_for(world.fiscal).get("/fiscalizacao/processos/").status_code == 200
+    response = client_for(world.fiscal).get("/fiscalizacao/processos/")
+    assert response.status_code == 200
+    assert title_of(response) == "Processos de fiscalização — CTR"
 
 
 def test_inspector_opens_a_case_notifies_and_draws_up_a_record_on_the_pages(world):
@@ -694,28 +704,41 @@ def test_every_page_of_a_case_renders(world):
     seizure = enforcement.apply_seizure(record, D(2025, 3, 7), "Caçamba C-01")
     notice = record.case.notices.get()
     web = client_for(world.fiscal)
-    urls = [
-        "/fiscalizacao/processos/",
-        "/fiscalizacao/processos/?status=RECORDED&q=Jo",
-        "/fiscalizacao/processos/novo/",
-        f"/fiscalizacao/processos/{record.case_id}/",
-        f"/fiscalizacao/notificacoes/{notice.pk}/pdf/",
-        f"/fiscalizacao/autos/{record.pk}/entrega/",
-        f"/fiscalizacao/autos/{record.pk}/recurso/",
-        f"/fiscalizacao/autos/{record.pk}/pagamento/",
-        f"/fiscalizacao/autos/{record.pk}/divida-ativa/",
-        f"/fiscalizacao/autos/{record.pk}/pdf/",
-        *(
-            f"/fiscalizacao/autos/{record.pk}/penalidade/{k}/"
-            for k in ("embargo", "apreensao", "suspensao", "cassacao")
-        ),
-        f"/fiscalizacao/penalidades/{embargo.pk}/descumprimento/",
-        f"/fiscalizacao/penalidades/{embargo.pk}/levantamento/",
-        f"/fiscalizacao/penalidades/{seizure.pk}/custos/",
-        f"/fiscalizacao/penalidades/{seizure.pk}/liberacao/",
-    ]
-    for url in urls:
-        assert web.get(url).status_code == 200, url
+    case, number = record.case, record.number
+    pages = {  # each page and its title
+        "/fiscalizacao/processos/": "Processos de fiscalização — CTR",
+        "/fiscalizacao/processos/?status=RECORDED&q=Jo": "Processos de fiscalização — CTR",
+        "/fiscalizacao/processos/novo/": "Abrir processo de fiscalização — CTR",
+        f"/fiscalizacao/processos/{case.pk}/": f"{case.number} — Fiscalização — CTR",
+        f"/fiscalizacao/autos/{record.pk}/entrega/": f"Entrega do auto {number}",
+        f"/fiscalizacao/autos/{record.pk}/recurso/": f"Recurso contra o auto {number}",
+        f"/fiscalizacao/autos/{record.pk}/pagamento/": f"Pagamento da multa — auto {number}",
+        f"/fiscalizacao/autos/{record.pk}/divida-ativa/": f"Enviar o auto {number} à Dívida Ativa",
+        f"/fiscalizacao/autos/{record.pk}/penalidade/embargo/": f"{PenaltyKind.EMBARGO.label} — "
+        f"auto {number}",
+        f"/fiscalizacao/autos/{record.pk}/penalidade/apreensao/": f"{PenaltyKind.SEIZURE.label} "
+        f"— auto {number}",
+        f"/fiscalizacao/autos/{record.pk}/penalidade/suspensao/": f"{PenaltyKind.SUSPENSION.label}"
+        f" — auto {number}",
+        f"/fiscalizacao/autos/{record.pk}/penalidade/cassacao/": f"{PenaltyKind.REVOCATION.label} "
+        f"— auto {number}",
+        f"/fiscalizacao/penalidades/{embargo.pk}/descumprimento/": "Descumprimento do embargo",
+        f"/fiscalizacao/penalidades/{embargo.pk}/levantamento/": "Cancelar o embargo",
+        f"/fiscalizacao/penalidades/{seizure.pk}/custos/": "Custos de apreensão, remoção e guarda",
+        f"/fiscalizacao/penalidades/{seizure.pk}/liberacao/": "Liberação dos equipamentos "
+        "apreendidos",
+    }
+    for url, title in pages.items():
+        response = web.get(url)
+        assert response.status_code == 200, url
+        assert title_of(response).startswith(title), (url, title_of(response))
+    for url, number in (
+        (f"/fiscalizacao/notificacoes/{notice.pk}/pdf/", notice.number),
+        (f"/fiscalizacao/autos/{record.pk}/pdf/", record.number),
+    ):
+        response = web.get(url)
+        assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+        assert number in pdf_text(response.content), url
     page = web.get(f"/fiscalizacao/processos/{record.case_id}/").content.decode()
     assert "Registrar a entrega do auto" in page
     assert "1 dia(s) = 1 UFESP" in page
@@ -740,7 +763,13 @@ def test_admin_lists_every_enforcement_model(world):
         "penalty",
         "embargobreach",
     ):
-        assert web.get(f"/admin/fiscalization/{model}/").status_code == 200, model
-    assert web.get(f"/admin/fiscalization/infractionrecord/{record.pk}/change/").status_code == 200
+        response = web.get(f"/admin/fiscalization/{model}/")
+        assert response.status_code == 200, model
+        assert title_of(response).startswith("Selecione"), (model, title_of(response))
+    response = web.get(f"/admin/fiscalization/infractionrecord/{record.pk}/change/")
+    assert response.status_code == 200
+    assert record.number in title_of(response)
     entry = entries("INF-02")[0]
-    assert web.get(f"/admin/fiscalization/penaltytableentry/{entry.pk}/change/").status_code == 200
+    response = web.get(f"/admin/fiscalization/penaltytableentry/{entry.pk}/change/")
+    assert response.status_code == 200
+    assert entry.code in title_of(response)

@@ -12,8 +12,17 @@ def test_unknown_url_is_a_portuguese_404():
     assert "Página não encontrada" in response.content.decode()
 
 
-def test_unknown_api_url_is_404():
-    assert Client().get("/api/v1/nada/").status_code == 404
+def test_unknown_api_url_is_a_portuguese_404():
+    response = Client().get("/api/v1/nada/")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Não encontrado",
+        "status": 404,
+        "detail": "O endereço pedido não existe nesta API.",
+        "instance": "/api/v1/nada/",
+    }
 
 
 def test_csrf_refusal_is_explained_in_portuguese():

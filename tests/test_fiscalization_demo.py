@@ -5,15 +5,16 @@ the end."""
 from __future__ import annotations
 
 import datetime
+import html
 import io
-import time
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -35,10 +36,12 @@ from fiscalization.models import (
     ReportStatus,
 )
 from fiscalization.models.enforcement import Appeal, CaseStatus
+from tests.clock import frozen_clock
 
 pytestmark = pytest.mark.django_db
 
 FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+WRITE_STATEMENTS = ("INSERT", "UPDATE", "DELETE", "TRUNCATE", "COPY")
 # The urban grid of the demo bacias.
 LON, LAT = (-45.205, -45.145), (-22.845, -22.785)
 
@@ -52,7 +55,10 @@ def load() -> str:
 @pytest.fixture(scope="module")
 def loaded(django_db_setup, django_db_blocker):
     """(output of the first load, the suspended transporter's dates before it)."""
+    # The demo network's licenses have fixed dates (fixtures/README.md): the module runs on a
+    # day they are in force, whatever the day of the run.
     with (
+        frozen_clock(),
         django_db_blocker.unblock(),
         override_settings(PASSWORD_HASHERS=FAST_HASHER),
         transaction.atomic(),
@@ -213,17 +219,24 @@ def test_every_case_has_a_timeline(loaded):
         assert enforcement.case_timeline(case).steps
 
 
-def test_pages_are_alive_for_the_inspector(loaded, client):
+def test_pages_show_the_demo_to_the_inspector(loaded, client):
     client.force_login(get_user_model().objects.get(username="fiscal"))
     case = case_of(demo.CLANDESTINE[1])
-    for url in (
-        reverse("intake:inspect"),
-        reverse("intake:inspect-report", args=[case.dumping_report_id]),
-        reverse("enforcement:case-list"),
-        reverse("enforcement:case-detail", args=[case.pk]),
-        reverse("fiscalization_analysis:hotspots"),
-    ):
-        assert client.get(url).status_code == 200, url
+    report = case.dumping_report
+    other = EnforcementCase.objects.exclude(pk=case.pk).order_by("opened_at").first()
+    pages = {  # each page and what of the demo it must show
+        reverse("intake:inspect"): ["Denúncias de descarte irregular", report.protocol],
+        reverse("intake:inspect-report", args=[report.pk]): [f"Denúncia {report.protocol}"],
+        reverse("enforcement:case-list"): ["Processos de fiscalização", case.number, other.number],
+        reverse("enforcement:case-detail", args=[case.pk]): [case.number, case.offender.name],
+        reverse("fiscalization_analysis:hotspots"): ["Pontos críticos de descarte irregular"],
+    }
+    for url, expected in pages.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        text = html.unescape(response.content.decode())
+        for part in expected:
+            assert part in text, (url, part)
 
 
 # --- summary, idempotency ---------------------------------------------------------------------
@@ -236,11 +249,12 @@ def test_summary_in_portuguese(loaded):
     assert "Pontos críticos" in output and "Suspensão de" in output
 
 
-def test_second_load_duplicates_nothing_and_is_quick(loaded):
+def test_second_load_duplicates_nothing_and_writes_nothing(loaded):
+    """Its time is the benchmarks' business; here, that it does no work: it only reads."""
     before = snapshot()
-    started = time.monotonic()
-    output = load()
-    elapsed = time.monotonic() - started
+    with CaptureQueriesContext(connection) as queries:
+        output = load()
     assert snapshot() == before
     assert "já existia (nada duplicado)" in output
-    assert elapsed < 2, elapsed
+    writes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(WRITE_STATEMENTS)]
+    assert writes == []

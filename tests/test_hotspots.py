@@ -312,7 +312,11 @@ def test_api_access(town, layout):
     outsider = make_user("curioso")
     assert client_for(outsider).get(URL).status_code == 403
     nucleo = make_user("nucleo", roles.NUCLEO)
-    assert client_for(nucleo).get(URL).status_code == 200
+    response = client_for(nucleo).get(URL)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["type"] == "FeatureCollection" and body["numberReturned"] == 2
+    assert sorted(f["properties"]["reports"] for f in body["features"]) == [5, 5]  # a and b
 
 
 def test_api_too_costly_is_503(town, fiscal, monkeypatch):
@@ -387,10 +391,11 @@ def test_hotspots_at_100k_reports_are_bounded_to_the_limit(town):
                 created_at, updated_at)
             SELECT 'T-' || i, %s, p, '', 'LOTE_VAGO',
                    (ARRAY['NEW', 'CONFIRMED', 'CLEANED', 'NEW', 'DUPLICATE', 'NEW'])[1 + mod(i, 6)],
-                   'CITIZEN', '', '', now() - random() * interval '170 days', now()
+                   'CITIZEN', '', '', %s - random() * interval '170 days', %s
             FROM pts
             """,
-            [*ORIGIN, *ORIGIN, town.pk],
+            # The times from Python's clock (the one the hotspot window reads), not the server's.
+            [*ORIGIN, *ORIGIN, town.pk, timezone.now(), timezone.now()],
         )
         cursor.execute(f"ANALYZE {DumpingReport._meta.db_table}")
     query = hotspots.HotspotQuery(municipality_id=town.pk)

@@ -346,7 +346,11 @@ def test_bad_input_is_a_portuguese_form_error(client, network, params, message):
 
 
 def test_unrelated_query_parameters_do_not_make_an_error(client, network):
-    assert client.get(URL, {"utm_source": "panfleto"}).status_code == 200
+    response = client.get(URL, {"utm_source": "panfleto"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "PEV Jardim do Vale" in html  # the page with its map, as without the parameter
+    assert "Não foi possível buscar." not in html and 'aria-invalid="true"' not in html
 
 
 def test_post_is_not_allowed(client):

@@ -212,8 +212,9 @@ def test_nearest_uses_the_knn_index(small_network):
 
 
 def test_negative_volume_is_refused(small_network):
-    with pytest.raises(services.NetworkError):
+    with pytest.raises(services.NetworkError, match="O volume não pode ser negativo.") as raised:
         services.nearest_legal_facilities(point(*ORIGIN), Decimal("-1"))
+    assert raised.value.code == "volume_negative"
 
 
 # --- municipalities: subdivided boundaries, lookup ---------------------------------------------

@@ -15,7 +15,8 @@ from pev_network.models import CatchmentBasin, ReceivingFacility
 from tests.builders import multi, point, square
 from tests.ctr_world import TODAY, build_world, ctr_payload
 
-pytestmark = pytest.mark.django_db
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
 
 @pytest.fixture

@@ -67,14 +67,21 @@ def test_export_of_an_empty_period_is_a_valid_empty_file(world, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "args", [["x.txt", "--from", "2026-01-01", "--to", "2026-01-02"],
-             ["x.csv", "--from", "2026-02-01", "--to", "2026-01-02"],
-             ["x.csv", "--from", "ontem", "--to", "2026-01-02"],
-             ["x.csv", "--from", "2026-01-01", "--to", "2026-01-02", "--municipality", "0000000"]],
+    ("args", "message"),
+    [(["x.txt", "--from", "2026-01-01", "--to", "2026-01-02"],
+      "Use a extensão .csv ou .gpkg para o arquivo de saída."),
+     (["x.csv", "--from", "2026-02-01", "--to", "2026-01-02"],
+      "A data inicial é posterior à final."),
+     (["x.csv", "--from", "ontem", "--to", "2026-01-02"],
+      "Data inválida 'ontem': use AAAA-MM-DD."),
+     (["x.csv", "--from", "2026-01-01", "--to", "2026-01-02", "--municipality", "0000000"],
+      "Município 0000000 não cadastrado.")],
 )  # fmt: skip
-def test_export_ctrs_refuses_bad_arguments(world, tmp_path, args):
-    with pytest.raises(CommandError):
+def test_export_ctrs_refuses_bad_arguments(world, tmp_path, args, message):
+    with pytest.raises(CommandError) as raised:
         call_command("export_ctrs", str(tmp_path / args[0]), *args[1:], stdout=io.StringIO())
+    assert str(raised.value) == message
+    assert not (tmp_path / args[0]).exists()
 
 
 def test_export_basins(world, tmp_path):

@@ -17,7 +17,8 @@ from ctr.rules import WasteLine
 from fiscalization import roadside
 from tests.ctr_world import build_world
 
-pytestmark = pytest.mark.django_db
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
 URL = "/api/v1/roadside/"
 PAGE = "/fiscalizacao/veiculo/"
@@ -192,6 +193,8 @@ def test_vehicle_path_of_the_ctr_api_is_not_taken(world):
     """The roadside check lives at /roadside/: /vehicles/ belongs to the CTR API."""
     response = client_for(world.alfa_user).get("/api/v1/vehicles/")
     assert response.status_code == 200
+    assert "ABC1D23" in response.content.decode()  # alfa's vehicle, from the CTR API
+    assert "headline" not in response.content.decode()  # not the roadside answer
 
 
 # --- page ----------------------------------------------------------------------------------

@@ -330,7 +330,9 @@ def test_success_resets_the_failure_count(world):
     assert client.post("/entrar/", {"username": "alfa", "password": PASSWORD}).status_code == 302
     client.logout()
     response = client.post("/entrar/", {"username": "alfa", "password": "errada"})
+    # One more failure is a wrong password again, not a lockout.
     assert response.status_code == 200
+    assert "Usuário ou senha incorretos." in response.content.decode()
 
 
 # --- a lost laptop: tokens and sessions end ------------------------------------------------------
@@ -389,6 +391,7 @@ def test_successful_logins_do_not_count(settings, world):
     for _ in range(4):
         response = Client().post("/api/v1/auth/token/", {"username": "alfa", "password": PASSWORD})
         assert response.status_code == 200
+        assert len(response.json()["token"]) == 40
 
 
 def test_nearest_is_limited(settings, world):
@@ -423,9 +426,11 @@ def test_report_follow_up_is_limited(settings, world, private_media):
 
 def test_limits_are_per_client(settings, world):
     settings.CTR_RATE_LIMITS = {"verify": "1/m"}
-    assert Client(REMOTE_ADDR="203.0.113.1").get("/verificar/").status_code == 200
-    assert Client(REMOTE_ADDR="203.0.113.1").get("/verificar/").status_code == 429
-    assert Client(REMOTE_ADDR="203.0.113.2").get("/verificar/").status_code == 200
+    first = Client(REMOTE_ADDR="203.0.113.1").get("/verificar/")
+    assert first.status_code == 200 and "<h1>Verificar um CTR</h1>" in first.content.decode()
+    assert_limited(Client(REMOTE_ADDR="203.0.113.1").get("/verificar/"), False)
+    other = Client(REMOTE_ADDR="203.0.113.2").get("/verificar/")
+    assert other.status_code == 200 and "<h1>Verificar um CTR</h1>" in other.content.decode()
 
 
 # --- logs without personal data ------------------------------------------------------------------
@@ -486,13 +491,20 @@ def test_request_logs_carry_no_cpf_cnpj_email_or_phone(world, log_output):
     assert "[CPF]" in text and "[e-mail]" in text and "[telefone]" in text
 
 
-def test_public_verification_never_shows_a_full_cpf():
-    """Covered in tests/test_ctr_documents.py::test_verification_never_shows_cpf_address_or_
-    coordinates and ::test_verification_is_public_and_masks_the_generator; here, that the
-    masked form is what the public page gets."""
-    from ctr.documents import mask_document
-
-    assert mask_document(CPF_GENERATOR) == "***.982.247-**"
+def test_public_verification_never_shows_a_full_cpf(world):
+    """The public page of a CTR whose generator is a person: the CPF only masked, and no run of
+    digits anywhere in the page (text, attributes, scripts) that could be a whole CPF."""
+    ctr = issue(world)
+    response = Client().get(f"/verificar/{ctr.number}/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert ctr.number in page
+    assert "***.982.247-**" in page
+    for full in (CPF_GENERATOR, "529.982.247-25", "529982247"):
+        assert full not in page, full
+    digits = re.sub(r"[^0-9]", "", page.replace(ctr.number, ""))
+    assert CPF_GENERATOR not in digits
+    assert not re.search(r"(?<![0-9])[0-9]{3}\.?[0-9]{3}\.?[0-9]{3}-?[0-9]{2}(?![0-9])", page)
 
 
 # --- LGPD: who saw whose personal data -----------------------------------------------------------
@@ -573,9 +585,16 @@ def test_access_log_admin_is_read_only(world):
     ctr = issue(world)
     client_for(world.nucleo).get(f"/api/v1/ctrs/{ctr.number}/")
     client = client_for(admin)
-    assert client.get("/admin/audit/accesslog/").status_code == 200
+    listing = client.get("/admin/audit/accesslog/")
+    assert listing.status_code == 200
+    assert (
+        ctr.number in listing.content.decode() and "API: detalhe do CTR" in listing.content.decode()
+    )
     entry = AccessLog.objects.get()
-    assert client.get(f"/admin/audit/accesslog/{entry.pk}/change/").status_code == 200
+    detail = client.get(f"/admin/audit/accesslog/{entry.pk}/change/")
+    assert detail.status_code == 200
+    assert ctr.number in detail.content.decode()
+    assert 'name="_save"' not in detail.content.decode()  # nothing to save: read only
     assert client.get("/admin/audit/accesslog/add/").status_code == 403
     assert client.post(f"/admin/audit/accesslog/{entry.pk}/delete/").status_code == 403
 

@@ -1,6 +1,8 @@
 """Shared browser fixtures: Debian's Chromium driven by Playwright, no network but the live
 server, and a recorder of JavaScript errors."""
 
+import os
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -59,6 +61,41 @@ class Recorder:
         return self.page_errors + [
             text for text, url in self.console_errors if not expected(text, url)
         ]
+
+
+SCREENSHOTS = pytest.StashKey[Path]()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(request, tmp_path_factory) -> Path:
+    """A folder of this run's own under pytest's temporary base (never the checkout; pytest
+    keeps the last three runs'), or the folder CTR_E2E_SCREENSHOTS names; told at the end."""
+    chosen = os.environ.get("CTR_E2E_SCREENSHOTS", "").strip()
+    if chosen:
+        folder = Path(chosen).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("screenshots")
+    request.config.stash[SCREENSHOTS] = folder
+    return folder
+
+
+@pytest.fixture
+def shot(screenshot_dir):
+    """`shot(page, "name.png")`: a full-page screenshot into this run's folder; its path."""
+
+    def take(page, name: str) -> Path:
+        path = screenshot_dir / name
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    folder = config.stash.get(SCREENSHOTS, None)
+    if folder is not None and any(folder.iterdir()):
+        terminalreporter.write_line(f"Capturas de tela dos testes e2e: {folder}")
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,6 @@ from tests.e2e.conftest import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
-FORM_SHOT = "/tmp/denunciar-formulario.png"
-NEARBY_SHOT = "/tmp/denunciar-proximas.png"
-FOLLOW_SHOT = "/tmp/denunciar-protocolo.png"
-PHONE_SHOT = "/tmp/denunciar-celular.png"
-INSPECTOR_SHOT = "/tmp/fiscalizacao-mapa.png"
-DETAIL_SHOT = "/tmp/fiscalizacao-denuncia.png"
 PROTOCOL = re.compile(r"/denuncia/(\d{4}-[A-Z0-9]{4}-[A-Z0-9]{4})/$")
 
 
@@ -57,7 +51,7 @@ def fill_report(page) -> None:
     page.set_input_files("#id_photos", [photo_file()])
 
 
-def test_citizen_clicks_the_map_and_gets_a_protocol(browser_page, live_server):
+def test_citizen_clicks_the_map_and_gets_a_protocol(browser_page, live_server, shot):
     page = browser_page
     build_world()
     target = fx.at(east_m=-800, north_m=-600)
@@ -73,7 +67,7 @@ def test_citizen_clicks_the_map_and_gets_a_protocol(browser_page, live_server):
     assert "Local marcado" in page.inner_text("#geo-status")
     fill_report(page)
     page.get_by_label("Seu nome (opcional)").fill("Ana")
-    page.screenshot(path=FORM_SHOT, full_page=True)
+    shot(page, "denunciar-formulario.png")
 
     with page.expect_navigation():
         page.get_by_role("button", name="Enviar denúncia").click()
@@ -84,7 +78,7 @@ def test_citizen_clicks_the_map_and_gets_a_protocol(browser_page, live_server):
     assert protocol in page.inner_text("h1")
     assert f"Denúncia registrada com o protocolo {protocol}" in page.inner_text("main")
     assert "Nova" in page.inner_text(".intake-status-line")
-    page.screenshot(path=FOLLOW_SHOT, full_page=True)
+    shot(page, "denunciar-protocolo.png")
 
     report = DumpingReport.objects.get(protocol=protocol)
     assert report.category == "VIA_PUBLICA" and report.contact_name == "Ana"
@@ -94,7 +88,9 @@ def test_citizen_clicks_the_map_and_gets_a_protocol(browser_page, live_server):
     assert {urlsplit(u).netloc for u in page.recorder.aborted} <= {"tile.openstreetmap.org"}
 
 
-def test_near_an_open_report_the_page_asks_first_and_keeps_the_photo(browser_page, live_server):
+def test_near_an_open_report_the_page_asks_first_and_keeps_the_photo(
+    browser_page, live_server, shot
+):
     page = browser_page
     world = build_world()
     target = fx.at(east_m=-800, north_m=-600)
@@ -118,7 +114,7 @@ def test_near_an_open_report_the_page_asks_first_and_keeps_the_photo(browser_pag
     assert "vizinho@example.org" not in page.content()
     assert DumpingReport.objects.count() == 1  # nothing sent yet
     assert page.evaluate("document.getElementById('id_photos').files.length") == 1
-    page.screenshot(path=NEARBY_SHOT, full_page=True)
+    shot(page, "denunciar-proximas.png")
 
     with page.expect_navigation():
         page.get_by_role("button", name="É outra, enviar mesmo assim").click()
@@ -129,7 +125,7 @@ def test_near_an_open_report_the_page_asks_first_and_keeps_the_photo(browser_pag
     assert page.recorder.js_errors() == []
 
 
-def test_form_on_a_phone(chromium, live_server):
+def test_form_on_a_phone(chromium, live_server, shot):
     build_world()
     context = chromium.new_context(
         viewport={"width": 390, "height": 844}, locale="pt-BR", is_mobile=True, has_touch=True
@@ -147,12 +143,12 @@ def test_form_on_a_phone(chromium, live_server):
     page.goto(f"{live_server.url}/denunciar/", wait_until="load")
     # Nothing wider than the screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=PHONE_SHOT, full_page=True)
+    shot(page, "denunciar-celular.png")
     context.close()
     assert errors == []
 
 
-def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_server):
+def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_server, shot):
     from fiscalization import intake, photos
 
     page = browser_page
@@ -169,7 +165,7 @@ def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_s
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     assert page.locator(".leaflet-control-layers-overlays label").count() >= 1
     assert report.protocol in page.inner_text(".intake-table")
-    page.screenshot(path=INSPECTOR_SHOT, full_page=True)
+    shot(page, "fiscalizacao-mapa.png")
 
     with page.expect_navigation():
         page.get_by_role("link", name=report.protocol).click()
@@ -185,5 +181,5 @@ def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_s
         page.wait_for_timeout(100)
     assert page.evaluate("document.querySelector('.intake-photos img').naturalWidth") == 640
     assert "Local no EXIF" in page.inner_text("main")
-    page.screenshot(path=DETAIL_SHOT, full_page=True)
+    shot(page, "fiscalizacao-denuncia.png")
     assert page.recorder.js_errors() == []

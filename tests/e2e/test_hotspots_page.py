@@ -1,15 +1,13 @@
 """The hotspots map, a report's suspects and the roadside check in a real headless Chromium:
 the map and its hull layer, no JavaScript errors, and the roadside page at phone size.
-Screenshots are kept under test-output/."""
+Screenshots go to the run's folder (tests/e2e/conftest.py: shot)."""
 
 from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from ctr import services
@@ -20,14 +18,14 @@ from tests.builders import offset, point
 from tests.ctr_world import build_world
 from tests.e2e.conftest import Recorder, log_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
-OUTPUT = Path(settings.BASE_DIR) / "test-output"
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py); the server thread
+# shares the clock.
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.usefixtures("transactional_db"),
+    pytest.mark.usefixtures("frozen_today"),
+]
 PHONE = {"width": 390, "height": 844}
-
-
-def shot(page, name: str) -> None:
-    OUTPUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUTPUT / name), full_page=True)
 
 
 def issue(world, hours_ago: float, origin):
@@ -76,7 +74,7 @@ def world():
     return world
 
 
-def test_hotspots_map_shows_the_hulls(browser_page, live_server, world):
+def test_hotspots_map_shows_the_hulls(browser_page, live_server, world, shot):
     page = browser_page
     log_in(page, live_server, world.fiscal)
     response = page.goto(f"{live_server.url}/fiscalizacao/pontos-criticos/", wait_until="load")
@@ -104,7 +102,7 @@ def test_hotspots_map_shows_the_hulls(browser_page, live_server, world):
     assert page.recorder.js_errors(expected_error_page=bad) == []
 
 
-def test_suspects_page(browser_page, live_server, world):
+def test_suspects_page(browser_page, live_server, world, shot):
     page = browser_page
     log_in(page, live_server, world.fiscal)
     report = DumpingReport.objects.filter(category="VIA_PUBLICA").first()
@@ -134,7 +132,7 @@ def no_horizontal_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
-def test_roadside_page_on_a_phone(chromium, live_server, world):
+def test_roadside_page_on_a_phone(chromium, live_server, world, shot):
     context, page = open_phone(chromium, live_server, world.fiscal)
     try:
         page.goto(f"{live_server.url}/fiscalizacao/veiculo/", wait_until="load")

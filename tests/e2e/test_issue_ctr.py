@@ -12,10 +12,13 @@ import pytest
 from ctr.models import CTR
 from tests.ctr_world import TODAY, build_world
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
-
-FORM_SCREENSHOT = "/tmp/ctr-emitir-formulario.png"
-RESULT_SCREENSHOT = "/tmp/ctr-emitido.png"
+# Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py); the server thread
+# shares the clock.
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.usefixtures("transactional_db"),
+    pytest.mark.usefixtures("frozen_today"),
+]
 
 
 @pytest.fixture
@@ -34,7 +37,7 @@ def as_float(text: str) -> float:
     return float(text.replace(",", "."))
 
 
-def test_transporter_issues_a_ctr_by_clicking_the_map(page, live_server):
+def test_transporter_issues_a_ctr_by_clicking_the_map(page, live_server, shot):
     world = build_world()
     origin = world.origin
     target = world.inside(world.att)
@@ -95,7 +98,7 @@ def test_transporter_issues_a_ctr_by_clicking_the_map(page, live_server):
     page.select_option("#id_waste-3-waste_class", "B")
     page.fill("#id_waste-3-volume_m3", "0,5")
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=FORM_SCREENSHOT, full_page=True)
+    shot(page, "ctr-emitir-formulario.png")
 
     with page.expect_navigation():
         page.get_by_role("button", name="Emitir CTR").click()
@@ -107,13 +110,13 @@ def test_transporter_issues_a_ctr_by_clicking_the_map(page, live_server):
     assert f"CTR {ctr.number} emitido." in page.inner_text(".flash-messages")
     assert ctr.destination_facility == world.att
     assert str(ctr.total_volume_m3) == "3.000"
-    page.screenshot(path=RESULT_SCREENSHOT, full_page=True)
+    shot(page, "ctr-emitido.png")
 
     assert page.recorder.js_errors() == []
     assert {urlsplit(u).netloc for u in page.recorder.aborted} <= {"tile.openstreetmap.org"}
 
 
-def test_typed_coordinates_and_broken_rules_shown_beside_the_fields(page, live_server):
+def test_typed_coordinates_and_broken_rules_shown_beside_the_fields(page, live_server, shot):
     """No clicks: coordinates typed with a decimal comma. 3 m³ to a PEV and a generator who is
     not this transporter's: the page comes back with each finding beside its field, the
     markers where the typed coordinates put them, and nothing issued."""
@@ -150,7 +153,7 @@ def test_typed_coordinates_and_broken_rules_shown_beside_the_fields(page, live_s
     assert "LARGE_VOLUME_AT_PEV" in page.inner_text("#residuos_error")
     assert "PROHIBITED_WASTE" in page.inner_text("#id_waste-1-waste_class_error")
     assert page.locator(".leaflet-tooltip.ctr-pin-label").count() == 2
-    page.screenshot(path="/tmp/ctr-emitir-erros.png", full_page=True)
+    shot(page, "ctr-emitir-erros.png")
     assert CTR.objects.count() == 0
     # The only error Chromium reports is the page's own 422 status.
     form_url = f"{live_server.url}/transportador/ctrs/novo/"

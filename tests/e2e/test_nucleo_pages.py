@@ -1,12 +1,10 @@
 """The Núcleo's map and dashboard in a real headless Chromium, logged in as the Núcleo:
-layers and charts present, no JavaScript errors; screenshots kept under test-output/."""
+layers and charts present, no JavaScript errors; screenshots in the run's
+folder (tests/e2e/conftest.py: shot)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 from rest_framework.test import APIClient
 
 from fiscalization.models import DumpingReport
@@ -15,7 +13,6 @@ from tests.ctr_world import build_world, ctr_payload
 from tests.e2e.conftest import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
-OUTPUT = Path(settings.BASE_DIR) / "test-output"
 
 
 @pytest.fixture
@@ -36,12 +33,7 @@ def world():
     return world
 
 
-def shot(page, name: str) -> None:
-    OUTPUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUTPUT / name), full_page=True)
-
-
-def test_nucleo_map_shows_every_layer(browser_page, live_server, world):
+def test_nucleo_map_shows_every_layer(browser_page, live_server, world, shot):
     page = browser_page
     log_in(page, live_server, world.nucleo)
     response = page.goto(
@@ -59,7 +51,7 @@ def test_nucleo_map_shows_every_layer(browser_page, live_server, world):
     assert page.recorder.js_errors() == []
 
 
-def test_nucleo_dashboard_shows_charts_and_choropleth(browser_page, live_server, world):
+def test_nucleo_dashboard_shows_charts_and_choropleth(browser_page, live_server, world, shot):
     page = browser_page
     log_in(page, live_server, world.nucleo)
     response = page.goto(

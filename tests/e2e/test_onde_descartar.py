@@ -18,7 +18,6 @@ from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
-SCREENSHOT = "/tmp/onde-descartar.png"
 LON, LAT = -45.19, -22.81
 
 
@@ -67,7 +66,7 @@ def map_var(page) -> str:
     return page.get_attribute("#mapa", "data-map-var")
 
 
-def test_onde_descartar_map_layers_click_and_search(page, live_server, network):
+def test_onde_descartar_map_layers_click_and_search(page, live_server, network, shot):
     recorder = page.recorder
     response = page.goto(f"{live_server.url}/onde-descartar/", wait_until="load")
     assert response.status == 200
@@ -122,7 +121,7 @@ def test_onde_descartar_map_layers_click_and_search(page, live_server, network):
     # The inputs keep the chosen point after the search.
     assert page.input_value("#id_latitude") == lat_text
 
-    page.screenshot(path=SCREENSHOT, full_page=True)
+    shot(page, "onde-descartar.png")
 
     assert recorder.js_errors() == []
     # Nothing but base-map tiles was requested outside our server.
