@@ -1,5 +1,6 @@
 """Demo data loading (fixtures/README.md: the network and bacias are fictitious)."""
 
+import datetime
 import json
 from pathlib import Path
 
@@ -7,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import transaction
 
-from .models import CatchmentBasin, ReceivingFacility
+from .models import CatchmentBasin, FacilityLicense, LicenseStatus, ReceivingFacility
 from .services import as_multipolygon, municipality_id_at
 
 # Listed in the README; for local demonstration only. Every demo account shares this password
@@ -32,6 +33,24 @@ def load_basins(path: Path) -> int:
             },
         )
     return len(features)
+
+
+# The demo network file (fixtures/demo_network.geojson) licenses its areas until this date; a
+# demonstration started after it must still show a working network.
+DEMO_LICENSES_UNTIL = datetime.date(2028, 12, 31)
+
+
+@transaction.atomic
+def renew_demo_licenses(today: datetime.date) -> int:
+    """Carry the demo's valid licenses at least a year past `today` (to the end of the year
+    after next), as a municipality renews them; the expired and suspended ones of the demo
+    stay as the file has them. Returns how many were renewed."""
+    renewed_until = datetime.date(today.year + 2, 12, 31)
+    return FacilityLicense.objects.filter(
+        status=LicenseStatus.ACTIVE,
+        valid_until__gte=DEMO_LICENSES_UNTIL,
+        valid_until__lt=today + datetime.timedelta(days=365),
+    ).update(valid_until=renewed_until)
 
 
 def ensure_demo_accounts() -> list[str]:

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 
 from pev_network import demo
 
@@ -20,6 +21,7 @@ class Command(BaseCommand):
         ):
             call_command("import_municipalities", str(fixtures / name), verbosity=0)
         call_command("import_facilities", str(fixtures / "demo_network.geojson"), verbosity=0)
+        demo.renew_demo_licenses(timezone.localdate())
         basins = demo.load_basins(fixtures / "demo_bacias.geojson")
         accounts = demo.ensure_demo_accounts()
         self.stdout.write(
