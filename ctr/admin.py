@@ -1,6 +1,8 @@
 from django.contrib import admin
 from leaflet.admin import LeafletGeoAdmin
 
+from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
+
 from .models import (
     CTR,
     CTREvent,

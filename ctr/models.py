@@ -354,7 +354,9 @@ class NumberSequence(models.Model):
 class CTREvent(models.Model):
     """Append-only history of a CTR; the database refuses UPDATE and DELETE (migration)."""
 
-    ctr = models.ForeignKey(CTR, on_delete=models.PROTECT, related_name="events")
+    ctr = models.ForeignKey(
+        CTR, on_delete=models.PROTECT, related_name="events", verbose_name="CTR"
+    )
     at = models.DateTimeField("quando", default=timezone.now)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="quem"
@@ -375,10 +377,18 @@ class Membership(models.Model):
     Núcleo and Fiscalização are Django groups and see everything."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="membership",
+        verbose_name="usuário",
     )
     transporter = models.ForeignKey(
-        Transporter, on_delete=models.CASCADE, null=True, blank=True, related_name="members"
+        Transporter,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="members",
+        verbose_name="transportador",
     )
     facility = models.ForeignKey(
         ReceivingFacility,
@@ -386,6 +396,7 @@ class Membership(models.Model):
         null=True,
         blank=True,
         related_name="members",
+        verbose_name="área de recebimento",
     )
 
     class Meta:

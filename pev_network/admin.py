@@ -1,10 +1,13 @@
+from django import forms
 from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from leaflet.admin import LeafletGeoAdmin, LeafletGeoAdminMixin
 
+from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
+
 from . import services
-from .models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
+from .models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility, WasteClass
 
 # Map widgets are django-leaflet's: Leaflet and Leaflet.draw come from our static files, where
 # Django's own GIS widgets would fetch OpenLayers from a CDN.
@@ -43,8 +46,24 @@ class FacilityLicenseInline(admin.TabularInline):
     fields = ["number", "issuer", "valid_from", "valid_until", "status", "status_since"]
 
 
+class ReceivingFacilityForm(forms.ModelForm):
+    # One checkbox per class, not the array's comma-separated codes ("A,B,VOLUMOSO").
+    accepted_classes = forms.TypedMultipleChoiceField(
+        label="Classes aceitas",
+        choices=WasteClass.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="Nenhuma marcada: as classes padrão do tipo de área (docs/importacao.md).",
+    )
+
+    class Meta:
+        model = ReceivingFacility
+        exclude: list[str] = []  # every field, as the admin would show them
+
+
 @admin.register(ReceivingFacility)
 class ReceivingFacilityAdmin(LeafletGeoAdmin):
+    form = ReceivingFacilityForm
     list_display = ["name", "kind", "code", "municipality", "license_today"]
     list_filter = ["kind", "municipality"]
     search_fields = ["name", "code", "operator"]
