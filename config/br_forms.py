@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 DECIMAL_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
 
 INVALID_NUMBER = (
-    "Número inválido: use só algarismos e uma vírgula (ou ponto) para os decimais, "
+    "Informe um número: só algarismos e uma vírgula (ou ponto) para os decimais, "
     "sem separador de milhar (ex.: 2,5)."
 )
 
@@ -42,6 +42,12 @@ def format_decimal(value: Decimal | float | int | None) -> str:
     if value is None:
         return ""
     return format(Decimal(str(value)).normalize(), "f").replace(".", ",")
+
+
+def format_point(lon: float, lat: float, places: int = 6) -> str:
+    """A point as the coordinate fields show it: latitude first, decimal comma, the two
+    numbers apart by a semicolon (a comma would be ambiguous): "(-22,799585; -45,192530)"."""
+    return f"({lat:.{places}f}; {lon:.{places}f})".replace(".", ",")
 
 
 class BRDecimalInput(forms.TextInput):

@@ -351,6 +351,13 @@ class NumberSequence(models.Model):
         ]
 
 
+class CTRAction(models.TextChoices):
+    ISSUE = "issue", "Emissão"
+    RECEIVE = "receive", "Recebimento"
+    REFUSE = "refuse", "Recusa"
+    CANCEL = "cancel", "Cancelamento"
+
+
 class CTREvent(models.Model):
     """Append-only history of a CTR; the database refuses UPDATE and DELETE (migration)."""
 
@@ -361,9 +368,9 @@ class CTREvent(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="quem"
     )
-    action = models.CharField("ação", max_length=20)
-    from_status = models.CharField("de", max_length=10, blank=True)
-    to_status = models.CharField("para", max_length=10)
+    action = models.CharField("ação", max_length=20, choices=CTRAction.choices)
+    from_status = models.CharField("de", max_length=10, blank=True, choices=CTRStatus.choices)
+    to_status = models.CharField("para", max_length=10, choices=CTRStatus.choices)
     data = models.JSONField("dados", default=dict, blank=True)
 
     class Meta:

@@ -426,9 +426,9 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
     buffer = io.BytesIO()
     doc = _document(
         buffer,
-        f"CTR {ctr.number}",
+        ctr.number,
         _ctr_header(ctr, verify_url),
-        f"CTR nº {ctr.number}",
+        f"Nº {ctr.number}",
         HEADER_H,
         compress,
     )

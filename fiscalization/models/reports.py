@@ -119,8 +119,8 @@ class DumpingReportEvent(models.Model):
         related_name="+",
         verbose_name="quem",
     )
-    from_status = models.CharField("de", max_length=20, blank=True)
-    to_status = models.CharField("para", max_length=20)
+    from_status = models.CharField("de", max_length=20, blank=True, choices=ReportStatus.choices)
+    to_status = models.CharField("para", max_length=20, choices=ReportStatus.choices)
     note = models.TextField("observação", blank=True)
 
     class Meta:
