@@ -48,7 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "leaflet",
-    "axes",
+    "config.apps.AxesConfig",  # django-axes, named in Portuguese
     "csp",
     "audit",
     "pev_network",

@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.db import models
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from leaflet.admin import LeafletGeoAdmin, LeafletGeoAdminMixin
@@ -44,6 +45,8 @@ class FacilityLicenseInline(admin.TabularInline):
     model = FacilityLicense
     extra = 0
     fields = ["number", "issuer", "valid_from", "valid_until", "status", "status_since"]
+    # Narrower text boxes: at the default width the six columns overflowed a 1366 px screen.
+    formfield_overrides = {models.CharField: {"widget": forms.TextInput(attrs={"size": 16})}}
 
 
 class ReceivingFacilityForm(forms.ModelForm):

@@ -20,7 +20,14 @@ from maps import nucleo_forms
 from pev_network.models import Municipality
 from tests.ctr_world import build_world
 
-FORM_MODULES = [ctr_forms, enforcement_forms, intake_forms, analysis_forms, maps_forms, nucleo_forms]
+FORM_MODULES = [
+    ctr_forms,
+    enforcement_forms,
+    intake_forms,
+    analysis_forms,
+    maps_forms,
+    nucleo_forms,
+]
 
 
 def decimal_fields():
