@@ -73,6 +73,17 @@ class ReceivingFacilityAdmin(LeafletGeoAdmin):
     inlines = [FacilityLicenseInline]
     list_select_related = ["municipality"]
 
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            # Read-only (the Núcleo views the network): the classes' names, not their codes.
+            return ["accepted_classes_names" if f == "accepted_classes" else f for f in fields]
+        return fields
+
+    @admin.display(description="classes aceitas")
+    def accepted_classes_names(self, facility: ReceivingFacility) -> str:
+        return "; ".join(WasteClass(c).label for c in facility.accepted_classes) or "—"
+
     def get_queryset(self, request):
         return (
             super()

@@ -286,6 +286,22 @@ def test_facility_admin_edits_accepted_classes_with_checkboxes(superuser_client,
     assert ReceivingFacility.objects.get(pk=facility.pk).accepted_classes == ["A", "VOLUMOSO"]
 
 
+def test_facility_admin_read_only_shows_class_names(lived_world):
+    """The Núcleo may view the network in the admin, not change it."""
+    from django.contrib.auth.models import Permission
+
+    user = lived_world.nucleo
+    user.is_staff = True
+    user.save()
+    user.user_permissions.add(Permission.objects.get(codename="view_receivingfacility"))
+    client = client_for(user)
+    url = f"/admin/pev_network/receivingfacility/{lived_world.att.pk}/change/"
+    response = client.get(url)
+    assert response.status_code == 200
+    text = VisibleText.of(response.content.decode())
+    assert "Resíduos volumosos" in text and "VOLUMOSO" not in text
+
+
 def test_admin_shows_documents_formatted(superuser_client, lived_world):
     html = superuser_client.get("/admin/ctr/transporter/").content.decode()
     assert "11.222.333/0001-81" in html and ">11222333000181<" not in html
