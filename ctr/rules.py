@@ -16,7 +16,6 @@ from decimal import Decimal
 from django.contrib.gis.geos import Point
 
 from config.br_forms import format_point
-
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
 
 from .models import PROHIBITED_CLASSES, CTRWasteClass, Equipment, Generator, Transporter, Vehicle
