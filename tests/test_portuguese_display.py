@@ -334,6 +334,12 @@ def test_ctr_csv_export_opens_in_a_brazilian_spreadsheet(lived_world, tmp_path):
     assert {"Aterro de RCC", "Área de reciclagem"} <= kinds
     statuses = {r["Situação"] for r in rows}
     assert statuses == {"Recebido", "Recusado", "Cancelado", "Emitido"}
+    # The Núcleo's download is the same file.
+    response = client_for(lived_world.nucleo).get(
+        "/nucleo/exportar/ctrs.csv?date_from=2026-11-01&date_to=2026-11-30"
+    )
+    web = read_csv(b"".join(response.streaming_content))
+    assert [r["Número do CTR"] for r in web] == [r["Número do CTR"] for r in rows]
 
 
 def test_dashboard_csv_shows_labels_not_codes(lived_world):
