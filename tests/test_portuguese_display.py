@@ -30,7 +30,7 @@ from pev_network.geometry_messages import validity_reason_pt
 from pev_network.models import ReceivingFacility
 from tests.ctr_world import TODAY, build_world
 from tests.enforcement_world import at, record_for
-from tests.test_ctr_documents import cancel, issue, receive, refuse
+from tests.test_ctr_documents import cancel, issue, pdf_text, receive, refuse
 
 pytestmark = pytest.mark.django_db
 
@@ -189,6 +189,14 @@ def test_finding_shows_the_rule_title_with_the_code_small(lived_world):
     title = rules.REGISTRY["CLASS_A_TO_LANDFILL"].title
     assert title in VisibleText.of(page)
     assert "<code>CLASS_A_TO_LANDFILL</code>" in page
+
+
+def test_printed_ctr_shows_the_rule_title(lived_world):
+    ctr = CTR.objects.get(destination_facility=lived_world.landfill)
+    response = client_for(lived_world.alfa_user).get(f"/ctrs/{ctr.number}/pdf/")
+    text = " ".join(pdf_text(response.content).split())
+    assert rules.REGISTRY["CLASS_A_TO_LANDFILL"].title in text
+    assert "Nº CTR-" in text and "CTR CTR-" not in text
 
 
 # --- admin ---------------------------------------------------------------------------------
