@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import json
 import re
 from decimal import Decimal
 from html.parser import HTMLParser
@@ -97,6 +98,15 @@ def codes_in(text: str, codes: set[str]) -> set[str]:
     return {c for c in codes if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text)}
 
 
+def map_texts(html: str) -> str:
+    """What the maps show in popups and tooltips: built on the server, they travel inside the
+    page's scripts as GeoJSON properties (`popup_html`, `label`)."""
+    texts = []
+    for raw in re.findall(r'"(?:popup_html|label)": "((?:[^"\\]|\\.)*)"', html):
+        texts.append(VisibleText.of(json.loads(f'"{raw}"')))
+    return " ".join(texts)
+
+
 SKIP = ("/sair", "/static/", "/admin/", "/api/", "/ogc/", "/arquivos/", "/fotos/", ".pdf", ".csv",
         ".gpkg", "csv=", "/exportar/", "/tiles/", ".json", ".mvt")  # fmt: skip
 
@@ -121,7 +131,7 @@ def crawl(client: Client, start: list[str], limit: int = 60) -> dict[str, str]:
         if "html" not in response.get("Content-Type", "") or response.status_code != 200:
             continue
         html = response.content.decode()
-        seen[url] = VisibleText.of(html)
+        seen[url] = VisibleText.of(html) + " " + map_texts(html)
         for link in re.findall(r'href="(/[^"#]*)"', html):
             link = link.replace("&amp;", "&")
             if not any(s in link for s in SKIP) and link not in seen:
@@ -180,6 +190,8 @@ def test_the_checker_sees_a_raw_code():
         "<p>Tipo: RECYCLING <code>LANDFILL</code> <small>DESTINATION_OUTSIDE_FACILITY</small></p>"
     )
     assert codes_in(VisibleText.of(html), choice_codes()) == {"RECYCLING"}
+    page = '<script>var f = {"properties": {"popup_html": "<p>Tipo: LANDFILL</p>"}};</script>'
+    assert codes_in(VisibleText.of(page) + map_texts(page), choice_codes()) == {"LANDFILL"}
 
 
 def test_finding_shows_the_rule_title_with_the_code_small(lived_world):
