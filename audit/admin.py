@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
+
 from .models import AccessLog
 
 

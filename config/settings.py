@@ -48,7 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "leaflet",
-    "axes",
+    "config.apps.AxesConfig",  # django-axes, named in Portuguese
     "csp",
     "audit",
     "pev_network",
@@ -147,6 +147,9 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "pt-br"
 LANGUAGES = [("pt-br", "Português (Brasil)")]
+# Our own catalogue for third-party apps that ship no pt-BR (django-axes in the admin);
+# the .mo is committed next to its .po (`msgfmt -o django.mo django.po` after an edit).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "America/Sao_Paulo"
 USE_I18N = True
 USE_TZ = True

@@ -1,6 +1,9 @@
 from django.contrib import admin
 from leaflet.admin import LeafletGeoAdmin
 
+from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
+
+from .documents import format_document
 from .models import (
     CTR,
     CTREvent,
@@ -24,9 +27,14 @@ class EquipmentInline(admin.TabularInline):
     extra = 0
 
 
+@admin.display(description="CNPJ/CPF", ordering="document")
+def formatted_document(obj) -> str:
+    return format_document(obj.document)
+
+
 @admin.register(Transporter)
 class TransporterAdmin(admin.ModelAdmin):
-    list_display = ["name", "document", "registration_number", "valid_until", "status"]
+    list_display = ["name", formatted_document, "registration_number", "valid_until", "status"]
     list_filter = ["status", "municipality"]
     search_fields = ["name", "document", "registration_number"]
     inlines = [VehicleInline, EquipmentInline]
@@ -34,7 +42,7 @@ class TransporterAdmin(admin.ModelAdmin):
 
 @admin.register(Generator)
 class GeneratorAdmin(admin.ModelAdmin):
-    list_display = ["name", "document"]
+    list_display = ["name", formatted_document]
     search_fields = ["name", "document"]
 
 

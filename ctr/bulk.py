@@ -307,10 +307,10 @@ COORD = "to_char({}, 'FM990.000000')"
 
 
 def _where(point: str) -> str:
-    return (
-        f"'(' || {COORD.format(f'ST_X({point})')} || ', ' "
-        f"|| {COORD.format(f'ST_Y({point})')} || ')'"
-    )
+    """config.br_forms.format_point in SQL: "(lat; lon)", decimal comma."""
+    lat = f"replace({COORD.format(f'ST_Y({point})')}, '.', ',')"
+    lon = f"replace({COORD.format(f'ST_X({point})')}, '.', ',')"
+    return f"'(' || {lat} || '; ' || {lon} || ')'"
 
 
 FINDING_INSERT = "INSERT INTO ctr_bulk_finding (line, code, sub, field, message)\n"

@@ -1,5 +1,11 @@
 """CTRs of a period for the Núcleo's own tools: CSV for spreadsheets, GeoPackage for QGIS.
 
+The CSV is for people (docs/documentos.md): Portuguese headers and values (labels, not
+codes), decimal comma, dates as dd/mm/aaaa, local time, latitude before longitude, `;` and
+UTF-8 with BOM, so that a spreadsheet set to pt-BR opens it in columns. The GeoPackage is for
+programs: the columns named in COLUMNS, the codes of the data (issued, ATT, VOLUMOSO), ISO
+dates and UTC times, like the API.
+
 Read in chunks through a server-side cursor and written chunk by chunk, so that a period of a
 million CTRs needs the memory of one chunk, not of the whole period.
 """
@@ -14,10 +20,14 @@ import geopandas as gpd
 import pyogrio
 import shapely
 from django.db import connection, transaction
+from django.utils import timezone
 
 from config import csv_safety
+from pev_network.models import facility_kind_short, waste_class_short
 
-from .models import CTR, CTRWaste
+from .documents import format_document
+from .models import CTR, CTRStatus, CTRWaste
+from .reports import br_number
 
 CHUNK = 50_000
 COLUMNS = [
@@ -26,6 +36,15 @@ COLUMNS = [
     "destination_facility", "destination_kind", "waste_classes", "total_volume_m3",
     "received_volume_m3", "fee_ufesp", "created_at", "closed_at",
     "origin_lon", "origin_lat", "destination_lon", "destination_lat",
+]  # fmt: skip
+# The CSV's headers, one for each of COLUMNS (latitude first, as the forms show a point).
+CSV_HEADERS = [
+    "Número do CTR", "Município (código IBGE)", "Data do transporte", "Situação",
+    "Transportador", "CNPJ/CPF do transportador", "Placa", "Equipamento",
+    "Código da área de destino", "Área de destino", "Tipo da área de destino",
+    "Classes de resíduo", "Volume declarado (m³)", "Volume recebido (m³)", "Taxa (UFESP)",
+    "Emitido em", "Encerrado em",
+    "Latitude da origem", "Longitude da origem", "Latitude do destino", "Longitude do destino",
 ]  # fmt: skip
 FORMATS = {".csv": "csv", ".gpkg": "gpkg"}
 
@@ -85,6 +104,30 @@ def _plain(value):
     return str(value)
 
 
+def _br_time(value: datetime.datetime | None) -> str:
+    return timezone.localtime(value).strftime("%d/%m/%Y %H:%M") if value else ""
+
+
+def _br_decimal(value, places: int | None = None) -> str:
+    return "" if value is None else br_number(value, places, grouping=False)
+
+
+def _csv_row(row) -> list:
+    """One CTR as a person reads it (the order of CSV_HEADERS)."""
+    (number, ibge, day, status, transporter, document, plate, equipment, facility_code,
+     facility, kind, classes, total, received, fee, created, closed,
+     olon, olat, dlon, dlat) = row  # fmt: skip
+    return [
+        number, ibge, day.strftime("%d/%m/%Y"), CTRStatus(status).label, transporter,
+        format_document(document), f"{plate[:3]}-{plate[3:]}", equipment or "",
+        facility_code or "", facility, facility_kind_short(kind),
+        ", ".join(waste_class_short(c) for c in (classes or "").split(",") if c),
+        _br_decimal(total), _br_decimal(received), _br_decimal(fee, 2),
+        _br_time(created), _br_time(closed),
+        _br_decimal(olat, 6), _br_decimal(olon, 6), _br_decimal(dlat, 6), _br_decimal(dlon, 6),
+    ]  # fmt: skip
+
+
 def export_ctrs(
     path: str | Path,
     date_from: datetime.date,
@@ -109,9 +152,9 @@ def export_ctrs(
         with path.open("w", newline="", encoding="utf-8-sig") as handle:
             # Text cells such as an equipment code are never formulas (config/csv_safety.py).
             writer = csv_safety.writer(handle, delimiter=";")
-            writer.writerow(COLUMNS)
+            writer.writerow(CSV_HEADERS)
             for rows in _chunks(sql, params):
-                writer.writerows([_plain(v) for v in row] for row in rows)
+                writer.writerows(_csv_row(row) for row in rows)
                 count += len(rows)
         return CTRExportReport(str(path), fmt, count)
     for rows in _chunks(sql, params):

@@ -4,7 +4,7 @@ catalogue run in ctr.services, and their findings come back onto these forms' fi
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
@@ -12,6 +12,13 @@ from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.csv_import)
+    DECIMAL_RE,
+    BRDecimalField,
+    BRDecimalInput,
+    CoordinateField,
+    parse_decimal,
+)
 from pev_network.models import ReceivingFacility
 
 from . import rules, services
@@ -23,59 +30,12 @@ MAX_LINE_VOLUME = Decimal("100")
 MAX_WASTE_LINES = 20
 MAX_CAPACITY = Decimal("100")
 
-# "2,5", "2.5", "-45,190123": one optional sign, digits, one decimal comma or point. Thousand
-# separators are refused: "1.500" would be ambiguous (one and a half, or fifteen hundred).
-DECIMAL_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
-
-
-def parse_decimal(text: str) -> Decimal:
-    """A number as a Brazilian types it (decimal comma) or as a computer writes it (point).
-    Raises ValueError on anything else, NaN and infinity included."""
-    value = (text or "").strip().replace(" ", "")
-    if not DECIMAL_RE.match(value):
-        raise ValueError(text)
-    try:
-        return Decimal(value.replace(",", "."))
-    except InvalidOperation:  # pragma: no cover - the regex admits only plain numbers
-        raise ValueError(text) from None
-
 
 def format_decimal(value: Decimal | None) -> str:
     """Decimal comma, no trailing zeros: what the forms show back to the user."""
     if value is None:
         return ""
     return rules.fmt(value)
-
-
-class BRDecimalInput(forms.TextInput):
-    """Text, not type=number: number inputs reject the decimal comma in some browsers;
-    `inputmode` still brings up the numeric keyboard on phones."""
-
-    def __init__(self, attrs=None):
-        super().__init__({"inputmode": "decimal", "autocomplete": "off", **(attrs or {})})
-
-    def format_value(self, value):
-        if isinstance(value, Decimal):
-            return format_decimal(value)
-        return super().format_value(value)
-
-
-class BRDecimalField(forms.DecimalField):
-    """A DecimalField that takes a decimal comma or point, whatever the active locale."""
-
-    widget = BRDecimalInput
-
-    def to_python(self, value):
-        if value in self.empty_values:
-            return None
-        if isinstance(value, Decimal):
-            return value
-        try:
-            return parse_decimal(str(value))
-        except ValueError:
-            raise ValidationError(
-                "Informe um número, com vírgula ou ponto decimal (ex.: 2,5).", code="invalid"
-            ) from None
 
 
 class DateInput(forms.DateInput):

@@ -387,17 +387,26 @@ class NumberSequence(models.Model):
         ]
 
 
+class CTRAction(models.TextChoices):
+    ISSUE = "issue", "Emissão"
+    RECEIVE = "receive", "Recebimento"
+    REFUSE = "refuse", "Recusa"
+    CANCEL = "cancel", "Cancelamento"
+
+
 class CTREvent(models.Model):
     """Append-only history of a CTR; the database refuses UPDATE and DELETE (migration)."""
 
-    ctr = models.ForeignKey(CTR, on_delete=models.PROTECT, related_name="events")
+    ctr = models.ForeignKey(
+        CTR, on_delete=models.PROTECT, related_name="events", verbose_name="CTR"
+    )
     at = models.DateTimeField("quando", default=timezone.now)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="quem"
     )
-    action = models.CharField("ação", max_length=20)
-    from_status = models.CharField("de", max_length=10, blank=True)
-    to_status = models.CharField("para", max_length=10)
+    action = models.CharField("ação", max_length=20, choices=CTRAction.choices)
+    from_status = models.CharField("de", max_length=10, blank=True, choices=CTRStatus.choices)
+    to_status = models.CharField("para", max_length=10, choices=CTRStatus.choices)
     data = models.JSONField("dados", default=dict, blank=True)
 
     class Meta:
@@ -411,10 +420,18 @@ class Membership(models.Model):
     Núcleo and Fiscalização are Django groups and see everything."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="membership",
+        verbose_name="usuário",
     )
     transporter = models.ForeignKey(
-        Transporter, on_delete=models.CASCADE, null=True, blank=True, related_name="members"
+        Transporter,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="members",
+        verbose_name="transportador",
     )
     facility = models.ForeignKey(
         ReceivingFacility,
@@ -422,6 +439,7 @@ class Membership(models.Model):
         null=True,
         blank=True,
         related_name="members",
+        verbose_name="área de recebimento",
     )
 
     class Meta:

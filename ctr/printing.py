@@ -36,7 +36,7 @@ from reportlab.platypus import (
 from . import reports
 from .documents import document_kind, format_document
 from .models import CTR, CTRStatus
-from .rules import Severity
+from .rules import REGISTRY, Severity
 
 LEGAL_BASIS = (
     "Base legal: Lei Municipal nº 3.978/2007 de Guaratinguetá, art. 3 VI (o CTR acompanha cada "
@@ -409,8 +409,10 @@ def _finding_lines(findings: list[dict]) -> list[Paragraph]:
     lines = []
     for item in findings:
         severity = Severity.LABELS.get(item.get("severity"), item.get("severity", ""))
+        rule = REGISTRY.get(item.get("code", ""))
+        title = f"<b>{escape(rule.title)}.</b> " if rule else ""
         text = (
-            f"<b>{escape(severity.capitalize())}</b> — {escape(item.get('message', ''))} "
+            f"<b>{escape(severity.capitalize())}</b> — {title}{escape(item.get('message', ''))} "
             f"<font color='#4b5563'>({escape(item.get('article', ''))}; "
             f"{escape(item.get('code', ''))})</font>"
         )
@@ -426,9 +428,9 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
     buffer = io.BytesIO()
     doc = _document(
         buffer,
-        f"CTR {ctr.number}",
+        ctr.number,
         _ctr_header(ctr, verify_url),
-        f"CTR nº {ctr.number}",
+        f"Nº {ctr.number}",
         HEADER_H,
         compress,
     )

@@ -69,7 +69,7 @@ def br_datetime(moment: datetime.datetime | None) -> str:
 
 def br_coordinates(point) -> str:
     """Latitude and longitude (WGS 84) with decimal comma; never on a public page."""
-    return f"lat. {br_number(round(point.y, 6), 6)}°, long. {br_number(round(point.x, 6), 6)}°"
+    return f"lat. {br_number(round(point.y, 6), 6)}°; long. {br_number(round(point.x, 6), 6)}°"
 
 
 SHORT_CLASS_LABELS = {

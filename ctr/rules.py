@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 
+from config.br_forms import format_point
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
 
 from .models import PROHIBITED_CLASSES, CTRWasteClass, Equipment, Generator, Transporter, Vehicle
@@ -202,7 +203,7 @@ def origin_outside_municipality(ctr: CTRDraft):
     if ctr.municipality is None:
         yield (
             "origin",
-            f"A origem ({ctr.origin.x:.6f}, {ctr.origin.y:.6f}) não está dentro de nenhum "
+            f"A origem {format_point(ctr.origin.x, ctr.origin.y)} não está dentro de nenhum "
             "município atendido pela plataforma.",
         )
 
@@ -218,7 +219,7 @@ def destination_outside_facility(ctr: CTRDraft):
     estar dentro do polígono da área, admitida a tolerância de GPS do município."""
     if ctr.facility is not None:
         return
-    where = f"({ctr.destination.x:.6f}, {ctr.destination.y:.6f})"
+    where = format_point(ctr.destination.x, ctr.destination.y)
     if ctr.requested_facility is not None:
         yield (
             "destination",
@@ -438,7 +439,7 @@ def open_too_long(facts: OpenFacts):
     if facts.hours_open > facts.alert_hours:
         yield (
             None,
-            f"O CTR {facts.number} está aberto há {int(facts.hours_open)} h, além do prazo de "
+            f"O {facts.number} está aberto há {int(facts.hours_open)} h, além do prazo de "
             f"{facts.alert_hours} h.",
         )
 

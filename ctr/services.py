@@ -456,7 +456,7 @@ def _lock_for(action: str, ctr: CTR) -> CTR:
     allowed_from, _ = TRANSITIONS[action]
     if locked.status not in allowed_from:
         raise TransitionNotAllowed(
-            f"Não é possível {ACTION_LABELS[action]} o CTR {locked.number}: ele está "
+            f"Não é possível {ACTION_LABELS[action]} o {locked.number}: ele está "
             f"“{locked.get_status_display().lower()}”. Só um CTR emitido pode ser "
             f"{PARTICIPLES[action]}."
         )

@@ -235,7 +235,9 @@ def _event_rows(ctr: CTR) -> list[dict]:
         if data.get("note"):
             details.append(f"Observação: {data['note']}")
         if data.get("findings"):
-            details.append("Constatações: " + ", ".join(data["findings"]))
+            # The rules' titles: a code is a reference, not something to read.
+            titles = [rule_title(code) for code in data["findings"]]
+            details.append("Constatações: " + "; ".join(titles))
         rows.append(
             {
                 "at": event.at,
@@ -249,9 +251,18 @@ def _event_rows(ctr: CTR) -> list[dict]:
     return rows
 
 
+def rule_title(code: str) -> str:
+    rule = rules.REGISTRY.get(code)
+    return rule.title if rule else code
+
+
 def _finding_rows(findings: list[dict]) -> list[dict]:
     return [
-        {**f, "severity_label": rules.Severity.LABELS.get(f.get("severity"), f.get("severity"))}
+        {
+            **f,
+            "severity_label": rules.Severity.LABELS.get(f.get("severity"), f.get("severity")),
+            "title": rule_title(f.get("code", "")),
+        }
         for f in findings
     ]
 
@@ -295,7 +306,7 @@ def ctr_cancel(request, number: str):
     except services.CTRError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, f"CTR {ctr.number} cancelado.")
+        messages.success(request, f"{ctr.number} cancelado.")
     return redirect("ctr_web:ctr-detail", number=ctr.number)
 
 
@@ -437,7 +448,7 @@ def ctr_new(request):
                 _place_error(form, formset, waste_forms, areas, top, error.field, error.message)
             else:
                 if ctr is not None:
-                    messages.success(request, f"CTR {ctr.number} emitido.")
+                    messages.success(request, f"{ctr.number} emitido.")
                     return redirect("ctr_web:ctr-detail", number=ctr.number)
 
     map_parts, facilities = network_map(transporter)
@@ -690,7 +701,7 @@ def reception_action(request, number: str, action: str):
         bound = {"number": ctr.number, "refuse": form}
     if not form.is_valid():
         return _render_receptions(
-            request, bound, f"O CTR {ctr.number} não foi registrado: corrija o formulário.", 400
+            request, bound, f"O {ctr.number} não foi registrado: corrija o formulário.", 400
         )
     try:
         if action == "receive":
@@ -712,10 +723,10 @@ def reception_action(request, number: str, action: str):
             return _render_receptions(request, bound, error.message, error.status)
         return _render_receptions(request, {}, error.message, error.status)
     if action == "receive":
-        messages.success(request, f"Recebimento do CTR {ctr.number} confirmado.")
+        messages.success(request, f"Recebimento do {ctr.number} confirmado.")
         for finding in ctr.findings:
             if finding.get("code") == "RECEIVED_VOLUME_MISMATCH":
                 messages.warning(request, f"Aviso: {finding['message']}")
     else:
-        messages.success(request, f"CTR {ctr.number} recusado.")
+        messages.success(request, f"{ctr.number} recusado.")
     return redirect("ctr_web:receptions")

@@ -11,6 +11,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from ctr.admin import formatted_document
 from ctr.reports import br_number
 
 from .models.enforcement import (
@@ -92,7 +93,7 @@ class ReadOnlyInline(admin.TabularInline):
 
 @admin.register(Offender)
 class OffenderAdmin(admin.ModelAdmin):
-    list_display = ["name", "document", "role", "transporter", "facility", "generator"]
+    list_display = ["name", formatted_document, "role", "transporter", "facility", "generator"]
     list_filter = ["role"]
     search_fields = ["name", "document"]
     # Name and address may be corrected; who the offender is (document, role, links) may not.

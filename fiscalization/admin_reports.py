@@ -11,6 +11,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from leaflet.admin import LeafletGeoAdmin
 
+from config.br_forms import format_point
+
 from .models import DumpingPhoto, DumpingReport, DumpingReportEvent
 
 
@@ -33,11 +35,11 @@ class DumpingPhotoInline(admin.TabularInline):
             url,
         )
 
-    @admin.display(description="local no EXIF (lat, lon)")
+    @admin.display(description="local no EXIF (lat.; long.)")
     def exif_location_text(self, photo):
         if photo.exif_location is None:
             return "—"
-        return f"{photo.exif_location.y:.6f}, {photo.exif_location.x:.6f}"
+        return format_point(photo.exif_location.x, photo.exif_location.y)
 
 
 class DumpingReportEventInline(admin.TabularInline):

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from config.br_forms import BRFloatField
 from ctr.documents import normalize_plate
 from pev_network.models import Municipality
 
@@ -29,7 +30,7 @@ class HotspotForm(forms.Form):
         to_field_name="ibge_code",
         queryset=Municipality.objects.none(),
     )
-    eps_m = forms.FloatField(
+    eps_m = BRFloatField(
         label="Raio (m)",
         min_value=1,
         max_value=5000,
@@ -87,9 +88,9 @@ class SuspectsForm(forms.Form):
     window_days = forms.IntegerField(
         label="Janela (dias antes)", min_value=1, max_value=90, required=False
     )
-    radius_km = forms.FloatField(label="Raio (km)", min_value=0.1, max_value=50, required=False)
+    radius_km = BRFloatField(label="Raio (km)", min_value=0.1, max_value=50, required=False)
     hotspot = forms.BooleanField(label="Usar o ponto crítico da denúncia", required=False)
-    eps_m = forms.FloatField(label="Raio do ponto crítico (m)", min_value=1, max_value=5000,
+    eps_m = BRFloatField(label="Raio do ponto crítico (m)", min_value=1, max_value=5000,
                              required=False)  # fmt: skip
     min_points = forms.IntegerField(
         label="Mínimo de denúncias", min_value=2, max_value=1000, required=False

@@ -11,6 +11,7 @@ from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from config.br_forms import BRDecimalField, CoordinateField
 from ctr.documents import normalize_document
 from ctr.models import Generator, Transporter
 from ctr.reports import br_number
@@ -112,22 +113,8 @@ class CaseForm(forms.Form):
     dumping_report = forms.CharField(
         label="Protocolo da denúncia de descarte", max_length=16, required=False
     )
-    latitude = forms.DecimalField(
-        label="Latitude",
-        required=False,
-        max_digits=9,
-        decimal_places=6,
-        min_value=-90,
-        max_value=90,
-    )
-    longitude = forms.DecimalField(
-        label="Longitude",
-        required=False,
-        max_digits=10,
-        decimal_places=6,
-        min_value=-180,
-        max_value=180,
-    )
+    latitude = CoordinateField("lat", required=False, max_digits=9, decimal_places=6)
+    longitude = CoordinateField("lon", required=False, max_digits=10, decimal_places=6)
     obstructed_inspection = forms.BooleanField(
         label="O infrator impediu ou dificultou a fiscalização (agravante, art. 26 I)",
         required=False,
@@ -338,8 +325,11 @@ class BreachForm(forms.Form):
 
 
 class CostsForm(forms.Form):
-    custody_costs_brl = forms.DecimalField(
-        label="Custos de apreensão, remoção e guarda (R$)", min_value=0, decimal_places=2
+    custody_costs_brl = BRDecimalField(
+        label="Custos de apreensão, remoção e guarda (R$)",
+        min_value=0,
+        decimal_places=2,
+        example="1250,00",
     )
     paid_on = date_field("Pagos em", "Deixe em branco enquanto não pagos.", required=False)
 

@@ -9,6 +9,7 @@ from django.contrib.gis.geos import Point
 
 from config.api_errors import InvalidParameter
 from config.api_params import parse_bbox
+from config.br_forms import BRDecimalField, CoordinateField
 from maps.forms import CoordinateInput
 from pev_network.models import CatchmentBasin, Municipality
 
@@ -43,19 +44,15 @@ class ReportForm(forms.Form):
     """A citizen's report: where (a click on the map, the device's location or typed
     coordinates), what, and optionally photos and a way to be contacted."""
 
-    longitude = forms.DecimalField(
+    longitude = CoordinateField(
+        "lon",
         label="Longitude",
-        min_value=Decimal("-180"),
-        max_value=Decimal("180"),
-        localize=True,
         widget=CoordinateInput({"placeholder": "-45,19"}),
         error_messages={"required": "Marque o local no mapa ou informe a longitude."},
     )
-    latitude = forms.DecimalField(
+    latitude = CoordinateField(
+        "lat",
         label="Latitude",
-        min_value=Decimal("-90"),
-        max_value=Decimal("90"),
-        localize=True,
         widget=CoordinateInput({"placeholder": "-22,81"}),
         error_messages={"required": "Marque o local no mapa ou informe a latitude."},
     )
@@ -73,13 +70,12 @@ class ReportForm(forms.Form):
         help_text="O que foi descartado, há quanto tempo, pontos de referência. Não escreva "
         "nomes nem dados de outras pessoas.",
     )
-    estimated_volume_m3 = forms.DecimalField(
+    estimated_volume_m3 = BRDecimalField(
         label="Volume estimado em m³ (opcional)",
         required=False,
         min_value=Decimal("0"),
         max_value=MAX_VOLUME_M3,
         decimal_places=2,
-        localize=True,
         widget=CoordinateInput({"placeholder": "1,5"}),
         help_text="Uma caçamba tem de 3 a 5 m³; um carrinho de mão, cerca de 0,06 m³.",
     )
@@ -157,20 +153,16 @@ class InspectorFilterForm(forms.Form):
         choices=DumpingCategory.choices,
         widget=forms.SelectMultiple({"size": 4}),
     )
-    near_lon = forms.DecimalField(
+    near_lon = CoordinateField(
+        "lon",
         label="Perto de: longitude",
         required=False,
-        min_value=Decimal("-180"),
-        max_value=Decimal("180"),
-        localize=True,
         widget=CoordinateInput({"placeholder": "-45,19"}),
     )
-    near_lat = forms.DecimalField(
+    near_lat = CoordinateField(
+        "lat",
         label="latitude",
         required=False,
-        min_value=Decimal("-90"),
-        max_value=Decimal("90"),
-        localize=True,
         widget=CoordinateInput({"placeholder": "-22,81"}),
     )
     radius_m = forms.IntegerField(

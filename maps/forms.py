@@ -7,6 +7,7 @@ from decimal import Decimal
 from django import forms
 from django.contrib.gis.geos import Point
 
+from config.br_forms import BRDecimalField, CoordinateField
 from pev_network.models import WasteClass
 
 # A load larger than this is not a "where do I take it" question but a licensing one; the
@@ -26,29 +27,23 @@ class NearestFacilityForm(forms.Form):
     """Where can I legally take this load? A point (no address: a click on the map or typed
     coordinates) and a volume; optionally the class of the waste."""
 
-    # localize=True: accepts both "-22,81" and "-22.81" (DECIMAL_SEPARATOR of pt-BR and the dot
-    # the map writes).
-    longitude = forms.DecimalField(
+    # Both "-22,81" and "-22.81" (the dot the map writes): config/br_forms.py.
+    longitude = CoordinateField(
+        "lon",
         label="Longitude",
-        min_value=Decimal("-180"),
-        max_value=Decimal("180"),
-        localize=True,
         widget=CoordinateInput({"placeholder": "-45,19"}),
         help_text="Em graus decimais (oeste é negativo).",
     )
-    latitude = forms.DecimalField(
+    latitude = CoordinateField(
+        "lat",
         label="Latitude",
-        min_value=Decimal("-90"),
-        max_value=Decimal("90"),
-        localize=True,
         widget=CoordinateInput({"placeholder": "-22,81"}),
         help_text="Em graus decimais (sul é negativo).",
     )
-    volume_m3 = forms.DecimalField(
+    volume_m3 = BRDecimalField(
         label="Volume (m³)",
         max_value=MAX_VOLUME_M3,
         decimal_places=3,
-        localize=True,
         widget=CoordinateInput({"placeholder": "0,5"}),
         help_text="Uma caçamba comum tem de 3 a 5 m³; um carrinho de mão, cerca de 0,06 m³.",
     )

@@ -22,7 +22,7 @@ from fiscalization import services as fiscalization
 from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
 from pev_network import management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
-from pev_network.models import Municipality
+from pev_network.models import Municipality, facility_kind_short, waste_class_short
 
 from . import builders, nucleo
 from . import charts as charts_svg
@@ -237,12 +237,13 @@ def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[li
     return {
         "classes": (
             ["mês", "classe", "volume (m³)"],
-            [[m.strftime("%m/%Y"), c, _br(v)] for m, c, v in data.months],
+            [[m.strftime("%m/%Y"), waste_class_short(c), _br(v)] for m, c, v in data.months],
         ),
         "areas": (
             ["área", "tipo", "CTRs recebidos", "volume (m³)", "capacidade no período (m³)",
              "uso da capacidade (%)"],
-            [[f.name, f.kind, f.ctrs, _br(f.volume_m3), _br(f.capacity_m3), _br(f.use_pct)]
+            [[f.name, facility_kind_short(f.kind), f.ctrs, _br(f.volume_m3),
+              _br(f.capacity_m3), _br(f.use_pct)]
              for f in data.facilities],
         ),
         "bacias": (
@@ -285,7 +286,9 @@ def _charts(data: DashboardData) -> dict:
     month_labels = sorted({m for m, _c, _v in data.months})
     classes = sorted({c for _m, c, _v in data.months})
     volume = {(m, c): v for m, c, v in data.months}
-    series = {c: [volume.get((m, c), 0.0) for m in month_labels] for c in classes}
+    series = {
+        waste_class_short(c): [volume.get((m, c), 0.0) for m in month_labels] for c in classes
+    }
     facilities = [f for f in data.facilities if f.use_pct is not None][:20]
     ranking = data.ranking[:20]
     return {

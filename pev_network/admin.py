@@ -1,10 +1,14 @@
+from django import forms
 from django.contrib import admin
+from django.db import models
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from leaflet.admin import LeafletGeoAdmin, LeafletGeoAdminMixin
 
+from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
+
 from . import services
-from .models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
+from .models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility, WasteClass
 
 # Map widgets are django-leaflet's: Leaflet and Leaflet.draw come from our static files, where
 # Django's own GIS widgets would fetch OpenLayers from a CDN.
@@ -41,15 +45,44 @@ class FacilityLicenseInline(admin.TabularInline):
     model = FacilityLicense
     extra = 0
     fields = ["number", "issuer", "valid_from", "valid_until", "status", "status_since"]
+    # Narrower text boxes: at the default width the six columns overflowed a 1366 px screen.
+    formfield_overrides = {models.CharField: {"widget": forms.TextInput(attrs={"size": 16})}}
+
+
+class ReceivingFacilityForm(forms.ModelForm):
+    # One checkbox per class, not the array's comma-separated codes ("A,B,VOLUMOSO").
+    accepted_classes = forms.TypedMultipleChoiceField(
+        label="Classes aceitas",
+        choices=WasteClass.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="Nenhuma marcada: as classes padrão do tipo de área (docs/importacao.md).",
+    )
+
+    class Meta:
+        model = ReceivingFacility
+        exclude: list[str] = []  # every field, as the admin would show them
 
 
 @admin.register(ReceivingFacility)
 class ReceivingFacilityAdmin(LeafletGeoAdmin):
+    form = ReceivingFacilityForm
     list_display = ["name", "kind", "code", "municipality", "license_today"]
     list_filter = ["kind", "municipality"]
     search_fields = ["name", "code", "operator"]
     inlines = [FacilityLicenseInline]
     list_select_related = ["municipality"]
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            # Read-only (the Núcleo views the network): the classes' names, not their codes.
+            return ["accepted_classes_names" if f == "accepted_classes" else f for f in fields]
+        return fields
+
+    @admin.display(description="classes aceitas")
+    def accepted_classes_names(self, facility: ReceivingFacility) -> str:
+        return "; ".join(WasteClass(c).label for c in facility.accepted_classes) or "—"
 
     def get_queryset(self, request):
         return (

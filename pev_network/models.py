@@ -30,6 +30,35 @@ class FacilityKind(models.TextChoices):
     LANDFILL = "LANDFILL", "Aterro de RCC"
 
 
+# Short names for tables, charts and spreadsheets, where the full label does not fit; the
+# codes (RECYCLING, VOLUMOSO) are for data exchange, never for a reader.
+FACILITY_KIND_SHORT = {
+    FacilityKind.PEV: "PEV",
+    FacilityKind.ATT: "ATT",
+    FacilityKind.RECYCLING: "Área de reciclagem",
+    FacilityKind.LANDFILL: "Aterro de RCC",
+}
+WASTE_CLASS_SHORT = {
+    WasteClass.A: "Classe A",
+    WasteClass.B: "Classe B",
+    WasteClass.C: "Classe C",
+    WasteClass.D: "Classe D",
+    WasteClass.VOLUMOSO: "Volumosos",
+    # Declared on a CTR only to be refused (ctr.models.CTRWasteClass).
+    "DOMICILIAR": "Domiciliar (proibido)",
+    "INDUSTRIAL": "Industrial (proibido)",
+    "SAUDE": "Serviço de saúde (proibido)",
+}
+
+
+def facility_kind_short(kind: str) -> str:
+    return FACILITY_KIND_SHORT.get(kind, kind)
+
+
+def waste_class_short(code: str) -> str:
+    return WASTE_CLASS_SHORT.get(code, code)
+
+
 # What each kind receives unless the municipality says otherwise.
 DEFAULT_ACCEPTED_CLASSES: dict[str, list[str]] = {
     # art. 3 XII: small volumes of RCC and volumosos, sorted on site (NBR 15.112). Class D

@@ -156,7 +156,7 @@ def test_transporter_issues_a_ctr_through_the_form(world):
     page = client.get(response["Location"])
     assert page.status_code == 200
     assert ctr.number in text_of(page, "numero-ctr")
-    assert f"CTR {ctr.number} emitido." in page.content.decode()
+    assert f"{ctr.number} emitido." in page.content.decode()
     assert f'href="/ctrs/{ctr.number}/pdf/"' in page.content.decode()
 
 
@@ -460,7 +460,7 @@ def test_operator_sees_incoming_ctrs_and_confirms_one(world):
     ctr.refresh_from_db()
     assert ctr.status == CTRStatus.RECEIVED
     assert ctr.received_volume_m3 == Decimal("3")
-    assert f"Recebimento do CTR {ctr.number} confirmado." in response.content.decode()
+    assert f"Recebimento do {ctr.number} confirmado." in response.content.decode()
     assert ctr.number in text_of(response, "secao-encerrados")
 
 
@@ -498,7 +498,7 @@ def test_a_ctr_already_received_by_a_colleague_is_a_clear_409(world):
     )
     assert response.status_code == 409
     alert = text_of(response, "aviso")
-    assert f"Não é possível recusar o CTR {ctr.number}" in alert
+    assert f"Não é possível recusar o {ctr.number}" in alert
     assert "recebido" in alert
     ctr.refresh_from_db()
     assert ctr.status == CTRStatus.RECEIVED

@@ -324,7 +324,7 @@ def test_waste_class_filters_the_destinations(client, network):
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"longitude": "abc"}, "Informe um número."),
+        ({"longitude": "abc"}, "Informe um número: só algarismos"),
         ({"latitude": "-95"}, "maior ou igual a -90"),
         ({"longitude": "200"}, "menor ou igual a 180"),
         ({"volume_m3": "-1"}, "Informe um volume maior que zero."),

@@ -46,9 +46,10 @@ def test_export_ctrs_csv_command(world, tmp_path):
     raw = target.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig")), delimiter=";"))
-    assert [r["transport_date"] for r in rows] == ["2026-11-20", "2026-11-30"]
-    assert rows[0]["destination_facility"] == "ATT" and rows[0]["waste_classes"] == "A"
-    assert float(rows[0]["origin_lon"]) == pytest.approx(world.origin.x)
+    assert [r["Data do transporte"] for r in rows] == ["20/11/2026", "30/11/2026"]
+    assert rows[0]["Área de destino"] == "ATT" and rows[0]["Classes de resíduo"] == "Classe A"
+    lon = float(rows[0]["Longitude da origem"].replace(",", "."))
+    assert lon == pytest.approx(world.origin.x, abs=1e-6)
 
 
 def test_export_ctrs_geopackage_has_origins_and_destinations(world, tmp_path):

@@ -132,13 +132,28 @@ class Offender(models.Model):
     document = models.CharField("CPF/CNPJ", max_length=14, validators=[validate_document])
     role = models.CharField("papel (art. 24)", max_length=20, choices=OffenderRole.choices)
     transporter = models.ForeignKey(
-        Transporter, on_delete=models.PROTECT, null=True, blank=True, related_name="offences"
+        Transporter,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="offences",
+        verbose_name="transportador",
     )
     facility = models.ForeignKey(
-        ReceivingFacility, on_delete=models.PROTECT, null=True, blank=True, related_name="offences"
+        ReceivingFacility,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="offences",
+        verbose_name="área de recepção",
     )
     generator = models.ForeignKey(
-        Generator, on_delete=models.PROTECT, null=True, blank=True, related_name="offences"
+        Generator,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="offences",
+        verbose_name="gerador",
     )
     address = models.CharField("endereço para notificação", max_length=300, blank=True)
 
@@ -163,24 +178,40 @@ class EnforcementCase(models.Model):
     """One irregularity found by the inspection, and everything the procedure did about it."""
 
     number = models.CharField("número", max_length=24, unique=True)
-    municipality = models.ForeignKey(Municipality, on_delete=models.PROTECT, related_name="+")
-    offender = models.ForeignKey(Offender, on_delete=models.PROTECT, related_name="cases")
+    municipality = models.ForeignKey(
+        Municipality, on_delete=models.PROTECT, related_name="+", verbose_name="município"
+    )
+    offender = models.ForeignKey(
+        Offender, on_delete=models.PROTECT, related_name="cases", verbose_name="infrator"
+    )
     inspector = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="fiscal"
     )
     opened_at = models.DateTimeField("aberto em", default=timezone.now)
     description = models.TextField("irregularidade constatada")
     location = models.PointField("local", srid=4326, null=True, blank=True)
     dumping_report = models.ForeignKey(
-        DumpingReport, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
+        DumpingReport,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="cases",
+        verbose_name="denúncia de descarte",
     )
     worksite = models.ForeignKey(
-        Worksite, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
+        Worksite,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="cases",
+        verbose_name="obra",
     )
     obstructed_inspection = models.BooleanField(
         "impediu ou dificultou a fiscalização (art. 26 I)", default=False
     )
-    status = models.CharField(max_length=10, choices=CaseStatus.choices, default=CaseStatus.OPEN)
+    status = models.CharField(
+        "situação", max_length=10, choices=CaseStatus.choices, default=CaseStatus.OPEN
+    )
 
     class Meta:
         verbose_name = "processo de fiscalização"
@@ -202,10 +233,14 @@ class DeliveryMethod(models.TextChoices):
 class Notice(models.Model):
     """Notificação to repair the damage within 72 hours (art. 28), for a non-recidivist."""
 
-    case = models.ForeignKey(EnforcementCase, on_delete=models.PROTECT, related_name="notices")
+    case = models.ForeignKey(
+        EnforcementCase, on_delete=models.PROTECT, related_name="notices", verbose_name="processo"
+    )
     number = models.CharField("número", max_length=24, unique=True)
     issued_at = models.DateTimeField("emitida em", default=timezone.now)
-    delivery_method = models.CharField(max_length=15, choices=DeliveryMethod.choices)
+    delivery_method = models.CharField(
+        "forma de entrega", max_length=15, choices=DeliveryMethod.choices
+    )
     # HAND: signed receipt; MAIL: date on the returned AR; PUBLIC_NOTICE: publication date.
     delivered_on = models.DateTimeField("entregue/publicada em", null=True, blank=True)
     repaired_at = models.DateTimeField("dano reparado em", null=True, blank=True)
@@ -233,10 +268,14 @@ class InfractionRecord(models.Model):
     art. 30 §3; doubled for a recidivist, art. 30), and the offender's signature or the
     inspector's certificate of why not (art. 36 sole §)."""
 
-    case = models.ForeignKey(EnforcementCase, on_delete=models.PROTECT, related_name="records")
+    case = models.ForeignKey(
+        EnforcementCase, on_delete=models.PROTECT, related_name="records", verbose_name="processo"
+    )
     number = models.CharField("número", max_length=24, unique=True)
     drawn_up_at = models.DateTimeField("lavrado em", default=timezone.now)
-    entries = models.ManyToManyField(PenaltyTableEntry, through="InfractionItem")
+    entries = models.ManyToManyField(
+        PenaltyTableEntry, through="InfractionItem", verbose_name="infrações"
+    )
     recidivist = models.BooleanField("reincidente (art. 26 II, art. 30)", default=False)
     # Art. 26 I names obstruction an aggravating factor without a figure: the multiplier in
     # force (settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER) is kept with the record, 1 = none.
@@ -253,9 +292,13 @@ class InfractionRecord(models.Model):
     )
     signed_by_offender = models.BooleanField("assinado pelo infrator", default=False)
     no_signature_reason = models.TextField("motivo da falta de assinatura", blank=True)
-    delivery_method = models.CharField(max_length=15, choices=DeliveryMethod.choices)
+    delivery_method = models.CharField(
+        "forma de entrega", max_length=15, choices=DeliveryMethod.choices
+    )
     delivered_on = models.DateTimeField("entregue/publicado em", null=True, blank=True)
-    status = models.CharField(max_length=15, choices=RecordStatus.choices, default="ISSUED")
+    status = models.CharField(
+        "situação", max_length=15, choices=RecordStatus.choices, default="ISSUED"
+    )
     paid_on = models.DateField("pago em", null=True, blank=True)
     paid_brl = models.DecimalField("valor pago (R$)", max_digits=12, decimal_places=2, null=True,
                                    blank=True)  # fmt: skip
@@ -277,21 +320,38 @@ class InfractionRecord(models.Model):
 
 
 class InfractionItem(models.Model):
-    record = models.ForeignKey(InfractionRecord, on_delete=models.CASCADE, related_name="items")
-    entry = models.ForeignKey(PenaltyTableEntry, on_delete=models.PROTECT)
+    record = models.ForeignKey(
+        InfractionRecord, on_delete=models.CASCADE, related_name="items", verbose_name="auto"
+    )
+    entry = models.ForeignKey(
+        PenaltyTableEntry, on_delete=models.PROTECT, verbose_name="infração (art. 23)"
+    )
     # The table's fine when the record was drawn up: later edits of the table do not reach it.
-    fine_ufesp = models.DecimalField(max_digits=8, decimal_places=2)
+    fine_ufesp = models.DecimalField("multa (UFESP)", max_digits=8, decimal_places=2)
+
+    class Meta:
+        verbose_name = "infração do auto"
+        verbose_name_plural = "infrações do auto"
 
 
 class Appeal(models.Model):
     """Recurso within 30 days of receiving the record (Lei 3.190/2013 art. 13)."""
 
-    record = models.OneToOneField(InfractionRecord, on_delete=models.PROTECT, related_name="appeal")
+    record = models.OneToOneField(
+        InfractionRecord, on_delete=models.PROTECT, related_name="appeal", verbose_name="auto"
+    )
     filed_on = models.DateField("apresentado em")
     text = models.TextField("razões")
     decided_on = models.DateField("decidido em", null=True, blank=True)
     upheld = models.BooleanField("auto mantido", null=True, blank=True)
     decision = models.TextField("decisão", blank=True)
+
+    class Meta:
+        verbose_name = "recurso"
+        verbose_name_plural = "recursos"
+
+    def __str__(self) -> str:
+        return f"Recurso contra o auto {self.record.number}"
 
 
 class PenaltyKind(models.TextChoices):
@@ -303,15 +363,19 @@ class PenaltyKind(models.TextChoices):
 
 
 class Penalty(models.Model):
-    record = models.ForeignKey(InfractionRecord, on_delete=models.PROTECT, related_name="penalties")
-    kind = models.CharField(max_length=12, choices=PenaltyKind.choices)
+    record = models.ForeignKey(
+        InfractionRecord, on_delete=models.PROTECT, related_name="penalties", verbose_name="auto"
+    )
+    kind = models.CharField("tipo", max_length=12, choices=PenaltyKind.choices)
     starts_on = models.DateField("início")
     ends_on = models.DateField("fim", null=True, blank=True)
     lifted_on = models.DateField("levantada em", null=True, blank=True)
     details = models.TextField("detalhes (equipamentos apreendidos, obra embargada...)", blank=True)
     # Seizure (art. 32 sole §): release once fixed and the costs of removal and custody paid.
-    custody_costs_brl = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    costs_paid_on = models.DateField(null=True, blank=True)
+    custody_costs_brl = models.DecimalField(
+        "custos de remoção e guarda (R$)", max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    costs_paid_on = models.DateField("custos pagos em", null=True, blank=True)
 
     class Meta:
         verbose_name = "penalidade"
@@ -329,11 +393,15 @@ class Penalty(models.Model):
 class EmbargoBreach(models.Model):
     """A day on which an embargo was found disobeyed: one UFESP of daily fine (art. 31)."""
 
-    penalty = models.ForeignKey(Penalty, on_delete=models.PROTECT, related_name="breaches")
+    penalty = models.ForeignKey(
+        Penalty, on_delete=models.PROTECT, related_name="breaches", verbose_name="penalidade"
+    )
     day = models.DateField("dia")
-    note = models.TextField(blank=True)
+    note = models.TextField("observação", blank=True)
 
     class Meta:
+        verbose_name = "descumprimento de embargo"
+        verbose_name_plural = "descumprimentos de embargo"
         constraints = [
             models.UniqueConstraint(fields=["penalty", "day"], name="one_breach_per_day")
         ]

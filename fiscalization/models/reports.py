@@ -52,7 +52,10 @@ class DumpingReport(models.Model):
 
     protocol = models.CharField("protocolo", max_length=16, unique=True, default=new_protocol)
     municipality = models.ForeignKey(
-        Municipality, on_delete=models.PROTECT, related_name="dumping_reports"
+        Municipality,
+        on_delete=models.PROTECT,
+        related_name="dumping_reports",
+        verbose_name="município",
     )
     location = models.PointField("local", srid=4326, spatial_index=True)
     description = models.TextField("descrição", max_length=2000, blank=True)
@@ -72,12 +75,22 @@ class DumpingReport(models.Model):
         "quem denunciou", max_length=10, choices=ReporterKind.choices, default="CITIZEN"
     )
     reporter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="usuário que registrou",
     )
     contact_name = models.CharField("nome para contato", max_length=120, blank=True)
     contact = models.CharField("telefone ou e-mail", max_length=120, blank=True)
     duplicate_of = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="duplicates"
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="duplicates",
+        verbose_name="duplicada de",
     )
     created_at = models.DateTimeField("recebida em", default=timezone.now, db_index=True)
     updated_at = models.DateTimeField("atualizada em", auto_now=True)
@@ -94,16 +107,25 @@ class DumpingReport(models.Model):
 
 
 class DumpingReportEvent(models.Model):
-    report = models.ForeignKey(DumpingReport, on_delete=models.CASCADE, related_name="events")
-    at = models.DateTimeField(default=timezone.now)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    report = models.ForeignKey(
+        DumpingReport, on_delete=models.CASCADE, related_name="events", verbose_name="denúncia"
     )
-    from_status = models.CharField(max_length=20, blank=True)
-    to_status = models.CharField(max_length=20)
-    note = models.TextField(blank=True)
+    at = models.DateTimeField("quando", default=timezone.now)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="quem",
+    )
+    from_status = models.CharField("de", max_length=20, blank=True, choices=ReportStatus.choices)
+    to_status = models.CharField("para", max_length=20, choices=ReportStatus.choices)
+    note = models.TextField("observação", blank=True)
 
     class Meta:
+        verbose_name = "evento da denúncia"
+        verbose_name_plural = "eventos da denúncia"
         ordering = ["at", "pk"]
 
 
@@ -116,16 +138,18 @@ class DumpingPhoto(models.Model):
     """A photo of a report, checked by content (JPEG, PNG or WebP). Its EXIF location is kept
     here for inspectors; the stored file itself has its metadata stripped."""
 
-    report = models.ForeignKey(DumpingReport, on_delete=models.CASCADE, related_name="photos")
-    image = models.FileField(upload_to=photo_path)
-    content_type = models.CharField(max_length=20)
-    extension = models.CharField(max_length=5)
-    size_bytes = models.PositiveIntegerField()
-    width = models.PositiveIntegerField()
-    height = models.PositiveIntegerField()
-    sha256 = models.CharField(max_length=64, db_index=True)
-    exif_location = models.PointField(srid=4326, null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    report = models.ForeignKey(
+        DumpingReport, on_delete=models.CASCADE, related_name="photos", verbose_name="denúncia"
+    )
+    image = models.FileField("arquivo", upload_to=photo_path)
+    content_type = models.CharField("formato", max_length=20)
+    extension = models.CharField("extensão", max_length=5)
+    size_bytes = models.PositiveIntegerField("tamanho (bytes)")
+    width = models.PositiveIntegerField("largura (px)")
+    height = models.PositiveIntegerField("altura (px)")
+    sha256 = models.CharField("SHA-256", max_length=64, db_index=True)
+    exif_location = models.PointField("local no EXIF", srid=4326, null=True, blank=True)
+    created_at = models.DateTimeField("enviada em", default=timezone.now)
 
     class Meta:
         verbose_name = "foto da denúncia"

@@ -134,7 +134,7 @@ def test_bad_input_shows_errors_and_the_map_still_works(page, live_server, netwo
     response = page.goto(url)
     assert response.status == 400
     assert page.locator("[role=alert]").inner_text().startswith("Não foi possível buscar.")
-    assert "Informe um número." in page.locator(".field-invalid").first.inner_text()
+    assert "Informe um número: só algarismos" in page.locator(".field-invalid").first.inner_text()
     assert page.evaluate("typeof L !== 'undefined'")
     assert page.locator(".leaflet-overlay-pane svg path").count() >= 2 * len(network)
     assert recorder.js_errors(expected_error_page=url) == []
