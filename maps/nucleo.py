@@ -108,6 +108,42 @@ def add_facilities_with_state(m: folium.Map, facilities: dict, admin_url: str) -
         group.add_to(m)
 
 
+# Flows: the origin grid made this many times coarser, and at most this many lines drawn
+# (the largest), so that a person can follow each line from its region to its destination.
+FLOW_GRID_FACTOR = 4
+FLOW_LINES = 15
+
+
+def aggregate_flows(
+    flows: Sequence[Flow], cell: float, factor: int = FLOW_GRID_FACTOR, limit: int = FLOW_LINES
+) -> tuple[list[Flow], int, float]:
+    """The flows regrouped on a grid `factor` times coarser than `cell` (degrees), one line per
+    (region, facility) from the regions' volume-weighted centre, largest first; the first
+    `limit` of them, and how many lines and m³ were left out."""
+    size = cell * factor
+    groups: dict[tuple[int, int, int], list] = {}
+    for f in flows:
+        key = (math.floor(f.origin_lon / size), math.floor(f.origin_lat / size), f.facility_id)
+        g = groups.setdefault(key, [f, 0.0, 0.0, 0.0, 0])
+        weight = f.volume_m3 or 0.0
+        g[1] += f.origin_lon * weight
+        g[2] += f.origin_lat * weight
+        g[3] += weight
+        g[4] += f.ctrs
+    merged = []
+    for first, lon_sum, lat_sum, volume, ctrs in groups.values():
+        lon, lat = (
+            (lon_sum / volume, lat_sum / volume) if volume else (first.origin_lon, first.origin_lat)
+        )
+        merged.append(
+            Flow(lon, lat, first.facility_id, first.facility_name, first.facility_lon,
+                 first.facility_lat, volume, ctrs)
+        )  # fmt: skip
+    merged.sort(key=lambda f: (-f.volume_m3, f.facility_id))
+    kept, rest = merged[:limit], merged[limit:]
+    return kept, len(rest), sum(f.volume_m3 for f in rest)
+
+
 def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     """Lines from origin cells to facilities, their width by volume (square root, so that
     small flows stay visible beside large ones)."""
@@ -171,6 +207,9 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
             },
             on_each_feature=PER_FEATURE_STYLE,
             tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+            # Its own popup: a tap on a circle must tell about the circle, not open the popup
+            # of a flow line under it (a phone has no hover for the tooltip).
+            popup=folium.GeoJsonPopup(fields=["label"], labels=False),
         ).add_to(group)
     group.add_to(m)
 
