@@ -180,8 +180,22 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     group.add_to(m)
 
 
-def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what: str) -> None:
-    """Counts per grid cell as circles whose area grows with the count."""
+def _cell_key(cell: Cell) -> tuple[float, float]:
+    return (round(cell.lon, 5), round(cell.lat, 5))
+
+
+def add_cells(
+    m: folium.Map,
+    cells: Sequence[Cell],
+    name: str,
+    colour: str,
+    what: str,
+    also: dict[tuple[float, float], str] | None = None,
+) -> None:
+    """Counts per grid cell as circles whose area grows with the count. `also`: what else the
+    same cell holds (by rounded lon, lat), told in the popup too, since a circle drawn above
+    another in the same cell takes the tap."""
+    also = also or {}
     group = folium.FeatureGroup(name=_swatch_label(colour, name, "ring"))
     largest = max((c.count for c in cells), default=1) or 1
     features = [
@@ -190,7 +204,8 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
             "geometry": {"type": "Point", "coordinates": [round(c.lon, 6), round(c.lat, 6)]},
             "properties": {
                 "style": {"radius": round(4 + 16 * math.sqrt(c.count / largest), 1)},
-                "label": f"{c.count} {what}",
+                "label": f"{c.count} {what}"
+                + (f"; {also[_cell_key(c)]}" if _cell_key(c) in also else ""),
             },
         }
         for c in cells
@@ -199,11 +214,14 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
         folium.GeoJson(
             {"type": "FeatureCollection", "features": features},
             marker=folium.CircleMarker(radius=6),
+            # Filled (folium's CircleMarker is not, by default): a tap anywhere inside the
+            # circle is on the circle, not on a flow line or a bacia under it.
             style_function=lambda _f: {
                 "color": colour,
-                "weight": 1,
+                "weight": 1.5,
+                "fill": True,
                 "fillColor": colour,
-                "fillOpacity": 0.45,
+                "fillOpacity": 0.25,
             },
             on_each_feature=PER_FEATURE_STYLE,
             tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
@@ -234,8 +252,10 @@ def nucleo_map(
         add_basins(m, basins)
     add_flows(m, flows, ctr_list_url)
     add_facilities_with_state(m, facilities, facility_admin_url)
-    add_cells(m, overdue, LAYER_OVERDUE, OVERDUE_COLOUR, "CTR(s) em atraso")
-    add_cells(m, reports, LAYER_REPORTS, REPORT_COLOUR, "denúncia(s)")
+    late = {_cell_key(c): f"{c.count} CTR(s) em atraso" for c in overdue}
+    reported = {_cell_key(c): f"{c.count} denúncia(s)" for c in reports}
+    add_cells(m, overdue, LAYER_OVERDUE, OVERDUE_COLOUR, "CTR(s) em atraso", reported)
+    add_cells(m, reports, LAYER_REPORTS, REPORT_COLOUR, "denúncia(s)", late)
     # Open on where things happen (flows, alarms), else on the municipality.
     points = [(f.origin_lat, f.origin_lon) for f in flows]
     points += [(f.facility_lat, f.facility_lon) for f in flows]

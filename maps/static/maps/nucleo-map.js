@@ -51,6 +51,17 @@
   }
   map.on("overlayadd overlayremove", remember);
 
+  // A layer switched back on is drawn on top of the others; put the layers back in the
+  // order the map was built (flows under the facilities, the circles above them), so that a
+  // tap on a circle still reaches the circle.
+  map.on("overlayadd", function () {
+    control._layers.forEach(function (entry) {
+      if (entry.overlay && map.hasLayer(entry.layer) && entry.layer.bringToFront) {
+        entry.layer.bringToFront();
+      }
+    });
+  });
+
   if (window.matchMedia("(max-width: 640px)").matches) {
     control.collapse();
   }

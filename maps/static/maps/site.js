@@ -28,6 +28,25 @@
     });
   }
 
+  // A link alone in its block (a paragraph or list item with no other text) is a tap
+  // target, not a link in running text: it gets the 44 px box (class lone-link).
+  var main = document.getElementById("conteudo");
+  Array.prototype.forEach.call(main ? main.querySelectorAll("a[href]") : [], function (link) {
+    if (getComputedStyle(link).display !== "inline" || link.closest(".leaflet-container")) {
+      return;
+    }
+    var block = link.parentElement;
+    while (block && getComputedStyle(block).display.indexOf("inline") === 0) {
+      block = block.parentElement;
+    }
+    var text = function (el) {
+      return (el.textContent || "").replace(/\s+/g, "");
+    };
+    if (block && text(block) === text(link)) {
+      link.classList.add("lone-link");
+    }
+  });
+
   Array.prototype.forEach.call(document.querySelectorAll("table.data-table"), function (table) {
     var headRow = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
     if (!headRow) {
@@ -58,6 +77,16 @@
   // of the corners the controls use, and is sized to the map's box (a phone's map is small:
   // the popup scrolls inside instead of running off the top). On a narrow map an open layer
   // list is collapsed while a popup shows.
+  if (window.L && L.Control && L.Control.Layers) {
+    // On a phone every map's layer list starts collapsed (its button opens it): expanded, it
+    // would cover most of a small map. Wider screens keep it open, as a legend.
+    L.Control.Layers.addInitHook(function () {
+      if (window.matchMedia("(max-width: 640px)").matches) {
+        this.options.collapsed = true;
+      }
+    });
+  }
+
   if (window.L && L.Map && L.Popup) {
     L.Popup.prototype.options.autoPanPaddingTopLeft = L.point(60, 56);
     L.Popup.prototype.options.autoPanPaddingBottomRight = L.point(60, 36);
