@@ -328,13 +328,14 @@ def network_map(transporter) -> tuple[builders.MapParts, list[dict]]:
     facilities = public_layers.licensed_facilities_geojson(
         timezone.localdate(), _map_window(outline)
     )
-    m = builders.public_network_map(facilities, None, outline)
+    m = builders.public_network_map(facilities, None, outline, destination_picker=True)
     listed = [
         {
             "id": f["properties"]["id"],
             "name": f["properties"]["name"],
             "kind_label": f["properties"]["kind_label"],
             "classes": builders.class_labels(f["properties"]["accepted_classes"]),
+            "anchor": f["properties"].get("anchor"),
         }
         for f in facilities["features"]
     ]
@@ -463,6 +464,9 @@ def ctr_new(request):
         "warnings": warnings,
         "map": map_parts,
         "facilities": facilities,
+        # A point inside each facility's area ([lon, lat]): choosing the facility, in the
+        # select or in its popup, puts the discharge point there.
+        "facility_points": {str(f["id"]): f["anchor"] for f in facilities if f["anchor"]},
         "has_fleet": has_fleet,
         "legend": [
             {"colour": style.colour, "label": style.layer_name}

@@ -202,7 +202,10 @@ def license_text(props: dict) -> str:
     return text + (f", válida até {until}" if until else ", sem data de término")
 
 
-def facility_popup_html(props: dict) -> SafeString:
+def facility_popup_html(props: dict, destination_button: bool = False) -> SafeString:
+    """The facility's name, kind, license and classes; with destination_button, a button
+    "Usar como destino" (the CTR form's script selects the facility and puts the discharge
+    point at its `anchor`, a point inside its area)."""
     rows = [
         ("Tipo", props.get("kind_label") or props.get("kind") or ""),
         ("Licença", license_text(props)),
@@ -212,9 +215,17 @@ def facility_popup_html(props: dict) -> SafeString:
         rows.append(("Operador", props["operator"]))
     if props.get("address"):
         rows.append(("Endereço", props["address"]))
+    button = ""
+    if destination_button and props.get("id") is not None and props.get("anchor"):
+        button = format_html(
+            '<p class="ctr-popup-action"><button type="button" class="button ctr-use-destination"'
+            ' data-facility="{}">Usar como destino</button></p>',
+            props["id"],
+        )
     return format_html(
-        '<div class="ctr-popup"><p class="ctr-popup-title">{}</p><dl>{}</dl></div>',
+        '<div class="ctr-popup"><p class="ctr-popup-title">{}</p>{}<dl>{}</dl></div>',
         props.get("name", ""),
+        button,
         format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows),
     )
 
@@ -333,9 +344,10 @@ def add_basins(m: folium.Map, basins: dict) -> None:
     group.add_to(m)
 
 
-def add_facilities(m: folium.Map, facilities: dict) -> None:
+def add_facilities(m: folium.Map, facilities: dict, destination_picker: bool = False) -> None:
     """One layer per kind, coloured by kind: the licensed areas and, since a PEV is a few
-    metres across and vanishes at city zoom, a circle at a point inside each area."""
+    metres across and vanishes at city zoom, a circle at a point inside each area. With
+    destination_picker, each popup offers "Usar como destino" (the CTR form)."""
     by_kind: dict[str, list[dict]] = {}
     for feature in facilities.get("features", []):
         by_kind.setdefault(feature["properties"]["kind"], []).append(feature)
@@ -343,7 +355,10 @@ def add_facilities(m: folium.Map, facilities: dict) -> None:
         features = by_kind.get(kind)
         if not features:
             continue
-        collection = _with_popups({"features": features}, facility_popup_html)
+        collection = _with_popups(
+            {"features": features},
+            lambda props: facility_popup_html(props, destination_button=destination_picker),
+        )
         group = folium.FeatureGroup(name=_swatch_label(style.colour, style.layer_name), show=True)
         colour = style.colour
         folium.GeoJson(
@@ -447,6 +462,7 @@ def public_network_map(
     search_results: dict | None = None,
     tile_url: str | None = None,
     tile_attribution: str | None = None,
+    destination_picker: bool = False,
 ) -> LocalAssetsMap:
     """The public map of the licensed receiving network.
 
@@ -454,7 +470,7 @@ def public_network_map(
     municipality_outline_geojson() (None when the municipality is not loaded); search_point
     (lon, lat) and search_results: the "onde descartar" answer. The view opens on the search
     when there is one, else on the municipality, else on the facilities, else near
-    Guaratinguetá.
+    Guaratinguetá. destination_picker: facility popups get "Usar como destino" (CTR form).
     """
     if outline and outline.get("bbox"):
         min_lon, min_lat, max_lon, max_lat = outline["bbox"]
@@ -467,7 +483,7 @@ def public_network_map(
         add_outline(m, outline)
     if basins:
         add_basins(m, basins)
-    add_facilities(m, facilities)
+    add_facilities(m, facilities, destination_picker)
     bounds = None
     if search_point is not None:
         bounds = add_search(m, search_point, search_results or {"features": []})

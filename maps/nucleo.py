@@ -108,6 +108,42 @@ def add_facilities_with_state(m: folium.Map, facilities: dict, admin_url: str) -
         group.add_to(m)
 
 
+# Flows: the origin grid made this many times coarser, and at most this many lines drawn
+# (the largest), so that a person can follow each line from its region to its destination.
+FLOW_GRID_FACTOR = 4
+FLOW_LINES = 15
+
+
+def aggregate_flows(
+    flows: Sequence[Flow], cell: float, factor: int = FLOW_GRID_FACTOR, limit: int = FLOW_LINES
+) -> tuple[list[Flow], int, float]:
+    """The flows regrouped on a grid `factor` times coarser than `cell` (degrees), one line per
+    (region, facility) from the regions' volume-weighted centre, largest first; the first
+    `limit` of them, and how many lines and m³ were left out."""
+    size = cell * factor
+    groups: dict[tuple[int, int, int], list] = {}
+    for f in flows:
+        key = (math.floor(f.origin_lon / size), math.floor(f.origin_lat / size), f.facility_id)
+        g = groups.setdefault(key, [f, 0.0, 0.0, 0.0, 0])
+        weight = f.volume_m3 or 0.0
+        g[1] += f.origin_lon * weight
+        g[2] += f.origin_lat * weight
+        g[3] += weight
+        g[4] += f.ctrs
+    merged = []
+    for first, lon_sum, lat_sum, volume, ctrs in groups.values():
+        lon, lat = (
+            (lon_sum / volume, lat_sum / volume) if volume else (first.origin_lon, first.origin_lat)
+        )
+        merged.append(
+            Flow(lon, lat, first.facility_id, first.facility_name, first.facility_lon,
+                 first.facility_lat, volume, ctrs)
+        )  # fmt: skip
+    merged.sort(key=lambda f: (-f.volume_m3, f.facility_id))
+    kept, rest = merged[:limit], merged[limit:]
+    return kept, len(rest), sum(f.volume_m3 for f in rest)
+
+
 def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     """Lines from origin cells to facilities, their width by volume (square root, so that
     small flows stay visible beside large ones)."""
@@ -144,8 +180,22 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     group.add_to(m)
 
 
-def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what: str) -> None:
-    """Counts per grid cell as circles whose area grows with the count."""
+def _cell_key(cell: Cell) -> tuple[float, float]:
+    return (round(cell.lon, 5), round(cell.lat, 5))
+
+
+def add_cells(
+    m: folium.Map,
+    cells: Sequence[Cell],
+    name: str,
+    colour: str,
+    what: str,
+    also: dict[tuple[float, float], str] | None = None,
+) -> None:
+    """Counts per grid cell as circles whose area grows with the count. `also`: what else the
+    same cell holds (by rounded lon, lat), told in the popup too, since a circle drawn above
+    another in the same cell takes the tap."""
+    also = also or {}
     group = folium.FeatureGroup(name=_swatch_label(colour, name, "ring"))
     largest = max((c.count for c in cells), default=1) or 1
     features = [
@@ -154,7 +204,8 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
             "geometry": {"type": "Point", "coordinates": [round(c.lon, 6), round(c.lat, 6)]},
             "properties": {
                 "style": {"radius": round(4 + 16 * math.sqrt(c.count / largest), 1)},
-                "label": f"{c.count} {what}",
+                "label": f"{c.count} {what}"
+                + (f"; {also[_cell_key(c)]}" if _cell_key(c) in also else ""),
             },
         }
         for c in cells
@@ -163,14 +214,20 @@ def add_cells(m: folium.Map, cells: Sequence[Cell], name: str, colour: str, what
         folium.GeoJson(
             {"type": "FeatureCollection", "features": features},
             marker=folium.CircleMarker(radius=6),
+            # Filled (folium's CircleMarker is not, by default): a tap anywhere inside the
+            # circle is on the circle, not on a flow line or a bacia under it.
             style_function=lambda _f: {
                 "color": colour,
-                "weight": 1,
+                "weight": 1.5,
+                "fill": True,
                 "fillColor": colour,
-                "fillOpacity": 0.45,
+                "fillOpacity": 0.25,
             },
             on_each_feature=PER_FEATURE_STYLE,
             tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+            # Its own popup: a tap on a circle must tell about the circle, not open the popup
+            # of a flow line under it (a phone has no hover for the tooltip).
+            popup=folium.GeoJsonPopup(fields=["label"], labels=False),
         ).add_to(group)
     group.add_to(m)
 
@@ -195,8 +252,10 @@ def nucleo_map(
         add_basins(m, basins)
     add_flows(m, flows, ctr_list_url)
     add_facilities_with_state(m, facilities, facility_admin_url)
-    add_cells(m, overdue, LAYER_OVERDUE, OVERDUE_COLOUR, "CTR(s) em atraso")
-    add_cells(m, reports, LAYER_REPORTS, REPORT_COLOUR, "denúncia(s)")
+    late = {_cell_key(c): f"{c.count} CTR(s) em atraso" for c in overdue}
+    reported = {_cell_key(c): f"{c.count} denúncia(s)" for c in reports}
+    add_cells(m, overdue, LAYER_OVERDUE, OVERDUE_COLOUR, "CTR(s) em atraso", reported)
+    add_cells(m, reports, LAYER_REPORTS, REPORT_COLOUR, "denúncia(s)", late)
     # Open on where things happen (flows, alarms), else on the municipality.
     points = [(f.origin_lat, f.origin_lon) for f in flows]
     points += [(f.facility_lat, f.facility_lon) for f in flows]

@@ -14,10 +14,14 @@ MAX_PERIOD_DAYS = 3 * 366
 
 class NucleoFilterForm(forms.Form):
     date_from = forms.DateField(
-        label="De", required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label="De",
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     date_to = forms.DateField(
-        label="Até", required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label="Até",
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     waste_class = forms.ChoiceField(
         label="Classe", required=False, choices=[("", "Todas")] + list(CTRWasteClass.choices)
@@ -52,6 +56,15 @@ class NucleoFilterForm(forms.Form):
             .filter(Q(Exists(facilities)) | Q(Exists(ctrs)))
             .order_by("name")
         )
+        # The empty choice is the default municipality: say which.
+        default = (
+            Municipality.objects.defer("boundary")
+            .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
+            .first()
+        )
+        if default is not None:
+            self.fields["municipality"].empty_label = f"{default.name}/{default.uf} (padrão)"
+        self._show_applied_period()
         # The other lists follow the municipality shown: a state's every transporter and
         # facility would weigh hundreds of kilobytes of <option>s.
         municipality_id = self._municipality_id()
@@ -67,6 +80,30 @@ class NucleoFilterForm(forms.Form):
                 .filter(municipality_id=municipality_id)
                 .order_by("kind", "name")
             )
+
+    def _show_applied_period(self) -> None:
+        """The date fields show the period the page applies, also when it is the default
+        (nothing asked, or a date left empty): never empty fields above a filtered map."""
+        today = timezone.localdate()
+        if not self.is_bound:
+            defaults = self.clean_defaults()
+            self.initial.setdefault("date_from", defaults["date_from"])
+            self.initial.setdefault("date_to", defaults["date_to"])
+            return
+        data = self.data.copy()
+        date_to = self._parsed("date_to")
+        if not data.get("date_to"):
+            date_to = today
+            data["date_to"] = today.isoformat()
+        if not data.get("date_from") and date_to is not None:
+            data["date_from"] = (date_to - datetime.timedelta(days=DEFAULT_PERIOD_DAYS)).isoformat()
+        self.data = data
+
+    def _parsed(self, name: str) -> datetime.date | None:
+        try:
+            return self.fields[name].clean(self.data.get(name))
+        except forms.ValidationError:
+            return None
 
     def _municipality_id(self) -> int | None:
         raw = self.data.get("municipality") if self.is_bound else None

@@ -79,7 +79,8 @@ def nucleo_map(request):
         facility_id=data["facility"].pk if data.get("facility") else None,
     )
     now = timezone.now()
-    flows = analytics.flows(flt, cell)
+    all_flows = analytics.flows(flt, cell)
+    flows, omitted_flows, omitted_volume = nucleo.aggregate_flows(all_flows, cell)
     overdue = analytics.overdue_origin_cells(flt, cell, now)
     reports = [
         analytics.Cell(lon, lat, n)
@@ -116,7 +117,8 @@ def nucleo_map(request):
         "map": builders.render_parts(the_map),
         "totals": analytics.totals(flt),
         "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
-                   "reports": sum(c.count for c in reports)},
+                   "reports": sum(c.count for c in reports),
+                   "omitted_flows": omitted_flows, "omitted_volume": omitted_volume},
     }  # fmt: skip
     return render(request, "maps/nucleo_mapa.html", context)
 
@@ -290,6 +292,7 @@ def _charts(data: DashboardData) -> dict:
         waste_class_short(c): [volume.get((m, c), 0.0) for m in month_labels] for c in classes
     }
     facilities = [f for f in data.facilities if f.use_pct is not None][:20]
+    unknown = [f.name for f in data.facilities if f.use_pct is None]
     ranking = data.ranking[:20]
     return {
         "classes": charts_svg.stacked_bars(
@@ -300,6 +303,8 @@ def _charts(data: DashboardData) -> dict:
             "Uso da capacidade por área de recebimento", "% da capacidade no período",
             reference=100,
         ) if facilities else None,
+        # Received somewhere whose capacity nobody declared: said in words, not an empty chart.
+        "areas_unknown": unknown,
         "transportadores": charts_svg.horizontal_bars(
             [c.name for c in ranking], [c.compliance_pct for c in ranking],
             "Conformidade dos transportadores", "% dos CTRs sem constatação, recusa ou atraso",

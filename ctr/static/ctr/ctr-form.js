@@ -150,6 +150,71 @@
     }
   });
 
+  // Choosing the destination area, in its select or with "Usar como destino" in a facility's
+  // popup, puts the discharge point inside that area (the server's point on its surface,
+  // which unlike the centroid is always inside the polygon).
+  var facilitySelect = document.getElementById("id_destination_facility");
+  var pointsData = document.getElementById("pontos-areas");
+  var facilityPoints = pointsData ? JSON.parse(pointsData.textContent) : {};
+
+  function facilityName(id) {
+    var option = facilitySelect && facilitySelect.querySelector('option[value="' + id + '"]');
+    return option ? option.textContent.trim() : "";
+  }
+
+  function useFacility(id) {
+    var lonLat = facilityPoints[id];
+    if (!lonLat) {
+      return false;
+    }
+    var latlng = L.latLng(lonLat[1], lonLat[0]);
+    choose("destination", latlng);
+    if (!map.getBounds().contains(latlng)) {
+      map.panTo(latlng);
+    }
+    say(
+      "Destino: " +
+        (facilityName(id) || "área escolhida") +
+        ". Ponto de descarga marcado dentro da área: latitude " +
+        points.destination.lat.value +
+        ", longitude " +
+        points.destination.lon.value +
+        "."
+    );
+    return true;
+  }
+
+  if (facilitySelect) {
+    facilitySelect.addEventListener("change", function () {
+      if (facilitySelect.value) {
+        useFacility(facilitySelect.value);
+      }
+    });
+  }
+
+  map.on("popupopen", function (event) {
+    var container = event.popup.getElement();
+    var button = container && container.querySelector(".ctr-use-destination");
+    if (!button) {
+      return;
+    }
+    button.addEventListener("click", function () {
+      var id = button.getAttribute("data-facility");
+      if (facilitySelect) {
+        facilitySelect.value = id;
+      }
+      if (useFacility(id)) {
+        map.closePopup();
+        if (!points.origin.marker) {
+          setTarget("origin");
+        }
+        if (facilitySelect) {
+          facilitySelect.focus({ preventScroll: true });
+        }
+      }
+    });
+  });
+
   // Typed coordinates (and the values sent back after an error) show on the map too.
   function fromInputs(name, pan) {
     var point = points[name];

@@ -1,0 +1,111 @@
+/* What every page shares on a phone: the header's "Menu" button opens and closes the nav
+ * (aria-expanded; on a wide screen the nav is always shown and the button stays hidden by
+ * CSS); data tables become one card per row (each cell gets its column's header as
+ * data-label, which the CSS shows before the value); and map popups stay clear of the map's
+ * controls. Without JavaScript the nav is simply open and tables scroll inside their frame.
+ * Loaded before the pages' map scripts, so the map hook below sees every map created. */
+(function () {
+  "use strict";
+
+  var button = document.getElementById("menu-botao");
+  var nav = document.getElementById("menu");
+  if (button && nav) {
+    var header = button.closest(".site-header");
+    header.classList.add("has-menu-button");
+    button.hidden = false;
+    var setOpen = function (open) {
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+      header.classList.toggle("menu-open", open);
+    };
+    button.addEventListener("click", function () {
+      setOpen(button.getAttribute("aria-expanded") !== "true");
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+        setOpen(false);
+        button.focus();
+      }
+    });
+  }
+
+  // A link alone in its block (a paragraph or list item with no other text) is a tap
+  // target, not a link in running text: it gets the 44 px box (class lone-link).
+  var main = document.getElementById("conteudo");
+  Array.prototype.forEach.call(main ? main.querySelectorAll("a[href]") : [], function (link) {
+    if (getComputedStyle(link).display !== "inline" || link.closest(".leaflet-container")) {
+      return;
+    }
+    var block = link.parentElement;
+    while (block && getComputedStyle(block).display.indexOf("inline") === 0) {
+      block = block.parentElement;
+    }
+    var text = function (el) {
+      return (el.textContent || "").replace(/\s+/g, "");
+    };
+    if (block && text(block) === text(link)) {
+      link.classList.add("lone-link");
+    }
+  });
+
+  Array.prototype.forEach.call(document.querySelectorAll("table.data-table"), function (table) {
+    var headRow = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
+    if (!headRow) {
+      return;
+    }
+    var labels = [];
+    Array.prototype.forEach.call(headRow.cells, function (cell) {
+      for (var i = 0; i < (cell.colSpan || 1); i++) {
+        labels.push(cell.textContent.trim());
+      }
+    });
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) {
+        var column = 0;
+        Array.prototype.forEach.call(row.cells, function (cell) {
+          if (labels[column] && !cell.hasAttribute("data-label")) {
+            cell.setAttribute("data-label", labels[column]);
+          }
+          column += cell.colSpan || 1;
+        });
+      });
+    });
+    table.classList.add("stackable");
+  });
+
+  // Map popups: Leaflet draws its controls (zoom, layer list) above every popup (they sit in
+  // separate stacking contexts), so a popup must not open under them. Each popup pans clear
+  // of the corners the controls use, and is sized to the map's box (a phone's map is small:
+  // the popup scrolls inside instead of running off the top). On a narrow map an open layer
+  // list is collapsed while a popup shows.
+  if (window.L && L.Control && L.Control.Layers) {
+    // On a phone every map's layer list starts collapsed (its button opens it): expanded, it
+    // would cover most of a small map. Wider screens keep it open, as a legend.
+    L.Control.Layers.addInitHook(function () {
+      if (window.matchMedia("(max-width: 640px)").matches) {
+        this.options.collapsed = true;
+      }
+    });
+  }
+
+  if (window.L && L.Map && L.Popup) {
+    L.Popup.prototype.options.autoPanPaddingTopLeft = L.point(60, 56);
+    L.Popup.prototype.options.autoPanPaddingBottomRight = L.point(60, 36);
+    L.Map.addInitHook(function () {
+      this.on("popupopen", function (event) {
+        var popup = event.popup;
+        var size = this.getSize();
+        var maxWidth = Math.max(160, Math.min(320, size.x - 130));
+        var maxHeight = Math.max(120, size.y - 120);
+        if (popup.options.maxWidth !== maxWidth || popup.options.maxHeight !== maxHeight) {
+          popup.options.maxWidth = maxWidth;
+          popup.options.minWidth = Math.min(popup.options.minWidth || 50, maxWidth);
+          popup.options.maxHeight = maxHeight;
+          popup.update();
+        }
+        if (size.x < 640 && this.ctrLayerControl) {
+          this.ctrLayerControl.collapse();
+        }
+      });
+    });
+  }
+})();

@@ -1,0 +1,111 @@
+"""The Núcleo map in a real headless Chromium as issue 11 left it: the filter keeps the layers
+the user switched off and shows the period applied; a tap on an overdue circle opens that
+circle's popup (not the popup of a flow line under it); on a phone the layer list starts
+collapsed and the header's links sit behind a "Menu" button."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from ctr import services
+from ctr.rules import WasteLine
+from tests.ctr_world import build_world
+from tests.e2e.conftest import Recorder, log_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
+
+
+@pytest.fixture
+def world():
+    world = build_world()
+    issued_at = timezone.now() - datetime.timedelta(hours=100)  # past the alert: overdue
+    request = services.IssueRequest(
+        transport_date=timezone.localtime(issued_at).date(),
+        vehicle_plate="ABC1D23",
+        equipment_code="C-01",
+        origin=world.origin,
+        destination=world.inside(world.att),
+        waste=[WasteLine("A", Decimal("3"), "entulho de alvenaria")],
+        generator=services.GeneratorData("Maria da Obra", "52998224725"),
+    )
+    services.issue(world.alfa, world.alfa_user, request, at=issued_at)
+    return world
+
+
+def open_map(chromium, live_server, user, width, height):
+    context = chromium.new_context(viewport={"width": width, "height": height}, locale="pt-BR")
+    page = context.new_page()
+    page.recorder = Recorder(page, live_server.url)
+    log_in(page, live_server, user)
+    page.goto(f"{live_server.url}/nucleo/mapa/", wait_until="load")
+    return context, page
+
+
+def overdue_circle_point(page) -> dict:
+    name = page.get_attribute("#mapa", "data-map-var")
+    return page.evaluate(
+        """(name) => { const m = window[name]; let out = null;
+            m.eachLayer((l) => { const p = l.feature && l.feature.properties;
+              if (!out && p && String(p.label || "").includes("em atraso")) {
+                const pt = m.latLngToContainerPoint(l.getLatLng()); out = {x: pt.x, y: pt.y}; } });
+            return out; }""",
+        name,
+    )
+
+
+def test_filter_keeps_layers_and_circles_open_their_own_popup(chromium, live_server, world):
+    context, page = open_map(chromium, live_server, world.nucleo, 1366, 900)
+    # The period applied is in the date fields (the default: the last 90 days).
+    today = timezone.localdate()
+    assert page.input_value("#id_date_to") == today.isoformat()
+    assert page.input_value("#id_date_from") == (today - datetime.timedelta(days=90)).isoformat()
+
+    # A tap in the overdue circle, on the flow line that starts there: the circle's popup.
+    page.locator("#mapa").scroll_into_view_if_needed()
+    xy = overdue_circle_point(page)
+    assert xy, "the overdue CTR's origin is on the map"
+    page.locator("#mapa .leaflet-container").click(position=xy)
+    popup = page.locator(".leaflet-popup-content")
+    popup.wait_for()
+    assert "1 CTR(s) em atraso" in popup.inner_text()
+    assert "Para " not in popup.inner_text()
+
+    # The user switches the flows off and applies the filter again: they stay off.
+    flows = page.get_by_label("Fluxos de CTR (origem → destino)")
+    flows.uncheck()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Aplicar").click()
+    assert "date_from=" in page.url
+    assert not page.get_by_label("Fluxos de CTR (origem → destino)").is_checked()
+    assert page.get_by_label("Origens de CTRs em atraso").is_checked()
+    # And back on, after the next filter too.
+    page.get_by_label("Fluxos de CTR (origem → destino)").check()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Aplicar").click()
+    assert page.get_by_label("Fluxos de CTR (origem → destino)").is_checked()
+    assert page.recorder.js_errors() == []
+    context.close()
+
+
+def test_phone_collapses_the_layer_list_and_the_menu(chromium, live_server, world):
+    context, page = open_map(chromium, live_server, world.nucleo, 390, 844)
+    assert page.locator(".leaflet-control-layers").count() == 1
+    assert page.locator(".leaflet-control-layers-expanded").count() == 0
+    # The header: a "Menu" button of at least 44 px, the links hidden until it is pressed.
+    menu = page.get_by_role("button", name="Menu")
+    box = menu.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44
+    assert menu.get_attribute("aria-expanded") == "false"
+    assert not page.get_by_role("link", name="Fiscalização").is_visible()
+    menu.click()
+    assert menu.get_attribute("aria-expanded") == "true"
+    assert page.get_by_role("link", name="Fiscalização").is_visible()
+    assert page.get_by_role("link", name="Onde descartar").is_visible()
+    page.keyboard.press("Escape")
+    assert not page.get_by_role("link", name="Fiscalização").is_visible()
+    assert page.recorder.js_errors() == []
+    context.close()
