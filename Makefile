@@ -17,7 +17,7 @@ DB_START := @echo "Usando DATABASE_URL externo."
 DB_ENV =
 endif
 
-.PHONY: run test stop system-run system-test venv db migrate demo lint format clean bench
+.PHONY: run test stop system-run system-test venv db migrate demo lint format clean bench tour
 
 system-run:
 	@bash scripts/system-packages.sh run
@@ -58,6 +58,10 @@ test: system-test venv db
 bench: system-run venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
+
+# The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.
+tour: system-test venv demo
+	@$(DB_ENV) $(PY) manage.py tour
 
 stop:
 	@bash scripts/localdb.sh stop
