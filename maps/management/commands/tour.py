@@ -23,6 +23,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    # Date fields and the browser's own texts as a Brazilian phone shows them.
+    "--lang=pt-BR",
 ]
 
 
