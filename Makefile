@@ -20,7 +20,7 @@ DB_ENV =
 DB_NOTE := true
 endif
 
-.PHONY: run test stop system-run system-test venv db prepare lint format clean bench
+.PHONY: run test stop system-run system-test venv db prepare lint format clean bench tour
 
 system-run:
 	@bash scripts/system-packages.sh run
@@ -59,6 +59,10 @@ test: system-test venv db
 bench: system-run venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
+
+# The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.
+tour: system-test prepare
+	@$(DB_ENV) $(PY) manage.py tour
 
 stop:
 	@bash scripts/localdb.sh stop
