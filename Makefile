@@ -32,6 +32,7 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-* && touch $@
 
 venv: $(STAMP)
+	@bash scripts/frontend-assets.sh
 
 db:
 	$(DB_START)
