@@ -772,7 +772,7 @@ def reception_action(request, number: str, action: str):
     if wants_review(request) and ctr.status == CTRStatus.ISSUED:
         back = reverse("ctr_web:receptions") + f"?busca={ctr.number}"
         if action == "receive":
-            volume = form.cleaned_data["received_volume_m3"].normalize()
+            volume = rules.fmt(form.cleaned_data["received_volume_m3"])
             return confirm_page(
                 request,
                 title=f"Confirmar o recebimento do {ctr.number}?",
@@ -780,7 +780,7 @@ def reception_action(request, number: str, action: str):
                 details=[
                     ("Transportador", ctr.transporter.name),
                     ("Veículo", str(ctr.vehicle)),
-                    ("Declarado", f"{ctr.total_volume_m3.normalize()} m³"),
+                    ("Declarado", f"{rules.fmt(ctr.total_volume_m3)} m³"),
                     ("Recebido", f"{volume} m³"),
                 ],
                 yes="Sim, confirmar o recebimento",
