@@ -141,7 +141,8 @@ _NEAR_SQL = f"""
 
 
 def _br(value: float) -> str:
-    return f"{value:.5f}".replace(".", ",")
+    # Up to 5 decimals (about a metre), decimal comma: -22,81 and not -22,81000.
+    return f"{value:.5f}".rstrip("0").rstrip(".").replace(".", ",")
 
 
 def check_search_point(point: Point) -> None:
