@@ -172,3 +172,57 @@ def test_generator_box_suggests_as_you_type(browser_page, live_server, world):
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=f"{SHOTS}/roles-processo-novo-390.png", full_page=True)
     assert page.recorder.js_errors() == []
+
+
+def y4m_of(png, path, size=(640, 480), frames=10) -> None:
+    """A still video (Y4M, 4:2:0) of the QR image, for Chromium's fake camera."""
+    from PIL import Image
+
+    width, height = size
+    canvas = Image.new("RGB", size, "white")
+    qr = Image.open(png).convert("RGB")
+    qr.thumbnail((height - 40, height - 40))
+    canvas.paste(qr, ((width - qr.width) // 2, (height - qr.height) // 2))
+    y, cb, cr = canvas.convert("YCbCr").split()
+    half = (width // 2, height // 2)
+    frame = y.tobytes() + cb.resize(half).tobytes() + cr.resize(half).tobytes()
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{width} H{height} F10:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(frames):
+            out.write(b"FRAME\n" + frame)
+
+
+def test_operator_reads_the_qr_code_with_the_camera(chromium, live_server, world, tmp_path):
+    """The camera path: Chromium's fake camera films the printed QR code (a browser of its
+    own, launched by the session's Playwright, for the camera's flags)."""
+    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, Recorder
+
+    wanted, other = issue(world), issue(world, volume="2")
+    image, video = tmp_path / "qr.png", tmp_path / "qr.y4m"
+    qr_png(image, f"https://ctr.example.gov.br/verificar/{wanted.number}/")
+    y4m_of(image, video)
+    browser = chromium.browser_type.launch(
+        executable_path=CHROMIUM,
+        args=[
+            *CHROMIUM_ARGS,
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}",
+        ],
+    )
+    try:
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, locale="pt-BR", permissions=["camera"]
+        )
+        page = context.new_page()
+        page.recorder = Recorder(page, live_server.url)
+        log_in(page, live_server, world.operator)
+        page.goto(f"{live_server.url}/recebimentos/")
+        with page.expect_navigation(timeout=20_000):
+            page.get_by_role("button", name="Ler QR code").click()
+        assert f"busca={wanted.number}" in page.url
+        assert page.locator(".rr-number").all_inner_texts() == [wanted.number]
+        assert other.number not in page.locator("#secao-abertos").inner_text()
+        assert page.recorder.js_errors() == [] and page.recorder.aborted == []
+    finally:
+        browser.close()
