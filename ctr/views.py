@@ -712,7 +712,10 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
         rows.append(
             {
                 "ctr": ctr,
-                "classes": sorted({line.get_waste_class_display() for line in ctr.waste.all()}),
+                # "Classe A", not "Classe A (agregados: concreto, tijolo, solo…)": one line.
+                "classes": sorted(
+                    {line.get_waste_class_display().split(" (")[0] for line in ctr.waste.all()}
+                ),
                 "receive_form": bound["receive"]
                 if mine and bound.get("receive")
                 else ReceiveForm(
