@@ -35,6 +35,7 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-* && touch $@
 
 venv: $(STAMP)
+	@bash scripts/frontend-assets.sh
 
 db:
 	$(DB_START)

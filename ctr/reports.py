@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from pev_network.models import FacilityKind, FacilityLicense, Municipality
 
-from .documents import document_kind, format_document, mask_document
+from .documents import PLATE_RE, document_kind, format_document, mask_document
 from .models import CTR, CTRStatus, CTRWaste, CTRWasteClass, Transporter, Worksite
 from .services import same_name
 
@@ -109,6 +109,33 @@ def normalize_number(text: str) -> str | None:
     """The CTR number as typed or scanned (any case, spaces), or None when it cannot be one."""
     number = re.sub(r"\s", "", text or "").upper()
     return number if NUMBER_RE.match(number) else None
+
+
+def lookup_q(text: str) -> Q | None:
+    """What an operator types (or the QR scan fills in) to find a load: a CTR number with or
+    without the "CTR" prefix and the dashes, in any case, or only its last digits (the
+    sequence); or a plate, old (ABC-1234) or Mercosul (ABC1D23), with or without the dash, or
+    a part of it. None for an empty search; a Q that matches nothing for one that can be
+    neither."""
+    compact = re.sub(r"[^0-9A-Za-z]", "", text or "").upper()
+    if not compact:
+        return None
+    match = Q(pk__in=[])
+    if PLATE_RE.match(compact):
+        match |= Q(vehicle__plate=compact)
+    elif not compact.isdigit() and not compact.startswith("CTR"):
+        match |= Q(vehicle__plate__contains=compact)
+    digits = compact.removeprefix("CTR")
+    if digits.isdigit():
+        if len(digits) <= 6:
+            match |= Q(sequence=int(digits))
+        elif len(digits) >= 17:
+            match |= Q(number=f"CTR-{digits[:7]}-{digits[7:11]}-{digits[11:]}")
+        else:
+            # The tail, cut from the right as next_number writes it: sequence (6), year (4).
+            sequence, year, ibge = digits[-6:], digits[-10:-6], digits[:-10]
+            match |= Q(number__endswith="-".join(p for p in (ibge, year, sequence) if p))
+    return match
 
 
 def _document_queryset(queryset: QuerySet) -> QuerySet:

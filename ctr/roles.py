@@ -28,6 +28,14 @@ def is_municipal(user) -> bool:
     return cached
 
 
+def is_inspector(user) -> bool:
+    """In the Fiscalização group and not the Núcleo's (who also sees the fiscalização)."""
+    if not user.is_authenticated or user.is_superuser:
+        return False
+    names = set(user.groups.filter(name__in=MUNICIPAL_GROUPS).values_list("name", flat=True))
+    return FISCAL in names and NUCLEO not in names
+
+
 def membership(user):
     if not user.is_authenticated:
         return None

@@ -19,11 +19,12 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
 import audit
+from config.list_order import Column, ListOrder
 from maps import builders
 from pev_network import public_layers
 from pev_network.models import ReceivingFacility
 
-from . import csv_import, roles, rules, services
+from . import csv_import, reports, roles, rules, services
 from .forms import (
     FINDING_FIELDS,
     WASTE_LINE_RE,
@@ -141,6 +142,9 @@ def dashboard(request):
         return redirect("ctr_web:ctr-list")
     if roles.facility_of(user) is not None:
         return redirect("ctr_web:receptions")
+    if roles.is_inspector(user):
+        # An inspector's work starts from the reports (art. 21-22); the Núcleo's from the map.
+        return redirect("intake:inspect")
     if roles.is_municipal(user):
         return redirect("maps:nucleo-painel")
     return forbidden(
@@ -179,6 +183,41 @@ def rule_catalogue(request):
     )
 
 
+# --- confirm before an irreversible step ---------------------------------------------------
+
+
+def wants_review(request) -> bool:
+    """The page's forms send etapa=revisar: without JavaScript (which asks in a dialog and
+    drops the field) the post first gets a confirmation page; API clients and confirmed posts
+    act at once."""
+    return request.POST.get("etapa") == "revisar"
+
+
+def confirm_page(request, *, title, question, yes, verb, back, details=(), danger=False):
+    """The same post again, without etapa, behind a "Sim" button (the no-JS confirmation)."""
+    fields = [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in ("csrfmiddlewaretoken", "etapa")
+        for value in values
+    ]
+    return render(
+        request,
+        "ctr/confirm.html",
+        {
+            "title": title,
+            "question": question,
+            "yes": yes,
+            "verb": verb,
+            "back": back,
+            "details": details,
+            "danger": danger,
+            "action": request.path,
+            "fields": fields,
+        },
+    )
+
+
 # --- transporter: CTR list and detail --------------------------------------------------------
 
 
@@ -198,16 +237,34 @@ def _querystring(request, **changes) -> str:
     return params.urlencode()
 
 
+# Numbers sort by (year, sequence), not as text: sequence 1000000 comes after 999999.
+_BY_NUMBER = ("year", "sequence", "number")
+CTR_LIST_ORDER = ListOrder(
+    [
+        Column("numero", "Número", _BY_NUMBER, first_desc=True),
+        # Newest transport first and, within a day, the latest number first.
+        Column("transporte", "Transporte", ("transport_date", *_BY_NUMBER), first_desc=True),
+        Column("situacao", "Situação", ("status", "transport_date", *_BY_NUMBER)),
+        Column("veiculo", "Veículo", ("vehicle__plate", "transport_date", *_BY_NUMBER)),
+        Column("gerador", "Gerador", ("generator__name", "transport_date", *_BY_NUMBER)),
+        Column("destino", "Destino", ("destination_facility__name", "transport_date", *_BY_NUMBER)),
+        Column("volume", "Volume (m³)", ("total_volume_m3", *_BY_NUMBER), first_desc=True),
+    ],
+    default="-transporte",
+)
+
+
 @require_safe
 @transporter_required
 def ctr_list(request):
     filters = CTRFilterForm(request.GET or None)
-    queryset = _transporter_ctrs(request).order_by("-transport_date", "-created_at", "-pk")
+    queryset = CTR_LIST_ORDER.apply(_transporter_ctrs(request), request.GET)
     if request.GET:
         queryset = filters.apply(queryset)
     page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("pagina"))
     query = request.GET.copy()
     query.pop("pagina", None)
+    filter_keys = [k for k in query if k != "ordem"]
     return render(
         request,
         "ctr/ctr_list.html",
@@ -217,7 +274,8 @@ def ctr_list(request):
             "filters": filters,
             "page": page,
             "query": query.urlencode(),
-            "filtered": bool(request.GET) and any(v for k, v in query.items()),
+            "sort": CTR_LIST_ORDER.headers(request.GET),
+            "filtered": any(query.get(k) for k in filter_keys),
         },
         status=400 if request.GET and filters.errors else 200,
     )
@@ -301,6 +359,18 @@ def ctr_cancel(request, number: str):
     form = ReasonForm(request.POST, prefix="cancel")
     if not form.is_valid():
         return _render_detail(request, ctr, form, status=400)
+    if wants_review(request) and ctr.status == CTRStatus.ISSUED:
+        return confirm_page(
+            request,
+            title=f"Cancelar o {ctr.number}?",
+            question="O cancelamento não pode ser desfeito: o CTR deixa de valer para o "
+            "transporte.",
+            details=[("Motivo", form.cleaned_data["reason"])],
+            yes="Sim, cancelar o CTR",
+            verb="cancelar",
+            back=reverse("ctr_web:ctr-detail", args=[ctr.number]),
+            danger=True,
+        )
     try:
         services.cancel(ctr, request.user, form.cleaned_data["reason"])
     except services.CTRError as error:
@@ -642,20 +712,41 @@ def _facility_ctrs(request):
     )
 
 
+RECEPTION_ORDER = ListOrder(
+    [
+        Column("numero", "Número", _BY_NUMBER, first_desc=True),
+        Column("placa", "Placa", ("vehicle__plate", "created_at")),
+        Column("transportador", "Transportador", ("transporter__name", "created_at")),
+        Column("volume", "m³", ("total_volume_m3", "created_at"), first_desc=True),
+        # The load that was issued last is the one most likely at the gate now.
+        Column("emissao", "Emitido em", ("created_at",), first_desc=True),
+    ],
+    default="-emissao",
+)
+
+
 def _render_receptions(request, bound: dict | None = None, alert: str = "", status: int = 200):
-    """The open CTRs (oldest transport first), then the recently closed ones. `bound` holds
-    the submitted forms of one CTR (number, receive form, refuse form) to show their errors."""
+    """The open CTRs (newest issued first, or by the column chosen), then the recently closed
+    ones; both narrowed by ?busca= (number or plate). `bound` holds the submitted forms of one
+    CTR (number, receive form, refuse form) to show their errors."""
     bound = bound or {}
-    issued = _facility_ctrs(request).filter(status=CTRStatus.ISSUED)
-    page = Paginator(
-        issued.order_by("transport_date", "created_at", "pk"), RECEPTION_PAGE_SIZE
-    ).get_page(request.GET.get("pagina"))
+    search = request.GET.get("busca", "").strip()[:40]
+    match = reports.lookup_q(search)
+    base = _facility_ctrs(request)
+    if match is not None:
+        base = base.filter(match)
+    issued = RECEPTION_ORDER.apply(base.filter(status=CTRStatus.ISSUED), request.GET)
+    page = Paginator(issued, RECEPTION_PAGE_SIZE).get_page(request.GET.get("pagina"))
     rows = []
     for ctr in page:
         mine = bound.get("number") == ctr.number
         rows.append(
             {
                 "ctr": ctr,
+                # "Classe A", not "Classe A (agregados: concreto, tijolo, solo…)": one line.
+                "classes": sorted(
+                    {line.get_waste_class_display().split(" (")[0] for line in ctr.waste.all()}
+                ),
                 "receive_form": bound["receive"]
                 if mine and bound.get("receive")
                 else ReceiveForm(
@@ -664,14 +755,15 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
                 "refuse_form": bound["refuse"]
                 if mine and bound.get("refuse")
                 else ReasonForm(prefix=f"x-{ctr.pk}"),
+                "open": mine or (match is not None and page.paginator.count == 1),
                 "open_refuse": mine and bound.get("refuse") is not None,
             }
         )
-    closed = (
-        _facility_ctrs(request)
-        .filter(~Q(status=CTRStatus.ISSUED))
-        .order_by("-closed_at", "-pk")[:RECENTLY_CLOSED]
-    )
+    closed = base.filter(~Q(status=CTRStatus.ISSUED)).order_by("-closed_at", "-pk")[
+        :RECENTLY_CLOSED
+    ]
+    query = request.GET.copy()
+    query.pop("pagina", None)
     return render(
         request,
         "ctr/receptions.html",
@@ -682,6 +774,10 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
             "rows": rows,
             "closed": closed,
             "alert": alert,
+            "search": search,
+            "searched": match is not None,
+            "sort": RECEPTION_ORDER.headers(request.GET),
+            "query": query.urlencode(),
         },
         status=status,
     )
@@ -706,6 +802,37 @@ def reception_action(request, number: str, action: str):
     if not form.is_valid():
         return _render_receptions(
             request, bound, f"O {ctr.number} não foi registrado: corrija o formulário.", 400
+        )
+    if wants_review(request) and ctr.status == CTRStatus.ISSUED:
+        back = reverse("ctr_web:receptions") + f"?busca={ctr.number}"
+        if action == "receive":
+            volume = rules.fmt(form.cleaned_data["received_volume_m3"])
+            return confirm_page(
+                request,
+                title=f"Confirmar o recebimento do {ctr.number}?",
+                question="Depois de confirmado, o recebimento não pode ser desfeito.",
+                details=[
+                    ("Transportador", ctr.transporter.name),
+                    ("Veículo", str(ctr.vehicle)),
+                    ("Declarado", f"{rules.fmt(ctr.total_volume_m3)} m³"),
+                    ("Recebido", f"{volume} m³"),
+                ],
+                yes="Sim, confirmar o recebimento",
+                verb="confirmar",
+                back=back,
+            )
+        return confirm_page(
+            request,
+            title=f"Recusar a carga do {ctr.number}?",
+            question="A recusa encerra o CTR e não pode ser desfeita.",
+            details=[
+                ("Transportador", ctr.transporter.name),
+                ("Motivo", form.cleaned_data["reason"]),
+            ],
+            yes="Sim, recusar a carga",
+            verb="recusar",
+            back=back,
+            danger=True,
         )
     try:
         if action == "receive":

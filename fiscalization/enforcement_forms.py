@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 
 from django import forms
 from django.conf import settings
@@ -12,12 +13,13 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from config.br_forms import BRDecimalField, CoordinateField
-from ctr.documents import normalize_document
+from ctr.documents import format_document, normalize_document
 from ctr.models import Generator, Transporter
 from ctr.reports import br_number
 from pev_network.models import Municipality, ReceivingFacility
 
 from .deadlines import SUSPENSION_MAX_DAYS
+from .intake import normalize_protocol
 from .models.enforcement import (
     CaseStatus,
     DeliveryMethod,
@@ -71,6 +73,51 @@ class CaseFilterForm(forms.Form):
     q = forms.CharField(label="Número, infrator ou documento", required=False, max_length=100)
 
 
+def generator_label(generator: Generator) -> str:
+    """How a suggestion reads and what the box keeps: the document first, so that the choice
+    is unambiguous (two generators may share a name)."""
+    return f"{format_document(generator.document)} — {generator.name}"
+
+
+def find_generator(text: str) -> Generator | None:
+    """The generator of a suggestion ("CPF/CNPJ — nome"), of a typed CPF/CNPJ, or of a name
+    that only one generator has; a Portuguese error otherwise."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    head = text.split("—", 1)[0]
+    number = re.sub(r"\D", "", head)
+    if len(number) in (11, 14):
+        generator = Generator.objects.filter(document=number).first()
+        if generator is None:
+            raise ValidationError(f"Não há gerador cadastrado com o CPF/CNPJ {head.strip()}.")
+        return generator
+    matches = list(Generator.objects.filter(name__iexact=text)[:2])
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise ValidationError(
+            f"Há mais de um gerador chamado “{text}”: escolha na lista ou informe o CPF/CNPJ."
+        )
+    raise ValidationError(
+        f"Não há gerador “{text}”: digite o CPF/CNPJ ou parte do nome e escolha na lista."
+    )
+
+
+def search_generators(text: str, limit: int = 10) -> list[Generator]:
+    """Suggestions for the box: by the beginning of the CPF/CNPJ, or by part of the name."""
+    text = (text or "").strip()
+    if len(text) < 2:
+        return []
+    number = re.sub(r"[.\-/\s]", "", text)
+    queryset = Generator.objects.only("pk", "name", "document")
+    if number.isdigit():
+        queryset = queryset.filter(document__startswith=number)
+    else:
+        queryset = queryset.filter(name__icontains=text)
+    return list(queryset.order_by("name", "pk")[:limit])
+
+
 class CaseForm(forms.Form):
     municipality = forms.ModelChoiceField(
         Municipality.objects.defer("boundary"), label="Município", empty_label=None
@@ -104,11 +151,23 @@ class CaseForm(forms.Form):
         help_text="Para o proprietário, operador ou responsável técnico (art. 24 V): suspensão "
         "e cassação valem para a licença dela.",
     )
-    generator = forms.ModelChoiceField(
-        Generator.objects.all(),
+    # A text box with suggestions as you type (the municipality's generators are thousands:
+    # never all of them in a <select>); fiscalization/static/fiscalization/generator-search.js
+    # fills its <datalist> from GET /fiscalizacao/processos/geradores/?q=.
+    generator = forms.CharField(
         label="Gerador vinculado",
         required=False,
-        help_text="Para o proprietário, ocupante ou responsável pela obra (art. 24 I-II).",
+        max_length=200,
+        help_text="Para o proprietário, ocupante ou responsável pela obra (art. 24 I-II). "
+        "Digite o CPF/CNPJ ou parte do nome e escolha na lista.",
+        widget=forms.TextInput(
+            attrs={
+                "list": "geradores-sugestoes",
+                "autocomplete": "off",
+                "spellcheck": "false",
+                "data-suggest": "generators",
+            }
+        ),
     )
     dumping_report = forms.CharField(
         label="Protocolo da denúncia de descarte", max_length=16, required=False
@@ -136,10 +195,14 @@ class CaseForm(forms.Form):
         except ValidationError as exc:
             raise ValidationError(exc.messages[0]) from None
 
+    def clean_generator(self):
+        return find_generator(self.cleaned_data["generator"])
+
     def clean_dumping_report(self):
-        protocol = self.cleaned_data["dumping_report"].strip().upper()
-        if not protocol:
+        raw = self.cleaned_data["dumping_report"].strip().upper()
+        if not raw:
             return None
+        protocol = normalize_protocol(raw) or raw
         report = DumpingReport.objects.filter(protocol=protocol).first()
         if report is None:
             raise ValidationError(f"Não há denúncia com o protocolo {protocol}.")

@@ -9,6 +9,11 @@ app_name = "enforcement"
 urlpatterns = [
     path("fiscalizacao/processos/", views.case_list, name="case-list"),
     path("fiscalizacao/processos/novo/", views.case_new, name="case-new"),
+    path(
+        "fiscalizacao/processos/geradores/",
+        views.generator_suggestions,
+        name="generator-suggestions",
+    ),
     path("fiscalizacao/processos/<int:pk>/", views.case_detail, name="case-detail"),
     path("fiscalizacao/processos/<int:pk>/notificar/", views.notice_new, name="notice-new"),
     path("fiscalizacao/processos/<int:pk>/auto/", views.record_new, name="record-new"),

@@ -9,28 +9,32 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
 import audit
-from ctr.documents import format_document
+from config.list_order import Column, ListOrder
+from ctr.documents import format_document, normalize_plate
 from ctr.reports import br_date, br_money, br_number
 from maps.nucleo_views import municipal_only
 
-from . import deadlines, enforcement, enforcement_pdf, fines
+from . import deadlines, enforcement, enforcement_pdf, fines, intake, roadside
 from . import enforcement_forms as forms
 from .enforcement import EnforcementError, OffenderData
+from .models import DumpingReport
 from .models.enforcement import (
     CaseStatus,
     DeliveryMethod,
     EnforcementCase,
     InfractionRecord,
     Notice,
+    OffenderRole,
     Penalty,
     PenaltyKind,
     RecordStatus,
@@ -94,12 +98,24 @@ def _act(
 # --- cases ------------------------------------------------------------------------------------
 
 
+CASE_LIST_ORDER = ListOrder(
+    [
+        Column("numero", "Número", ("number",), first_desc=True),
+        Column("constatado", "Constatado em", ("opened_at",), first_desc=True),
+        Column("infrator", "Infrator", ("offender__name", "opened_at")),
+        Column("papel", "Papel (art. 24)", ("offender__role", "opened_at")),
+        Column("situacao", "Situação", ("status", "opened_at")),
+    ],
+    default="-constatado",
+)
+
+
 @require_safe
 @municipal_only
 def case_list(request):
     filters = forms.CaseFilterForm(request.GET or None)
-    cases = EnforcementCase.objects.select_related("offender", "municipality").order_by(
-        "-opened_at"
+    cases = CASE_LIST_ORDER.apply(
+        EnforcementCase.objects.select_related("offender", "municipality"), request.GET
     )
     if filters.is_valid():
         if filters.cleaned_data["status"]:
@@ -117,17 +133,67 @@ def case_list(request):
     for case in page:
         timeline = enforcement.case_timeline(case, now)
         rows.append({"case": case, "next": timeline.next_due[:1]})
+    query = request.GET.copy()
+    query.pop("page", None)
     return render(
         request,
         TEMPLATES + "case_list.html",
-        {"filters": filters, "page": page, "rows": rows, "nav": "fiscalizacao"},
+        {
+            "filters": filters,
+            "page": page,
+            "rows": rows,
+            "nav": "fiscalizacao",
+            "sort": CASE_LIST_ORDER.headers(request.GET),
+            "query": query.urlencode(),
+        },
     )
+
+
+def _case_initial(params) -> dict:
+    """What an inspector opening a case from a report (?denuncia=<protocol>) or from a
+    roadside check (?placa=<plate>) already knows: the form starts filled with it."""
+    initial: dict = {}
+    protocol = intake.normalize_protocol(params.get("denuncia", ""))
+    report = DumpingReport.objects.filter(protocol=protocol).first() if protocol else None
+    if report is not None:
+        initial.update(
+            municipality=report.municipality_id,
+            dumping_report=report.protocol,
+            latitude=round(report.location.y, 6),
+            longitude=round(report.location.x, 6),
+            description=f"Descarte irregular ({report.get_category_display().lower()}) "
+            f"denunciado sob o protocolo {report.protocol}, recebido em "
+            f"{timezone.localtime(report.created_at):%d/%m/%Y}. ",
+        )
+    plate = params.get("placa", "")
+    if plate:
+        try:
+            answer = roadside.check_plate(normalize_plate(plate))
+        except ValidationError:
+            answer = None
+        if answer is not None:
+            initial["description"] = (
+                f"Abordagem do veículo de placa {answer.display_plate} em "
+                f"{answer.day:%d/%m/%Y}: {answer.headline}. {answer.explanation} "
+            )
+            initial["offender_role"] = OffenderRole.DRIVER
+            if answer.transporter is not None:
+                initial.update(
+                    transporter=answer.transporter.pk,
+                    offender_name=answer.transporter.name,
+                    offender_document=format_document(answer.transporter.document),
+                    municipality=answer.transporter.municipality_id,
+                )
+    return initial
 
 
 @require_http_methods(["GET", "POST"])
 @municipal_only
 def case_new(request):
-    form = forms.CaseForm(request.POST or None)
+    if request.method == "POST":
+        form = forms.CaseForm(request.POST)
+    else:
+        form = forms.CaseForm(initial=_case_initial(request.GET))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -165,6 +231,21 @@ def case_new(request):
         {"form": form, "nav": "fiscalizacao"},
         status=400 if request.method == "POST" else 200,
     )
+
+
+@require_safe
+@municipal_only
+def generator_suggestions(request):
+    """GET ?q=: up to 10 generators for the case form's "Gerador vinculado" box, as JSON
+    ({"results": [{"value": "CPF/CNPJ — nome", "id": …}]}). Municipal users only (the CPFs
+    are personal data, LGPD)."""
+    found = forms.search_generators(request.GET.get("q", "")[:100])
+    response = JsonResponse(
+        {"results": [{"id": g.pk, "value": forms.generator_label(g)} for g in found]},
+        json_dumps_params={"ensure_ascii": False},
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def _notice_actions(notice: Notice, case: EnforcementCase) -> list[Action]:

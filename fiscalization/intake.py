@@ -808,6 +808,17 @@ def public_nearby(reports: Sequence[DumpingReport]) -> list[dict]:
     ]
 
 
+PROTOCOL_RE = re.compile(r"^(\d{4})([0-9A-Z]{4})([0-9A-Z]{4})$")
+
+
+def normalize_protocol(text: str) -> str | None:
+    """A protocol as a citizen types it: any case, with or without the dashes or with spaces
+    ("2026 abcd efgh") becomes 2026-ABCD-EFGH; None when it cannot be one."""
+    compact = re.sub(r"[^0-9A-Za-z]", "", text or "").upper()
+    match = PROTOCOL_RE.match(compact)
+    return "-".join(match.groups()) if match else None
+
+
 def find_report(reference: str) -> DumpingReport | None:
     """A report by its protocol (any case, spaces ignored) or its number (id)."""
     text = re.sub(r"\s+", "", reference or "").upper()
@@ -815,4 +826,4 @@ def find_report(reference: str) -> DumpingReport | None:
         return None
     if text.isdigit():
         return DumpingReport.objects.filter(pk=int(text)).first()
-    return DumpingReport.objects.filter(protocol=text).first()
+    return DumpingReport.objects.filter(protocol=normalize_protocol(text) or text).first()

@@ -151,7 +151,9 @@ class InspectorFilterForm(forms.Form):
         label="Categoria",
         required=False,
         choices=DumpingCategory.choices,
-        widget=forms.SelectMultiple({"size": 4}),
+        # Checkboxes: a multiple <select> needs ctrl-click, unknown to most and impossible on
+        # a phone (issue 11).
+        widget=forms.CheckboxSelectMultiple,
     )
     near_lon = CoordinateField(
         "lon",

@@ -10,6 +10,7 @@ urlpatterns = [
     # Citizens, no account needed.
     path("denunciar/", views.report_new, name="new"),
     path("denunciar/proximas/", views.report_nearby, name="nearby"),
+    path("denuncia/", views.report_lookup, name="lookup"),
     path("denuncia/<str:protocol>/", views.report_follow, name="follow"),
     # Núcleo and inspectors.
     path("fiscalizacao/", views.inspect_index, name="inspect"),

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 import audit
 from config.api_errors import InvalidParameter
 from config.api_params import parse_lon_lat
+from config.list_order import Column, ListOrder
 from ctr import roles
 from maps import builders
 from pev_network import public_layers
@@ -43,6 +44,18 @@ CELLS_ACROSS = 60
 MIN_CELL_DEG = 0.001
 # Bacias this far beyond the municipality are drawn too (degrees, ~20 km).
 MARGIN_DEG = 0.2
+
+REPORT_LIST_ORDER = ListOrder(
+    [
+        Column("protocolo", "Protocolo", ("protocol",)),
+        Column("recebida", "Recebida em", ("created_at",), first_desc=True),
+        Column("categoria", "Categoria", ("category", "created_at")),
+        Column("situacao", "Situação", ("status", "created_at")),
+        Column("municipio", "Município", ("municipality__name", "created_at")),
+        Column("quem", "Quem", ("reporter_kind", "created_at")),
+    ],
+    default="-recebida",
+)
 
 
 def _outline(ibge: str | None = None) -> dict | None:
@@ -217,23 +230,47 @@ def report_nearby(request):
     )
 
 
+def _report_not_found(request, protocol: str, message: str = ""):
+    return render(
+        request,
+        "fiscalization/intake/denuncia_nao_encontrada.html",
+        {"protocol": protocol[:40], "message": message, "lookup_value": protocol[:40]},
+        status=404 if not message else 400,
+    )
+
+
+@require_safe
+def report_lookup(request):
+    """/denuncia/?protocolo=…: the protocol box of the home page and /denunciar/. With or
+    without the dashes, any case: it goes to the follow-up page of that protocol."""
+    raw = request.GET.get("protocolo", "").strip()
+    if not raw:
+        return _report_not_found(request, "", "Informe o protocolo recebido ao denunciar.")
+    protocol = intake.normalize_protocol(raw)
+    if protocol is None:
+        return _report_not_found(
+            request,
+            raw,
+            f"“{raw[:40]}” não é um protocolo: ele tem o ano e oito letras ou números, como "
+            "2026-ABCD-EFGH (os traços são opcionais).",
+        )
+    return redirect("intake:follow", protocol=protocol)
+
+
 @require_safe
 def report_follow(request, protocol: str):
     """/denuncia/<protocol>/: public follow-up. Status, dates, category and the history of
     status changes; never the photos, the contact, the description or inspectors' notes."""
+    # Typed in the address bar in any case, with or without the dashes.
+    canonical = intake.normalize_protocol(protocol)
     report = (
         DumpingReport.objects.select_related("municipality", "duplicate_of")
         .defer("municipality__boundary")
-        .filter(protocol=protocol.strip().upper())
+        .filter(protocol=canonical or protocol.strip().upper())
         .first()
     )
     if report is None:
-        return render(
-            request,
-            "fiscalization/intake/denuncia_nao_encontrada.html",
-            {"protocol": protocol[:40]},
-            status=404,
-        )
+        return _report_not_found(request, protocol)
     context = {
         "report": report,
         "history": intake.public_history(report),
@@ -323,11 +360,15 @@ def inspect_index(request):
             )
         ]
     the_map = intake_maps.inspection_map(outline, basins, points, cells, cell)
-    page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("pagina"))
+    listed = REPORT_LIST_ORDER.apply(queryset, request.GET)
+    page = Paginator(listed, PAGE_SIZE).get_page(request.GET.get("pagina"))
     params = request.GET.copy()
     params.pop("pagina", None)
+    api_params = params.copy()
+    api_params.pop("ordem", None)
     context = {
         "nav": "fiscalizacao",
+        "sort": REPORT_LIST_ORDER.headers(request.GET),
         "form": form,
         "map": builders.render_parts(the_map),
         "total": total,
@@ -335,7 +376,8 @@ def inspect_index(request):
         "point_limit": MAP_POINT_LIMIT,
         "page": page,
         "query_string": params.urlencode(),
-        "api_url": reverse("dumping-report-list") + (f"?{params.urlencode()}" if params else ""),
+        "api_url": reverse("dumping-report-list")
+        + (f"?{api_params.urlencode()}" if api_params else ""),
     }
     return render(request, "fiscalization/intake/fiscalizacao.html", context, status=status)
 

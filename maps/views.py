@@ -138,6 +138,7 @@ def onde_descartar(request):
             point = form.point()
             volume = form.cleaned_data["volume_m3"]
             try:
+                services.check_search_point(point)
                 nearby = services.nearest_legal_facilities(
                     point, volume, form.cleaned_data["waste_class"] or None, on=day
                 )

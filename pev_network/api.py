@@ -223,6 +223,11 @@ class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
                 f"Classe '{waste_class}' inválida; use {', '.join(WasteClass.values)}.",
             )
         limit = parse_int("limit", params.get("limit") or "5", 1, 50)
+        try:
+            services.check_search_point(point)
+        except services.NetworkError as error:
+            # Swapped or far-away coordinates: a 400 that says so, not a facility 3,000 km off.
+            raise InvalidParameter("lon,lat", error.message) from None
         nearby = services.nearest_legal_facilities(point, volume, waste_class, limit=limit)
         prefetch_related_objects(nearby, "licenses")
         return Response(NearbyFacilitySerializer(nearby, many=True).data)

@@ -116,6 +116,89 @@ def municipality_at(point: Point) -> Municipality | None:
     )
 
 
+# A search point farther than this from every municipality of the platform is a mistake (a
+# phone's last fix in another state, or lat and lon swapped), not a load to route 3,000 km.
+SERVICE_AREA_M = 50_000
+
+# Which municipalities lie within SERVICE_AREA_M of the given point and of the swapped one, on
+# the subdivided pieces (a whole 700-vertex boundary is slow to cast to geography); the bbox
+# test (1 degree, more than 50 km at Brazil's latitudes) lets the GiST index pick the pieces.
+_NEAR_SQL = f"""
+    SELECT DISTINCT m.id, m.name, m.uf, p.near_given, p.near_swapped
+    FROM (
+        SELECT municipality_id,
+               ST_DWithin(geom::geography, ST_SetSRID(ST_MakePoint(%(x)s, %(y)s), 4326)::geography,
+                          %(metres)s) AND %(given_ok)s AS near_given,
+               %(swap_ok)s AND ST_DWithin(
+                   geom::geography,
+                   ST_SetSRID(ST_MakePoint(%(sx)s, %(sy)s), 4326)::geography,
+                   %(metres)s) AS near_swapped
+        FROM {MunicipalityPiece._meta.db_table}
+        WHERE (%(given_ok)s AND geom && ST_Expand(ST_SetSRID(ST_MakePoint(%(x)s, %(y)s), 4326), 1))
+           OR (%(swap_ok)s AND geom && ST_Expand(ST_SetSRID(ST_MakePoint(%(sx)s, %(sy)s), 4326), 1))
+    ) p JOIN {Municipality._meta.db_table} m ON m.id = p.municipality_id
+"""
+
+
+def _br(value: float) -> str:
+    # Up to 5 decimals (about a metre), decimal comma: -22,81 and not -22,81000.
+    return f"{value:.5f}".rstrip("0").rstrip(".").replace(".", ",")
+
+
+def check_search_point(point: Point) -> None:
+    """Refuse, with a message that says what is wrong, a search point that lies farther than
+    SERVICE_AREA_M from every municipality of the platform; and say so when swapping latitude
+    and longitude would put it there (a common slip when typing or pasting coordinates).
+    Nothing is refused while no municipality is loaded."""
+    lon, lat = point.x, point.y
+    given_ok = -180 <= lon <= 180 and -90 <= lat <= 90
+    swap_ok = -180 <= lat <= 180 and -90 <= lon <= 90
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _NEAR_SQL,
+            {
+                "x": lon,
+                "y": lat,
+                "sx": lat if swap_ok else 0,
+                "sy": lon if swap_ok else 0,
+                "metres": SERVICE_AREA_M,
+                "given_ok": given_ok,
+                "swap_ok": swap_ok,
+            },
+        )
+        rows = cursor.fetchall()
+    if any(row[3] for row in rows):
+        return
+    swapped = [row for row in rows if row[4]]
+    if swapped:
+        name, uf = swapped[0][1], swapped[0][2]
+        raise NetworkError(
+            f"A latitude e a longitude parecem trocadas: o ponto informado (latitude "
+            f"{_br(lat)}, longitude {_br(lon)}) fica fora da área atendida, mas com os valores "
+            f"trocados (latitude {_br(lon)}, longitude {_br(lat)}) cai em {name}/{uf}. "
+            "Confira a ordem: a latitude vem primeiro e, no Brasil, fica entre +5 e −34; "
+            "a longitude, entre −34 e −74.",
+            "coordinates_swapped",
+        )
+    reference = Municipality.objects.defer("boundary").order_by("name").values("name", "uf").first()
+    if reference is None:
+        return
+    where = "fora do Brasil" if not _in_brazil(lon, lat) else "fora da área atendida"
+    raise NetworkError(
+        f"O ponto informado (latitude {_br(lat)}, longitude {_br(lon)}) fica {where}: a mais "
+        f"de {SERVICE_AREA_M // 1000} km de {reference['name']}/{reference['uf']} e dos demais "
+        "municípios da plataforma. Confira as coordenadas (em graus decimais, com o sinal de "
+        "menos ao sul e a oeste) ou marque o ponto no mapa.",
+        "point_out_of_area",
+    )
+
+
+def _in_brazil(lon: float, lat: float) -> bool:
+    # The country's bounding box (Ponta do Seixas to the Serra do Divisor; Monte Caburaí to
+    # Chuí): enough to tell "outside Brazil" from "elsewhere in Brazil" in a message.
+    return -74.0 <= lon <= -28.8 and -33.8 <= lat <= 5.3
+
+
 def point_within_facility(
     point: Point, facility: ReceivingFacility, tolerance_m: Decimal | float = 0
 ) -> bool:

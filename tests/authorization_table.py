@@ -195,11 +195,13 @@ TABLE: dict[str, list[Check]] = {
                 beta="302→/transportador/ctrs/",
                 operador="302→/recebimentos/",
                 operador_pev="302→/recebimentos/",
+                fiscal="302→/fiscalizacao/",
             )
         )
     ],
     "ctr_web:rules": [Check(get=PUBLIC)],
     "maps:home": [Check(get=PUBLIC)],
+    "maps:favicon": [Check(get=row("301→/static/maps/favicon.svg"))],
     "maps:onde-descartar": [Check(get=PUBLIC)],
     # Public verification of a printed CTR (personal data masked).
     "ctr-verify-form": [Check(get=PUBLIC)],
@@ -317,6 +319,8 @@ TABLE: dict[str, list[Check]] = {
     "intake:new": [Check(get=PUBLIC, post=row("400"))],
     "intake:nearby": [Check(query="lon=-45.19&lat=-22.81", get=PUBLIC)],
     "intake:follow": [Check(kwargs={"protocol": "{protocol}"}, get=PUBLIC)],
+    # The protocol box, for anyone (a malformed protocol: 400; a good one redirects).
+    "intake:lookup": [Check(query="protocolo=ABC", get=row("400"))],
     "intake:inspect": [Check(get=MUNICIPAL_PAGE)],
     "intake:inspect-report": [Check(kwargs={"pk": "{report}"}, get=MUNICIPAL_PAGE)],
     "intake:inspect-status": [Check(kwargs={"pk": "{report}"}, get=POST_ONLY, post=MUNICIPAL_FORM)],
@@ -332,6 +336,8 @@ TABLE: dict[str, list[Check]] = {
     # --- web: enforcement procedure (inspectors and Núcleo) ---------------------------------
     "enforcement:case-list": [Check(get=MUNICIPAL_PAGE)],
     "enforcement:case-new": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
+    # Suggestions of the case form's generator box: CPFs are personal data.
+    "enforcement:generator-suggestions": [Check(query="q=Silva", get=MUNICIPAL_PAGE)],
     "enforcement:case-detail": [Check(kwargs={"pk": "{case}"}, get=MUNICIPAL_PAGE)],
     "enforcement:notice-new": [
         Check(kwargs={"pk": "{case}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)

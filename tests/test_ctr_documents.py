@@ -294,7 +294,7 @@ def report_page(user, site) -> str:
 
 def test_report_lists_every_ctr_and_flags_open_refused_cancelled(world, site_with_history):
     page = report_page(world.nucleo, site_with_history)
-    assert page.count("CTR-3518404-2026-") == 5
+    assert page.count(">CTR-3518404-2026-") == 5
     assert page.count('class="flagged"') == 3
     for flag in ("Em aberto", "Recusado", "Cancelado"):
         assert f'<span class="doc-flag">{flag}</span>' in page
@@ -332,11 +332,11 @@ def test_report_of_a_site_with_every_load_received_is_conclusive(world):
 
 def test_transporter_sees_only_its_own_ctrs_of_the_site(world, site_with_history):
     alfa_page = report_page(world.alfa_user, site_with_history)
-    assert alfa_page.count("CTR-3518404-2026-") == 4
+    assert alfa_page.count(">CTR-3518404-2026-") == 4
     assert "Entulhos Beta ME" not in alfa_page
     assert "Somente os CTRs do transportador Caçambas Alfa Ltda." in alfa_page
     beta_page = report_page(world.beta_user, site_with_history)
-    assert beta_page.count("CTR-3518404-2026-") == 1
+    assert beta_page.count(">CTR-3518404-2026-") == 1
 
 
 def test_transporter_without_ctrs_at_the_site_gets_404(world):
@@ -414,7 +414,7 @@ def test_statement_lists_due_and_pending_discharges_of_the_month(world, fee_mont
     assert fee_month["pending"].number in page
     assert fee_month["small"].number not in page
     assert fee_month["beta"].number not in page
-    assert page.count("CTR-3518404-2026-") == 2  # cancelled, refused and October's left out
+    assert page.count(">CTR-3518404-2026-") == 2  # cancelled, refused and October's left out
     assert "Pendente (aguardando recebimento)" in page
     assert "R$ 1.234,56" in page  # due: 1 UFESP; pending: 1 UFESP
     assert "valor de 2026" in page

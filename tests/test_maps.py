@@ -371,8 +371,16 @@ def test_home_page_links_to_the_public_pages(client):
     assert response.status_code == 200
     html = response.content.decode()
     assert "CTR — Controle de Transporte de Resíduos" in html
-    for href in ('href="/onde-descartar/"', 'href="/api/v1/docs/"', 'href="/admin/"'):
+    for href in (
+        'href="/onde-descartar/"',
+        'href="/denunciar/"',
+        'href="/verificar/"',
+        'href="/api/v1/docs/"',
+        'href="/entrar/"',
+    ):
         assert href in html
+    # A transporter or a citizen has nothing to do in the admin (issue 11).
+    assert 'href="/admin/"' not in html
 
 
 @pytest.mark.parametrize(

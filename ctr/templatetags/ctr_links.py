@@ -1,0 +1,59 @@
+"""Template helpers of the CTR pages: a link to a CTR's page for whoever is looking, and
+volumes in the Brazilian way ({% load ctr_links %})."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from urllib.parse import quote
+
+from django import template
+from django.urls import reverse
+
+from ctr import roles, rules
+
+register = template.Library()
+
+
+def ctr_url_for(user, ctr) -> str:
+    """The page of this CTR that `user` may open: the transporter's detail for its own CTRs,
+    the operator's reception (looked up by number) for loads destined to its facility, and
+    otherwise the public verification page (Núcleo, inspectors, citizens: art. 13 p.ú.).
+    `ctr` is a CTR, a dict with "number" (and maybe "transporter_id"), or a number."""
+    member = roles.membership(user) if user is not None else None
+    if isinstance(ctr, str):
+        # A bare number is shown on pages already scoped to the viewer's CTRs (a transporter's
+        # fee statement, its worksite report): its own, then.
+        number = ctr
+        transporter_id = member.transporter_id if member else None
+        facility_id = member.facility_id if member else None
+    elif isinstance(ctr, dict):
+        number = ctr.get("number", "")
+        transporter_id = ctr.get("transporter_id")
+        facility_id = ctr.get("destination_facility_id")
+    else:
+        number = ctr.number
+        transporter_id = getattr(ctr, "transporter_id", None)
+        facility_id = getattr(ctr, "destination_facility_id", None)
+    if member is not None:
+        if member.transporter_id and member.transporter_id == transporter_id:
+            return reverse("ctr_web:ctr-detail", args=[number])
+        if member.facility_id and member.facility_id == facility_id:
+            return reverse("ctr_web:receptions") + "?busca=" + quote(number)
+    return reverse("ctr-verify", args=[number])
+
+
+@register.simple_tag(takes_context=True)
+def ctr_url(context, ctr) -> str:
+    request = context.get("request")
+    return ctr_url_for(getattr(request, "user", None), ctr)
+
+
+@register.filter
+def br_num(value) -> str:
+    """10.000 → "10", 1.500 → "1,5" (never "1E+1", as Decimal.normalize() alone would)."""
+    if value is None or value == "":
+        return "—"
+    try:
+        return rules.fmt(Decimal(value))
+    except (InvalidOperation, TypeError, ValueError):
+        return str(value)
