@@ -1262,7 +1262,9 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         PenaltyKind.SUSPENSION: "art. 25 IV",
         PenaltyKind.REVOCATION: "art. 25 V, art. 34",
     }[penalty.kind]
-    add(Step(penalty.starts_on, f"{penalty.get_kind_display()} aplicada", penalty.details, legal))
+    # "Penalidade" carries the gender: an embargo is masculine, the other penalties feminine.
+    applied = f"Penalidade aplicada: {penalty.get_kind_display()}"
+    add(Step(penalty.starts_on, applied, penalty.details, legal))
     if penalty.kind == PenaltyKind.EMBARGO:
         breaches = list(penalty.breaches.all())
         for breach in breaches:

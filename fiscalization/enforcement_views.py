@@ -685,7 +685,9 @@ def penalty_new(request, pk: int, kind: str):
         legal=f"Lei 3.978/2007 {legal}",
         submit="Aplicar",
         call=call,
-        success=lambda p: f"{p.get_kind_display()} aplicada a partir de {br_date(p.starts_on)}.",
+        success=lambda p: (
+            f"Penalidade aplicada: {p.get_kind_display()}, a partir de {br_date(p.starts_on)}."
+        ),
     )
 
 
@@ -776,5 +778,7 @@ def penalty_lift(request, pk: int):
         legal="Lei 3.978/2007 " + ("art. 31 p.ú." if embargo else "art. 25 IV"),
         submit="Confirmar",
         call=lambda d: enforcement.lift_penalty(penalty, d["on"]),
-        success=lambda p: f"{p.get_kind_display()} levantada em {br_date(p.lifted_on)}.",
+        success=lambda p: (
+            f"Penalidade levantada: {p.get_kind_display()}, em {br_date(p.lifted_on)}."
+        ),
     )

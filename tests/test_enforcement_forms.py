@@ -323,7 +323,9 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     )
     embargo = record.penalties.get(kind=PenaltyKind.EMBARGO)
     assert embargo.details == "Obra da Rua B, 20: parar a descarga."
-    assert flash(page) == [f"{PenaltyKind.EMBARGO.label} aplicada a partir de 02/06/2025."]
+    assert flash(page) == [
+        f"Penalidade aplicada: {PenaltyKind.EMBARGO.label}, a partir de 02/06/2025."
+    ]
 
     clock(2025, 6, 4, 10)
     page = submit(
@@ -340,7 +342,7 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     page = submit(web, penalty_link(case_page(web, case), "penalty-lift", embargo))
     embargo.refresh_from_db()
     assert embargo.lifted_on == D(2025, 6, 4)
-    assert flash(page) == [f"{PenaltyKind.EMBARGO.label} levantada em 04/06/2025."]
+    assert flash(page) == [f"Penalidade levantada: {PenaltyKind.EMBARGO.label}, em 04/06/2025."]
 
     page = submit(
         web,
@@ -349,7 +351,9 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     )
     seizure = record.penalties.get(kind=PenaltyKind.SEIZURE)
     assert seizure.starts_on == D(2025, 6, 4)
-    assert flash(page) == [f"{PenaltyKind.SEIZURE.label} aplicada a partir de 04/06/2025."]
+    assert flash(page) == [
+        f"Penalidade aplicada: {PenaltyKind.SEIZURE.label}, a partir de 04/06/2025."
+    ]
 
     page = submit(
         web,
@@ -382,14 +386,16 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     assert (suspension.starts_on, suspension.ends_on) == (D(2025, 6, 4), D(2025, 6, 8))
     alfa = Transporter.objects.get(pk=world.alfa.pk)
     assert alfa.restricted_on(D(2025, 6, 5)) == RegistrationStatus.SUSPENDED
-    assert flash(page) == [f"{PenaltyKind.SUSPENSION.label} aplicada a partir de 04/06/2025."]
+    assert flash(page) == [
+        f"Penalidade aplicada: {PenaltyKind.SUSPENSION.label}, a partir de 04/06/2025."
+    ]
 
     clock(2025, 6, 6, 10)
     page = submit(web, penalty_link(case_page(web, case), "penalty-lift", suspension))
     suspension.refresh_from_db()
     assert suspension.lifted_on == D(2025, 6, 6)
     assert Transporter.objects.get(pk=world.alfa.pk).restricted_on(D(2025, 6, 6)) is None
-    assert flash(page) == [f"{PenaltyKind.SUSPENSION.label} levantada em 06/06/2025."]
+    assert flash(page) == [f"Penalidade levantada: {PenaltyKind.SUSPENSION.label}, em 06/06/2025."]
 
     page = submit(
         web,
@@ -400,5 +406,7 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     assert revocation.starts_on == D(2025, 6, 6)
     alfa = Transporter.objects.get(pk=world.alfa.pk)
     assert alfa.restricted_on(D(2025, 6, 6)) == RegistrationStatus.REVOKED
-    assert flash(page) == [f"{PenaltyKind.REVOCATION.label} aplicada a partir de 06/06/2025."]
+    assert flash(page) == [
+        f"Penalidade aplicada: {PenaltyKind.REVOCATION.label}, a partir de 06/06/2025."
+    ]
     assert InfractionRecord.objects.get(pk=record.pk).status == RecordStatus.ISSUED
