@@ -243,7 +243,10 @@ def _report_not_found(request, protocol: str, message: str = ""):
 def report_lookup(request):
     """/denuncia/?protocolo=…: the protocol box of the home page and /denunciar/. With or
     without the dashes, any case: it goes to the follow-up page of that protocol."""
-    raw = request.GET.get("protocolo", "").strip()
+    if "protocolo" not in request.GET:
+        # /denuncia/ typed or bookmarked without a protocol: the box that asks for it.
+        return render(request, "fiscalization/intake/denuncia_buscar.html")
+    raw = request.GET["protocolo"].strip()
     if not raw:
         return _report_not_found(request, "", "Informe o protocolo recebido ao denunciar.")
     protocol = intake.normalize_protocol(raw)

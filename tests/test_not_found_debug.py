@@ -30,7 +30,7 @@ def debug(request, settings):
     return request.param
 
 
-@pytest.mark.parametrize("path", ["/denuncia/", "/nada/por/aqui/", "/transportador/nada/"])
+@pytest.mark.parametrize("path", ["/denunciar/nada/", "/nada/por/aqui/", "/transportador/nada/"])
 def test_unmatched_url_is_the_portuguese_page(debug, path):
     assert_portuguese_404(Client().get(path))
 
@@ -53,3 +53,14 @@ def test_api_404_stays_problem_json(debug):
     response = Client().get("/api/v1/nada/")
     assert response.status_code == 404
     assert response["Content-Type"] == "application/problem+json"
+
+
+def test_report_page_without_a_protocol_asks_for_it(debug):
+    # The address the issue found showing Django's English URL list with DEBUG on.
+    response = Client().get("/denuncia/")
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Acompanhar uma denúncia" in page
+    assert 'name="protocolo"' in page
+    assert "Using the URLconf" not in page
