@@ -155,17 +155,18 @@ class InspectorFilterForm(forms.Form):
         # a phone (issue 11).
         widget=forms.CheckboxSelectMultiple,
     )
-    near_lon = CoordinateField(
-        "lon",
-        label="Perto de: longitude",
-        required=False,
-        widget=CoordinateInput({"placeholder": "-45,19"}),
-    )
+    # Latitude first, as every other form and message of the platform shows a point.
     near_lat = CoordinateField(
         "lat",
-        label="latitude",
+        label="Perto de: latitude",
         required=False,
         widget=CoordinateInput({"placeholder": "-22,81"}),
+    )
+    near_lon = CoordinateField(
+        "lon",
+        label="longitude",
+        required=False,
+        widget=CoordinateInput({"placeholder": "-45,19"}),
     )
     radius_m = forms.IntegerField(
         label="raio (m)", required=False, min_value=1, max_value=intake.MAX_RADIUS_M

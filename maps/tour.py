@@ -19,6 +19,18 @@ from django.utils import timezone
 
 DEMO_PASSWORD = "demo12345"
 
+# Debian's Chromium as Playwright drives it here (the tour and tests/e2e): no sandbox as root,
+# and none of the background connections that this machine's closed network refuses.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
 
 @dataclass(frozen=True)
 class Width:

@@ -87,3 +87,20 @@ GENEROUS_RATE_LIMITS = {scope: "100000/m" for scope in ("login", "nearest", "ver
 @pytest.fixture(autouse=True)
 def generous_rate_limits(settings):
     settings.CTR_RATE_LIMITS = dict(GENEROUS_RATE_LIMITS)
+
+
+@pytest.fixture
+def private_media(settings, tmp_path):
+    """Uploaded photos under this test's own folder (private media, never the checkout's)."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def fresh_rate_limits():
+    """The per-client limits start from zero (they live in the database cache)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

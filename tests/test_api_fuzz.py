@@ -18,7 +18,6 @@ import hypothesis
 import pytest
 import schemathesis
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
@@ -44,7 +43,10 @@ from tests.builders import multi, offset, square
 from tests.ctr_world import build_world, ctr_payload
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("frozen_today", "private_media", "fresh_rate_limits"),
+]
 
 SCHEMA_PATH = "/api/v1/schema/"
 # Examples per operation and role (positive and negative generation modes each).
@@ -120,18 +122,6 @@ def in_test_transaction():
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
-
-
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture(autouse=True)
-def private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 def real_objects(world) -> dict[str, object]:

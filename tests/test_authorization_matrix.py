@@ -250,11 +250,6 @@ def run_checks(objects, checks) -> tuple[list[str], int]:
 CHECKS = [(name, check) for name, checks in TABLE.items() for check in checks]
 
 
-@pytest.fixture
-def private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
 def test_authorization_matrix(private_media):
     objects = build_objects()
     mismatches, count = run_checks(objects, CHECKS)

@@ -9,7 +9,6 @@ import json
 import re
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -21,19 +20,9 @@ from tests import dumping_fixtures as fx
 from tests.builders import licensed_facility, multi, municipality, square
 from tests.ctr_world import build_world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("private_media", "fresh_rate_limits")]
 
 URL = "/api/v1/dumping-reports/"
-
-
-@pytest.fixture(autouse=True)
-def private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    cache.clear()
 
 
 @pytest.fixture

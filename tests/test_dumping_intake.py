@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 from PIL import Image
@@ -26,25 +25,12 @@ from tests import dumping_fixtures as fx
 from tests.builders import ORIGIN
 from tests.ctr_world import build_world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("private_media", "fresh_rate_limits")]
 
 URL = "/api/v1/dumping-reports/"
 PROTOCOL = re.compile(
     r"^\d{4}-[23456789ABCDEFGHJKMNPQRSTVWXYZ]{4}-[23456789ABCDEFGHJKMNPQRSTVWXYZ]{4}$"
 )
-
-
-@pytest.fixture(autouse=True)
-def private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
-
-
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

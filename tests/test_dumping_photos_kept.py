@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
 from PIL import Image
 
 from fiscalization import pending_photos, throttle
@@ -16,22 +15,9 @@ from fiscalization.models import DumpingReport
 from tests import dumping_fixtures as fx
 from tests.ctr_world import build_world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("private_media", "fresh_rate_limits")]
 
 TOKEN_RE = re.compile(r'name="pending_photos" value="([^"]+)"')
-
-
-@pytest.fixture(autouse=True)
-def private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
-
-
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -245,11 +245,6 @@ def test_json_and_pdf_are_not_given_a_document_policy(world):
 # --- uploaded photos -----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
 def report_with_contact_and_photo():
     return intake.create_report(
         intake.NewReport(

@@ -5,7 +5,10 @@
 - `classe` and `tipo_area`: the short names of a waste class and a facility kind (the codes
   VOLUMOSO and RECYCLING are data, not text for a reader).
 - `titulo_regra`: the title of a rule of the catalogue, from its code.
+- `br_num`: a volume or amount with the decimal comma, as many decimals as it has.
 """
+
+from decimal import Decimal, InvalidOperation
 
 from django import template
 
@@ -38,3 +41,14 @@ def tipo_area(value) -> str:
 def titulo_regra(code) -> str:
     rule = rules.REGISTRY.get(str(code))
     return rule.title if rule else str(code)
+
+
+@register.filter
+def br_num(value) -> str:
+    """10.000 → "10", 1.500 → "1,5" (never "1E+1", as Decimal.normalize() alone would)."""
+    if value is None or value == "":
+        return "—"
+    try:
+        return rules.fmt(Decimal(value))
+    except (InvalidOperation, TypeError, ValueError):
+        return str(value)

@@ -1,15 +1,14 @@
-"""Template helpers of the CTR pages: a link to a CTR's page for whoever is looking, and
-volumes in the Brazilian way ({% load ctr_links %})."""
+"""Template helper of the CTR pages: a link to a CTR's page for whoever is looking
+({% load ctr_links %})."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
 from urllib.parse import quote
 
 from django import template
 from django.urls import reverse
 
-from ctr import roles, rules
+from ctr import roles
 
 register = template.Library()
 
@@ -46,14 +45,3 @@ def ctr_url_for(user, ctr) -> str:
 def ctr_url(context, ctr) -> str:
     request = context.get("request")
     return ctr_url_for(getattr(request, "user", None), ctr)
-
-
-@register.filter
-def br_num(value) -> str:
-    """10.000 → "10", 1.500 → "1,5" (never "1E+1", as Decimal.normalize() alone would)."""
-    if value is None or value == "":
-        return "—"
-    try:
-        return rules.fmt(Decimal(value))
-    except (InvalidOperation, TypeError, ValueError):
-        return str(value)

@@ -10,15 +10,7 @@ from django.conf import settings
 from django.test import Client
 from playwright.sync_api import sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from maps.tour import CHROMIUM, CHROMIUM_ARGS
 
 
 class Recorder:

@@ -15,18 +15,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from maps import tour
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # Date fields and the browser's own texts as a Brazilian phone shows them.
-    "--lang=pt-BR",
-]
-
 
 @contextmanager
 def served_here(timeout_s: float = 60):
@@ -81,7 +69,11 @@ class Command(BaseCommand):
         for old in image_dir.glob("*.jpg"):
             old.unlink()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(
+                executable_path=tour.CHROMIUM,
+                # Date fields and the browser's own texts as a Brazilian phone shows them.
+                args=[*tour.CHROMIUM_ARGS, "--lang=pt-BR"],
+            )
             try:
                 if base_url:
                     shots = tour.run(base_url.rstrip("/"), image_dir, browser, journeys)
