@@ -107,29 +107,31 @@ class CTRForm(forms.Form):
     )
     worksite_address = forms.CharField(label="Endereço da obra ou imóvel", max_length=300)
     worksite_neighbourhood = forms.CharField(label="Bairro", max_length=120, required=False)
-    origin_lon = BRDecimalField(
-        label="Longitude da origem",
-        min_value=Decimal("-180"),
-        max_value=Decimal("180"),
-        widget=BRDecimalInput({"placeholder": "-45,19"}),
-    )
+    # Latitude first, as the page and every message show a point (the error summary follows
+    # the order of the fields).
     origin_lat = BRDecimalField(
         label="Latitude da origem",
         min_value=Decimal("-90"),
         max_value=Decimal("90"),
         widget=BRDecimalInput({"placeholder": "-22,81"}),
     )
-    destination_lon = BRDecimalField(
-        label="Longitude do destino",
+    origin_lon = BRDecimalField(
+        label="Longitude da origem",
         min_value=Decimal("-180"),
         max_value=Decimal("180"),
-        widget=BRDecimalInput({"placeholder": "-45,17"}),
+        widget=BRDecimalInput({"placeholder": "-45,19"}),
     )
     destination_lat = BRDecimalField(
         label="Latitude do destino",
         min_value=Decimal("-90"),
         max_value=Decimal("90"),
         widget=BRDecimalInput({"placeholder": "-22,80"}),
+    )
+    destination_lon = BRDecimalField(
+        label="Longitude do destino",
+        min_value=Decimal("-180"),
+        max_value=Decimal("180"),
+        widget=BRDecimalInput({"placeholder": "-45,17"}),
     )
     destination_facility = forms.ModelChoiceField(
         label="Área de destino",

@@ -70,9 +70,7 @@ class Command(BaseCommand):
             old.unlink()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
-                executable_path=tour.CHROMIUM,
-                # Date fields and the browser's own texts as a Brazilian phone shows them.
-                args=[*tour.CHROMIUM_ARGS, "--lang=pt-BR"],
+                executable_path=tour.CHROMIUM, args=tour.CHROMIUM_ARGS
             )
             try:
                 if base_url:
