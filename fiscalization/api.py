@@ -527,11 +527,10 @@ class DumpingReportViewSet(
         últimos 30 dias, responde 409 com a lista em `nearby`: repita com
         `"confirm_new": true` se for outro descarte."""
         inspector = roles.is_municipal(request.user)
-        client = throttle.client_key(request.META)
+        client = throttle.client_of(request)
         if not inspector:
             try:
-                throttle.ATTEMPTS.check_and_hit(client)
-                throttle.REPORTS.check(client)
+                throttle.check_report_attempt(client)
             except throttle.RateLimited as error:
                 raise rate_limited(error) from None
         unexpected = [name for name in request.FILES if name != "photos"]
@@ -563,7 +562,7 @@ class DumpingReportViewSet(
         except intake.IntakeError as error:
             raise problem_from(error) from None
         if not inspector:
-            throttle.REPORTS.hit(client)
+            throttle.count_report(client)
         body = {
             "protocol": report.protocol,
             "status": report.status,

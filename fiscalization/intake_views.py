@@ -138,7 +138,13 @@ def _submitted_photos(request, form, pending: pending_photos.Pending):
 def report_new(request):
     """/denunciar/: anyone reports a dumping spot, without an account. When the form comes
     back (an error, or "is it one of these?"), the photos sent are kept and shown: a browser
-    cannot fill the file input again."""
+    cannot fill the file input again. The browser gets its device id for the limits."""
+    response = _report_new(request)
+    throttle.remember_device(request, response)
+    return response
+
+
+def _report_new(request):
     outline = _outline()
     if request.method != "POST":
         return _form_page(request, ReportForm(), outline)
@@ -146,11 +152,10 @@ def report_new(request):
     form = ReportForm(request.POST, request.FILES)
     pending = pending_photos.load(request.POST.get("pending_photos", ""))
     inspector = roles.is_municipal(request.user)
-    client = throttle.client_key(request.META)
+    client = throttle.client_of(request)
     if not inspector:
         try:
-            throttle.ATTEMPTS.check_and_hit(client)
-            throttle.REPORTS.check(client)
+            throttle.check_report_attempt(client)
         except throttle.RateLimited as error:
             form.is_valid()
             return _rate_limited_page(request, form, error, outline, pending)
@@ -190,7 +195,7 @@ def report_new(request):
         )
     pending_photos.discard(pending)
     if not inspector:
-        throttle.REPORTS.hit(client)
+        throttle.count_report(client)
     messages.success(
         request,
         format_html(
