@@ -121,14 +121,16 @@ def readme_commands() -> list[str]:
     text = (ROOT / "README.md").read_text()
     section = text.split("## Comandos de gestão", 1)[1].split("\n## ", 1)[0]
     # "`manage.py import_facilities ARQUIVO` / `export_facilities SAIDA`", "`load_ctr_demo`"
-    return sorted(set(re.findall(r"`(?:manage\.py )?([a-z]+_[a-z_]+)[` ]", section)))
+    names = set(re.findall(r"`(?:manage\.py )?([a-z]+_[a-z_]+)[` ]", section))
+    # One-word commands are named with their "manage.py" ("`manage.py tour`").
+    return sorted(names | set(re.findall(r"`manage\.py ([a-z]+)[` ]", section)))
 
 
 def test_the_readme_lists_the_project_commands():
     listed = readme_commands()
     ours = sorted(
         path.stem
-        for app in ("pev_network", "ctr", "fiscalization")
+        for app in ("pev_network", "ctr", "fiscalization", "maps")
         for path in (ROOT / app / "management" / "commands").glob("*.py")
         if not path.stem.startswith("_")
     )
