@@ -16,7 +16,8 @@ from ctr.rules import WasteLine
 from tests.ctr_world import build_world
 from tests.e2e.conftest import Recorder, log_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
+# The world issues CTRs against registrations of fixed dates: the clock on TODAY.
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
 
 
 @pytest.fixture

@@ -30,7 +30,8 @@ from tests.ctr_world import build_world
 from tests.e2e.conftest import Recorder, log_in
 from tests.enforcement_world import at, open_case
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
+# The world issues CTRs against registrations of fixed dates: the clock on TODAY.
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
 
 WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
 MIN_TARGET = 44
