@@ -141,3 +141,24 @@ def large_generator_site(world: World, transporters=(), facilities=()) -> Worksi
     site.plan_transporters.set(transporters)
     site.plan_facilities.set(facilities)
     return site
+
+
+def issue_hours_ago(world: World, hours_ago: float = 3, origin=None):
+    """A CTR of Alfa to the ATT, issued `hours_ago` hours before now (past the alert hours it is
+    overdue), from `origin` (the world's origin by default)."""
+    from django.utils import timezone
+
+    from ctr import services
+    from ctr.rules import WasteLine
+
+    issued_at = timezone.now() - datetime.timedelta(hours=hours_ago)
+    request = services.IssueRequest(
+        transport_date=timezone.localtime(issued_at).date(),
+        vehicle_plate="ABC1D23",
+        equipment_code="C-01",
+        origin=origin or world.origin,
+        destination=world.inside(world.att),
+        waste=[WasteLine("A", Decimal("3"), "entulho de alvenaria")],
+        generator=services.GeneratorData("Maria da Obra", "52998224725"),
+    )
+    return services.issue(world.alfa, world.alfa_user, request, at=issued_at)

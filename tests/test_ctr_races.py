@@ -15,7 +15,8 @@ from tests.ctr_world import build_world, ctr_payload, make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def call(url: str, token: str, data: dict) -> tuple[int, dict]:
+def call(url: str, token: str, data: dict) -> tuple[int, object]:
+    """POST as JSON; (status, body), the body as text when it is not JSON (a 500 page)."""
     request = urllib.request.Request(
         url,
         data=json.dumps(data).encode(),
@@ -24,9 +25,13 @@ def call(url: str, token: str, data: dict) -> tuple[int, dict]:
     )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
+            status, raw = response.status, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
+        status, raw = error.code, error.read()
+    try:
+        return status, json.loads(raw or b"{}")
+    except ValueError:
+        return status, raw.decode(errors="replace")[:300]
 
 
 def all_at_once(count: int, work) -> list:

@@ -4,10 +4,6 @@ each request in its own server thread and database connection."""
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
-
 import pytest
 from rest_framework.authtoken.models import Token
 
@@ -15,30 +11,11 @@ from ctr import csv_import, services
 from ctr.models import CTR, Generator, Worksite
 from tests.ctr_world import CPF_GENERATOR, build_world, ctr_payload
 from tests.test_ctr_csv import csv_bytes, row
-from tests.test_ctr_races import all_at_once
+from tests.test_ctr_races import all_at_once, call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CLIENTS = 20
-
-
-def call(url: str, token: str, data: dict) -> tuple[int, object]:
-    """POST as JSON; (status, body), the body as text when it is not JSON (a 500 page)."""
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(data).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
-    try:
-        return status, json.loads(raw)
-    except ValueError:
-        return status, raw.decode(errors="replace")[:300]
 
 
 def test_twenty_clients_naming_one_new_worksite_make_one_worksite(live_server):

@@ -5,17 +5,14 @@ Screenshots go to the run's folder (tests/e2e/conftest.py: shot)."""
 from __future__ import annotations
 
 import datetime
-from decimal import Decimal
 
 import pytest
 from django.utils import timezone
 
-from ctr import services
 from ctr.models import RegistrationStatus
-from ctr.rules import WasteLine
 from fiscalization.models import DumpingReport, ReportStatus
 from tests.builders import offset, point
-from tests.ctr_world import build_world
+from tests.ctr_world import build_world, issue_hours_ago
 from tests.e2e.conftest import Recorder, log_in
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py); the server thread
@@ -26,20 +23,6 @@ pytestmark = [
     pytest.mark.usefixtures("frozen_today"),
 ]
 PHONE = {"width": 390, "height": 844}
-
-
-def issue(world, hours_ago: float, origin):
-    issued_at = timezone.now() - datetime.timedelta(hours=hours_ago)
-    request = services.IssueRequest(
-        transport_date=timezone.localtime(issued_at).date(),
-        vehicle_plate="ABC1D23",
-        equipment_code="C-01",
-        origin=origin,
-        destination=world.inside(world.att),
-        waste=[WasteLine("A", Decimal("3"), "entulho de alvenaria")],
-        generator=services.GeneratorData("Maria da Obra", "52998224725"),
-    )
-    return services.issue(world.alfa, world.alfa_user, request, at=issued_at)
 
 
 @pytest.fixture
@@ -69,8 +52,8 @@ def world():
     )
     # Issued 100 h ago and never received: overdue at the reports of yesterday. The other one
     # was issued after them.
-    issue(world, 100, world.origin)
-    issue(world, 3, world.origin)
+    issue_hours_ago(world, 100)
+    issue_hours_ago(world, 3)
     return world
 
 

@@ -6,14 +6,11 @@ collapsed and the header's links sit behind a "Menu" button."""
 from __future__ import annotations
 
 import datetime
-from decimal import Decimal
 
 import pytest
 from django.utils import timezone
 
-from ctr import services
-from ctr.rules import WasteLine
-from tests.ctr_world import build_world
+from tests.ctr_world import build_world, issue_hours_ago
 from tests.e2e.conftest import Recorder, log_in
 
 # The world issues CTRs against registrations of fixed dates: the clock on TODAY.
@@ -23,17 +20,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "froz
 @pytest.fixture
 def world():
     world = build_world()
-    issued_at = timezone.now() - datetime.timedelta(hours=100)  # past the alert: overdue
-    request = services.IssueRequest(
-        transport_date=timezone.localtime(issued_at).date(),
-        vehicle_plate="ABC1D23",
-        equipment_code="C-01",
-        origin=world.origin,
-        destination=world.inside(world.att),
-        waste=[WasteLine("A", Decimal("3"), "entulho de alvenaria")],
-        generator=services.GeneratorData("Maria da Obra", "52998224725"),
-    )
-    services.issue(world.alfa, world.alfa_user, request, at=issued_at)
+    issue_hours_ago(world, 100)  # past the alert: overdue
     return world
 
 

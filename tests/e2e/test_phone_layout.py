@@ -16,17 +16,14 @@ per test), and the failure lists every page and element that breaks the rule."""
 from __future__ import annotations
 
 import datetime
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
-from ctr import services
-from ctr.rules import WasteLine
 from fiscalization.models import DumpingReport
 from tests.builders import offset, point
-from tests.ctr_world import build_world
+from tests.ctr_world import build_world, issue_hours_ago
 from tests.e2e.conftest import Recorder, log_in
 from tests.enforcement_world import at, open_case
 
@@ -40,25 +37,13 @@ MIN_TARGET = 44
 MEASURE = (Path(__file__).parent / "measure_layout.js").read_text(encoding="utf-8")
 
 
-def issue(world, hours_ago: float = 3):
-    issued_at = timezone.now() - datetime.timedelta(hours=hours_ago)
-    request = services.IssueRequest(
-        transport_date=timezone.localtime(issued_at).date(),
-        vehicle_plate="ABC1D23",
-        equipment_code="C-01",
-        origin=world.origin,
-        destination=world.inside(world.att),
-        waste=[WasteLine("A", Decimal("3"), "entulho de alvenaria")],
-        generator=services.GeneratorData("Maria da Obra", "52998224725"),
-    )
-    return services.issue(world.alfa, world.alfa_user, request, at=issued_at)
-
-
 @pytest.fixture
 def world():
     world = build_world()
-    world.ctr = issue(world, 100)  # overdue: the Núcleo map and the suspects have something
-    issue(world, 3)
+    world.ctr = issue_hours_ago(
+        world, 100
+    )  # overdue: the Núcleo map and the suspects have something
+    issue_hours_ago(world, 3)
     base = world.origin.coords
     now = timezone.now()
     for east, north in [(0, 0), (15, 5), (5, 20), (25, 25)]:
