@@ -31,13 +31,6 @@ MAX_WASTE_LINES = 20
 MAX_CAPACITY = Decimal("100")
 
 
-def format_decimal(value: Decimal | None) -> str:
-    """Decimal comma, no trailing zeros: what the forms show back to the user."""
-    if value is None:
-        return ""
-    return rules.fmt(value)
-
-
 class DateInput(forms.DateInput):
     input_type = "date"
 
