@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.contenttypes.models import ContentType
 from django.http import HttpRequest
 
-from fiscalization.throttle import client_key
+from config.clients import client_key
 
 from .models import AccessLog
 

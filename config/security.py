@@ -16,7 +16,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from fiscalization import throttle
+from config.clients import client_address, client_key
+from config.rate_limits import RateLimit, RateLimited, parse_rate
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 API_PREFIXES = ("/api/", "/ogc/")
@@ -29,7 +30,7 @@ def is_api(request: HttpRequest) -> bool:
 def client_ip(request) -> str:
     """The client's address for django-axes: the same reading as the rate limits
     (REMOTE_ADDR, or X-Forwarded-For behind CTR_TRUSTED_PROXY_COUNT proxies)."""
-    return throttle.client_address(request.META)
+    return client_address(request.META)
 
 
 def axes_client_str(username, ip_address, user_agent, path_info, request) -> str:
@@ -37,7 +38,7 @@ def axes_client_str(username, ip_address, user_agent, path_info, request) -> str
     line if it is an e-mail or a document) and the keyed hash of the address, not the address
     nor the browser's user agent."""
     meta = {"REMOTE_ADDR": ip_address or ""}
-    return f'{{usuário: "{username}", cliente: {throttle.client_key(meta)}, rota: "{path_info}"}}'
+    return f'{{usuário: "{username}", cliente: {client_key(meta)}, rota: "{path_info}"}}'
 
 
 def too_many(request: HttpRequest, message: str, retry_after: int) -> HttpResponse:
@@ -85,27 +86,6 @@ class CSPMiddleware(BaseCSPMiddleware):
 
 # --- rate limits of the public endpoints -------------------------------------------------------
 
-_RATE_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_UNIT_NAMES = {"s": ("segundo", "segundos"), "m": ("minuto", "minutos"), "h": ("hora", "horas")}
-_UNIT_NAMES["d"] = ("dia", "dias")
-
-
-def parse_rate(text: str) -> tuple[throttle.Window, ...]:
-    """Text like "20/10m,100/d" → windows of 20 hits in 10 minutes and 100 in a day."""
-    windows = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        match = _RATE_RE.match(part)
-        if match is None:
-            raise ValueError(f"limite inválido: {part!r} (use N/período, ex. 20/10m)")
-        limit, count, unit = int(match[1]), int(match[2] or 1), match[3]
-        one, many = _UNIT_NAMES[unit]
-        label = one if count == 1 else f"{count} {many}"
-        windows.append(throttle.Window(count * _UNIT_SECONDS[unit], limit, label))
-    return tuple(windows)
-
 
 def _always(response: HttpResponse) -> bool:
     return True
@@ -145,11 +125,11 @@ RULES = (
 )
 
 
-def _limit_for(rule: Rule) -> throttle.RateLimit | None:
+def _limit_for(rule: Rule) -> RateLimit | None:
     text = (getattr(settings, "CTR_RATE_LIMITS", {}) or {}).get(rule.scope)
     if not text:
         return None
-    return throttle.RateLimit(f"public-{rule.scope}", parse_rate(text), rule.what)
+    return RateLimit(f"public-{rule.scope}", parse_rate(text), rule.what)
 
 
 class PublicRateLimitMiddleware:
@@ -169,10 +149,10 @@ class PublicRateLimitMiddleware:
         limit = _limit_for(rule) if rule else None
         if limit is None:
             return self.get_response(request)
-        client = throttle.client_key(request.META)
+        client = client_key(request.META)
         try:
             limit.check(client)
-        except throttle.RateLimited as error:
+        except RateLimited as error:
             return too_many(request, error.message, error.retry_after)
         response = self.get_response(request)
         if rule.counts(response):

@@ -385,7 +385,7 @@ AXES_USERNAME_CALLABLE = "config.security.axes_username"
 # Attempts keep the user name and address for the cool-off, not the form data.
 AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "password"]
 # The client's address as the rate limits read it (REMOTE_ADDR, or X-Forwarded-For behind
-# CTR_TRUSTED_PROXY_COUNT proxies: fiscalization/throttle.py).
+# CTR_TRUSTED_PROXY_COUNT proxies: config/clients.py).
 AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
 # Its log lines name the client by a keyed hash of the address, as the rate limits do.
 AXES_CLIENT_STR_CALLABLE = "config.security.axes_client_str"
@@ -399,7 +399,8 @@ def _rate(name: str, default: str) -> str:
 # Per-client limits of the public endpoints ("N/period", period in s, m, h or d; several
 # windows separated by commas). Over a limit: 429 with Retry-After and a Portuguese message.
 # The dumping-report form and API keep their own limits (fiscalization/throttle.py), on the
-# same mechanism (a sliding window per hashed address, in the database cache).
+# same mechanism (config/rate_limits.py: a sliding window per hashed client, in the database
+# cache).
 CTR_RATE_LIMITS = {
     # POST /api/v1/auth/token/, /entrar/ and /admin/login/ (failures only): password guessing
     # over many user names from one address; axes locks one user name from one address after 5.

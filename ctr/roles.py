@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib.auth.models import AnonymousUser, Group
+from django.contrib.auth.views import redirect_to_login
 from django.db.models import QuerySet
+from django.shortcuts import render
+from rest_framework import permissions
 
 NUCLEO = "Núcleo Permanente de Gestão"
 FISCAL = "Fiscalização"
@@ -26,6 +31,31 @@ def is_municipal(user) -> bool:
         cached = user.groups.filter(name__in=MUNICIPAL_GROUPS).exists()
         user._ctr_is_municipal = cached
     return cached
+
+
+def municipal_only(view):
+    """Pages of the Núcleo and Fiscalização only: anonymous users go to the login, others get
+    a 403."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not is_municipal(request.user):
+            return render(request, "security/sem_acesso.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+class IsMunicipal(permissions.BasePermission):
+    """The API's municipal_only: Núcleo and Fiscalização; anonymous callers get 401 (DRF
+    answers NotAuthenticated when a permission refuses a request without credentials)."""
+
+    message = "Só o Núcleo Permanente de Gestão e a fiscalização municipal têm acesso."
+
+    def has_permission(self, request, view) -> bool:
+        return is_municipal(request.user)
 
 
 def is_inspector(user) -> bool:

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from ctr.models import CTRStatus
+from ctr.roles import municipal_only
 from maps.builders import render_parts
-from maps.nucleo_views import municipal_only
 from pev_network import public_layers
 from pev_network.models import Municipality
 

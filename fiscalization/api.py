@@ -32,6 +32,7 @@ import audit
 from config.api_errors import PROBLEM_CONTENT_TYPE, TITLES, InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int
 from config.geojson_fields import GeoJSONPointField
+from config.rate_limits import RateLimited
 from ctr import roles
 from pev_network.api import Pagination as GeoJSONPagination
 from pev_network.api import ProblemSerializer, problems
@@ -50,7 +51,7 @@ def problem_from(error: intake.IntakeError) -> Problem:
     return Problem(error.status, error.message, errors, error.code)
 
 
-def rate_limited(error: throttle.RateLimited) -> Problem:
+def rate_limited(error: RateLimited) -> Problem:
     problem = Problem(429, error.message, code="rate_limited")
     problem.wait = error.retry_after  # DRF's handler turns `wait` into Retry-After
     return problem
@@ -378,11 +379,8 @@ FILTER_PARAMETERS = [
 # --- views -----------------------------------------------------------------------------------
 
 
-class IsMunicipal(permissions.BasePermission):
+class IsMunicipal(roles.IsMunicipal):
     message = "Somente o Núcleo Permanente de Gestão e a fiscalização municipal veem as denúncias."
-
-    def has_permission(self, request, view):
-        return roles.is_municipal(request.user)
 
 
 class Pagination(GeoJSONPagination):  # its schema: the FeatureCollection with count/next/previous
@@ -531,7 +529,7 @@ class DumpingReportViewSet(
         if not inspector:
             try:
                 throttle.check_report_attempt(client)
-            except throttle.RateLimited as error:
+            except RateLimited as error:
                 raise rate_limited(error) from None
         unexpected = [name for name in request.FILES if name != "photos"]
         if unexpected:

@@ -18,13 +18,12 @@ from django.urls import path
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int, required
-from ctr import roles
+from ctr.roles import IsMunicipal
 from pev_network.api import problems
 from pev_network.models import Municipality
 
@@ -34,17 +33,6 @@ from .models import DumpingReport
 MAX_SINCE_DAYS = 5 * 365
 TRUE = {"1", "true", "sim", "yes", "on"}
 FALSE = {"0", "false", "nao", "não", "no", "off", ""}
-
-
-class IsMunicipal(permissions.BasePermission):
-    """Núcleo and Fiscalização; anonymous callers get 401 (token authentication first)."""
-
-    message = "Só o Núcleo Permanente de Gestão e a fiscalização municipal têm acesso."
-
-    def has_permission(self, request, view) -> bool:
-        return bool(request.user and request.user.is_authenticated) and roles.is_municipal(
-            request.user
-        )
 
 
 def _opt(params, name: str) -> str | None:

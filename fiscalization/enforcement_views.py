@@ -22,7 +22,7 @@ import audit
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
 from ctr.reports import br_date, br_money, br_number
-from maps.nucleo_views import municipal_only
+from ctr.roles import municipal_only
 
 from . import deadlines, enforcement, enforcement_pdf, fines, intake, roadside
 from . import enforcement_forms as forms

@@ -5,11 +5,9 @@ fiscalization.intake, render."""
 from __future__ import annotations
 
 import math
-from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.contrib.gis.db.models import Extent
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, JsonResponse
@@ -22,8 +20,11 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 import audit
 from config.api_errors import InvalidParameter
 from config.api_params import parse_lon_lat
+from config.clients import client_key
 from config.list_order import Column, ListOrder
+from config.rate_limits import RateLimited
 from ctr import roles
+from ctr.roles import municipal_only
 from maps import builders
 from pev_network import public_layers
 from pev_network import services as network
@@ -66,7 +67,7 @@ def _outline(ibge: str | None = None) -> dict | None:
 # --- citizens --------------------------------------------------------------------------------
 
 
-def _rate_limited_page(request, form, error: throttle.RateLimited, outline, pending=None):
+def _rate_limited_page(request, form, error: RateLimited, outline, pending=None):
     # A blocked submission is not processed: its new photos are not kept, and the page says so.
     response = _form_page(
         request,
@@ -156,7 +157,7 @@ def _report_new(request):
     if not inspector:
         try:
             throttle.check_report_attempt(client)
-        except throttle.RateLimited as error:
+        except RateLimited as error:
             form.is_valid()
             return _rate_limited_page(request, form, error, outline, pending)
     form_ok = form.is_valid()
@@ -211,8 +212,8 @@ def _report_new(request):
 def report_nearby(request):
     """JSON for the form's "is it one of these?": open reports near a point (public data only)."""
     try:
-        throttle.NEARBY.check_and_hit(throttle.client_key(request.META))
-    except throttle.RateLimited as error:
+        throttle.NEARBY.check_and_hit(client_key(request.META))
+    except RateLimited as error:
         response = JsonResponse({"detail": error.message}, status=429)
         response["Retry-After"] = str(error.retry_after)
         return response
@@ -290,20 +291,6 @@ def report_follow(request, protocol: str):
 # --- inspectors ------------------------------------------------------------------------------
 
 
-def municipal_required(view):
-    """Núcleo and inspectors only: anonymous users go to the login, others get a 403."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not roles.is_municipal(request.user):
-            return render(request, "maps/sem_acesso.html", status=403)
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
 def _popup(report: DumpingReport) -> str:
     return str(
         format_html(
@@ -332,7 +319,7 @@ def _cell_size(queryset) -> float:
 
 
 @require_safe
-@municipal_required
+@municipal_only
 def inspect_index(request):
     """/fiscalizacao/: map and list of the reports, with the API's filters."""
     form = InspectorFilterForm(request.GET or None)
@@ -441,7 +428,7 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
 
 
 @require_safe
-@municipal_required
+@municipal_only
 def inspect_report(request, pk: int):
     report = get_object_or_404(DumpingReport, pk=pk)
     audit.record(request, report, "Denúncia: página de inspeção")
@@ -461,7 +448,7 @@ def _act(request, report, form, form_name: str, run, success: str):
 
 
 @require_POST
-@municipal_required
+@municipal_only
 def inspect_status(request, pk: int):
     report = get_object_or_404(DumpingReport, pk=pk)
     form = StatusForm(request.POST, allowed=intake.allowed_statuses(report))
@@ -476,7 +463,7 @@ def inspect_status(request, pk: int):
 
 
 @require_POST
-@municipal_required
+@municipal_only
 def inspect_merge(request, pk: int):
     report = get_object_or_404(DumpingReport, pk=pk)
     form = MergeForm(request.POST)
@@ -491,7 +478,7 @@ def inspect_merge(request, pk: int):
 
 
 @require_POST
-@municipal_required
+@municipal_only
 def inspect_category(request, pk: int):
     report = get_object_or_404(DumpingReport, pk=pk)
     form = CategoryForm(request.POST)
@@ -506,7 +493,7 @@ def inspect_category(request, pk: int):
 
 
 @require_safe
-@municipal_required
+@municipal_only
 def photo(request, pk: int):
     """A report's photo, for the Núcleo and inspectors only (MEDIA_ROOT is never served
     publicly). The stored file has no metadata; its type is the one we encoded it in."""

@@ -5,19 +5,18 @@ from __future__ import annotations
 import shutil
 import tempfile
 from dataclasses import dataclass
-from functools import wraps
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.views import redirect_to_login
 from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from config import csv_safety
-from ctr import analytics, roles
+from ctr import analytics
 from ctr.exports import export_ctrs
+from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
 from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
 from pev_network import management_layers, public_layers
@@ -31,20 +30,6 @@ from .nucleo_forms import NucleoFilterForm
 # Bacias and facilities this far beyond the municipality are drawn too (a destination may
 # lie in the next municipality).
 MARGIN_DEG = 0.2
-
-
-def municipal_only(view):
-    """Núcleo and Fiscalização only: anonymous users go to the login, others get a 403."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not roles.is_municipal(request.user):
-            return render(request, "maps/sem_acesso.html", status=403)
-        return view(request, *args, **kwargs)
-
-    return wrapper
 
 
 @require_safe

@@ -19,6 +19,7 @@ from django.test import Client
 from django.utils import timezone
 from PIL import Image
 
+from config import clients, rate_limits
 from fiscalization import intake, photos, throttle
 from fiscalization.models import DumpingPhoto, DumpingReport, ReportStatus
 from tests import dumping_fixtures as fx
@@ -447,7 +448,7 @@ def test_closed_and_old_reports_are_not_offered(world):
 
 def test_sixth_report_in_ten_minutes_gets_429_with_retry_after(client, world, monkeypatch):
     clock = [1_800_000_000.0]
-    monkeypatch.setattr(throttle, "now", lambda: clock[0])
+    monkeypatch.setattr(rate_limits, "now", lambda: clock[0])
     for n in range(5):
         # Far apart, so that no report is offered as "one of these".
         response = post_json(client, payload(fx.at(east_m=-4000 + n * 1000, north_m=-3000)))
@@ -471,42 +472,42 @@ def test_sixth_report_in_ten_minutes_gets_429_with_retry_after(client, world, mo
 
 def test_daily_limit_holds_beyond_the_short_window(world, monkeypatch):
     clock = [1_800_000_000.0]
-    monkeypatch.setattr(throttle, "now", lambda: clock[0])
+    monkeypatch.setattr(rate_limits, "now", lambda: clock[0])
     for _ in range(20):
         throttle.REPORTS.check_and_hit("cliente")
         clock[0] += 700  # always outside the 10-minute window
-    with pytest.raises(throttle.RateLimited) as caught:
+    with pytest.raises(rate_limits.RateLimited) as caught:
         throttle.REPORTS.check("cliente")
     assert "20 a cada 24 horas" in caught.value.message
 
 
 def test_clients_are_counted_apart_and_x_forwarded_for_is_ignored_by_default(world):
     for _ in range(5):
-        throttle.REPORTS.hit(throttle.client_key({"REMOTE_ADDR": "198.51.100.7"}))
+        throttle.REPORTS.hit(clients.client_key({"REMOTE_ADDR": "198.51.100.7"}))
     forged = {"REMOTE_ADDR": "198.51.100.7", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
-    with pytest.raises(throttle.RateLimited, match="o limite é 5 a cada 10 minutos"):
-        throttle.REPORTS.check(throttle.client_key(forged))
-    throttle.REPORTS.check(throttle.client_key({"REMOTE_ADDR": "198.51.100.8"}))
+    with pytest.raises(rate_limits.RateLimited, match="o limite é 5 a cada 10 minutos"):
+        throttle.REPORTS.check(clients.client_key(forged))
+    throttle.REPORTS.check(clients.client_key({"REMOTE_ADDR": "198.51.100.8"}))
 
 
 def test_x_forwarded_for_is_used_behind_a_declared_proxy(settings):
     settings.CTR_TRUSTED_PROXY_COUNT = 1
     meta = {"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 203.0.113.9"}
     # The right-most entry is the one our proxy appended; the left one is the client's say.
-    assert throttle.client_address(meta) == "203.0.113.9"
+    assert clients.client_address(meta) == "203.0.113.9"
 
 
 def test_ipv6_clients_are_counted_per_64_block():
-    a = throttle.client_key({"REMOTE_ADDR": "2001:db8:1:2::10"})
-    b = throttle.client_key({"REMOTE_ADDR": "2001:db8:1:2:ffff::99"})
-    c = throttle.client_key({"REMOTE_ADDR": "2001:db8:1:3::10"})
+    a = clients.client_key({"REMOTE_ADDR": "2001:db8:1:2::10"})
+    b = clients.client_key({"REMOTE_ADDR": "2001:db8:1:2:ffff::99"})
+    c = clients.client_key({"REMOTE_ADDR": "2001:db8:1:3::10"})
     assert a == b != c
     assert "2001" not in a  # hashed, never the address itself
 
 
 def test_the_web_form_and_the_api_share_the_limit(client, world, monkeypatch):
-    monkeypatch.setattr(throttle, "now", lambda: 1_800_000_000.0)
-    key = throttle.client_key({"REMOTE_ADDR": "127.0.0.1"})
+    monkeypatch.setattr(rate_limits, "now", lambda: 1_800_000_000.0)
+    key = clients.client_key({"REMOTE_ADDR": "127.0.0.1"})
     for _ in range(5):
         throttle.REPORTS.hit(key)
     response = client.post("/denunciar/", {**_web_fields(fx.at(east_m=-800, north_m=-600))})
@@ -517,7 +518,7 @@ def test_the_web_form_and_the_api_share_the_limit(client, world, monkeypatch):
 
 
 def test_inspectors_filing_reports_are_not_rate_limited(client, world, monkeypatch):
-    monkeypatch.setattr(throttle, "now", lambda: 1_800_000_000.0)
+    monkeypatch.setattr(rate_limits, "now", lambda: 1_800_000_000.0)
     client.force_login(world.fiscal)
     for n in range(7):
         response = post_json(client, payload(fx.at(east_m=-4000 + n * 800, north_m=-3000)))

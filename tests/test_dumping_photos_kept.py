@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from config import clients, rate_limits
 from fiscalization import pending_photos, throttle
 from fiscalization.models import DumpingReport
 from tests import dumping_fixtures as fx
@@ -168,8 +169,8 @@ def test_a_forged_or_expired_token_says_to_attach_again(client, world):
 
 
 def test_a_blocked_submission_says_its_photos_were_not_kept(client, world, monkeypatch):
-    monkeypatch.setattr(throttle, "now", lambda: 1_800_000_000.0)
-    key = throttle.client_key({"REMOTE_ADDR": "127.0.0.1"})
+    monkeypatch.setattr(rate_limits, "now", lambda: 1_800_000_000.0)
+    key = clients.client_key({"REMOTE_ADDR": "127.0.0.1"})
     for _ in range(5):
         throttle.REPORTS.hit(key)
     response = client.post(

@@ -5,6 +5,7 @@ form is counted apart by its device cookie, the address only has a ceiling over 
 import pytest
 from django.test import Client
 
+from config import clients, rate_limits
 from fiscalization import throttle
 from fiscalization.models import DumpingReport
 from tests import dumping_fixtures as fx
@@ -22,7 +23,7 @@ def world():
 
 @pytest.fixture
 def frozen_rate_clock(monkeypatch):
-    monkeypatch.setattr(throttle, "now", lambda: 1_800_000_000.0)
+    monkeypatch.setattr(rate_limits, "now", lambda: 1_800_000_000.0)
 
 
 def phone() -> Client:
@@ -81,7 +82,7 @@ def test_the_address_has_a_ceiling_over_all_its_phones(world, frozen_rate_clock)
 
 def test_a_forged_device_cookie_counts_as_the_address(world, frozen_rate_clock):
     for _ in range(5):
-        throttle.REPORTS.hit(throttle.client_key({"REMOTE_ADDR": CARRIER_ADDRESS}))
+        throttle.REPORTS.hit(clients.client_key({"REMOTE_ADDR": CARRIER_ADDRESS}))
     browser = Client(REMOTE_ADDR=CARRIER_ADDRESS)
     browser.cookies[throttle.DEVICE_COOKIE] = "id-inventado"  # not signed by us
 

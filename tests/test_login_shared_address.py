@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 
-from config.security import parse_rate
+from config.rate_limits import parse_rate
 
 pytestmark = pytest.mark.django_db
 
