@@ -754,6 +754,7 @@ def setup() -> dict:
 
 
 def run(state: dict, size: int, reports: int, runs: int) -> list:
+    from .report import thousands
     from .timing import Result, Stats
 
     figures = measure_all(
@@ -774,7 +775,7 @@ def run(state: dict, size: int, reports: int, runs: int) -> list:
         row.ratio = stats.median / figures.floor_seconds
         return row
 
-    rows = f"{DEFAULT_ROWS:,}".replace(",", ".")
+    rows = thousands(DEFAULT_ROWS)
     return [
         result(
             "piso",

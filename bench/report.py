@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from config.br import br_number
+
 from .timing import Generation, Plan, Result
 
 BEGIN = "<!-- bench:begin — gerado por `python -m bench`; não edite entre estes marcadores -->"
@@ -22,8 +24,7 @@ sintéticos plausíveis gerados por `manage.py generate_synthetic` (ver `ctr/syn
 
 
 def thousands(n: float, decimals: int = 0) -> str:
-    text = f"{n:,.{decimals}f}"
-    return text.replace(",", "X").replace(".", ",").replace("X", ".")
+    return br_number(n, decimals)
 
 
 def _seconds(s: float) -> str:

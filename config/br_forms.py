@@ -16,6 +16,8 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from django import forms
 from django.core.exceptions import ValidationError
 
+from config.br import br_number
+
 # One optional sign, digits, at most one decimal comma or point.
 DECIMAL_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
 
@@ -37,17 +39,10 @@ def parse_decimal(text: str) -> Decimal:
         raise ValueError(text) from None
 
 
-def format_decimal(value: Decimal | float | int | None) -> str:
-    """Decimal comma, no trailing zeros, no thousand separator: what a field shows back."""
-    if value is None:
-        return ""
-    return format(Decimal(str(value)).normalize(), "f").replace(".", ",")
-
-
 def format_point(lon: float, lat: float, places: int = 6) -> str:
     """A point as the coordinate fields show it: latitude first, decimal comma, the two
     numbers apart by a semicolon (a comma would be ambiguous): "(-22,799585; -45,192530)"."""
-    return f"({lat:.{places}f}; {lon:.{places}f})".replace(".", ",")
+    return f"({br_number(lat, places, grouping=False)}; {br_number(lon, places, grouping=False)})"
 
 
 class BRDecimalInput(forms.TextInput):
@@ -59,7 +54,8 @@ class BRDecimalInput(forms.TextInput):
 
     def format_value(self, value):
         if isinstance(value, Decimal | float | int) and not isinstance(value, bool):
-            return format_decimal(value)
+            # No thousands dot: the field refuses one when the form comes back.
+            return br_number(value, grouping=False)
         return super().format_value(value)
 
 

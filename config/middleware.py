@@ -13,6 +13,7 @@ from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError, connections
 from django.http import Http404, HttpResponse
 
+from config.br import br_number
 from config.views import not_found
 
 logger = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def unavailable_response(request, exc: BaseException) -> HttpResponse:
     """503 in Portuguese, without a trace of the error; problem+json for API clients."""
     timeout = is_statement_timeout(exc)
     if timeout:
-        seconds = f"{statement_timeout_ms() / 1000:g}".replace(".", ",")
+        seconds = br_number(statement_timeout_ms() / 1000, grouping=False)
         title = "Tempo de consulta esgotado"
         detail = (
             f"A consulta passou do limite de {seconds} segundos e foi interrompida. "
@@ -114,7 +115,7 @@ def too_big_response(request) -> HttpResponse:
     """413 in Portuguese (problem+json) for an API body past DATA_UPLOAD_MAX_MEMORY_SIZE, instead
     of Django's HTML 400 page."""
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
-    megabytes = f"{limit / (1024 * 1024):g}".replace(".", ",")
+    megabytes = br_number(limit / (1024 * 1024), grouping=False)
     body = {
         "type": "about:blank",
         "title": "Conteúdo grande demais",

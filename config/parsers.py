@@ -13,6 +13,8 @@ import json
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
+from config.br import br_number
+
 # An integer with more digits than this is no quantity nor id of ours (bigint has 19).
 MAX_INTEGER_DIGITS = 30
 PREFIX = "JSON inválido"
@@ -51,9 +53,7 @@ def _bounded_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_INTEGER_DIGITS:
         raise _Refused(
-            f"número inteiro com {digits:,} algarismos; o limite é {MAX_INTEGER_DIGITS}".replace(
-                ",", "."
-            )
+            f"número inteiro com {br_number(digits)} algarismos; o limite é {MAX_INTEGER_DIGITS}"
         )
     return int(text)
 

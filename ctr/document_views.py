@@ -14,6 +14,7 @@ from django.views.decorators.http import require_safe
 
 import audit
 from config import csv_safety
+from config.br import br_number
 
 from . import printing, reports, roles
 from .models import CTR, Transporter, Worksite
@@ -244,7 +245,7 @@ def _csv_response(filename: str) -> tuple[HttpResponse, csv_safety.SafeWriter]:
 
 
 def _csv_decimal(value, places: int) -> str:
-    return reports.br_number(value, places, grouping=False)
+    return br_number(value, places, grouping=False)
 
 
 @login_required

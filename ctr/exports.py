@@ -20,14 +20,13 @@ import geopandas as gpd
 import pyogrio
 import shapely
 from django.db import connection, transaction
-from django.utils import timezone
 
 from config import csv_safety
+from config.br import br_datetime, br_number
 from pev_network.models import facility_kind_short, waste_class_short
 
 from .documents import format_document
 from .models import CTR, CTRStatus, CTRWaste
-from .reports import br_number
 
 CHUNK = 50_000
 COLUMNS = [
@@ -105,7 +104,7 @@ def _plain(value):
 
 
 def _br_time(value: datetime.datetime | None) -> str:
-    return timezone.localtime(value).strftime("%d/%m/%Y %H:%M") if value else ""
+    return br_datetime(value) if value else ""
 
 
 def _br_decimal(value, places: int | None = None) -> str:

@@ -12,6 +12,7 @@ from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from config.br import br_number
 from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.csv_import)
     DECIMAL_RE,
     BRDecimalField,
@@ -148,7 +149,7 @@ class CTRForm(forms.Form):
             "area"
         ).order_by("kind", "name")
         self.fields["equipment"].label_from_instance = lambda e: (
-            f"{e.code} ({rules.fmt(e.nominal_capacity_m3)} m³)"
+            f"{e.code} ({br_number(e.nominal_capacity_m3, grouping=False)} m³)"
         )
         self.fields["destination_facility"].label_from_instance = lambda f: (
             f"{f.name} ({f.get_kind_display()})"

@@ -33,6 +33,8 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from config.br import br_date, br_datetime, br_money, br_number
+
 from . import reports
 from .documents import document_kind, format_document
 from .models import CTR, CTRStatus
@@ -279,7 +281,7 @@ def _document(
     compress: bool,
 ) -> BaseDocTemplate:
     """A4 with a first-page header band (drawn by `first_header`) and a running footer."""
-    generated = reports.br_datetime(timezone.now())
+    generated = br_datetime(timezone.now())
 
     def footer(canvas: Canvas, doc) -> None:
         canvas.saveState()
@@ -373,14 +375,14 @@ def _ctr_header(ctr: CTR, verify_url: str) -> Callable[[Canvas], None]:
             MARGIN,
             top - 75,
             f"Situação: {ctr.get_status_display()}    "
-            f"Emissão: {reports.br_datetime(ctr.created_at)}    "
-            f"Transporte: {reports.br_date(ctr.transport_date)}",
+            f"Emissão: {br_datetime(ctr.created_at)}    "
+            f"Transporte: {br_date(ctr.transport_date)}",
         )
         if ctr.closed_at:
             canvas.drawString(
                 MARGIN,
                 top - 87,
-                f"{ctr.get_status_display()} em {reports.br_datetime(ctr.closed_at)}",
+                f"{ctr.get_status_display()} em {br_datetime(ctr.closed_at)}",
             )
         # The QR code and, under it, the address it holds: the paper can be checked by anyone.
         qr_x = PAGE_W - MARGIN - QR_SIZE
@@ -444,7 +446,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
     license_ = reports.facility_license(ctr)
     license_text = "sem licença cadastrada"
     if license_:
-        until = reports.br_date(license_.valid_until) if license_.valid_until else "—"
+        until = br_date(license_.valid_until) if license_.valid_until else "—"
         license_text = f"nº {license_.number} ({license_.issuer}), válida até {until}"
     story: list = [NextPageTemplate("later")]
 
@@ -516,9 +518,9 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
 
     limit = reports.br_volume(ctr.municipality.small_volume_limit_m3)
     if ctr.fee_ufesp > 0:
-        value = reports.br_money(ctr.fee_ufesp * ctr.municipality.ufesp_value)
+        value = br_money(ctr.fee_ufesp * ctr.municipality.ufesp_value)
         fee = (
-            f"{reports.br_number(ctr.fee_ufesp, 2)} UFESP por descarga acima de {limit} m³, a "
+            f"{br_number(ctr.fee_ufesp, 2)} UFESP por descarga acima de {limit} m³, a "
             f"recolher ao órgão gestor ({value} pela UFESP de {ctr.municipality.ufesp_year})."
         )
     else:
@@ -611,7 +613,7 @@ def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -
             else []
         ),
         ("Grande gerador", "Sim (PGRCC)" if site.is_large_generator else "Não"),
-        ("Emitido em", reports.br_datetime(report.generated_at)),
+        ("Emitido em", br_datetime(report.generated_at)),
     ]
     if report.transporter is not None:
         info.append(

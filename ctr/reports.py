@@ -3,8 +3,8 @@
 
 Plain functions taking domain objects and returning plain data; the aggregations run in
 PostgreSQL (values/annotate), never as Python loops over a site's or a month's CTRs.
-Numbers are formatted here as a Brazilian reader writes them (R$ 1.234,56; 1,5 m³), so that the
-HTML pages, the PDFs and the CSV files say the same thing.
+Numbers are formatted here, with config.br, as a Brazilian reader writes them (R$ 1.234,56;
+1,5 m³), so that the HTML pages, the PDFs and the CSV files say the same thing.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import Count, DecimalField, F, Q, QuerySet, Sum
 from django.db.models.functions import Round
 from django.utils import timezone
 
+from config.br import br_date, br_datetime, br_money, br_number
 from pev_network.models import FacilityKind, FacilityLicense, Municipality
 
 from .documents import PLATE_RE, document_kind, format_document, mask_document
@@ -30,41 +31,9 @@ ZERO = Decimal("0")
 # --- Brazilian formatting ---------------------------------------------------------------------
 
 
-def _swap_separators(text: str) -> str:
-    """1,234.5 (Python) -> 1.234,5 (Brazil)."""
-    return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
-
-
-def br_number(value, places: int | None = None, grouping: bool = True) -> str:
-    """A decimal with comma. `places`: fixed decimals (rounded half up); None: as needed."""
-    d = Decimal(value if value is not None else 0)
-    if places is None:
-        d = d.normalize()
-        if d == d.to_integral():
-            d = d.quantize(Decimal(1))
-    else:
-        d = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return _swap_separators(f"{d:,f}" if grouping else f"{d:f}")
-
-
-def br_money(value) -> str:
-    """R$ 1.234,56."""
-    text = br_number(value, 2)
-    return f"-R$ {text[1:]}" if text.startswith("-") else f"R$ {text}"
-
-
 def br_volume(value) -> str:
     """Cubic metres with as many decimals as needed (the CTR keeps three): 3, 0,5, 1.250,25."""
     return br_number(value)
-
-
-def br_date(day: datetime.date | None) -> str:
-    return day.strftime("%d/%m/%Y") if day else "—"
-
-
-def br_datetime(moment: datetime.datetime | None) -> str:
-    """In the municipality's time zone (settings.TIME_ZONE)."""
-    return timezone.localtime(moment).strftime("%d/%m/%Y %H:%M") if moment else "—"
 
 
 def br_coordinates(point) -> str:

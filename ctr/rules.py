@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 
+from config.br import br_date, br_number
 from config.br_forms import format_point
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
 
@@ -126,12 +127,9 @@ class CTRDraft:
 
 
 def fmt(value: Decimal) -> str:
-    """Brazilian decimal comma, no trailing zeros: 1,5 m³."""
-    return format(Decimal(value).normalize(), "f").replace(".", ",")
-
-
-def br_date(day: datetime.date | None) -> str:
-    return day.strftime("%d/%m/%Y") if day else "—"
+    """Brazilian decimal comma, no trailing zeros, no thousands dot: 1,5 m³ (bulk.py's SQL
+    prints the same)."""
+    return br_number(value, grouping=False)
 
 
 # --- the catalogue -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
 import audit
+from config.br import br_number
 from config.list_order import Column, ListOrder
 from maps import builders
 from pev_network import public_layers
@@ -289,7 +290,9 @@ def _event_rows(ctr: CTR) -> list[dict]:
         if data.get("reason"):
             details.append(f"Motivo: {data['reason']}")
         if data.get("received_volume_m3"):
-            details.append(f"Volume recebido: {rules.fmt(data['received_volume_m3'])} m³")
+            details.append(
+                f"Volume recebido: {br_number(data['received_volume_m3'], grouping=False)} m³"
+            )
         if data.get("note"):
             details.append(f"Observação: {data['note']}")
         if data.get("findings"):
@@ -599,7 +602,7 @@ def ctr_import(request):
                 }
                 for name in csv_import.COLUMNS
             ],
-            "max_rows": f"{csv_import.MAX_ROWS:,}".replace(",", "."),
+            "max_rows": br_number(csv_import.MAX_ROWS),
             "max_mb": csv_import.MAX_BYTES // (1024 * 1024),
             "facilities": facilities,
         },
@@ -806,7 +809,7 @@ def reception_action(request, number: str, action: str):
     if wants_review(request) and ctr.status == CTRStatus.ISSUED:
         back = reverse("ctr_web:receptions") + f"?busca={ctr.number}"
         if action == "receive":
-            volume = rules.fmt(form.cleaned_data["received_volume_m3"])
+            volume = br_number(form.cleaned_data["received_volume_m3"], grouping=False)
             return confirm_page(
                 request,
                 title=f"Confirmar o recebimento do {ctr.number}?",
@@ -814,7 +817,7 @@ def reception_action(request, number: str, action: str):
                 details=[
                     ("Transportador", ctr.transporter.name),
                     ("Veículo", str(ctr.vehicle)),
-                    ("Declarado", f"{rules.fmt(ctr.total_volume_m3)} m³"),
+                    ("Declarado", f"{br_number(ctr.total_volume_m3, grouping=False)} m³"),
                     ("Recebido", f"{volume} m³"),
                 ],
                 yes="Sim, confirmar o recebimento",

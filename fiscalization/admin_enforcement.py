@@ -11,8 +11,8 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from config.br import br_number
 from ctr.admin import formatted_document
-from ctr.reports import br_number
 
 from .models.enforcement import (
     Appeal,

@@ -33,9 +33,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from config.br import br_date, br_money, br_number
 from ctr.documents import normalize_document
 from ctr.models import Generator, RegistrationStatus, Transporter, Worksite
-from ctr.reports import br_date, br_money, br_number
 from pev_network.models import FacilityLicense, LicenseStatus, Municipality, ReceivingFacility
 
 from . import deadlines, fines

@@ -12,10 +12,10 @@ from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from config.br import br_number
 from config.br_forms import BRDecimalField, CoordinateField
 from ctr.documents import format_document, normalize_document
 from ctr.models import Generator, Transporter
-from ctr.reports import br_number
 from pev_network.models import Municipality, ReceivingFacility
 
 from .deadlines import SUSPENSION_MAX_DAYS

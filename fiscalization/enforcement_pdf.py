@@ -15,6 +15,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import KeepTogether, NextPageTemplate, Paragraph, Spacer, Table, TableStyle
 
+from config.br import br_date, br_datetime, br_money, br_number
 from ctr.documents import document_kind, format_document
 from ctr.printing import (
     BODY,
@@ -39,7 +40,6 @@ from ctr.printing import (
     section,
     signature_boxes,
 )
-from ctr.reports import br_date, br_datetime, br_money, br_number
 
 from . import deadlines, enforcement
 from .models.enforcement import (

@@ -19,9 +19,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
 import audit
+from config.br import br_date, br_money, br_number
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
-from ctr.reports import br_date, br_money, br_number
 from ctr.roles import municipal_only
 
 from . import deadlines, enforcement, enforcement_pdf, fines, intake, roadside

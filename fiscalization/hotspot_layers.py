@@ -14,6 +14,7 @@ import folium
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from config.br import br_date
 from maps.builders import (
     ExposeOnMap,
     _bbox_bounds,
@@ -41,8 +42,7 @@ RADIUS_COLOUR = "#6B7280"
 def _when(value: str | None) -> str:
     if not value:
         return "—"
-    moment = timezone.localtime(datetime.datetime.fromisoformat(value))
-    return moment.strftime("%d/%m/%Y")
+    return br_date(timezone.localtime(datetime.datetime.fromisoformat(value)))
 
 
 def hotspot_popup_html(props: dict, suspects_url: str | None = None) -> str:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from django.contrib.gis.geos import Point
 from PIL import ExifTags, Image, ImageOps
 
+from config.br import br_number
+
 MAX_PHOTOS = 5
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
 # Header checks before decoding: 50 megapixels is more than phones save by default (12-48 MP),
@@ -111,7 +113,7 @@ def display_name(name: str | None) -> str:
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f}".replace(".", ",") + " MB"
+    return br_number(size / (1024 * 1024), 1, grouping=False) + " MB"
 
 
 # --- EXIF location ---------------------------------------------------------------------------

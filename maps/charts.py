@@ -10,13 +10,14 @@ from django.utils.safestring import SafeString, mark_safe
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from config.br import br_number
+
 # Okabe-Ito, as on the maps: safe for the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000"]
 
 
 def _br_number(value: float, _pos=None) -> str:
-    text = f"{value:,.0f}" if abs(value) >= 10 else f"{value:,.1f}"
-    return text.replace(",", "X").replace(".", ",").replace("X", ".")
+    return br_number(value, 0 if abs(value) >= 10 else 1)
 
 
 def _svg(figure: Figure, title: str) -> SafeString:

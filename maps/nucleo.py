@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import folium
 from django.utils.html import format_html
 
+from config.br import br_number
 from ctr.analytics import Cell, Flow
 from pev_network.management_layers import LICENSE_STATE_LABELS
 
@@ -157,7 +158,7 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
             "<dt>Volume</dt><dd>{} m³</dd><dt>CTRs</dt><dd>{}</dd></dl>"
             '<p><a href="{}">Ver os CTRs</a></p></div>',
             flow.facility_name,
-            f"{flow.volume_m3:,.1f}".replace(",", "X").replace(".", ",").replace("X", "."),
+            br_number(flow.volume_m3, 1),
             flow.ctrs,
             list_url.format(facility=flow.facility_id),
         )
@@ -329,4 +330,4 @@ def basin_choropleth(basins: dict, volumes: dict[int, tuple[float, int]], outlin
 
 
 def _br_volume(value: float) -> str:
-    return f"{value:,.1f}".replace(",", "X").replace(".", ",").replace("X", ".")
+    return br_number(value, 1)

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from config import csv_safety
+from config.br import br_number
 from ctr import analytics
 from ctr.exports import export_ctrs
 from ctr.roles import municipal_only
@@ -192,7 +193,7 @@ def _filter_from(form: NucleoFilterForm, data: dict) -> tuple[analytics.CTRFilte
 def _br(value: float | None, digits: int = 1) -> str:
     if value is None:
         return ""
-    return f"{value:,.{digits}f}".replace(",", "X").replace(".", ",").replace("X", ".")
+    return br_number(value, digits)
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,12 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+from config.br import br_number
 from pev_network import public_layers, services
 from pev_network.models import Municipality
 
 from . import builders
-from .formats import format_decimal, format_distance
+from .formats import format_distance
 from .forms import NearestFacilityForm
 
 # Facilities and bacias this far (degrees, ~20 km) beyond the municipality's extent are drawn
@@ -171,8 +172,8 @@ def onde_descartar(request):
         "municipality": outline["properties"] if outline else None,
         "facility_count": len(facilities["features"]),
         "facility_list": _facility_list(facilities),
-        "small_volume_limit": format_decimal(small_volume_limit),
-        "volume": format_decimal(volume) if volume is not None else None,
+        "small_volume_limit": br_number(small_volume_limit),
+        "volume": br_number(volume) if volume is not None else None,
         "over_small_volume": volume is not None and volume > small_volume_limit,
         "results": rows,
     }

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from rest_framework.exceptions import AuthenticationFailed
 
 from config.authentication import TokenAuthentication
+from config.br import br_number
 
 from .collections import COLLECTIONS, Collection
 
@@ -201,7 +202,7 @@ def parse_offset(raw: str | None) -> int:
     if value < 0:
         raise BadRequest("offset não pode ser negativo.")
     if value > MAX_OFFSET:
-        raise BadRequest(f"offset grande demais: o limite é {MAX_OFFSET:,}.".replace(",", "."))
+        raise BadRequest(f"offset grande demais: o limite é {br_number(MAX_OFFSET)}.")
     return value
 
 

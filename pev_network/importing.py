@@ -40,6 +40,8 @@ from shapely.errors import GEOSException
 from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from config.br import br_number
+
 from .geometry_messages import validity_reason_pt
 from .models import (
     FacilityKind,
@@ -622,11 +624,11 @@ def _read_lonlat_csv(
 
 
 def _thousands(number: int) -> str:
-    return f"{number:,}".replace(",", ".")
+    return br_number(number)
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / MB:,.1f} MB".replace(",", "_").replace(".", ",").replace("_", ".")
+    return f"{br_number(size / MB, 1)} MB"
 
 
 def _check_file(path: Path, refuse: Callable[[str], NoReturn]) -> None:
@@ -1098,7 +1100,7 @@ def _describe_fix(before: BaseGeometry, after: MultiPolygon, reason: str) -> str
 def _m2(geom: BaseGeometry) -> str:
     # The signed area of a self-intersecting ring cancels out (a bow-tie has area 0).
     area = abs(GEOD.geometry_area_perimeter(geom)[0])
-    return f"{area:,.1f} m²".replace(",", "_").replace(".", ",").replace("_", ".")
+    return f"{br_number(area, 1)} m²"
 
 
 def _as_multipolygon(geom: BaseGeometry) -> MultiPolygon:

@@ -11,6 +11,8 @@ from django.db.models import Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from config.br import br_number
+
 from .models import (
     CatchmentBasin,
     FacilityKind,
@@ -142,7 +144,7 @@ _NEAR_SQL = f"""
 
 def _br(value: float) -> str:
     # Up to 5 decimals (about a metre), decimal comma: -22,81 and not -22,81000.
-    return f"{value:.5f}".rstrip("0").rstrip(".").replace(".", ",")
+    return br_number(round(value, 5), grouping=False)
 
 
 def check_search_point(point: Point) -> None:

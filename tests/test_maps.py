@@ -15,8 +15,9 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
+from config.br import br_number
 from maps import builders
-from maps.formats import format_decimal, format_distance
+from maps.formats import format_distance
 from pev_network import public_layers
 from pev_network.models import (
     CatchmentBasin,
@@ -404,4 +405,4 @@ def test_format_distance(metres, text):
     [(Decimal("1.000"), "1"), (Decimal("0.5"), "0,5"), (Decimal("1234.75"), "1.234,75")],
 )
 def test_format_decimal(value, text):
-    assert format_decimal(value) == text
+    assert br_number(value) == text

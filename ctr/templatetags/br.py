@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 from django import template
 
+from config.br import br_number
 from ctr import rules
 from ctr.documents import format_document
 from pev_network.models import facility_kind_short, waste_class_short
@@ -49,6 +50,6 @@ def br_num(value) -> str:
     if value is None or value == "":
         return "—"
     try:
-        return rules.fmt(Decimal(value))
+        return br_number(Decimal(value), grouping=False)
     except (InvalidOperation, TypeError, ValueError):
         return str(value)
