@@ -1,7 +1,7 @@
 """Benchmarks (`make bench`, `python -m bench`), with their results in docs/performance.md.
 
 They run on a database of their own (``ctr_bench`` on the same server, or
-``BENCH_DATABASE_URL``), filled with synthetic data (ctr/synthetic.py) at each size; the
+``BENCH_DATABASE_URL``), filled with synthetic data (synthetic/generator.py) at each size; the
 demo's database is never touched.
 
 One module per benchmark, listed in BENCHMARKS. A benchmark module has:

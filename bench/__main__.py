@@ -73,7 +73,7 @@ def say(message: str) -> None:
 def prepare_data(size: int, reports: int, seed: int, reuse: bool):
     from django.db import DatabaseError, connection, transaction
 
-    from ctr import synthetic
+    from synthetic import generator as synthetic
 
     from .timing import Generation
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from django.utils import timezone
 
-    from ctr import synthetic
+    from synthetic import generator as synthetic
 
     from . import machine, report
 

@@ -16,7 +16,7 @@ Targets: P1 ≤ 20 × (a); P1 per CTR ≥ 30 × faster than (b); peak memory < 5
 
 It runs on a database of its own (``ctr_bench_p1`` beside ``ctr_bench``, or
 ``BENCH_P1_DATABASE_URL``): the synthetic network of the 645 municipalities of São Paulo and
-100k synthetic CTRs (ctr/synthetic.py), whose origins, destinations, generators and loads
+100k synthetic CTRs (synthetic/generator.py), whose origins, destinations, generators and loads
 become the rows of the CSV, issued by one transporter of the benchmark's own (``BENCH-P1``),
 about 5% of them broken on purpose. The imported CTRs are removed after each measurement.
 
@@ -86,7 +86,7 @@ def prepare(seed: int, generate: bool = True) -> object:
     from django.db import connection
 
     from bench.fleet import bench_transporter
-    from ctr import synthetic
+    from synthetic import generator as synthetic
 
     created = synthetic.ensure_municipalities(say)
     if created:

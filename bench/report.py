@@ -16,7 +16,7 @@ END = "<!-- bench:end -->"
 TEMPLATE = f"""# Desempenho
 
 Medições feitas por `make bench` (pacote `bench/`), num banco separado (`ctr_bench`), com dados
-sintéticos plausíveis gerados por `manage.py generate_synthetic` (ver `ctr/synthetic.py`).
+sintéticos plausíveis gerados por `manage.py generate_synthetic` (ver `synthetic/generator.py`).
 
 {BEGIN}
 {END}

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "fiscalization",
     "maps",
     "ogc",
+    "synthetic",
 ]
 
 MIDDLEWARE = [

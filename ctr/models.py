@@ -166,7 +166,7 @@ def address_key(address) -> Func:
 
 
 # The index expression as SQL, for the set-based paths' ON CONFLICT (ctr/bulk.py,
-# ctr/synthetic.py): PostgreSQL infers the unique index only from this exact expression.
+# synthetic/generator.py): PostgreSQL infers the unique index only from this exact expression.
 ADDRESS_KEY_SQL = "lower(regexp_replace(btrim({}), '\\s+', ' ', 'g'))"
 WORKSITE_CONFLICT_SQL = f"(generator_id, ({ADDRESS_KEY_SQL.format('address')}))"
 

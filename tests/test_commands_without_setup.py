@@ -130,7 +130,7 @@ def test_the_readme_lists_the_project_commands():
     listed = readme_commands()
     ours = sorted(
         path.stem
-        for app in ("pev_network", "ctr", "fiscalization", "maps")
+        for app in ("pev_network", "ctr", "fiscalization", "maps", "synthetic")
         for path in (ROOT / app / "management" / "commands").glob("*.py")
         if not path.stem.startswith("_")
     )

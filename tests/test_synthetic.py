@@ -1,4 +1,4 @@
-"""Synthetic data (ctr/synthetic.py, `manage.py generate_synthetic`): plausible, consistent,
+"""Synthetic data (synthetic/generator.py, `manage.py generate_synthetic`): plausible, consistent,
 gap-free, and removable."""
 
 import datetime
@@ -14,7 +14,6 @@ from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from ctr import synthetic
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
     CTR,
@@ -30,6 +29,7 @@ from ctr.services import next_number, overdue
 from fiscalization.models import DumpingReport
 from pev_network.boundaries import import_municipalities
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
+from synthetic import generator as synthetic
 from tests.builders import licensed_facility, multi, square
 
 pytestmark = pytest.mark.django_db

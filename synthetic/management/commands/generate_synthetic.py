@@ -1,10 +1,12 @@
-"""Plausible synthetic data at state scale (see ctr/synthetic.py), for benchmarks and demos."""
+"""Plausible synthetic data at state scale (see synthetic/generator.py), for benchmarks and
+demos."""
 
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ctr import synthetic
+from config.br import br_number
+from synthetic import generator
 
 
 class Command(BaseCommand):
@@ -41,15 +43,15 @@ class Command(BaseCommand):
         started = time.perf_counter()
         try:
             if options["reset"]:
-                summary = synthetic.reset(progress)
+                summary = generator.reset(progress)
                 if verbose:
                     self.stdout.write("Dados sintéticos removidos.\n" + summary.table())
             if options["municipalities"]:
-                created = synthetic.ensure_municipalities(progress)
+                created = generator.ensure_municipalities(progress)
                 if verbose:
                     self.stdout.write(f"Municípios criados: {created}.")
             if options["ctrs"] or options["reports"]:
-                summary = synthetic.generate(
+                summary = generator.generate(
                     ctrs=options["ctrs"],
                     reports=options["reports"],
                     seed=options["seed"],
@@ -62,12 +64,12 @@ class Command(BaseCommand):
                         f"Semente: {summary.seed}; municípios: {summary.municipalities}.\n"
                         + summary.table()
                     )
-        except synthetic.SyntheticError as exc:
+        except generator.SyntheticError as exc:
             raise CommandError(str(exc)) from exc
         if verbose:
             self.stdout.write("Dados sintéticos no banco:")
-            for name, count in synthetic.counts().items():
-                self.stdout.write(f"  {name}: {count:,}".replace(",", "."))
+            for name, count in generator.counts().items():
+                self.stdout.write(f"  {name}: {br_number(count)}")
             self.stdout.write(f"Tempo total: {time.perf_counter() - started:.1f} s")
 
     def _progress(self, message: str) -> None:
