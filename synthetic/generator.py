@@ -52,9 +52,17 @@ from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from pev_network.models import DEFAULT_ACCEPTED_CLASSES, Municipality
-
-from .models import WORKSITE_CONFLICT_SQL
+from config.br import br_number
+from ctr.models import (
+    WORKSITE_CONFLICT_SQL,
+    CTRAction,
+    CTRStatus,
+    CTRWasteClass,
+    EquipmentKind,
+    RegistrationStatus,
+)
+from fiscalization.models import DumpingCategory, ReporterKind, ReportStatus
+from pev_network.models import DEFAULT_ACCEPTED_CLASSES, FacilityKind, LicenseStatus, Municipality
 
 SP_FIXTURE = (
     Path(__file__).resolve().parent.parent / "fixtures" / "sp_estado_municipios_645_tbrugz.geojson"
@@ -68,6 +76,47 @@ MAX_REPORTS = 9_999_999  # protocol SYN-<year>-<7 digits> fits in 16 characters
 
 Progress = Callable[[str], None]
 TEMP_TABLE_RE = re.compile(r"^\s*CREATE TEMP TABLE (\w+)", re.IGNORECASE)
+
+
+def _sql_values() -> dict[str, str | list[str]]:
+    """The stored values the SQL writes and compares, from the models' choices: a parameter of
+    every statement (psycopg2 writes a value into it as a quoted literal, a list as ARRAY[...]),
+    so that no statement spells one. A list is a draw: a random index picks an entry, and
+    repeats are weights."""
+    w, c = CTRWasteClass, DumpingCategory
+    values = {
+        **{f"kind_{kind.name.lower()}": kind for kind in FacilityKind},
+        "license_active": LicenseStatus.ACTIVE,
+        "registration_active": RegistrationStatus.ACTIVE,
+        "equipment_skip": EquipmentKind.STATIONARY_SKIP,
+        "equipment_tipper": EquipmentKind.TIPPER,
+        "equipment_flatbed": EquipmentKind.FLATBED,
+        **{f"ctr_{status.value}": status for status in CTRStatus},
+        **{f"action_{action.value}": action for action in CTRAction},
+        "class_a": w.A,
+        "class_b": w.B,
+        "class_c": w.C,
+        # The line of a one-line load to a PEV; the second line of a two-line load; the lines
+        # of a three-line load.
+        "pev_load_classes": [w.A, w.A, w.A, w.VOLUMOSO, w.VOLUMOSO, w.VOLUMOSO, w.B, w.A, w.C, w.A],
+        "second_line_classes": [w.VOLUMOSO, w.B, w.B, w.C],
+        "three_line_classes": [w.A, w.B, w.VOLUMOSO],
+        "report_categories": [
+            c.BOTA_FORA, c.SLOPE, c.WATER_BODY, c.VACANT_LOT, c.VACANT_LOT, c.VACANT_LOT,
+            c.PUBLIC_AREA, c.PUBLIC_AREA, c.PUBLIC_AREA, c.UNLICENSED_AREA, c.PROTECTED_AREA,
+        ],
+        **{f"report_{status.name.lower()}": status for status in ReportStatus},
+        "reporter_citizen": ReporterKind.CITIZEN,
+        "reporter_inspector": ReporterKind.INSPECTOR,
+    }  # fmt: skip
+    # Plain str, not the enum members, for psycopg2.
+    return {
+        name: [str(v) for v in value] if isinstance(value, list) else str(value)
+        for name, value in values.items()
+    }
+
+
+SQL_VALUES = _sql_values()
 
 
 class SyntheticError(Exception):
@@ -96,15 +145,10 @@ class Summary:
         width = max((len(s.name) for s in self.steps), default=10)
         lines = [f"{'etapa'.ljust(width)}  {'linhas':>10}  {'segundos':>8}"]
         lines += [
-            f"{s.name.ljust(width)}  {_thousands(s.rows):>10}  {s.seconds:>8.1f}"
-            for s in self.steps
+            f"{s.name.ljust(width)}  {br_number(s.rows):>10}  {s.seconds:>8.1f}" for s in self.steps
         ]
         lines.append(f"{'total'.ljust(width)}  {'':>10}  {self.seconds:>8.1f}")
         return "\n".join(lines)
-
-
-def _thousands(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
 
 
 class _Runner:
@@ -127,7 +171,7 @@ class _Runner:
                 self.cursor.execute(f"ANALYZE {created.group(1)}")
         elapsed = time.perf_counter() - started
         self.summary.steps.append(Step(name, rows, elapsed))
-        self.progress(f"{name}: {_thousands(rows)} linhas em {elapsed:.1f} s")
+        self.progress(f"{name}: {br_number(rows)} linhas em {elapsed:.1f} s")
         return rows
 
     def value(self, sql: str, params: dict | None = None):
@@ -266,9 +310,9 @@ FACILITY_SQL = [
     """
     CREATE TEMP TABLE syn_slot AS
     SELECT m.id AS municipality_id, m.ibge_code, m.name AS mname, g AS slot,
-           CASE WHEN g <= n.pev THEN 'PEV' WHEN g <= n.pev + n.att THEN 'ATT'
-                WHEN (g - n.pev - n.att + m.parity) %% 2 = 0 THEN 'RECYCLING'
-                ELSE 'LANDFILL' END AS kind,
+           CASE WHEN g <= n.pev THEN %(kind_pev)s WHEN g <= n.pev + n.att THEN %(kind_att)s
+                WHEN (g - n.pev - n.att + m.parity) %% 2 = 0 THEN %(kind_recycling)s
+                ELSE %(kind_landfill)s END AS kind,
            CASE WHEN g <= n.pev THEN g WHEN g <= n.pev + n.att THEN g - n.pev
                 ELSE g - n.pev - n.att END AS kind_n
     FROM syn_muni m
@@ -304,11 +348,13 @@ FACILITY_SQL = [
             FROM syn_cand c
             JOIN syn_slot s USING (municipality_id, slot)
             CROSS JOIN LATERAL (SELECT
-                CASE s.kind WHEN 'PEV' THEN 13 + 9 * random() WHEN 'ATT' THEN 35 + 30 * random()
-                     WHEN 'RECYCLING' THEN 60 + 40 * random() ELSE 140 + 100 * random() END
+                CASE s.kind WHEN %(kind_pev)s THEN 13 + 9 * random()
+                     WHEN %(kind_att)s THEN 35 + 30 * random()
+                     WHEN %(kind_recycling)s THEN 60 + 40 * random() ELSE 140 + 100 * random() END
                      + 0 * c.slot AS hw,
-                CASE s.kind WHEN 'PEV' THEN 11 + 7 * random() WHEN 'ATT' THEN 30 + 20 * random()
-                     WHEN 'RECYCLING' THEN 50 + 30 * random() ELSE 110 + 80 * random() END
+                CASE s.kind WHEN %(kind_pev)s THEN 11 + 7 * random()
+                     WHEN %(kind_att)s THEN 30 + 20 * random()
+                     WHEN %(kind_recycling)s THEN 50 + 30 * random() ELSE 110 + 80 * random() END
                      + 0 * c.slot AS hh) d
             ORDER BY c.municipality_id, c.slot, c.try
         ) q
@@ -322,20 +368,20 @@ FACILITY_SQL = [
          capacity_m3_per_day)
     SELECT 'SYN-' || f.ibge_code || '-' || left(f.kind, 3) || '-' || lpad(f.kind_n::text, 3, '0'),
            f.kind,
-           CASE f.kind WHEN 'PEV' THEN 'Ecoponto ' || f.mname || ' ' || f.kind_n
-                WHEN 'ATT' THEN 'ATT ' || f.mname || ' ' || f.kind_n
-                WHEN 'RECYCLING' THEN 'Usina de reciclagem de RCC ' || f.mname
+           CASE f.kind WHEN %(kind_pev)s THEN 'Ecoponto ' || f.mname || ' ' || f.kind_n
+                WHEN %(kind_att)s THEN 'ATT ' || f.mname || ' ' || f.kind_n
+                WHEN %(kind_recycling)s THEN 'Usina de reciclagem de RCC ' || f.mname
                      || CASE WHEN f.kind_n > 1 THEN ' ' || f.kind_n ELSE '' END
                 ELSE 'Aterro de RCC ' || f.mname
                      || CASE WHEN f.kind_n > 1 THEN ' ' || f.kind_n ELSE '' END END,
-           CASE f.kind WHEN 'PEV' THEN 'Prefeitura Municipal de ' || f.mname
+           CASE f.kind WHEN %(kind_pev)s THEN 'Prefeitura Municipal de ' || f.mname
                 ELSE 'Operadora RCC ' || f.mname || ' Ltda.' END,
            '', f.municipality_id, f.poly,
-           CASE f.kind WHEN 'PEV' THEN %(classes_pev)s WHEN 'ATT' THEN %(classes_att)s
-                WHEN 'RECYCLING' THEN %(classes_recycling)s ELSE %(classes_landfill)s END,
-           round((CASE f.kind WHEN 'PEV' THEN 15 + 25 * random()
-                       WHEN 'ATT' THEN 80 + 220 * random()
-                       WHEN 'RECYCLING' THEN 150 + 450 * random()
+           CASE f.kind WHEN %(kind_pev)s THEN %(classes_pev)s WHEN %(kind_att)s THEN %(classes_att)s
+                WHEN %(kind_recycling)s THEN %(classes_recycling)s ELSE %(classes_landfill)s END,
+           round((CASE f.kind WHEN %(kind_pev)s THEN 15 + 25 * random()
+                       WHEN %(kind_att)s THEN 80 + 220 * random()
+                       WHEN %(kind_recycling)s THEN 150 + 450 * random()
                        ELSE 300 + 900 * random() END)::numeric)
     FROM syn_fac f ORDER BY f.municipality_id, f.slot
     """,
@@ -344,9 +390,9 @@ FACILITY_SQL = [
     INSERT INTO pev_network_facilitylicense
         (facility_id, number, issuer, valid_from, valid_until, status, status_since)
     SELECT f.id, 'SYN-LIC-' || lpad(f.id::text, 7, '0'),
-           CASE f.kind WHEN 'PEV' THEN 'Prefeitura Municipal' ELSE 'CETESB' END,
+           CASE f.kind WHEN %(kind_pev)s THEN 'Prefeitura Municipal' ELSE 'CETESB' END,
            %(today)s::date - (%(period)s + 60 + floor(random() * 900))::int,
-           %(today)s::date + (180 + floor(random() * 1200))::int, 'ACTIVE', NULL
+           %(today)s::date + (180 + floor(random() * 1200))::int, %(license_active)s, NULL
     FROM pev_network_receivingfacility f
     WHERE f.code LIKE 'SYN-%%'
       AND NOT EXISTS (SELECT 1 FROM pev_network_facilitylicense l WHERE l.facility_id = f.id)
@@ -365,7 +411,7 @@ TRANSPORTER_SQL = [
            'SYN-T-' || lpad(t.n::text, 6, '0'), t.id,
            %(today)s::date - (%(period)s + 30 + floor(random() * 1500))::int,
            %(today)s::date + (90 + floor(random() * 700))::int,
-           'ACTIVE', NULL, NULL, false
+           %(registration_active)s, NULL, NULL, false
     FROM (
         SELECT m.id, m.name, g, row_number() OVER (ORDER BY m.id, g) AS n
         FROM syn_muni m
@@ -391,8 +437,8 @@ TRANSPORTER_SQL = [
     """
     INSERT INTO ctr_equipment (transporter_id, code, kind, nominal_capacity_m3, active)
     SELECT e.transporter_id, 'SYN-' || lpad(e.g::text, 3, '0'),
-           CASE WHEN e.u < 0.72 THEN 'CACAMBA' WHEN e.u < 0.92 THEN 'BASCULANTE'
-                ELSE 'CARROCERIA' END,
+           CASE WHEN e.u < 0.72 THEN %(equipment_skip)s WHEN e.u < 0.92 THEN %(equipment_tipper)s
+                ELSE %(equipment_flatbed)s END,
            CASE WHEN e.u < 0.72 THEN (ARRAY[3, 4, 4, 5, 5])[1 + floor(e.u2 * 5)::int]
                 WHEN e.u < 0.92 THEN (ARRAY[6, 8, 10, 12])[1 + floor(e.u2 * 4)::int]
                 ELSE 2 END,
@@ -419,12 +465,12 @@ FROM (
     SELECT f.municipality_id, f.id AS fid, true AS near,
            ST_CollectionExtract(ST_Intersection(b.boundary, ST_Buffer(
                ST_PointOnSurface(f.area)::geography,
-               CASE f.kind WHEN 'PEV' THEN 2500 ELSE 5000 END, 'quad_segs=4')::geometry), 3)
+               CASE f.kind WHEN %(kind_pev)s THEN 2500 ELSE 5000 END, 'quad_segs=4')::geometry), 3)
                AS geom
     FROM pev_network_receivingfacility f
     JOIN syn_muni m ON m.id = f.municipality_id
     JOIN pev_network_municipality b ON b.id = f.municipality_id
-    WHERE f.code LIKE 'SYN-%%' AND f.kind IN ('PEV', 'ATT')
+    WHERE f.code LIKE 'SYN-%%' AND f.kind IN (%(kind_pev)s, %(kind_att)s)
     UNION ALL
     SELECT m.id, 0, false, b.boundary
     FROM syn_muni m JOIN pev_network_municipality b ON b.id = m.id
@@ -563,14 +609,14 @@ CTR_SETUP_SQL = [
     SELECT w.id, m.id AS municipality_id, w.location, w.generator_id,
            row_number() OVER (PARTITION BY m.id ORDER BY w.id)::int AS k,
            (SELECT f.id FROM pev_network_receivingfacility f
-            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'PEV'
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = %(kind_pev)s
             ORDER BY f.area <-> w.location, f.id LIMIT 1) AS near_pev,
            (SELECT f.id FROM pev_network_receivingfacility f
-            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'ATT'
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = %(kind_att)s
             ORDER BY f.area <-> w.location, f.id LIMIT 1) AS near_att,
            (SELECT f.id FROM pev_network_receivingfacility f
             WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
-              AND f.kind IN ('RECYCLING', 'LANDFILL')
+              AND f.kind IN (%(kind_recycling)s, %(kind_landfill)s)
             ORDER BY f.area <-> w.location, f.id LIMIT 1) AS near_final
     FROM ctr_worksite w
     JOIN syn_muni m ON m.ibge_code = substr(w.permit_number, 5, 7)
@@ -585,12 +631,14 @@ CTR_SETUP_SQL = [
            (SELECT array_agg(t.id ORDER BY t.id) FROM ctr_transporter t
             WHERE t.municipality_id = m.id AND t.registration_number LIKE 'SYN-%%') AS tr,
            (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
-            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'PEV') AS pev,
-           (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
-            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%' AND f.kind = 'ATT') AS att,
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
+              AND f.kind = %(kind_pev)s) AS pev,
            (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
             WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
-              AND f.kind IN ('RECYCLING', 'LANDFILL')) AS final
+              AND f.kind = %(kind_att)s) AS att,
+           (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
+              AND f.kind IN (%(kind_recycling)s, %(kind_landfill)s)) AS final
     FROM syn_muni m
     """,
     # Per transporter: its vehicles and equipment.
@@ -647,8 +695,8 @@ CTR_STAGE_B_SQL = """
 CREATE TEMP TABLE syn_c2 AS
 WITH k AS (
     SELECT c.*, w.id AS worksite_id, w.location AS origin, w.generator_id,
-           CASE WHEN c.u_kind < 0.30 THEN 'PEV' WHEN c.u_kind < 0.80 THEN 'ATT'
-                ELSE 'FINAL' END AS kind_group,
+           CASE WHEN c.u_kind < 0.30 THEN 'pev' WHEN c.u_kind < 0.80 THEN 'att'
+                ELSE 'final' END AS kind_group,
            CASE WHEN c.u_kind < 0.30 THEN
                     CASE WHEN c.u_near < 0.75 THEN w.near_pev
                          ELSE a.pev[1 + floor(c.u_fac * cardinality(a.pev))::int] END
@@ -673,12 +721,12 @@ WITH k AS (
     JOIN syn_muni m ON m.id = c.municipality_id
 ), v AS (
     SELECT k.*,
-           CASE WHEN k.kind_group = 'PEV' THEN NULL ELSE k.eq_ids[k.k_eq] END AS equipment_id,
+           CASE WHEN k.kind_group = 'pev' THEN NULL ELSE k.eq_ids[k.k_eq] END AS equipment_id,
            -- PEV: at most 1 m³ without equipment; else a load of 55-100%% of the skip.
-           CASE WHEN k.kind_group = 'PEV' THEN round((0.2 + 0.8 * k.u_vol)::numeric, 2)
+           CASE WHEN k.kind_group = 'pev' THEN round((0.2 + 0.8 * k.u_vol)::numeric, 2)
                 ELSE round(k.eq_caps[k.k_eq] * (0.55 + 0.45 * k.u_vol)::numeric, 1) END AS total,
-           CASE WHEN k.kind_group = 'FINAL' THEN 1
-                WHEN k.kind_group = 'PEV' THEN CASE WHEN k.u_lines < 0.7 THEN 1 ELSE 2 END
+           CASE WHEN k.kind_group = 'final' THEN 1
+                WHEN k.kind_group = 'pev' THEN CASE WHEN k.u_lines < 0.7 THEN 1 ELSE 2 END
                 ELSE CASE WHEN k.u_lines < 0.5 THEN 1 WHEN k.u_lines < 0.85 THEN 2 ELSE 3 END
            END AS n_lines,
            least(k.created_raw, %(now)s::timestamptz - interval '10 minutes') AS created_at,
@@ -688,11 +736,11 @@ WITH k AS (
 ), s AS (
     SELECT v.*,
            CASE WHEN v.open_since + make_interval(hours => v.alert_hours) >= %(now)s THEN
-                     CASE WHEN v.u_status < 0.55 THEN 'issued' WHEN v.u_status < 0.95
-                          THEN 'received' ELSE 'cancelled' END
-                ELSE CASE WHEN v.u_status < 0.905 THEN 'received'
-                          WHEN v.u_status < 0.93 THEN 'refused'
-                          WHEN v.u_status < 0.965 THEN 'cancelled' ELSE 'issued' END
+                     CASE WHEN v.u_status < 0.55 THEN %(ctr_issued)s WHEN v.u_status < 0.95
+                          THEN %(ctr_received)s ELSE %(ctr_cancelled)s END
+                ELSE CASE WHEN v.u_status < 0.905 THEN %(ctr_received)s
+                          WHEN v.u_status < 0.93 THEN %(ctr_refused)s
+                          WHEN v.u_status < 0.965 THEN %(ctr_cancelled)s ELSE %(ctr_issued)s END
            END AS status,
            -- class A first; the others share the rest
            round(v.total * CASE v.n_lines WHEN 1 THEN 1
@@ -705,26 +753,28 @@ SELECT s.id, s.municipality_id, s.ibge_code, extract(year FROM s.transport_date)
        p.pool[1 + floor(s.u_pt * cardinality(p.pool))::int] AS destination,
        s.transport_date, s.total, s.status,
        CASE WHEN s.total > s.small_limit THEN 1 ELSE 0 END AS fee,
-       CASE WHEN s.status = 'received'
+       CASE WHEN s.status = %(ctr_received)s
             THEN round(s.total * (0.93 + 0.12 * s.u_recv)::numeric, 3) END AS received,
        s.created_at,
        CASE s.status
-           WHEN 'received' THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
-                                      %(now)s::timestamptz)
-           WHEN 'refused' THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
-                                     %(now)s::timestamptz)
-           WHEN 'cancelled' THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
-                                       %(now)s::timestamptz)
+           WHEN %(ctr_received)s
+               THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
+                          %(now)s::timestamptz)
+           WHEN %(ctr_refused)s
+               THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
+                          %(now)s::timestamptz)
+           WHEN %(ctr_cancelled)s
+               THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
+                          %(now)s::timestamptz)
        END AS closed_at,
        -- waste lines: parallel arrays (class, volume, description)
        CASE WHEN s.n_lines = 1 THEN
-                ARRAY[CASE WHEN s.kind_group = 'PEV' THEN
-                          (ARRAY['A', 'A', 'A', 'VOLUMOSO', 'VOLUMOSO', 'VOLUMOSO', 'B', 'A', 'C',
-                                 'A'])[1 + floor(s.u_cls * 10)::int]
-                      ELSE 'A' END]
+                ARRAY[CASE WHEN s.kind_group = 'pev' THEN
+                          (%(pev_load_classes)s)[1 + floor(s.u_cls * 10)::int]
+                      ELSE %(class_a)s END]
             WHEN s.n_lines = 2 THEN
-                ARRAY['A', (ARRAY['VOLUMOSO', 'B', 'B', 'C'])[1 + floor(s.u_cls * 4)::int]]
-            ELSE ARRAY['A', 'B', 'VOLUMOSO'] END AS classes,
+                ARRAY[%(class_a)s, (%(second_line_classes)s)[1 + floor(s.u_cls * 4)::int]]
+            ELSE %(three_line_classes)s END AS classes,
        CASE WHEN s.n_lines = 1 THEN ARRAY[s.total]
             WHEN s.n_lines = 2 THEN ARRAY[s.vol_a, s.total - s.vol_a]
             ELSE ARRAY[s.vol_a, round((s.total - s.vol_a) / 2, 3),
@@ -792,9 +842,9 @@ CTR_INSERT_SQL = [
 WASTE_SQL = """
 INSERT INTO ctr_ctrwaste (ctr_id, waste_class, volume_m3, description)
 SELECT c.id, l.cls, l.vol,
-       CASE l.cls WHEN 'A' THEN 'Entulho: concreto, tijolo, argamassa e solo'
-                  WHEN 'B' THEN 'Madeira, plástico, papelão e metal'
-                  WHEN 'C' THEN 'Gesso e outros sem reciclagem viável'
+       CASE l.cls WHEN %(class_a)s THEN 'Entulho: concreto, tijolo, argamassa e solo'
+                  WHEN %(class_b)s THEN 'Madeira, plástico, papelão e metal'
+                  WHEN %(class_c)s THEN 'Gesso e outros sem reciclagem viável'
                   ELSE 'Móveis velhos, podas e grandes embalagens' END
 FROM syn_c2 c
 CROSS JOIN LATERAL unnest(c.classes, c.vols) AS l(cls, vol)
@@ -805,22 +855,23 @@ EVENT_SQL = """
 INSERT INTO ctr_ctrevent (ctr_id, at, actor_id, action, from_status, to_status, data)
 SELECT e.ctr_id, e.at, %(actor)s, e.action, e.from_status, e.to_status, e.data
 FROM (
-    SELECT c.id AS ctr_id, c.created_at AS at, 'issue' AS action, '' AS from_status,
-           'issued' AS to_status, '{"findings": []}'::jsonb AS data, 0 AS o
+    SELECT c.id AS ctr_id, c.created_at AS at, %(action_issue)s AS action, '' AS from_status,
+           %(ctr_issued)s AS to_status, '{"findings": []}'::jsonb AS data, 0 AS o
     FROM syn_c2 c
     UNION ALL
     SELECT c.id, c.closed_at,
-           CASE c.status WHEN 'received' THEN 'receive' WHEN 'refused' THEN 'refuse'
-                ELSE 'cancel' END,
-           'issued', c.status,
+           CASE c.status WHEN %(ctr_received)s THEN %(action_receive)s
+                WHEN %(ctr_refused)s THEN %(action_refuse)s ELSE %(action_cancel)s END,
+           %(ctr_issued)s, c.status,
            CASE c.status
-               WHEN 'received' THEN jsonb_build_object(
+               WHEN %(ctr_received)s THEN jsonb_build_object(
                    'received_volume_m3', c.received::text, 'location', NULL, 'note', '',
                    'findings', '[]'::jsonb)
-               WHEN 'refused' THEN '{"reason": "Carga com resíduo não aceito pela área."}'::jsonb
+               WHEN %(ctr_refused)s
+                   THEN '{"reason": "Carga com resíduo não aceito pela área."}'::jsonb
                ELSE '{"reason": "Transporte não realizado."}'::jsonb END,
            1
-    FROM syn_c2 c WHERE c.status <> 'issued'
+    FROM syn_c2 c WHERE c.status <> %(ctr_issued)s
 ) e
 ORDER BY e.ctr_id, e.o
 """
@@ -840,23 +891,25 @@ SELECT 'SYN-' || extract(year FROM r.created_at AT TIME ZONE %(tz)s)::int || '-'
               'Restos de obra e móveis velhos à beira do córrego.',
               'Descarte de resíduos na encosta.', 'Podas e entulho na via pública.'])
            [1 + floor(r.u1 * 5)::int],
-       (ARRAY['BOTA_FORA', 'ENCOSTA', 'CORPO_DAGUA', 'LOTE_VAGO', 'LOTE_VAGO', 'LOTE_VAGO',
-              'VIA_PUBLICA', 'VIA_PUBLICA', 'VIA_PUBLICA', 'AREA_NAO_LICENCIADA',
-              'AREA_PROTEGIDA'])[1 + floor(r.u2 * 11)::int],
+       (%(report_categories)s)[1 + floor(r.u2 * 11)::int],
        round((0.5 * exp(4 * r.u3))::numeric, 2),
        r.status,
-       CASE WHEN r.u5 < 0.8 THEN 'CITIZEN' ELSE 'INSPECTOR' END,
+       CASE WHEN r.u5 < 0.8 THEN %(reporter_citizen)s ELSE %(reporter_inspector)s END,
        NULL, '', '', NULL, r.created_at,
-       CASE WHEN r.status = 'NEW' THEN r.created_at ELSE r.closed END,
-       CASE WHEN r.status = 'CLEANED' THEN r.closed END
+       CASE WHEN r.status = %(report_new)s THEN r.created_at ELSE r.closed END,
+       CASE WHEN r.status = %(report_cleaned)s THEN r.closed END
 FROM (
     SELECT q.*,
            CASE WHEN q.age_days < 7 THEN
-                    CASE WHEN q.u4 < 0.7 THEN 'NEW' WHEN q.u4 < 0.9 THEN 'CONFIRMED'
-                         ELSE 'DUPLICATE' END
-                WHEN q.u4 < 0.05 THEN 'NEW' WHEN q.u4 < 0.17 THEN 'CONFIRMED'
-                WHEN q.u4 < 0.27 THEN 'CLEANUP_SCHEDULED' WHEN q.u4 < 0.85 THEN 'CLEANED'
-                WHEN q.u4 < 0.93 THEN 'DUPLICATE' ELSE 'UNFOUNDED' END AS status,
+                    CASE WHEN q.u4 < 0.7 THEN %(report_new)s
+                         WHEN q.u4 < 0.9 THEN %(report_confirmed)s
+                         ELSE %(report_duplicate)s END
+                WHEN q.u4 < 0.05 THEN %(report_new)s
+                WHEN q.u4 < 0.17 THEN %(report_confirmed)s
+                WHEN q.u4 < 0.27 THEN %(report_cleanup_scheduled)s
+                WHEN q.u4 < 0.85 THEN %(report_cleaned)s
+                WHEN q.u4 < 0.93 THEN %(report_duplicate)s
+                ELSE %(report_unfounded)s END AS status,
            least(q.created_at + (1 + 29 * q.u6) * interval '1 day', %(now)s::timestamptz)
                AS closed
     FROM (
@@ -915,7 +968,7 @@ def generate(
         raise SyntheticError("As quantidades não podem ser negativas.")
     if ctrs > MAX_CTRS or reports > MAX_REPORTS:
         raise SyntheticError(
-            f"No máximo {MAX_CTRS:,} CTRs e {MAX_REPORTS:,} denúncias por vez.".replace(",", ".")
+            f"No máximo {br_number(MAX_CTRS)} CTRs e {br_number(MAX_REPORTS)} denúncias por vez."
         )
     if municipality_limit is not None and municipality_limit < 1:
         raise SyntheticError("--municipality-limit deve ser ao menos 1.")
@@ -940,6 +993,7 @@ def generate(
         "sigma": LOGNORMAL_SIGMA,
         "ctrs": ctrs,
         "reports": reports,
+        **SQL_VALUES,
         **{
             f"classes_{kind.lower()}": [str(c) for c in classes]
             for kind, classes in DEFAULT_ACCEPTED_CLASSES.items()
