@@ -1,8 +1,10 @@
 """Decimal comma in every decimal and coordinate field (config/br_forms.py): the forms of the
 pages and the admin read "-22,799585" as -22.799585, and refuse ambiguous numbers in
-Portuguese."""
+Portuguese. And every number shown goes through one function (config/br.py)."""
 
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django import forms
@@ -11,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db import models
 from django.test import Client
 
+from config.br import br_money, br_number
 from config.br_forms import BRDecimalField, parse_decimal
 from ctr import forms as ctr_forms
 from fiscalization import analysis_forms, enforcement_forms, intake_forms
@@ -178,3 +181,64 @@ def test_admin_saves_a_municipality_parameter_typed_with_a_comma():
     response = web.post(url, data)
     assert response.status_code == 302, response.content.decode()[:3000]
     assert Municipality.objects.get(pk=town.pk).small_volume_limit_m3 == Decimal("1.25")
+
+
+# --- showing numbers: config.br.br_number, the one function every page, PDF, CSV and message
+# calls. Each row is a case one of the functions it replaced handled its own way.
+
+BR_NUMBERS = [
+    # value, places, grouping, text
+    (Decimal("1.000"), None, True, "1"),  # a volume: as many decimals as it has
+    (Decimal("1E+1"), None, True, "10"),  # never "1E+1", as normalize() alone gives
+    (Decimal("1234.75"), None, True, "1.234,75"),
+    (Decimal("1234.50"), None, False, "1234,5"),  # a rule's message, a form field, a CSV cell
+    (Decimal("0.125"), 2, True, "0,13"),  # money and UFESP: half up, as a bill
+    (Decimal("-1234.565"), 2, True, "-1.234,57"),
+    (0.125, 2, True, "0,12"),  # a float: as f"{x:.2f}" (its binary value, ties to even)
+    (2.25, 1, True, "2,2"),  # the Núcleo's volumes
+    (12.5, 0, True, "12"),  # a chart tick
+    (1234.56, 1, True, "1.234,6"),  # a file size, an area
+    (-22.799585, 6, False, "-22,799585"),  # a coordinate
+    (0.1, None, True, "0,1"),  # a float's shortest form, not its binary expansion
+    (2.5, None, False, "2,5"),  # a timeout in seconds
+    (-45.19, None, False, "-45,19"),
+    (1_234_567, None, True, "1.234.567"),  # counts
+    (5, 1, True, "5,0"),
+    (None, None, True, "0"),  # an empty sum
+    ("1.50", None, True, "1,5"),
+]
+
+
+@pytest.mark.parametrize("value,places,grouping,text", BR_NUMBERS)
+def test_br_number(value, places, grouping, text):
+    assert br_number(value, places, grouping=grouping) == text
+
+
+def test_br_number_takes_a_numpy_integer():
+    numpy = pytest.importorskip("numpy")
+    assert br_number(numpy.int64(1500)) == "1.500"
+
+
+def test_br_money_puts_the_sign_before_the_currency():
+    assert br_money(Decimal("1234.56")) == "R$ 1.234,56"
+    assert br_money(Decimal("-1234.56")) == "-R$ 1.234,56"
+    assert br_money(Decimal("0.005")) == "R$ 0,01"
+
+
+# Formatting a number by hand: swapping the separators of Python's output, or asking Python
+# for its thousands comma.
+HAND_FORMATTING = re.compile(r'replace\("\.", ","\)|replace\(",", "(X|_|\\0)"\)|:,(\.|\}|\{)')
+
+
+def test_numbers_are_formatted_in_one_place():
+    root = Path(__file__).resolve().parent.parent
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for package in ("audit", "bench", "config", "ctr", "fiscalization", "maps", "ogc",
+                        "pev_network", "synthetic")
+        for path in sorted((root / package).rglob("*.py"))
+        if path != root / "config" / "br.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if HAND_FORMATTING.search(line)
+    ]  # fmt: skip
+    assert not found, f"use config.br.br_number: {found}"

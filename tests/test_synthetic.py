@@ -5,8 +5,10 @@ import datetime
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import Point
 from django.core.management import call_command
@@ -340,3 +342,28 @@ def test_municipalities_option_loads_the_645_and_keeps_loaded_boundaries(dataset
     assert Municipality.objects.get(pk=capital.pk).boundary.equals_exact(capital.boundary)
     # Loaded once: a second call creates none.
     assert synthetic.ensure_municipalities() == 0
+
+
+def stored_choice_values() -> set[str]:
+    """Every value a model field with choices stores (an array's elements too)."""
+    values = set()
+    for model in apps.get_models():
+        for model_field in model._meta.fields:
+            for f in (model_field, getattr(model_field, "base_field", None)):
+                if f is not None and f.choices:
+                    values |= {str(value) for value, _label in f.flatchoices if value != ""}
+    return values
+
+
+def test_the_sql_spells_no_stored_value_of_a_choice():
+    """'issued', 'PEV', 'A'… come from the models' choices (synthetic.SQL_VALUES), never typed
+    into a statement: renaming a choice cannot leave the generator writing the old value."""
+    source = Path(synthetic.__file__).read_text()
+    literals = set(re.findall(r"'([^'\n]*)'", source))
+    assert {"issued", "PEV", "A", "ACTIVE", "NEW"} <= stored_choice_values()
+    assert not literals & stored_choice_values()
+    # What the statements use instead: values of the choices, and nothing else.
+    passed = synthetic.SQL_VALUES.values()
+    assert {v for value in passed for v in (value if isinstance(value, list) else [value])} <= (
+        stored_choice_values()
+    )
