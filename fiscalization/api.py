@@ -32,29 +32,17 @@ import audit
 from config.api_errors import PROBLEM_CONTENT_TYPE, TITLES, InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int
 from config.geojson_fields import GeoJSONPointField
-from config.rate_limits import RateLimited
 from ctr import roles
 from pev_network.api import Pagination as GeoJSONPagination
 from pev_network.api import ProblemSerializer, problems
 
 from . import intake, throttle
 from .models import DumpingCategory, DumpingPhoto, DumpingReport, ReportStatus
-from .photos import MAX_PHOTOS, PhotoErrors, check_photos
+from .photos import MAX_PHOTOS, check_photos
 
 router = SimpleRouter()
 
 MAX_VOLUME_M3 = Decimal("10000")
-
-
-def problem_from(error: intake.IntakeError) -> Problem:
-    errors = [{"campo": error.field, "mensagem": error.message}] if error.field else None
-    return Problem(error.status, error.message, errors, error.code)
-
-
-def rate_limited(error: RateLimited) -> Problem:
-    problem = Problem(429, error.message, code="rate_limited")
-    problem.wait = error.retry_after  # DRF's handler turns `wait` into Retry-After
-    return problem
 
 
 # --- input -----------------------------------------------------------------------------------
@@ -527,10 +515,7 @@ class DumpingReportViewSet(
         inspector = roles.is_municipal(request.user)
         client = throttle.client_of(request)
         if not inspector:
-            try:
-                throttle.check_report_attempt(client)
-            except RateLimited as error:
-                raise rate_limited(error) from None
+            throttle.check_report_attempt(client)
         unexpected = [name for name in request.FILES if name != "photos"]
         if unexpected:
             raise Problem(
@@ -543,11 +528,7 @@ class DumpingReportViewSet(
             )
         payload = ReportInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            photos = check_photos(request.FILES.getlist("photos"))
-        except PhotoErrors as error:
-            code = 413 if error.too_large else 400
-            raise Problem(code, str(error), error.as_list(), "photos") from None
+        photos = check_photos(request.FILES.getlist("photos"))
         try:
             report = intake.create_report(
                 payload.to_new_report(),
@@ -557,8 +538,6 @@ class DumpingReportViewSet(
             )
         except intake.NearbyReportsExist as error:
             return nearby_conflict(error, request)
-        except intake.IntakeError as error:
-            raise problem_from(error) from None
         if not inspector:
             throttle.count_report(client)
         body = {
@@ -585,13 +564,9 @@ class DumpingReportViewSet(
         report = self.get_object()
         payload = StatusInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            report = intake.change_status(
-                report, payload.validated_data["status"], request.user,
-                payload.validated_data["note"],
-            )  # fmt: skip
-        except intake.IntakeError as error:
-            raise problem_from(error) from None
+        report = intake.change_status(
+            report, payload.validated_data["status"], request.user, payload.validated_data["note"]
+        )
         return self._detail(report)
 
     @extend_schema(request=MergeInput, responses={200: ReportDetailFeature, **DECISION_PROBLEMS})
@@ -608,12 +583,9 @@ class DumpingReportViewSet(
                 f"A denúncia {payload.validated_data['into']} não existe.",
                 [{"campo": "into", "mensagem": "denúncia inexistente"}],
             )
-        try:
-            report = intake.merge_duplicate(
-                report, original, request.user, payload.validated_data["note"]
-            )
-        except intake.IntakeError as error:
-            raise problem_from(error) from None
+        report = intake.merge_duplicate(
+            report, original, request.user, payload.validated_data["note"]
+        )
         return self._detail(report)
 
 

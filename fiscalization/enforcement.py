@@ -34,6 +34,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from config.br import br_date, br_money, br_number
+from config.errors import DomainError
 from ctr.documents import normalize_document
 from ctr.models import Generator, RegistrationStatus, Transporter, Worksite
 from pev_network.models import FacilityLicense, LicenseStatus, Municipality, ReceivingFacility
@@ -82,14 +83,8 @@ LINK_LABELS = {
 CASE, NOTICE, RECORD = "FISC", "NOT", "AI"
 
 
-class EnforcementError(Exception):
-    """A domain error of the procedure: a Portuguese message and a stable code."""
-
-    def __init__(self, message: str, code: str = "invalid", field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.field = field
+class EnforcementError(DomainError):
+    """A step of the enforcement procedure refused."""
 
 
 # --- numbering, calendar ----------------------------------------------------------------------

@@ -23,6 +23,7 @@ from django.contrib.gis.geos import Point
 from PIL import ExifTags, Image, ImageOps
 
 from config.br import br_number
+from config.errors import DomainError
 
 MAX_PHOTOS = 5
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
@@ -65,12 +66,19 @@ class PhotoError(Exception):
         self.code = code
 
 
-class PhotoErrors(Exception):
+class PhotoErrors(DomainError):
     """Every refused file of one submission (all are reported at once)."""
+
+    code = "photos"
 
     def __init__(self, errors: list[PhotoError]):
         super().__init__("; ".join(str(e) for e in errors))
         self.errors = errors
+        if self.too_large:
+            self.status = 413
+
+    def problem_errors(self) -> list[dict]:
+        return self.as_list()
 
     @property
     def too_large(self) -> bool:
