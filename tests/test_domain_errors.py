@@ -10,11 +10,11 @@ from rest_framework.permissions import AllowAny
 
 from config.errors import DomainError, add_to_form, errors_back_to
 from config.middleware import DomainErrorMiddleware
+from config.rate_limits import RateLimited
 from ctr.services import CTRError, NotAllowed, RuleViolation, TransitionNotAllowed
 from fiscalization.enforcement import EnforcementError
 from fiscalization.intake import IntakeError
 from fiscalization.photos import PhotoError, PhotoErrors
-from fiscalization.throttle import RateLimited
 from pev_network.services import NetworkError
 
 
