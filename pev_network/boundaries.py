@@ -12,6 +12,8 @@ from django.contrib.gis.geos import GEOSGeometry
 from django.db import transaction
 from tqdm import tqdm
 
+from config.errors import DomainError
+
 from . import geofile
 from .models import Municipality
 from .services import refresh_municipality_pieces
@@ -32,8 +34,8 @@ UF_FIELDS = ("uf", "sigla_uf", "sg_uf")
 MAX_VERTICES_PER_BOUNDARY = 1_000_000
 
 
-class BoundaryImportError(Exception):
-    pass
+class BoundaryImportError(DomainError):
+    """The boundary file was refused whole: nothing was imported."""
 
 
 @dataclass
