@@ -1,6 +1,6 @@
 """folium layers of the hotspots and the suspects: plain functions, data in, map out.
 
-`add_hotspots(m, collection)` also serves the Núcleo's map (maps.nucleo_views): it adds one
+`add_hotspots(m, collection)` also serves the Núcleo's map (nucleo.views): it adds one
 layer and keeps the map's layer control last, so that it lists the new layer too.
 """
 

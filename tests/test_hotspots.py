@@ -405,10 +405,10 @@ def test_hotspots_at_100k_reports_are_bounded_to_the_limit(town):
 
 
 def test_add_hotspots_on_the_nucleo_map(town, layout):
-    """The wiring of maps.nucleo_views: add_hotspots on the finished Núcleo map, whose layer
+    """The wiring of nucleo.views: add_hotspots on the finished Núcleo map, whose layer
     control was added first, still lists the hotspots."""
     from fiscalization.hotspot_layers import hotspots_collection
-    from maps import nucleo
+    from nucleo import layers as nucleo
 
     m = nucleo.nucleo_map(
         facilities={"features": []}, basins=None, outline=None, flows=[], overdue=[], reports=[],

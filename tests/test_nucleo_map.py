@@ -12,7 +12,8 @@ from rest_framework.test import APIClient
 
 from ctr import analytics
 from ctr.models import CTR
-from maps import builders, nucleo
+from maps import builders
+from nucleo import layers as nucleo
 from tests.ctr_world import TODAY, build_world, ctr_payload
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,8 @@ import time_machine
 from django.test import Client
 
 from ctr.analytics import Cell, Flow
-from maps import builders, nucleo
+from maps import builders
+from nucleo import layers as nucleo
 from tests.ctr_world import build_world
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,7 @@ import folium
 from django.utils.html import format_html
 
 from ctr.analytics import Cell, Flow
-from pev_network.management_layers import LICENSE_STATE_LABELS
-
-from .builders import (
+from maps.builders import (
     KIND_STYLES,
     ExposeOnMap,
     _bbox_bounds,
@@ -26,6 +24,7 @@ from .builders import (
     add_outline,
     base_map,
 )
+from pev_network.management_layers import LICENSE_STATE_LABELS
 
 FLOW_COLOUR = "#4B0082"
 OVERDUE_COLOUR = "#B42318"
