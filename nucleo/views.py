@@ -20,7 +20,8 @@ from ctr import analytics, roles
 from ctr.exports import export_ctrs
 from fiscalization import services as fiscalization
 from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
-from maps import builders
+from maps import bounds
+from maps.base import render_parts
 from pev_network import management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality, facility_kind_short, waste_class_short
@@ -28,10 +29,6 @@ from pev_network.models import Municipality, facility_kind_short, waste_class_sh
 from . import charts as charts_svg
 from . import layers
 from .forms import NucleoFilterForm
-
-# Bacias and facilities this far beyond the municipality are drawn too (a destination may
-# lie in the next municipality).
-MARGIN_DEG = 0.2
 
 
 def municipal_only(view):
@@ -54,31 +51,15 @@ def nucleo_map(request):
     form = NucleoFilterForm(request.GET or None)
     if request.GET and not form.is_valid():
         return render(request, "nucleo/mapa.html", {"form": form, "nav": "nucleo"}, status=400)
-    data = form.cleaned_data if request.GET else form.clean_defaults()
-    municipality = data.get("municipality") or (
-        Municipality.objects.defer("boundary")
-        .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-        .first()
+    flt, municipality = _filter_from(
+        form, form.cleaned_data if request.GET else form.clean_defaults()
     )
     outline = (
         public_layers.municipality_outline_geojson(municipality.ibge_code) if municipality else None
     )
     extent = tuple(outline["bbox"]) if outline else (-45.45, -23.02, -45.02, -22.61)
-    window = (
-        extent[0] - MARGIN_DEG,
-        extent[1] - MARGIN_DEG,
-        extent[2] + MARGIN_DEG,
-        extent[3] + MARGIN_DEG,
-    )
+    window = bounds.expand(extent, bounds.NEIGHBOURS_MARGIN_DEG)
     cell = analytics.grid_size_degrees(extent)
-    flt = analytics.CTRFilter(
-        date_from=data["date_from"],
-        date_to=data["date_to"],
-        municipality_id=municipality.pk if municipality else None,
-        waste_class=data.get("waste_class") or None,
-        transporter_id=data["transporter"].pk if data.get("transporter") else None,
-        facility_id=data["facility"].pk if data.get("facility") else None,
-    )
     now = timezone.now()
     all_flows = analytics.flows(flt, cell)
     flows, omitted_flows, omitted_volume = layers.aggregate_flows(all_flows, cell)
@@ -115,7 +96,7 @@ def nucleo_map(request):
         "form": form,
         "filter": flt,
         "municipality": municipality,
-        "map": builders.render_parts(the_map),
+        "map": render_parts(the_map),
         "totals": analytics.totals(flt),
         "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
                    "reports": sum(c.count for c in reports),
@@ -344,7 +325,7 @@ def nucleo_dashboard(request):
         "municipality": municipality,
         "totals": analytics.totals(flt),
         "charts": _charts(data),
-        "choropleth": builders.render_parts(choropleth),
+        "choropleth": render_parts(choropleth),
         "legend": list(zip(layers.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
         "tables": {
             key: {"header": header, "rows": rows, "csv": f"{prefix}csv={key}"}

@@ -16,7 +16,7 @@ from ctr import roles
 from fiscalization import hotspots
 from fiscalization.hotspot_layers import add_hotspots, hotspots_map
 from fiscalization.models import DumpingReport, ReportStatus
-from maps.builders import ExposeOnMap, base_map, render_parts
+from maps.base import ExposeOnMap, base_map, render_parts
 from pev_network.models import CatchmentBasin
 from tests.builders import ORIGIN, multi, municipality, offset, point, square
 from tests.ctr_world import make_user
