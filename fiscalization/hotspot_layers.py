@@ -17,7 +17,7 @@ from django.utils.html import format_html, format_html_join
 from maps import bounds, markers
 from maps.base import add_layer_control, base_map, keep_control_last
 from maps.legend import swatch_label
-from maps.network import add_basins, add_outline
+from maps.network import municipality_map
 
 from . import hotspots
 
@@ -179,11 +179,7 @@ def hotspots_map(
 ) -> folium.Map:
     """The fiscalization's map of hotspots: the municipality, its bacias and the hulls; it
     opens on the hotspots, else on the municipality."""
-    m = base_map(tile_url=tile_url)
-    if outline:
-        add_outline(m, outline)
-    if basins:
-        add_basins(m, basins)
+    m = municipality_map(outline, basins, tile_url)
     add_hotspots(m, collection, suspects_url)
     view = bounds.feature_bounds(collection.get("features", [])) or bounds.outline_bounds(outline)
     bounds.fit(m, view, max_zoom=HOTSPOT_MAX_ZOOM)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import folium
 
 from maps import bounds, markers
-from maps.base import DEFAULT_ZOOM, add_layer_control, base_map
+from maps.base import add_layer_control, base_map
 from maps.legend import swatch_label
-from maps.network import add_basins, add_outline
+from maps.network import municipality_map
 
 from .models import ReportStatus
 
@@ -51,9 +51,7 @@ def _fit(m: folium.Map, view, padding=(24, 24)) -> None:
 def report_form_map(outline: dict | None, chosen: tuple[float, float] | None = None):
     """The citizen's map on /denunciar/: the municipality, and the chosen point if any
     (lon, lat). Nothing clickable but the map itself: a click picks the point."""
-    m = base_map(bounds.outline_centre(outline), DEFAULT_ZOOM)
-    if outline:
-        add_outline(m, outline)
+    m = municipality_map(outline)
     if chosen is not None:
         lon, lat = chosen
         _fit(m, bounds.around(lat, lon, 0.004), (8, 8))
@@ -71,11 +69,7 @@ def inspection_map(
 ):
     """The inspectors' map: one layer per status (the layer control is the legend), or, when
     too many reports match, circles per grid cell sized by the count."""
-    m = base_map(bounds.outline_centre(outline), DEFAULT_ZOOM)
-    if outline:
-        add_outline(m, outline)
-    if basins:
-        add_basins(m, basins)
+    m = municipality_map(outline, basins)
     drawn: list[tuple[float, float]] = []  # (lat, lon)
     if cells:
         group = folium.FeatureGroup(

@@ -16,16 +16,7 @@ def spot(
 ) -> folium.CircleMarker:
     """The one point a map is about (the user's point, a report's place): a solid circle with
     a thick white border, above everything around it. location: [lat, lon]."""
-    return folium.CircleMarker(
-        location=list(location),
-        radius=radius,
-        color=OUTLINE_WHITE,
-        weight=3,
-        fill=True,
-        fill_color=colour,
-        fill_opacity=1,
-        tooltip=tooltip,
-    )
+    return _white_bordered(location, colour, tooltip, radius, weight=3, opacity=1)
 
 
 def dot(
@@ -33,14 +24,18 @@ def dot(
 ) -> folium.CircleMarker:
     """One point among many (an origin, a destination): a circle with a thin white border.
     location: [lat, lon]."""
+    return _white_bordered(location, colour, tooltip, radius, weight=2, opacity=0.95)
+
+
+def _white_bordered(location, colour, tooltip, radius, weight, opacity) -> folium.CircleMarker:
     return folium.CircleMarker(
         location=list(location),
         radius=radius,
         color=OUTLINE_WHITE,
-        weight=2,
+        weight=weight,
         fill=True,
         fill_color=colour,
-        fill_opacity=0.95,
+        fill_opacity=opacity,
         tooltip=tooltip,
     )
 

@@ -261,6 +261,23 @@ def add_search(m: folium.Map, point: Sequence[float], results: dict) -> list[lis
     return found
 
 
+def municipality_map(
+    outline: dict | None,
+    basins: dict | None = None,
+    tile_url: str | None = None,
+    tile_attribution: str | None = None,
+) -> LocalAssetsMap:
+    """A base map on the municipality (outline: municipality_outline_geojson(), None when it
+    is not loaded) with its outline and its bacias: the ground the network's, the Núcleo's
+    and the fiscalization's maps start from. Their layers go above."""
+    m = base_map(bounds.outline_centre(outline), DEFAULT_ZOOM, tile_url, tile_attribution)
+    if outline:
+        add_outline(m, outline)
+    if basins:
+        add_basins(m, basins)
+    return m
+
+
 def public_network_map(
     facilities: dict,
     basins: dict | None = None,
@@ -279,12 +296,8 @@ def public_network_map(
     when there is one, else on the municipality, else on the facilities, else near
     Guaratinguetá. destination_picker: facility popups get "Usar como destino" (CTR form).
     """
-    m = base_map(bounds.outline_centre(outline), DEFAULT_ZOOM, tile_url, tile_attribution)
+    m = municipality_map(outline, basins, tile_url, tile_attribution)
     # Drawn in this order, so facilities sit above bacias, and the search above everything.
-    if outline:
-        add_outline(m, outline)
-    if basins:
-        add_basins(m, basins)
     add_facilities(m, facilities, destination_picker)
     if search_point is not None:
         # Room for the rank labels above the rings; nothing found, the point with some

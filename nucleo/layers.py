@@ -17,7 +17,7 @@ from ctr.analytics import Cell, Flow
 from maps import bounds, markers
 from maps.base import add_layer_control, base_map
 from maps.legend import KIND_STYLES, swatch_label
-from maps.network import add_basins, add_outline, anchors
+from maps.network import add_outline, anchors, municipality_map
 from pev_network.management_layers import LICENSE_STATE_LABELS
 
 FLOW_COLOUR = "#4B0082"
@@ -227,11 +227,7 @@ def nucleo_map(
 ) -> folium.Map:
     """The management map. URLs are templates: facility_admin_url with {id}, ctr_list_url
     with {facility}."""
-    m = base_map(tile_url=tile_url)
-    if outline:
-        add_outline(m, outline)
-    if basins:
-        add_basins(m, basins)
+    m = municipality_map(outline, basins, tile_url)
     add_flows(m, flows, ctr_list_url)
     add_facilities_with_state(m, facilities, facility_admin_url)
     late = {_cell_key(c): f"{c.count} CTR(s) em atraso" for c in overdue}
