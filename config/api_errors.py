@@ -17,6 +17,8 @@ from rest_framework.exceptions import (
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from .errors import DomainError
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 TITLES = {
@@ -203,7 +205,18 @@ def flatten_errors(detail, prefix: str = "") -> list[dict]:
     return [{"campo": prefix or None, "mensagem": message}]
 
 
+def problem_from(error: DomainError) -> Problem:
+    """A domain error as the API answers it: its status, its message, its fields."""
+    problem = Problem(error.status, error.message, error.problem_errors(), error.code)
+    retry_after = getattr(error, "retry_after", None)
+    if retry_after is not None:
+        problem.wait = retry_after  # DRF's handler turns `wait` into Retry-After
+    return problem
+
+
 def problem_exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        exc = problem_from(exc)
     response = exception_handler(exc, context)
     if response is None:
         return None

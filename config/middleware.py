@@ -13,6 +13,7 @@ from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError, connections
 from django.http import Http404, HttpResponse
 
+from config.errors import DomainError, back_to_page
 from config.views import not_found
 
 logger = logging.getLogger(__name__)
@@ -277,4 +278,21 @@ class PortugueseNotFoundMiddleware:
     def process_exception(self, request, exception):
         if settings.DEBUG and isinstance(exception, Http404):
             return not_found(request, exception)
+        return None
+
+
+class DomainErrorMiddleware:
+    """A DomainError that a page's view lets escape becomes a message on the page the user
+    acted from (config.errors.back_to_page): the views of actions need no try/except that only
+    translates. The API never gets here: DRF's handler answers it (config.api_errors)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, DomainError):
+            return back_to_page(request, exception)
         return None

@@ -74,6 +74,8 @@ MIDDLEWARE = [
     # 429 on the public endpoints (token, nearest, verification, follow-up): CTR_RATE_LIMITS.
     "config.security.PublicRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A domain error escaping a page's view: a message on the page the user acted from.
+    "config.middleware.DomainErrorMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Every 404 in Portuguese, with DEBUG on too (Django's technical page is in English).
     "config.middleware.PortugueseNotFoundMiddleware",

@@ -28,18 +28,6 @@ from .models import CTR, CTRStatus, CTRWasteClass, Equipment, Vehicle
 MAX_LINE_VOLUME = Decimal("100")  # m³: no single load of RCC comes near this
 
 
-def problem_from(error: services.CTRError) -> Problem:
-    if isinstance(error, services.RuleViolation):
-        return Problem(
-            error.status,
-            error.message,
-            [f.as_dict() for f in error.findings if f.severity == rules.Severity.ERROR],
-            error.code,
-        )
-    errors = [{"campo": error.field, "mensagem": error.message}] if error.field else None
-    return Problem(error.status, error.message, errors, error.code)
-
-
 # --- schema ----------------------------------------------------------------------------------
 
 GEOJSON_POINT_SCHEMA = {
@@ -406,10 +394,7 @@ class CTRViewSet(
             raise Problem(403, "Só usuários de um transportador cadastrado emitem CTR.")
         payload = CTRInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            ctr = services.issue(transporter, request.user, payload.to_request())
-        except services.CTRError as error:
-            raise problem_from(error) from error
+        ctr = services.issue(transporter, request.user, payload.to_request())
         # services.issue returns the CTR with every relation the output shows already loaded.
         return Response(CTROutput(ctr).data, status=status.HTTP_201_CREATED)
 
@@ -417,10 +402,7 @@ class CTRViewSet(
         ctr = self.get_object()
         payload = input_class(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            ctr = run(ctr, payload.validated_data)
-        except services.CTRError as error:
-            raise problem_from(error) from error
+        ctr = run(ctr, payload.validated_data)
         return Response(CTRDetailOutput(self.get_queryset().get(pk=ctr.pk)).data)
 
     @extend_schema(request=ReceiveInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})

@@ -29,6 +29,8 @@ from typing import NamedTuple
 from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 
+from config.errors import DomainError
+
 from . import rules, services
 from .documents import normalize_document, normalize_plate
 from .forms import DECIMAL_RE, MAX_LINE_VOLUME, MAX_WASTE_LINES, parse_decimal
@@ -116,12 +118,10 @@ CLASS_ALIASES = {
 WASTE_ITEM_RE = re.compile(r"^\s*([^=:]+?)\s*[=:]\s*(.+?)\s*$")
 
 
-class CSVFileError(Exception):
-    """The file as a whole cannot be read: nothing is issued. `message` is in Portuguese."""
+class CSVFileError(DomainError):
+    """The file as a whole cannot be read: nothing is issued."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    code = "csv_file"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config import csv_safety
+from config.errors import DomainError
 from pev_network.models import facility_kind_short, waste_class_short
 
 from .documents import format_document
@@ -49,8 +50,8 @@ CSV_HEADERS = [
 FORMATS = {".csv": "csv", ".gpkg": "gpkg"}
 
 
-class ExportError(Exception):
-    pass
+class ExportError(DomainError):
+    """The export cannot be written as asked: nothing was written."""
 
 
 @dataclass(frozen=True)

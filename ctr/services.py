@@ -13,6 +13,7 @@ from django.db.models import BooleanField, Exists, F, FloatField, OuterRef, Quer
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from config.errors import DomainError
 from pev_network import services as network
 from pev_network.models import (
     FacilityKind,
@@ -39,18 +40,8 @@ from .models import (
 from .rules import CTRDraft, Finding, WasteLine
 
 
-class CTRError(Exception):
-    """A domain error: a Portuguese message, a stable code, the HTTP status it deserves."""
-
-    status = 400
-    code = "invalid"
-
-    def __init__(self, message: str, code: str | None = None, field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.field = field
-        if code:
-            self.code = code
+class CTRError(DomainError):
+    """An operation on a CTR refused by the catalogue or the lifecycle."""
 
 
 class RuleViolation(CTRError):
@@ -63,6 +54,9 @@ class RuleViolation(CTRError):
         errors = [f for f in findings if f.severity == rules.Severity.ERROR]
         super().__init__(f"O CTR viola {len(errors)} regra(s) do catálogo.")
         self.findings = findings
+
+    def problem_errors(self) -> list[dict]:
+        return [f.as_dict() for f in self.findings if f.severity == rules.Severity.ERROR]
 
 
 class TransitionNotAllowed(CTRError):

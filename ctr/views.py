@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
 import audit
+from config.errors import errors_back_to
 from config.list_order import Column, ListOrder
 from maps import services as maps
 from pev_network.models import ReceivingFacility
@@ -350,6 +351,7 @@ def ctr_detail(request, number: str):
 
 @require_POST
 @transporter_required
+@errors_back_to("ctr_web:ctr-detail", "number")  # refused (received already, say)
 def ctr_cancel(request, number: str):
     ctr = get_object_or_404(_transporter_ctrs(request), number=number)
     form = ReasonForm(request.POST, prefix="cancel")
@@ -367,12 +369,8 @@ def ctr_cancel(request, number: str):
             back=reverse("ctr_web:ctr-detail", args=[ctr.number]),
             danger=True,
         )
-    try:
-        services.cancel(ctr, request.user, form.cleaned_data["reason"])
-    except services.CTRError as error:
-        messages.error(request, error.message)
-    else:
-        messages.success(request, f"{ctr.number} cancelado.")
+    services.cancel(ctr, request.user, form.cleaned_data["reason"])
+    messages.success(request, f"{ctr.number} cancelado.")
     return redirect("ctr_web:ctr-detail", number=ctr.number)
 
 

@@ -38,22 +38,11 @@ from pev_network.api import ProblemSerializer, problems
 
 from . import intake, throttle
 from .models import DumpingCategory, DumpingPhoto, DumpingReport, ReportStatus
-from .photos import MAX_PHOTOS, PhotoErrors, check_photos
+from .photos import MAX_PHOTOS, check_photos
 
 router = SimpleRouter()
 
 MAX_VOLUME_M3 = Decimal("10000")
-
-
-def problem_from(error: intake.IntakeError) -> Problem:
-    errors = [{"campo": error.field, "mensagem": error.message}] if error.field else None
-    return Problem(error.status, error.message, errors, error.code)
-
-
-def rate_limited(error: throttle.RateLimited) -> Problem:
-    problem = Problem(429, error.message, code="rate_limited")
-    problem.wait = error.retry_after  # DRF's handler turns `wait` into Retry-After
-    return problem
 
 
 # --- input -----------------------------------------------------------------------------------
@@ -529,10 +518,7 @@ class DumpingReportViewSet(
         inspector = roles.is_municipal(request.user)
         client = throttle.client_of(request)
         if not inspector:
-            try:
-                throttle.check_report_attempt(client)
-            except throttle.RateLimited as error:
-                raise rate_limited(error) from None
+            throttle.check_report_attempt(client)
         unexpected = [name for name in request.FILES if name != "photos"]
         if unexpected:
             raise Problem(
@@ -545,11 +531,7 @@ class DumpingReportViewSet(
             )
         payload = ReportInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            photos = check_photos(request.FILES.getlist("photos"))
-        except PhotoErrors as error:
-            code = 413 if error.too_large else 400
-            raise Problem(code, str(error), error.as_list(), "photos") from None
+        photos = check_photos(request.FILES.getlist("photos"))
         try:
             report = intake.create_report(
                 payload.to_new_report(),
@@ -559,8 +541,6 @@ class DumpingReportViewSet(
             )
         except intake.NearbyReportsExist as error:
             return nearby_conflict(error, request)
-        except intake.IntakeError as error:
-            raise problem_from(error) from None
         if not inspector:
             throttle.count_report(client)
         body = {
@@ -587,13 +567,9 @@ class DumpingReportViewSet(
         report = self.get_object()
         payload = StatusInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            report = intake.change_status(
-                report, payload.validated_data["status"], request.user,
-                payload.validated_data["note"],
-            )  # fmt: skip
-        except intake.IntakeError as error:
-            raise problem_from(error) from None
+        report = intake.change_status(
+            report, payload.validated_data["status"], request.user, payload.validated_data["note"]
+        )
         return self._detail(report)
 
     @extend_schema(request=MergeInput, responses={200: ReportDetailFeature, **DECISION_PROBLEMS})
@@ -610,12 +586,9 @@ class DumpingReportViewSet(
                 f"A denúncia {payload.validated_data['into']} não existe.",
                 [{"campo": "into", "mensagem": "denúncia inexistente"}],
             )
-        try:
-            report = intake.merge_duplicate(
-                report, original, request.user, payload.validated_data["note"]
-            )
-        except intake.IntakeError as error:
-            raise problem_from(error) from None
+        report = intake.merge_duplicate(
+            report, original, request.user, payload.validated_data["note"]
+        )
         return self._detail(report)
 
 

@@ -33,6 +33,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from config.errors import DomainError
 from ctr.documents import normalize_document
 from ctr.models import Generator, RegistrationStatus, Transporter, Worksite
 from ctr.reports import br_date, br_money, br_number
@@ -82,14 +83,8 @@ LINK_LABELS = {
 CASE, NOTICE, RECORD = "FISC", "NOT", "AI"
 
 
-class EnforcementError(Exception):
-    """A domain error of the procedure: a Portuguese message and a stable code."""
-
-    def __init__(self, message: str, code: str = "invalid", field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.field = field
+class EnforcementError(DomainError):
+    """A step of the enforcement procedure refused."""
 
 
 # --- numbering, calendar ----------------------------------------------------------------------

@@ -24,6 +24,7 @@ from django.db.models import BooleanField, Count, FloatField, Func, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from config.errors import DomainError
 from ctr import roles
 from pev_network import services as network
 from pev_network.geometry_messages import validity_reason_pt
@@ -80,15 +81,8 @@ STATUS_LABELS = dict(ReportStatus.choices)
 CATEGORY_LABELS = dict(DumpingCategory.choices)
 
 
-class IntakeError(Exception):
-    """A domain error: Portuguese message, stable code, the field concerned, an HTTP status."""
-
-    def __init__(self, message: str, code: str = "invalid", field: str | None = None, status=400):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.field = field
-        self.status = status
+class IntakeError(DomainError):
+    """A dumping report or its handling refused."""
 
 
 class NearbyReportsExist(IntakeError):

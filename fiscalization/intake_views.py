@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 import audit
 from config.api_errors import InvalidParameter
 from config.api_params import parse_lon_lat
+from config.errors import add_to_form
 from config.list_order import Column, ListOrder
 from ctr import roles
 from maps import bounds
@@ -449,7 +450,7 @@ def _act(request, report, form, form_name: str, run, success: str):
     try:
         run(form.cleaned_data)
     except intake.IntakeError as error:
-        form.add_error(error.field if error.field in form.fields else None, error.message)
+        add_to_form(form, error)
         return _detail_page(request, report, status=error.status, **{form_name: form})
     messages.success(request, success)
     return redirect("intake:inspect-report", pk=report.pk)

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from django.contrib.gis.geos import Point
 from PIL import ExifTags, Image, ImageOps
 
+from config.errors import DomainError
+
 MAX_PHOTOS = 5
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
 # Header checks before decoding: 50 megapixels is more than phones save by default (12-48 MP),
@@ -63,12 +65,19 @@ class PhotoError(Exception):
         self.code = code
 
 
-class PhotoErrors(Exception):
+class PhotoErrors(DomainError):
     """Every refused file of one submission (all are reported at once)."""
+
+    code = "photos"
 
     def __init__(self, errors: list[PhotoError]):
         super().__init__("; ".join(str(e) for e in errors))
         self.errors = errors
+        if self.too_large:
+            self.status = 413
+
+    def problem_errors(self) -> list[dict]:
+        return self.as_list()
 
     @property
     def too_large(self) -> bool:

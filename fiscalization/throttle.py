@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 
+from config.errors import DomainError
+
 
 def now() -> float:
     return time.time()
@@ -48,12 +50,14 @@ class Window:
     label: str  # pt-BR, for the message: "10 minutos"
 
 
-class RateLimited(Exception):
+class RateLimited(DomainError):
     """Over the limit: a Portuguese message and how many seconds until a slot frees."""
+
+    status = 429
+    code = "rate_limited"
 
     def __init__(self, message: str, retry_after: int):
         super().__init__(message)
-        self.message = message
         self.retry_after = retry_after
 
 

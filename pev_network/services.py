@@ -11,6 +11,8 @@ from django.db.models import Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from config.errors import DomainError
+
 from .models import (
     CatchmentBasin,
     FacilityKind,
@@ -24,13 +26,8 @@ from .models import (
 SUBDIVIDE_MAX_VERTICES = 64
 
 
-class NetworkError(Exception):
-    """A domain error with a Portuguese message for the user and a stable code."""
-
-    def __init__(self, message: str, code: str = "invalid"):
-        super().__init__(message)
-        self.message = message
-        self.code = code
+class NetworkError(DomainError):
+    """The receiving network, its geodata or a search in it refused the operation."""
 
 
 def today() -> datetime.date:
