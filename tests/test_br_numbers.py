@@ -16,7 +16,7 @@ from ctr import forms as ctr_forms
 from fiscalization import analysis_forms, enforcement_forms, intake_forms
 from fiscalization.models.enforcement import EnforcementCase
 from maps import forms as maps_forms
-from maps import nucleo_forms
+from nucleo import forms as nucleo_forms
 from pev_network.models import Municipality
 from tests.ctr_world import build_world
 

@@ -1,0 +1,335 @@
+"""Pages of the Núcleo Permanente de Gestão (and the inspectors, who see the same)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_safe
+
+from config import csv_safety
+from ctr import analytics, roles
+from ctr.exports import export_ctrs
+from fiscalization import services as fiscalization
+from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
+from maps import bounds
+from maps.base import render_parts
+from pev_network import management_layers, public_layers
+from pev_network.exporting import export_basins, export_facilities
+from pev_network.models import Municipality, facility_kind_short, waste_class_short
+
+from . import charts as charts_svg
+from . import layers
+from .forms import NucleoFilterForm
+
+
+def municipal_only(view):
+    """Núcleo and Fiscalização only: anonymous users go to the login, others get a 403."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not roles.is_municipal(request.user):
+            return render(request, "maps/sem_acesso.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@require_safe
+@municipal_only
+def nucleo_map(request):
+    form = NucleoFilterForm(request.GET or None)
+    if request.GET and not form.is_valid():
+        return render(request, "nucleo/mapa.html", {"form": form, "nav": "nucleo"}, status=400)
+    flt, municipality = _filter_from(
+        form, form.cleaned_data if request.GET else form.clean_defaults()
+    )
+    outline = (
+        public_layers.municipality_outline_geojson(municipality.ibge_code) if municipality else None
+    )
+    extent = tuple(outline["bbox"]) if outline else (-45.45, -23.02, -45.02, -22.61)
+    window = bounds.expand(extent, bounds.NEIGHBOURS_MARGIN_DEG)
+    cell = analytics.grid_size_degrees(extent)
+    now = timezone.now()
+    all_flows = analytics.flows(flt, cell)
+    flows, omitted_flows, omitted_volume = layers.aggregate_flows(all_flows, cell)
+    overdue = analytics.overdue_origin_cells(flt, cell, now)
+    reports = [
+        analytics.Cell(lon, lat, n)
+        for lon, lat, n in fiscalization.report_cells(
+            flt.date_from, flt.date_to, cell, flt.municipality_id
+        )
+    ]
+    the_map = layers.nucleo_map(
+        facilities=management_layers.facilities_with_license_state_geojson(bbox=window),
+        basins=public_layers.catchment_basins_geojson(bbox=window),
+        outline=outline,
+        flows=flows,
+        overdue=overdue,
+        reports=reports,
+        facility_admin_url="/admin/pev_network/receivingfacility/{id}/change/",
+        ctr_list_url=(
+            f"/admin/ctr/ctr/?destination_facility__id__exact={{facility}}"
+            f"&transport_date__gte={flt.date_from.isoformat()}"
+            f"&transport_date__lte={flt.date_to.isoformat()}"
+        ),
+    )
+    add_hotspots(
+        the_map,
+        hotspots_collection(
+            municipality, flt.date_from, flt.date_to, limit=200, with_report_ids=False
+        ),
+        f"/fiscalizacao/denuncias/{{report}}/suspeitos/?hotspot=1&since={flt.date_from}",
+    )
+    context = {
+        "nav": "nucleo",
+        "form": form,
+        "filter": flt,
+        "municipality": municipality,
+        "map": render_parts(the_map),
+        "totals": analytics.totals(flt),
+        "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
+                   "reports": sum(c.count for c in reports),
+                   "omitted_flows": omitted_flows, "omitted_volume": omitted_volume},
+    }  # fmt: skip
+    return render(request, "nucleo/mapa.html", context)
+
+
+EXPORT_NAMES = {
+    "ctrs.csv": "text/csv; charset=utf-8",
+    "ctrs.gpkg": "application/geopackage+sqlite3",
+    "areas.gpkg": "application/geopackage+sqlite3",
+    "bacias.gpkg": "application/geopackage+sqlite3",
+}
+
+
+@require_safe
+@municipal_only
+def nucleo_exports(request):
+    form = NucleoFilterForm(request.GET or None)
+    valid = not request.GET or form.is_valid()
+    data = form.cleaned_data if request.GET and valid else form.clean_defaults()
+    return render(
+        request,
+        "nucleo/exportar.html",
+        {
+            "nav": "nucleo",
+            "form": form,
+            "period": data,
+            "names": EXPORT_NAMES,
+            "period_fields": ["date_from", "date_to", "municipality"],
+        },
+        status=200 if valid else 400,
+    )
+
+
+@require_safe
+@municipal_only
+def nucleo_export_file(request, name: str):
+    """Build the file in a temporary folder and stream it; the folder goes when it is sent."""
+    if name not in EXPORT_NAMES:
+        raise Http404("Exportação desconhecida.")
+    form = NucleoFilterForm(request.GET or None)
+    if request.GET and not form.is_valid():
+        return HttpResponseBadRequest(
+            "Período inválido: " + " ".join(form.errors.get("__all__", ["verifique as datas."]))
+        )
+    data = form.cleaned_data if request.GET else form.clean_defaults()
+    folder = tempfile.mkdtemp(prefix="ctr-export-")
+    path = Path(folder) / name
+    try:
+        if name.startswith("ctrs."):
+            municipality = data.get("municipality")
+            export_ctrs(
+                path, data["date_from"], data["date_to"], municipality.pk if municipality else None
+            )
+            filename = f"ctrs_{data['date_from']:%Y%m%d}_{data['date_to']:%Y%m%d}{path.suffix}"
+        elif name == "areas.gpkg":
+            export_facilities(path)
+            filename = name
+        else:
+            export_basins(path)
+            filename = name
+        handle = path.open("rb")
+    finally:
+        # The open handle keeps the file readable after its name is gone (POSIX).
+        shutil.rmtree(folder, ignore_errors=True)
+    return FileResponse(
+        handle, as_attachment=True, filename=filename, content_type=EXPORT_NAMES[name]
+    )
+
+
+def _filter_from(form: NucleoFilterForm, data: dict) -> tuple[analytics.CTRFilter, object]:
+    municipality = data.get("municipality") or (
+        Municipality.objects.defer("boundary")
+        .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
+        .first()
+    )
+    flt = analytics.CTRFilter(
+        date_from=data["date_from"],
+        date_to=data["date_to"],
+        municipality_id=municipality.pk if municipality else None,
+        waste_class=data.get("waste_class") or None,
+        transporter_id=data["transporter"].pk if data.get("transporter") else None,
+        facility_id=data["facility"].pk if data.get("facility") else None,
+    )
+    return flt, municipality
+
+
+def _br(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.{digits}f}".replace(",", "X").replace(".", ",").replace("X", ".")
+
+
+@dataclass(frozen=True)
+class DashboardData:
+    months: list
+    facilities: list
+    basins: dict
+    by_basin: dict
+    ranking: list
+    reports: list
+
+
+def _dashboard_data(flt: analytics.CTRFilter, now) -> DashboardData:
+    return DashboardData(
+        months=analytics.volume_by_class_and_month(flt),
+        facilities=analytics.volume_by_facility(flt),
+        basins=public_layers.catchment_basins_geojson(),
+        by_basin=analytics.volume_by_basin(flt),
+        ranking=analytics.transporter_compliance(flt, now),
+        reports=fiscalization.reports_by_basin(flt.date_from, flt.date_to, flt.municipality_id),
+    )
+
+
+def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[list]]]:
+    """Every table of the dashboard as (header, rows): the page and its CSV downloads show
+    the same numbers."""
+    basin_names = {f["id"]: f["properties"]["name"] for f in data.basins["features"]}
+    by_basin = sorted(data.by_basin.items(), key=lambda item: -item[1][0])
+    return {
+        "classes": (
+            ["mês", "classe", "volume (m³)"],
+            [[m.strftime("%m/%Y"), waste_class_short(c), _br(v)] for m, c, v in data.months],
+        ),
+        "areas": (
+            ["área", "tipo", "CTRs recebidos", "volume (m³)", "capacidade no período (m³)",
+             "uso da capacidade (%)"],
+            [[f.name, facility_kind_short(f.kind), f.ctrs, _br(f.volume_m3),
+              _br(f.capacity_m3), _br(f.use_pct)]
+             for f in data.facilities],
+        ),
+        "bacias": (
+            ["bacia", "CTRs com origem na bacia", "volume (m³)"],
+            [[basin_names.get(b, b), n, _br(v)] for b, (v, n) in by_basin],
+        ),
+        "transportadores": (
+            ["transportador", "CTRs", "com constatações", "recusados", "em atraso",
+             "conformidade (%)"],
+            [[c.name, c.ctrs, c.with_findings, c.refused, c.overdue, _br(c.compliance_pct)]
+             for c in data.ranking],
+        ),
+        "denuncias": (
+            ["bacia", "PEV que atende", "denúncias", "denúncias por PEV"],
+            [[name, pev or "sem PEV", n, n if pev else "—"] for _bid, name, pev, n in data.reports],
+        ),
+    }  # fmt: skip
+
+
+CSV_TITLES = {
+    "classes": "volume_por_classe_e_mes",
+    "areas": "volume_por_area",
+    "bacias": "volume_por_bacia",
+    "transportadores": "conformidade_dos_transportadores",
+    "denuncias": "denuncias_por_bacia",
+}
+
+
+def _csv_response(name: str, header: list[str], rows: list[list]) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response.write("\ufeff")  # BOM: spreadsheet programs then read UTF-8
+    writer = csv_safety.writer(response, delimiter=";")  # no cell is ever a formula
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response
+
+
+def _charts(data: DashboardData) -> dict:
+    month_labels = sorted({m for m, _c, _v in data.months})
+    classes = sorted({c for _m, c, _v in data.months})
+    volume = {(m, c): v for m, c, v in data.months}
+    series = {
+        waste_class_short(c): [volume.get((m, c), 0.0) for m in month_labels] for c in classes
+    }
+    facilities = [f for f in data.facilities if f.use_pct is not None][:20]
+    unknown = [f.name for f in data.facilities if f.use_pct is None]
+    ranking = data.ranking[:20]
+    return {
+        "classes": charts_svg.stacked_bars(
+            [m.strftime("%m/%Y") for m in month_labels], series, "Volume por classe e mês", "m³"
+        ) if data.months else None,
+        "areas": charts_svg.horizontal_bars(
+            [f.name for f in facilities], [f.use_pct or 0 for f in facilities],
+            "Uso da capacidade por área de recebimento", "% da capacidade no período",
+            reference=100,
+        ) if facilities else None,
+        # Received somewhere whose capacity nobody declared: said in words, not an empty chart.
+        "areas_unknown": unknown,
+        "transportadores": charts_svg.horizontal_bars(
+            [c.name for c in ranking], [c.compliance_pct for c in ranking],
+            "Conformidade dos transportadores", "% dos CTRs sem constatação, recusa ou atraso",
+            reference=100,
+        ) if ranking else None,
+    }  # fmt: skip
+
+
+@require_safe
+@municipal_only
+def nucleo_dashboard(request):
+    params = request.GET.copy()
+    csv_name = params.pop("csv", [None])[0]
+    form = NucleoFilterForm(params or None)
+    if params and not form.is_valid():
+        context = {"form": form, "nav": "nucleo"}
+        return render(request, "nucleo/painel.html", context, status=400)
+    flt, municipality = _filter_from(form, form.cleaned_data if params else form.clean_defaults())
+    data = _dashboard_data(flt, timezone.now())
+    tables = _dashboard_tables(data)
+    if csv_name is not None:
+        if csv_name not in tables:
+            raise Http404("Tabela desconhecida.")
+        name = f"{CSV_TITLES[csv_name]}_{flt.date_from:%Y%m%d}_{flt.date_to:%Y%m%d}.csv"
+        return _csv_response(name, *tables[csv_name])
+    outline = (
+        public_layers.municipality_outline_geojson(municipality.ibge_code) if municipality else None
+    )
+    choropleth, breaks = layers.basin_choropleth(data.basins, data.by_basin, outline)
+    query = params.urlencode()
+    prefix = f"?{query}&" if query else "?"
+    context = {
+        "nav": "nucleo",
+        "form": form,
+        "filter": flt,
+        "municipality": municipality,
+        "totals": analytics.totals(flt),
+        "charts": _charts(data),
+        "choropleth": render_parts(choropleth),
+        "legend": list(zip(layers.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
+        "tables": {
+            key: {"header": header, "rows": rows, "csv": f"{prefix}csv={key}"}
+            for key, (header, rows) in tables.items()
+        },
+    }
+    return render(request, "nucleo/painel.html", context)
