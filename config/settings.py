@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "ctr",
     "fiscalization",
     "maps",
+    "nucleo",
     "ogc",
     "synthetic",
 ]

@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from maps import urls as maps_urls
+from nucleo import urls as nucleo_urls
+
 admin.site.site_header = "CTR — Controle de Transporte de Resíduos"
 admin.site.site_title = "CTR — administração"
 admin.site.index_title = "Cadastros"
@@ -17,7 +20,9 @@ urlpatterns = [
     path("", include("ctr.urls")),
     path("", include("ctr.document_urls")),
     path("", include("fiscalization.urls")),
-    path("", include("maps.urls")),
+    # The Núcleo's pages were part of maps/ and keep their `maps:nucleo-*` names: one
+    # namespace over both apps' patterns (two includes of one namespace would reverse only one).
+    path("", include((maps_urls.urlpatterns + nucleo_urls.urlpatterns, maps_urls.app_name))),
 ]
 
 handler404 = "config.views.not_found"

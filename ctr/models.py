@@ -332,7 +332,7 @@ class CTR(models.Model):
             models.Index(fields=["transporter", "-created_at"]),
             models.Index(fields=["destination_facility", "status"]),
             # "Which transporters carried from this municipality" (the Núcleo's filter form,
-            # maps/nucleo_forms.py) and "has this municipality any CTR": answered from the
+            # nucleo/forms.py) and "has this municipality any CTR": answered from the
             # index alone. Without it the planner walked each transporter's CTRs: 1.4 s for
             # São Paulo at a million CTRs, against 2 ms with it (docs/performance.md).
             models.Index(

@@ -22,8 +22,7 @@ import audit
 from config.br import br_number
 from config.errors import errors_back_to
 from config.list_order import Column, ListOrder
-from maps import builders
-from pev_network import public_layers
+from maps import services as maps
 from pev_network.models import ReceivingFacility
 
 from . import csv_import, reports, roles, rules, services
@@ -45,9 +44,6 @@ from .models import CTR, CTRStatus, Equipment, Vehicle
 PAGE_SIZE = 25
 RECEPTION_PAGE_SIZE = 50
 RECENTLY_CLOSED = 30  # closed CTRs shown below the open ones on /recebimentos/
-# Facilities this far (degrees, ~20 km) beyond the municipality are drawn on the form's map:
-# a legal destination may lie in a neighbouring municipality.
-MAP_MARGIN_DEG = 0.2
 
 ACTION_LABELS = {
     "issue": "Emissão",
@@ -384,35 +380,6 @@ def ctr_cancel(request, number: str):
 # --- transporter: issuing --------------------------------------------------------------------
 
 
-def _map_window(outline: dict | None):
-    if not outline or not outline.get("bbox"):
-        return None
-    min_lon, min_lat, max_lon, max_lat = outline["bbox"]
-    m = MAP_MARGIN_DEG
-    return (min_lon - m, min_lat - m, max_lon + m, max_lat + m)
-
-
-def network_map(transporter) -> tuple[builders.MapParts, list[dict]]:
-    """The licensed network around the transporter's municipality, for clicking the origin
-    and the destination; and the facilities as a list (the map's text alternative)."""
-    outline = public_layers.municipality_outline_geojson(transporter.municipality.ibge_code)
-    facilities = public_layers.licensed_facilities_geojson(
-        timezone.localdate(), _map_window(outline)
-    )
-    m = builders.public_network_map(facilities, None, outline, destination_picker=True)
-    listed = [
-        {
-            "id": f["properties"]["id"],
-            "name": f["properties"]["name"],
-            "kind_label": f["properties"]["kind_label"],
-            "classes": builders.class_labels(f["properties"]["accepted_classes"]),
-            "anchor": f["properties"].get("anchor"),
-        }
-        for f in facilities["features"]
-    ]
-    return builders.render_parts(m), listed
-
-
 def _rule_message(finding: rules.Finding):
     """The finding's message and, linked to the catalogue, its rule and article."""
     return format_html(
@@ -523,7 +490,7 @@ def ctr_new(request):
                     messages.success(request, f"{ctr.number} emitido.")
                     return redirect("ctr_web:ctr-detail", number=ctr.number)
 
-    map_parts, facilities = network_map(transporter)
+    destination_map = maps.ctr_form_map(transporter.municipality.ibge_code)
     has_fleet = form.fields["vehicle"].queryset.exists()
     context = {
         "nav": "ctrs",
@@ -533,16 +500,11 @@ def ctr_new(request):
         "areas": dict(areas),
         "summary": _error_summary(form, formset, areas, top) if status != 200 else [],
         "warnings": warnings,
-        "map": map_parts,
-        "facilities": facilities,
-        # A point inside each facility's area ([lon, lat]): choosing the facility, in the
-        # select or in its popup, puts the discharge point there.
-        "facility_points": {str(f["id"]): f["anchor"] for f in facilities if f["anchor"]},
+        "map": destination_map.parts,
+        "facilities": destination_map.facilities,
+        "facility_points": destination_map.facility_points,
         "has_fleet": has_fleet,
-        "legend": [
-            {"colour": style.colour, "label": style.layer_name}
-            for style in builders.KIND_STYLES.values()
-        ],
+        "legend": destination_map.legend,
     }
     return render(request, "ctr/ctr_form.html", context, status=status)
 

@@ -11,7 +11,8 @@ from django.views.decorators.http import require_safe
 
 from ctr.models import CTRStatus
 from ctr.roles import municipal_only
-from maps.builders import render_parts
+from maps import bounds
+from maps.base import render_parts
 from pev_network import public_layers
 from pev_network.models import Municipality
 
@@ -73,9 +74,7 @@ def hotspots_page(request):
     )
     basins = None
     if outline:
-        x0, y0, x1, y1 = outline["bbox"]
-        window = (x0 - MARGIN_DEG, y0 - MARGIN_DEG, x1 + MARGIN_DEG, y1 + MARGIN_DEG)
-        basins = public_layers.catchment_basins_geojson(bbox=window)
+        basins = public_layers.catchment_basins_geojson(bbox=bounds.window(outline, MARGIN_DEG))
     collection = {"type": "FeatureCollection", "features": [h.feature() for h in found]}
     suspects_url = _suspects_url_template(query)
     the_map = hotspot_layers.hotspots_map(collection, outline, basins, suspects_url)

@@ -1,6 +1,6 @@
 """PDFs of the notice to repair (Lei 3.978/2007 art. 28) and of the infraction record (art. 22
-III, art. 36), in the style of the printed CTR (ctr.printing): reportlab's standard fonts, an A4
-header band, ruled tables, signature boxes, the legal references printed in full.
+III, art. 36), drawn with the platform's PDF kit (config.pdf) like the printed CTR, with the
+legal references printed in full.
 
 Functions take domain objects and return the PDF bytes; they never see a request."""
 
@@ -16,30 +16,33 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import KeepTogether, NextPageTemplate, Paragraph, Spacer, Table, TableStyle
 
 from config.br import br_date, br_datetime, br_money, br_number
-from ctr.documents import document_kind, format_document
-from ctr.printing import (
+from config.pdf import (
     BODY,
-    BRAND,
     CONTENT_W,
     ERROR,
     FLAG_BG,
+    FONT,
+    FONT_BOLD,
     INK,
+    LABEL,
     MARGIN,
-    PAGE_H,
     PAGE_W,
+    RIGHT,
+    RIGHT_BOLD,
     SMALL,
-    SOFT,
     STRONG,
-    _document,
-    _style,
-    _watermark,
+    TOP,
+    document,
     fields,
     grid,
+    letterhead,
+    make_style,
     p,
     platform_name,
     section,
     signature_boxes,
 )
+from ctr.documents import document_kind, format_document
 
 from . import deadlines, enforcement
 from .models.enforcement import (
@@ -54,6 +57,7 @@ from .models.enforcement import (
 
 LAW = "Lei Municipal nº 3.978/2007 de Guaratinguetá"
 HEADER_H = 27 * mm
+CERTIFICATE = make_style("certificate", fontSize=8.5, leading=11)
 
 # What each delivery method means for the presumed receipt (printed on the document).
 NOTICE_RULES = {
@@ -130,31 +134,21 @@ def _header(
     case: EnforcementCase, title: str, subtitle: str, number: str, lines: list[str]
 ) -> Callable[[Canvas], None]:
     def draw(canvas: Canvas) -> None:
-        top = PAGE_H - MARGIN
-        canvas.saveState()
-        canvas.setFillColor(SOFT)
-        canvas.setFont("Helvetica", 8)
-        canvas.drawString(
-            MARGIN,
-            top - 8,
+        letterhead(
+            canvas,
             f"Prefeitura Municipal de {case.municipality.name}/{case.municipality.uf} · "
             f"Fiscalização · {platform_name()}",
+            title,
+            subtitle,
+            HEADER_H - 3 * mm,
         )
-        canvas.setFillColor(BRAND)
-        canvas.setFont("Helvetica-Bold", 15)
-        canvas.drawString(MARGIN, top - 26, title)
+        canvas.saveState()
         canvas.setFillColor(INK)
-        canvas.setFont("Helvetica", 8.5)
-        canvas.drawString(MARGIN, top - 38, subtitle)
-        canvas.setFont("Helvetica-Bold", 13)
-        canvas.drawRightString(PAGE_W - MARGIN, top - 26, f"Nº {number}")
-        canvas.setFont("Helvetica", 8.5)
+        canvas.setFont(FONT_BOLD, 13)
+        canvas.drawRightString(PAGE_W - MARGIN, TOP - 26, f"Nº {number}")
+        canvas.setFont(FONT, 8.5)
         for i, line in enumerate(lines):
-            canvas.drawRightString(PAGE_W - MARGIN, top - 40 - 11 * i, line)
-        canvas.setStrokeColor(INK)
-        canvas.setLineWidth(0.8)
-        y = top - HEADER_H + 3 * mm
-        canvas.line(MARGIN, y, PAGE_W - MARGIN, y)
+            canvas.drawRightString(PAGE_W - MARGIN, TOP - 40 - 11 * i, line)
         canvas.restoreState()
 
     return draw
@@ -224,11 +218,9 @@ def _delivery_block(
 
 def _certificate_box(text: str, signer: str) -> Table:
     """The inspector's certificate of why the offender did not sign, with its own signature."""
-    style = _style("cert", fontSize=8.5, leading=11)
-    label = _style("cert_label", fontSize=7, leading=8.5, textColor=SOFT)
     rows = [
-        [Paragraph(text, style)],
-        [Paragraph(f"Assinatura do servidor ({escape(signer)}):", label)],
+        [Paragraph(text, CERTIFICATE)],
+        [Paragraph(f"Assinatura do servidor ({escape(signer)}):", LABEL)],
     ]
     table = Table(rows, colWidths=[CONTENT_W], rowHeights=[None, 12 * mm])
     table.setStyle(
@@ -263,19 +255,20 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
     """The notice to repair the damage within 72 hours (art. 28)."""
     case = notice.case
     buffer = io.BytesIO()
-    doc = _document(
+    doc = document(
         buffer,
-        f"Notificação {notice.number}",
-        _header(
+        title=f"Notificação {notice.number}",
+        first_page=_header(
             case,
             "Notificação para reparação do dano",
             f"{LAW}, art. 27 a 29 — prazo de 72 horas",
             notice.number,
             [f"Emitida em {br_datetime(notice.issued_at)}", f"Processo {case.number}"],
         ),
-        f"Notificação nº {notice.number}",
-        HEADER_H,
-        compress,
+        header_height=HEADER_H,
+        running_title=f"Notificação nº {notice.number}",
+        generated=br_datetime(timezone.now()),
+        compress=compress,
     )
     due = enforcement.notice_due(notice)
     deadline = (
@@ -283,7 +276,7 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
         if due
         else "72 horas contadas do recebimento (regra abaixo)"
     )
-    repair_style = _style("repair", fontName="Helvetica-Bold", fontSize=10, leading=13)
+    repair_style = make_style("repair", fontName=FONT_BOLD, fontSize=10, leading=13)
     story: list = [NextPageTemplate("later")]
     story += _offender_block(case.offender, "Notificado")
     story += _facts_block(case)
@@ -350,29 +343,24 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     delivery, the signature or the inspector's certificate, and art. 24-36."""
     case = record.case
     buffer = io.BytesIO()
-    header = _header(
-        case,
-        "Auto de infração",
-        f"{LAW}, art. 22 III, 23, 30 e 36",
-        record.number,
-        [
-            f"Lavrado em {br_datetime(record.drawn_up_at)}",
-            f"Processo {case.number} · {record.get_status_display()}",
-        ],
-    )
-
-    def first(canvas: Canvas) -> None:
-        header(canvas)
-        if record.status == RecordStatus.ANNULLED:
-            _watermark(canvas, "ANULADO")
-
-    doc = _document(
+    doc = document(
         buffer,
-        f"Auto de infração {record.number}",
-        first,
-        f"Auto de infração nº {record.number}",
-        HEADER_H,
-        compress,
+        title=f"Auto de infração {record.number}",
+        first_page=_header(
+            case,
+            "Auto de infração",
+            f"{LAW}, art. 22 III, 23, 30 e 36",
+            record.number,
+            [
+                f"Lavrado em {br_datetime(record.drawn_up_at)}",
+                f"Processo {case.number} · {record.get_status_display()}",
+            ],
+        ),
+        header_height=HEADER_H,
+        running_title=f"Auto de infração nº {record.number}",
+        generated=br_datetime(timezone.now()),
+        compress=compress,
+        watermark_text="ANULADO" if record.status == RecordStatus.ANNULLED else "",
     )
     fine = enforcement.record_fine(record)
     story: list = [NextPageTemplate("later")]
@@ -400,8 +388,6 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             Spacer(0, 3 * mm),
         ]
 
-    right = _style("right", alignment=2)
-    right_bold = _style("right_bold", fontName="Helvetica-Bold", alignment=2)
     rows = [
         [
             item.entry.code,
@@ -416,7 +402,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             Paragraph("<b>Soma das infrações</b> (multas cumulativas, art. 30 §3)", SMALL),
             "",
             "",
-            Paragraph(br_number(fine.base_ufesp, 2), right),
+            Paragraph(br_number(fine.base_ufesp, 2), RIGHT),
         ]
     )
     highlight = []
@@ -431,7 +417,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
                 ),
                 "",
                 "",
-                Paragraph("× 2", right),
+                Paragraph("× 2", RIGHT),
             ]
         )
         highlight.append(len(rows) - 1)
@@ -443,7 +429,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
                 ),
                 "",
                 "",
-                Paragraph(f"× {br_number(record.obstruction_multiplier)}", right),
+                Paragraph(f"× {br_number(record.obstruction_multiplier)}", RIGHT),
             ]
         )
         highlight.append(len(rows) - 1)
@@ -452,7 +438,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             Paragraph("<b>Multa total (UFESP)</b>", SMALL),
             "",
             "",
-            Paragraph(br_number(record.total_ufesp, 2), right_bold),
+            Paragraph(br_number(record.total_ufesp, 2), RIGHT_BOLD),
         ]
     )
     table = grid(
@@ -487,7 +473,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             p(
                 f"Nova infração após a penalidade de suspensão{since}: proposta a cassação do "
                 "alvará (art. 34; art. 25 V).",
-                _style("revoke", fontName="Helvetica-Bold", textColor=ERROR),
+                make_style("revoke", fontName=FONT_BOLD, textColor=ERROR),
             ),
         ]
     penalties = list(record.penalties.order_by("starts_on"))

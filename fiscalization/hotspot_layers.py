@@ -1,6 +1,6 @@
 """folium layers of the hotspots and the suspects: plain functions, data in, map out.
 
-`add_hotspots(m, collection)` also serves the Núcleo's map (maps.nucleo_views): it adds one
+`add_hotspots(m, collection)` also serves the Núcleo's map (nucleo.views): it adds one
 layer and keeps the map's layer control last, so that it lists the new layer too.
 """
 
@@ -15,15 +15,10 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from config.br import br_date
-from maps.builders import (
-    ExposeOnMap,
-    _bbox_bounds,
-    _feature_bounds,
-    _swatch_label,
-    add_basins,
-    add_outline,
-    base_map,
-)
+from maps import bounds, markers
+from maps.base import add_layer_control, base_map, keep_control_last
+from maps.legend import swatch_label
+from maps.network import municipality_map
 
 from . import hotspots
 
@@ -37,6 +32,8 @@ SPOT_COLOUR = "#111827"
 ORIGIN_COLOUR = "#0072B2"
 DESTINATION_COLOUR = "#009E73"
 RADIUS_COLOUR = "#6B7280"
+# Closer than the network's maps: a hotspot is a few metres of kerb.
+HOTSPOT_MAX_ZOOM = 17
 
 
 def _when(value: str | None) -> str:
@@ -70,19 +67,6 @@ def hotspot_popup_html(props: dict, suspects_url: str | None = None) -> str:
     )
 
 
-def _keep_control_last(m: folium.Map) -> None:
-    """folium renders children in insertion order and the layer control's script names the
-    layers it lists: a layer added after it would be undefined there. Move it (and what
-    exposes it to page scripts) to the end."""
-    children = m._children
-    for key, child in list(children.items()):
-        if isinstance(child, folium.LayerControl):
-            children.move_to_end(key)
-    for key, child in list(children.items()):
-        if isinstance(child, ExposeOnMap):
-            children.move_to_end(key)
-
-
 def add_hotspots(
     m: folium.Map,
     collection: dict,
@@ -113,7 +97,7 @@ def add_hotspots(
                 "properties": small,
             }
         )
-    group = folium.FeatureGroup(name=_swatch_label(RECURRING_COLOUR, name), show=True)
+    group = folium.FeatureGroup(name=swatch_label(RECURRING_COLOUR, name), show=True)
     if features:
 
         def style(feature):
@@ -127,13 +111,11 @@ def add_hotspots(
                 "fillOpacity": 0.35,
             }
 
-        popup = folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320)
-        tooltip = folium.GeoJsonTooltip(fields=["label"], labels=False)
         folium.GeoJson(
             {"type": "FeatureCollection", "features": features},
             style_function=style,
-            popup=popup,
-            tooltip=tooltip,
+            popup=markers.popup(),
+            tooltip=markers.tooltip("label"),
         ).add_to(group)
         largest = max(f["properties"]["reports"] for f in features)
 
@@ -147,15 +129,15 @@ def add_hotspots(
                 "fillOpacity": 0.8,
             }
 
-        folium.GeoJson(
+        markers.circles(
             {"type": "FeatureCollection", "features": centres},
-            marker=folium.CircleMarker(radius=6),
-            style_function=centre_style,
-            popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320),
-            tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+            centre_style,
+            radius=6,
+            popup=markers.popup(),
+            tooltip=markers.tooltip("label"),
         ).add_to(group)
     group.add_to(m)
-    _keep_control_last(m)
+    keep_control_last(m)
 
 
 def hotspots_collection(
@@ -188,14 +170,6 @@ def hotspots_collection(
     return collection
 
 
-def _fit(m: folium.Map, bounds, padding=(24, 24), max_zoom=17) -> None:
-    if not bounds:
-        return
-    fit = folium.FitBounds(bounds, padding=padding, max_zoom=max_zoom)
-    fit.options["animate"] = False
-    m.add_child(fit)
-
-
 def hotspots_map(
     collection: dict,
     outline: dict | None = None,
@@ -205,18 +179,11 @@ def hotspots_map(
 ) -> folium.Map:
     """The fiscalization's map of hotspots: the municipality, its bacias and the hulls; it
     opens on the hotspots, else on the municipality."""
-    m = base_map(tile_url=tile_url)
-    if outline:
-        add_outline(m, outline)
-    if basins:
-        add_basins(m, basins)
+    m = municipality_map(outline, basins, tile_url)
     add_hotspots(m, collection, suspects_url)
-    bounds = _feature_bounds(collection.get("features", []))
-    if bounds is None and outline and outline.get("bbox"):
-        bounds = _bbox_bounds(outline["bbox"])
-    _fit(m, bounds)
-    control = folium.LayerControl(collapsed=False, position="topright").add_to(m)
-    m.add_child(ExposeOnMap("ctrLayerControl", control))
+    view = bounds.feature_bounds(collection.get("features", [])) or bounds.outline_bounds(outline)
+    bounds.fit(m, view, max_zoom=HOTSPOT_MAX_ZOOM)
+    add_layer_control(m)
     return m
 
 
@@ -253,8 +220,8 @@ def suspects_map(
             },
             tooltip="Ponto crítico",
         ).add_to(m)
-    group = folium.FeatureGroup(name=_swatch_label(ORIGIN_COLOUR, LAYER_SUSPECTS), show=True)
-    bounds = [[lat, lon]]
+    group = folium.FeatureGroup(name=swatch_label(ORIGIN_COLOUR, LAYER_SUSPECTS), show=True)
+    view = [(lat, lon)]
     for row in rows:
         (olon, olat), (dlon, dlat) = row["origin"], row["destination"]
         folium.PolyLine(
@@ -265,32 +232,16 @@ def suspects_map(
             dash_array="4 4",
             tooltip=row["label"],
         ).add_to(group)
-        folium.CircleMarker(
-            [olat, olon], radius=6, color="#ffffff", weight=2, fill=True,
-            fill_color=ORIGIN_COLOUR, fill_opacity=0.95, tooltip=f"Origem — {row['label']}",
-        ).add_to(group)  # fmt: skip
-        folium.CircleMarker(
-            [dlat, dlon], radius=5, color="#ffffff", weight=2, fill=True,
-            fill_color=DESTINATION_COLOUR, fill_opacity=0.95,
-            tooltip=f"Destino declarado — {row['label']}",
-        ).add_to(group)  # fmt: skip
-        bounds += [[olat, olon], [dlat, dlon]]
+        markers.dot([olat, olon], ORIGIN_COLOUR, f"Origem — {row['label']}").add_to(group)
+        markers.dot(
+            [dlat, dlon], DESTINATION_COLOUR, f"Destino declarado — {row['label']}", radius=5
+        ).add_to(group)
+        view += [(olat, olon), (dlat, dlon)]
     group.add_to(m)
-    folium.CircleMarker(
-        location=[lat, lon],
-        radius=9,
-        color="#ffffff",
-        weight=3,
-        fill=True,
-        fill_color=SPOT_COLOUR,
-        fill_opacity=1,
-        tooltip="Local da denúncia",
-    ).add_to(m)
+    markers.spot([lat, lon], SPOT_COLOUR, "Local da denúncia").add_to(m)
     # The radius must show whole: fit to its box as well as to the suspects.
     dlat = radius_km / 111.32
     dlon = dlat / max(math.cos(math.radians(lat)), 0.01)
-    bounds += [[lat + dlat, lon + dlon], [lat - dlat, lon - dlon]]
-    lats = [b[0] for b in bounds]
-    lons = [b[1] for b in bounds]
-    _fit(m, [[min(lats), min(lons)], [max(lats), max(lons)]], padding=(16, 16))
+    view += [(lat + dlat, lon + dlon), (lat - dlat, lon - dlon)]
+    bounds.fit(m, bounds.points_bounds(view), padding=(16, 16), max_zoom=HOTSPOT_MAX_ZOOM)
     return m

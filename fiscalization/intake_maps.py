@@ -1,7 +1,8 @@
 """folium maps of the dumping-report pages: plain functions, data in, folium.Map out.
 
-Built on maps.builders (Leaflet from our static files, the configured tiles, the municipal
-outline and bacias). Only plain-Leaflet features, as there (no jQuery/awesome-markers icons).
+Built with the maps library (Leaflet from our static files, the configured tiles, the
+municipal outline and bacias, markers, legends and bounds). Only plain-Leaflet features, as
+there (maps.base: no jQuery/awesome-markers icons).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import folium
-from django.utils.html import format_html
-from folium.map import FitBounds
 
-from maps import builders
+from maps import bounds, markers
+from maps.base import add_layer_control, base_map
+from maps.legend import swatch_label
+from maps.network import municipality_map
 
 from .models import ReportStatus
 
@@ -41,52 +43,20 @@ class ReportPoint:
     popup_html: str
 
 
-def _swatch(colour: str, text: str, style: str = "solid") -> str:
-    return format_html(
-        '<span class="ctr-swatch ctr-swatch-{}" style="--swatch: {}" aria-hidden="true"></span>{}',
-        style,
-        colour,
-        text,
-    )
-
-
-def _fit(m: folium.Map, bounds: list[list[float]] | None, padding=(24, 24)) -> None:
-    if not bounds:
-        return
-    (s, w), (n, e) = bounds
-    if s == n and w == e:  # one point: some context around it
-        bounds = [[s - 0.003, w - 0.003], [n + 0.003, e + 0.003]]
-    fit = FitBounds(bounds, padding=padding, max_zoom=FIT_MAX_ZOOM)
-    fit.options["animate"] = False
-    m.add_child(fit)
-
-
-def _outline_bounds(outline: dict | None) -> list[list[float]] | None:
-    if not outline or not outline.get("bbox"):
-        return None
-    min_lon, min_lat, max_lon, max_lat = outline["bbox"]
-    return [[min_lat, min_lon], [max_lat, max_lon]]
-
-
-def _centre(outline: dict | None) -> tuple[float, float]:
-    bounds = _outline_bounds(outline)
-    if not bounds:
-        return builders.DEFAULT_CENTRE
-    (s, w), (n, e) = bounds
-    return ((s + n) / 2, (w + e) / 2)
+def _fit(m: folium.Map, view, padding=(24, 24)) -> None:
+    # A single report gets some context around it.
+    bounds.fit(m, view, padding, max_zoom=FIT_MAX_ZOOM, point_margin_deg=0.003)
 
 
 def report_form_map(outline: dict | None, chosen: tuple[float, float] | None = None):
     """The citizen's map on /denunciar/: the municipality, and the chosen point if any
     (lon, lat). Nothing clickable but the map itself: a click picks the point."""
-    m = builders.base_map(_centre(outline), builders.DEFAULT_ZOOM)
-    if outline:
-        builders.add_outline(m, outline)
+    m = municipality_map(outline)
     if chosen is not None:
         lon, lat = chosen
-        _fit(m, [[lat - 0.004, lon - 0.004], [lat + 0.004, lon + 0.004]], (8, 8))
+        _fit(m, bounds.around(lat, lon, 0.004), (8, 8))
     else:
-        _fit(m, _outline_bounds(outline), (8, 8))
+        _fit(m, bounds.outline_bounds(outline), (8, 8))
     return m
 
 
@@ -99,16 +69,11 @@ def inspection_map(
 ):
     """The inspectors' map: one layer per status (the layer control is the legend), or, when
     too many reports match, circles per grid cell sized by the count."""
-    m = builders.base_map(_centre(outline), builders.DEFAULT_ZOOM)
-    if outline:
-        builders.add_outline(m, outline)
-    if basins:
-        builders.add_basins(m, basins)
-    lats: list[float] = []
-    lons: list[float] = []
+    m = municipality_map(outline, basins)
+    drawn: list[tuple[float, float]] = []  # (lat, lon)
     if cells:
         group = folium.FeatureGroup(
-            name=_swatch(CELL_COLOUR, "Denúncias por área (agregadas)"), show=True
+            name=swatch_label(CELL_COLOUR, "Denúncias por área (agregadas)"), show=True
         )
         biggest = max(n for _x, _y, n in cells)
         for lon, lat, n in cells:
@@ -122,8 +87,7 @@ def inspection_map(
                 fill_opacity=0.75,
                 tooltip=f"{n} denúncia{'s' if n > 1 else ''} nesta área",
             ).add_to(group)
-            lats.append(lat)
-            lons.append(lon)
+            drawn.append((lat, lon))
         group.add_to(m)
     else:
         by_status: dict[str, list[ReportPoint]] = {}
@@ -146,31 +110,19 @@ def inspection_map(
                 ],
             }
             group = folium.FeatureGroup(
-                name=_swatch(colour, f"{labels[status]} ({len(items)})"), show=True
+                name=swatch_label(colour, f"{labels[status]} ({len(items)})"), show=True
             )
-            folium.GeoJson(
-                collection,
-                marker=folium.CircleMarker(radius=7),
-                style_function=lambda _f, c=colour: {
-                    "color": "#ffffff",
-                    "weight": 2,
-                    "fill": True,
-                    "fillColor": c,
-                    "fillOpacity": 0.95,
-                },
-                popup=folium.GeoJsonPopup(
-                    fields=["popup_html"], labels=False, localize=False, max_width=320
-                ),
+            markers.circles(
+                collection, lambda _f, c=colour: markers.dot_style(c), popup=markers.popup()
             ).add_to(group)
             group.add_to(m)
-            lats += [p.lat for p in items]
-            lons += [p.lon for p in items]
-    if lats:
-        pad = (cell_size_deg or 0) / 2
-        _fit(m, [[min(lats) - pad, min(lons) - pad], [max(lats) + pad, max(lons) + pad]])
+            drawn += [(p.lat, p.lon) for p in items]
+    if drawn:
+        _fit(m, bounds.points_bounds(drawn, margin_deg=(cell_size_deg or 0) / 2))
     else:
-        _fit(m, _outline_bounds(outline), (8, 8))
-    folium.LayerControl(collapsed=False, position="topright").add_to(m)
+        _fit(m, bounds.outline_bounds(outline), (8, 8))
+    # Not exposed to the page scripts: the list stays open on phones too.
+    add_layer_control(m, expose=False)
     return m
 
 
@@ -180,23 +132,14 @@ def report_detail_map(
     """One report: its point, and where each photo says it was taken (EXIF), joined by a
     dashed line. point: (lon, lat); exif_points: (lon, lat, label)."""
     lon, lat = point
-    m = builders.base_map((lat, lon), 17)
-    group = folium.FeatureGroup(name=_swatch(REPORT_COLOUR, "Local informado"), show=True)
-    folium.CircleMarker(
-        location=[lat, lon],
-        radius=9,
-        color="#ffffff",
-        weight=3,
-        fill=True,
-        fill_color=REPORT_COLOUR,
-        fill_opacity=1,
-        tooltip="Local informado na denúncia",
-    ).add_to(group)
+    m = base_map((lat, lon), 17)
+    group = folium.FeatureGroup(name=swatch_label(REPORT_COLOUR, "Local informado"), show=True)
+    markers.spot([lat, lon], REPORT_COLOUR, "Local informado na denúncia").add_to(group)
     group.add_to(m)
-    lats, lons = [lat], [lon]
+    drawn = [(lat, lon)]
     if exif_points:
         exif = folium.FeatureGroup(
-            name=_swatch(EXIF_COLOUR, "Local das fotos (EXIF)", "ring"), show=True
+            name=swatch_label(EXIF_COLOUR, "Local das fotos (EXIF)", "ring"), show=True
         )
         for x, y, label in exif_points:
             folium.PolyLine(
@@ -212,9 +155,8 @@ def report_detail_map(
                 fill_opacity=0.9,
                 tooltip=label,
             ).add_to(exif)
-            lats.append(y)
-            lons.append(x)
+            drawn.append((y, x))
         exif.add_to(m)
-    _fit(m, [[min(lats), min(lons)], [max(lats), max(lons)]], (32, 32))
-    folium.LayerControl(collapsed=False, position="topright").add_to(m)
+    _fit(m, bounds.points_bounds(drawn), (32, 32))
+    add_layer_control(m, expose=False)
     return m

@@ -26,7 +26,8 @@ from config.list_order import Column, ListOrder
 from config.rate_limits import RateLimited
 from ctr import roles
 from ctr.roles import municipal_only
-from maps import builders
+from maps import bounds
+from maps.base import render_parts
 from pev_network import public_layers
 from pev_network import services as network
 
@@ -44,8 +45,6 @@ PAGE_SIZE = 50
 CELLS_ACROSS = 60
 # Cells smaller than ~100 m would split one dumping spot into several.
 MIN_CELL_DEG = 0.001
-# Bacias this far beyond the municipality are drawn too (degrees, ~20 km).
-MARGIN_DEG = 0.2
 
 REPORT_LIST_ORDER = ListOrder(
     [
@@ -104,7 +103,7 @@ def _form_page(
     context = {
         "nav": "denunciar",
         "form": form,
-        "map": builders.render_parts(the_map),
+        "map": render_parts(the_map),
         "municipality": outline["properties"] if outline else None,
         "nearby": nearby,
         "radius_m": intake.NEARBY_RADIUS_M,
@@ -339,11 +338,7 @@ def inspect_index(request):
             queryset = DumpingReport.objects.none()
     total = queryset.count()
     outline = _outline(query.municipality_ibge if query else None)
-    window = None
-    if outline and outline.get("bbox"):
-        x0, y0, x1, y1 = outline["bbox"]
-        window = (x0 - MARGIN_DEG, y0 - MARGIN_DEG, x1 + MARGIN_DEG, y1 + MARGIN_DEG)
-    basins = public_layers.catchment_basins_geojson(timezone.localdate(), window)
+    basins = public_layers.catchment_basins_geojson(timezone.localdate(), bounds.window(outline))
     cells, points, cell = [], [], None
     if total > MAP_POINT_LIMIT:
         cell = _cell_size(queryset)
@@ -366,7 +361,7 @@ def inspect_index(request):
         "nav": "fiscalizacao",
         "sort": REPORT_LIST_ORDER.headers(request.GET),
         "form": form,
-        "map": builders.render_parts(the_map),
+        "map": render_parts(the_map),
         "total": total,
         "aggregated": bool(cells),
         "point_limit": MAP_POINT_LIMIT,
@@ -416,7 +411,7 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
         "suggestions": intake.suggest_categories(report.location),
         "candidates": candidates,
         "radius_m": intake.NEARBY_RADIUS_M,
-        "map": builders.render_parts(the_map),
+        "map": render_parts(the_map),
         "status_form": forms.get("status_form") or StatusForm(allowed=allowed),
         "merge_form": forms.get("merge_form") or MergeForm(),
         "category_form": forms.get("category_form")

@@ -2,7 +2,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import nucleo_views, views
+from . import views
 
 app_name = "maps"
 
@@ -15,12 +15,4 @@ urlpatterns = [
         name="favicon",
     ),
     path("onde-descartar/", views.onde_descartar, name="onde-descartar"),
-    path("nucleo/", nucleo_views.nucleo_dashboard, name="nucleo-painel"),
-    path("nucleo/mapa/", nucleo_views.nucleo_map, name="nucleo-mapa"),
-    path("nucleo/exportar/", nucleo_views.nucleo_exports, name="nucleo-exportar"),
-    path(
-        "nucleo/exportar/<str:name>",
-        nucleo_views.nucleo_export_file,
-        name="nucleo-exportar-arquivo",
-    ),
 ]

@@ -14,13 +14,11 @@ from config.br import br_number
 from pev_network import public_layers, services
 from pev_network.models import Municipality
 
-from . import builders
+from . import bounds, network
+from .base import render_parts
 from .formats import format_distance
 from .forms import NearestFacilityForm
-
-# Facilities and bacias this far (degrees, ~20 km) beyond the municipality's extent are drawn
-# too: a legal destination may lie in a neighbouring municipality.
-DISPLAY_MARGIN_DEG = 0.2
+from .legend import BASIN_STYLE, KIND_STYLES, kind_legend
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def _result_rows(nearby: list) -> list[ResultRow]:
                 distance=format_distance(facility.distance_m),
                 address=facility.address,
                 operator=facility.operator,
-                accepted_classes=builders.class_labels(facility.accepted_classes),
+                accepted_classes=network.class_labels(facility.accepted_classes),
                 lon=anchor.x,
                 lat=anchor.y,
             )
@@ -84,12 +82,12 @@ def _facility_list(facilities: dict) -> list[dict]:
     """The map's facilities as a list grouped by kind: the page's text alternative to the map
     (screen readers, keyboards, slow connections)."""
     groups = []
-    for kind, style in builders.KIND_STYLES.items():
+    for kind, style in KIND_STYLES.items():
         items = [
             {
                 **f["properties"],
-                "license": builders.license_text(f["properties"]),
-                "classes": builders.class_labels(f["properties"]["accepted_classes"]),
+                "license": network.license_text(f["properties"]),
+                "classes": network.class_labels(f["properties"]["accepted_classes"]),
             }
             for f in facilities["features"]
             if f["properties"]["kind"] == kind
@@ -97,14 +95,6 @@ def _facility_list(facilities: dict) -> list[dict]:
         if items:
             groups.append({"kind": kind, "label": style.layer_name, "items": items})
     return groups
-
-
-def _display_window(outline: dict | None) -> tuple[float, float, float, float] | None:
-    if not outline or not outline.get("bbox"):
-        return None
-    min_lon, min_lat, max_lon, max_lat = outline["bbox"]
-    m = DISPLAY_MARGIN_DEG
-    return (min_lon - m, min_lat - m, max_lon + m, max_lat + m)
 
 
 def home(request):
@@ -118,7 +108,7 @@ def onde_descartar(request):
     day = timezone.localdate()
     ibge = settings.DEFAULT_MUNICIPALITY_IBGE
     outline = public_layers.municipality_outline_geojson(ibge) if ibge else None
-    window = _display_window(outline)
+    window = bounds.window(outline)
     facilities = public_layers.licensed_facilities_geojson(day, window)
     basins = public_layers.catchment_basins_geojson(day, window)
 
@@ -153,7 +143,7 @@ def onde_descartar(request):
     else:
         form = NearestFacilityForm()
 
-    m = builders.public_network_map(
+    m = network.public_network_map(
         facilities,
         basins,
         outline,
@@ -163,12 +153,9 @@ def onde_descartar(request):
     context = {
         "nav": "onde-descartar",
         "form": form,
-        "map": builders.render_parts(m),
-        "legend": [
-            {"colour": style.colour, "label": style.layer_name, "kind": kind}
-            for kind, style in builders.KIND_STYLES.items()
-        ],
-        "basin_legend": {"colour": builders.BASIN_STYLE.colour, "label": "Bacia de captação"},
+        "map": render_parts(m),
+        "legend": kind_legend(),
+        "basin_legend": {"colour": BASIN_STYLE.colour, "label": "Bacia de captação"},
         "municipality": outline["properties"] if outline else None,
         "facility_count": len(facilities["features"]),
         "facility_list": _facility_list(facilities),

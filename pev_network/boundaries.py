@@ -1,18 +1,20 @@
-"""Import of municipal boundaries (IBGE meshes and their simplified copies)."""
+"""Import of municipal boundaries (IBGE meshes and their simplified copies).
+
+The file is read, and its geometry judged, by geofile.py as for the facility import; here, the
+municipality's columns (IBGE code, name, UF) and the writing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import geopandas as gpd
-import pyogrio
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import transaction
-from shapely import make_valid
-from shapely.geometry import MultiPolygon, Polygon
 from tqdm import tqdm
 
+from config.errors import DomainError
+
+from . import geofile
 from .models import Municipality
 from .services import refresh_municipality_pieces
 
@@ -26,10 +28,14 @@ UF_BY_IBGE_PREFIX = {
 CODE_FIELDS = ("cd_mun", "cd_geocmu", "cod_ibge", "codigo_ibge", "geocodigo", "ibge", "id", "code")
 NAME_FIELDS = ("nm_mun", "nm_municip", "nome", "name", "municipio")
 UF_FIELDS = ("uf", "sigla_uf", "sg_uf")
+# A boundary has far more vertices than a facility's plot (the detailed São Paulo fixture has
+# 1,222; IBGE's full mesh draws long rivers and coastlines vertex by vertex): a higher bound,
+# still one that keeps a runaway feature from stalling the import.
+MAX_VERTICES_PER_BOUNDARY = 1_000_000
 
 
-class BoundaryImportError(Exception):
-    pass
+class BoundaryImportError(DomainError):
+    """The boundary file was refused whole: nothing was imported."""
 
 
 @dataclass
@@ -69,36 +75,28 @@ def _pick(columns: list[str], wanted: str | None, candidates: tuple[str, ...], w
     )
 
 
-def _as_multipolygon(geom) -> MultiPolygon | None:
-    if isinstance(geom, Polygon):
-        return MultiPolygon([geom])
-    if isinstance(geom, MultiPolygon):
-        return geom
-    parts = [g for g in getattr(geom, "geoms", []) if isinstance(g, Polygon | MultiPolygon)]
-    polygons = []
-    for part in parts:
-        polygons.extend(part.geoms if isinstance(part, MultiPolygon) else [part])
-    return MultiPolygon(polygons) if polygons else None
-
-
 def import_municipalities(
     path: Path,
     uf: str | None = None,
     code_field: str | None = None,
     name_field: str | None = None,
     keep_existing: bool = False,
+    fix_invalid: bool = False,
     dry_run: bool = False,
     progress: bool = False,
+    layer: str | None = None,
 ) -> BoundaryReport:
-    """Create or update municipalities from a file; all or nothing (one transaction)."""
-    try:
-        frame = gpd.read_file(path, engine="pyogrio")
-    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as exc:
-        raise BoundaryImportError(f"Não consegui ler {path}: {exc}") from exc
-    if frame.crs is None:
-        raise BoundaryImportError(f"{path} não declara o sistema de coordenadas (CRS).")
-    frame = frame.to_crs(4326)
-    columns = [c for c in frame.columns if c != "geometry"]
+    """Create or update municipalities from a file; all or nothing (one transaction).
+
+    The file is read and its geometry judged as the facility import does (geofile.py): an
+    invalid boundary is refused, or with `fix_invalid` repaired with make_valid and listed in
+    the report.
+    """
+    source = geofile.read(path, layer=layer, code_column=code_field)
+    if source.frame is None:
+        raise _refusal([str(p) for p in source.problems])
+    frame = source.frame
+    columns = [str(c) for c in frame.columns if c != frame.geometry.name]
     code_col = _pick(columns, code_field, CODE_FIELDS, "código IBGE")
     name_col = _pick(columns, name_field, NAME_FIELDS, "nome")
     uf_col = None
@@ -107,56 +105,59 @@ def import_municipalities(
             uf_col = _pick(columns, None, UF_FIELDS, "UF")
         except BoundaryImportError:
             uf_col = None  # derived from the IBGE code below
+    codes = [(c or "").split(".")[0] for c in geofile.cell_texts(frame, code_col)]
+    names = [n or "" for n in geofile.cell_texts(frame, name_col)]
+    ufs = geofile.cell_texts(frame, uf_col)
+    checked = geofile.polygons(
+        geofile.to_wgs84(frame, max_vertices=MAX_VERTICES_PER_BOUNDARY),
+        codes=codes,
+        source_crs=source.source_crs,
+        fix_invalid=fix_invalid,
+        wrong_type=lambda geom_type: f"a geometria não é um polígono ({geom_type})",
+    )
+    geometry_problems = {p.number: p.reason for p in checked.problems}
+    fixes = {fix.number: fix.description for fix in checked.fixes}
 
     report = BoundaryReport(dry_run=dry_run)
-    problems: list[str] = []
+    problems: list[str] = [str(p) for p in source.problems]  # a CSV row's coordinates
     rows = []
-    for number, row in enumerate(frame.itertuples(index=False), start=1):
+    for i, (code, name, area) in enumerate(zip(codes, names, checked.areas, strict=True)):
+        number = i + 1
         report.read += 1
-        code = str(getattr(row, code_col) or "").strip().split(".")[0]
-        name = str(getattr(row, name_col) or "").strip()
         where = f"feição {number} ({name or 'sem nome'})"
         if not (len(code) == 7 and code.isdigit()):
             problems.append(f"{where}, campo '{code_col}': código IBGE inválido '{code}'")
             continue
-        row_uf = (uf or (getattr(row, uf_col) if uf_col else "") or "").strip().upper()
+        row_uf = (uf or ufs[i] or "").strip().upper()
         row_uf = row_uf or UF_BY_IBGE_PREFIX.get(code[:2], "")
         if len(row_uf) != 2:
             problems.append(f"{where}, campo 'uf': UF ausente ou inválida")
             continue
-        geom = row.geometry
-        if geom is None or geom.is_empty:
-            problems.append(f"{where}: sem geometria")
+        if area is None:
+            problems.append(f"{where}: {geometry_problems[number]}")
             continue
-        if not geom.is_valid:
-            geom = make_valid(geom)
-            report.repaired.append(f"{where} ({code})")
-        multi = _as_multipolygon(geom)
-        if multi is None:
-            problems.append(f"{where}: a geometria não é um polígono ({geom.geom_type})")
-            continue
-        rows.append((code, name, row_uf, multi))
+        if number in fixes:
+            report.repaired.append(f"{where} ({code}): {fixes[number]}")
+        rows.append((code, name, row_uf, area))
     if problems:
-        raise BoundaryImportError(
-            "Arquivo recusado; nada foi importado:\n" + "\n".join(f"  {p}" for p in problems)
-        )
+        raise _refusal(problems)
 
-    source = path.name
+    boundary_source = Path(path).name
     with transaction.atomic():
         existing = set(Municipality.objects.values_list("ibge_code", flat=True))
         touched = []
-        for code, name, row_uf, multi in tqdm(rows, disable=not progress, desc="municípios"):
+        for code, name, row_uf, area in tqdm(rows, disable=not progress, desc="municípios"):
             if code in existing and keep_existing:
                 report.kept += 1
                 continue
-            boundary = GEOSGeometry(memoryview(multi.wkb), srid=4326)
+            boundary = GEOSGeometry(memoryview(area.wkb), srid=4326)
             municipality, created = Municipality.objects.update_or_create(
                 ibge_code=code,
                 defaults={
                     "name": name,
                     "uf": row_uf,
                     "boundary": boundary,
-                    "boundary_source": source,
+                    "boundary_source": boundary_source,
                 },
             )
             touched.append(municipality.pk)
@@ -169,3 +170,9 @@ def import_municipalities(
         if dry_run:
             transaction.set_rollback(True)
     return report
+
+
+def _refusal(problems: list[str]) -> BoundaryImportError:
+    return BoundaryImportError(
+        "Arquivo recusado; nada foi importado:\n" + "\n".join(f"  {p}" for p in problems)
+    )

@@ -14,7 +14,8 @@ import geopandas as gpd
 import pyogrio
 import shapely
 
-from .importing import Progress, normalize_kind
+from .facility_fields import normalize_kind
+from .importing import Progress
 from .models import CatchmentBasin, FacilityLicense, ReceivingFacility
 from .services import NetworkError, today
 

@@ -15,7 +15,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from pypdf import PdfReader
 
-from ctr import printing, reports, services
+from config.pdf import qr_matrix
+from ctr import reports, services
 from ctr.models import CTR, Membership, Worksite
 from ctr.rules import WasteLine
 from pev_network.models import Municipality
@@ -188,7 +189,7 @@ def test_pdf_qr_code_decodes_to_the_verification_url(world):
 
 def test_qr_matrix_is_segnos_for_the_url():
     # The drawing reads segno's matrix; a quiet zone of four modules surrounds it.
-    matrix = printing.qr_matrix("http://example.org/verificar/CTR-3518404-2026-000001/")
+    matrix = qr_matrix("http://example.org/verificar/CTR-3518404-2026-000001/")
     assert len(matrix) == len(matrix[0]) >= 21
     assert matrix[0][:7] == (True,) * 7  # the top-left finder pattern
 

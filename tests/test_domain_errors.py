@@ -11,10 +11,13 @@ from rest_framework.permissions import AllowAny
 from config.errors import DomainError, add_to_form, errors_back_to
 from config.middleware import DomainErrorMiddleware
 from config.rate_limits import RateLimited
+from ctr.csv_import import CSVFileError
+from ctr.exports import ExportError
 from ctr.services import CTRError, NotAllowed, RuleViolation, TransitionNotAllowed
 from fiscalization.enforcement import EnforcementError
 from fiscalization.intake import IntakeError
 from fiscalization.photos import PhotoError, PhotoErrors
+from pev_network.boundaries import BoundaryImportError
 from pev_network.services import NetworkError
 
 
@@ -56,7 +59,7 @@ urlpatterns = [
 @pytest.mark.parametrize(
     "error_class",
     [CTRError, RuleViolation, TransitionNotAllowed, NotAllowed, EnforcementError, IntakeError,
-     NetworkError, PhotoErrors, RateLimited],
+     NetworkError, PhotoErrors, RateLimited, BoundaryImportError, CSVFileError, ExportError],
 )  # fmt: skip
 def test_every_apps_errors_derive_from_the_one_base(error_class):
     assert issubclass(error_class, DomainError)

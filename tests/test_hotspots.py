@@ -16,7 +16,7 @@ from ctr import roles
 from fiscalization import hotspots
 from fiscalization.hotspot_layers import add_hotspots, hotspots_map
 from fiscalization.models import DumpingReport, ReportStatus
-from maps.builders import ExposeOnMap, base_map, render_parts
+from maps.base import ExposeOnMap, base_map, render_parts
 from pev_network.models import CatchmentBasin
 from tests.builders import ORIGIN, multi, municipality, offset, point, square
 from tests.ctr_world import make_user
@@ -405,10 +405,10 @@ def test_hotspots_at_100k_reports_are_bounded_to_the_limit(town):
 
 
 def test_add_hotspots_on_the_nucleo_map(town, layout):
-    """The wiring of maps.nucleo_views: add_hotspots on the finished Núcleo map, whose layer
+    """The wiring of nucleo.views: add_hotspots on the finished Núcleo map, whose layer
     control was added first, still lists the hotspots."""
     from fiscalization.hotspot_layers import hotspots_collection
-    from maps import nucleo
+    from nucleo import layers as nucleo
 
     m = nucleo.nucleo_map(
         facilities={"features": []}, basins=None, outline=None, flows=[], overdue=[], reports=[],

@@ -582,7 +582,8 @@ def test_a_file_without_a_name_column_lists_its_columns(tmp_path):
 
 
 def test_the_aliases_belong_to_one_field_each():
-    from pev_network.importing import COLUMN_ALIASES, FIELDS, _column_key
+    from pev_network.facility_fields import COLUMN_ALIASES, FIELDS
+    from pev_network.geofile import column_key as _column_key
 
     seen: dict[str, str] = {ours: ours for ours in FIELDS}
     for ours, aliases in COLUMN_ALIASES.items():

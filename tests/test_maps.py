@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config.br import br_number
-from maps import builders
 from maps.formats import format_distance
+from maps.network import facility_popup_html
 from pev_network import public_layers
 from pev_network.models import (
     CatchmentBasin,
@@ -175,7 +175,7 @@ def test_facility_popup_carries_license_and_classes_in_portuguese(network):
     assert props["license_number"] == "PEV-001/2025"
     assert props["accepted_classes"] == ["A", "B", "C", "VOLUMOSO"]
     assert props["accepted_class_labels"][0].startswith("Classe A")
-    html = str(builders.facility_popup_html(props))
+    html = str(facility_popup_html(props))
     assert "PEV-001/2025" in html
     assert "válida até" in html
     assert "Classe A" in html
@@ -190,7 +190,7 @@ def test_facility_name_is_escaped_in_the_page(client):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # the text list
     # the popup is HTML that Leaflet inserts as such: escaped before it is embedded
     props = public_layers.licensed_facilities_geojson()["features"][0]["properties"]
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in builders.facility_popup_html(props)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in facility_popup_html(props)
 
 
 def test_basins_layer_names_the_pev_that_serves_it(client, network):

@@ -12,7 +12,8 @@ from rest_framework.test import APIClient
 
 from ctr import analytics
 from ctr.models import CTR
-from maps import builders, nucleo
+from maps.base import render_parts
+from nucleo import layers as nucleo
 from tests.ctr_world import TODAY, build_world, ctr_payload
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +112,7 @@ def test_map_builder_has_every_layer_without_http(world):
         facility_admin_url="/admin/x/{id}/",
         ctr_list_url="/ctrs/?f={facility}",
     )
-    parts = builders.render_parts(the_map)
+    parts = render_parts(the_map)
     html = parts.header + parts.html + parts.script
     for layer in (nucleo.LAYER_FLOWS, nucleo.LAYER_OVERDUE, nucleo.LAYER_REPORTS):
         assert shows(layer, html), layer

@@ -10,7 +10,8 @@ import time_machine
 from django.test import Client
 
 from ctr.analytics import Cell, Flow
-from maps import builders, nucleo
+from maps.base import render_parts
+from nucleo import layers as nucleo
 from tests.ctr_world import build_world
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,7 @@ def test_overdue_circles_open_their_own_popup():
         facility_admin_url="/admin/{id}/",
         ctr_list_url="/ctrs/?f={facility}",
     )
-    script = builders.render_parts(m).script
+    script = render_parts(m).script
     # One popup for the flows' layer, one for the overdue circles' (before, a tap on a circle
     # opened the popup of the flow under it).
     assert script.count(".bindPopup(") == 2

@@ -30,7 +30,7 @@ from ctr import services
 from ctr.models import CTR
 from ctr.rules import WasteLine
 from fiscalization import intake, photos
-from maps import builders
+from maps import base
 from tests import dumping_fixtures as fx
 from tests.ctr_world import CPF_GENERATOR, TODAY, World, build_world
 from tests.enforcement_world import open_case
@@ -225,9 +225,9 @@ def test_api_docs_script_carries_the_nonce():
 def test_map_header_keeps_no_inline_script():
     """render_parts moves an inline script a folium element put in the header into the script
     the page writes with its nonce."""
-    m = builders.base_map()
+    m = base.base_map()
     m.get_root().header.add_child(folium.Element("<script>var extra = 1;</script>"), name="x")
-    parts = builders.render_parts(m)
+    parts = base.render_parts(m)
     assert "var extra = 1;" not in parts.header
     assert "var extra = 1;" in parts.script
     assert re.search(r"<script[^>]*src=", parts.header)  # Leaflet, from our static files

@@ -15,9 +15,9 @@ import segno
 import time_machine
 from playwright.sync_api import expect
 
+from config.pdf import qr_matrix
 from ctr import rules, services
 from ctr.models import CTR, CTRStatus, Generator
-from ctr.printing import qr_matrix
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
 from tests.e2e.conftest import log_in
 
@@ -52,7 +52,7 @@ def issue(world, volume="3") -> CTR:
 
 
 def qr_png(path, url: str) -> None:
-    """The QR code exactly as ctr/printing.py draws it on the PDF (same matrix), as a photo."""
+    """The QR code exactly as config/pdf.py draws it on the PDF (same matrix), as a photo."""
     printed = qr_matrix(url)
     qr = segno.make(url, error="m", micro=False, boost_error=False)
     assert tuple(tuple(bool(c) for c in row) for row in qr.matrix) == printed

@@ -7,7 +7,7 @@ from typing import TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from tqdm import tqdm
 
-from pev_network import importing
+from pev_network import facility_fields, importing
 from pev_network.services import NetworkError
 
 
@@ -94,7 +94,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         verbosity = options["verbosity"]
         try:
-            field_map = importing.parse_field_mappings(options["field"])
+            field_map = facility_fields.parse_field_mappings(options["field"])
         except NetworkError as exc:
             raise CommandError(exc.message) from exc
         with ProgressBars(self.stderr, enabled=verbosity >= 1) as bars:

@@ -15,18 +15,11 @@ from django.utils.html import format_html
 
 from config.br import br_number
 from ctr.analytics import Cell, Flow
+from maps import bounds, markers
+from maps.base import add_layer_control, base_map
+from maps.legend import KIND_STYLES, swatch_label
+from maps.network import add_outline, anchors, municipality_map
 from pev_network.management_layers import LICENSE_STATE_LABELS
-
-from .builders import (
-    KIND_STYLES,
-    ExposeOnMap,
-    _bbox_bounds,
-    _feature_bounds,
-    _swatch_label,
-    add_basins,
-    add_outline,
-    base_map,
-)
 
 FLOW_COLOUR = "#4B0082"
 OVERDUE_COLOUR = "#B42318"
@@ -70,15 +63,7 @@ def add_facilities_with_state(m: folium.Map, facilities: dict, admin_url: str) -
             continue
         for f in features:
             f["properties"]["popup_html"] = _facility_popup(f["properties"], admin_url)
-        group = folium.FeatureGroup(name=_swatch_label(style.colour, style.layer_name))
-        anchors = {
-            "type": "FeatureCollection",
-            "features": [
-                {"type": "Feature", "properties": f["properties"],
-                 "geometry": {"type": "Point", "coordinates": f["properties"]["anchor"]}}
-                for f in features
-            ],
-        }  # fmt: skip
+        group = folium.FeatureGroup(name=swatch_label(style.colour, style.layer_name))
 
         def style_for(feature, colour=style.colour):
             valid = feature["properties"].get("license_state") == "valid"
@@ -100,12 +85,9 @@ def add_facilities_with_state(m: folium.Map, facilities: dict, admin_url: str) -
             style_function=style_for,
             interactive=False,
         ).add_to(group)
-        folium.GeoJson(
-            anchors,
-            marker=folium.CircleMarker(radius=7),
-            style_function=style_for,
-            popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False, max_width=320),
-        ).add_to(group)
+        markers.circles(anchors({"features": features}), style_for, popup=markers.popup()).add_to(
+            group
+        )
         group.add_to(m)
 
 
@@ -148,7 +130,7 @@ def aggregate_flows(
 def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     """Lines from origin cells to facilities, their width by volume (square root, so that
     small flows stay visible beside large ones)."""
-    group = folium.FeatureGroup(name=_swatch_label(FLOW_COLOUR, LAYER_FLOWS))
+    group = folium.FeatureGroup(name=swatch_label(FLOW_COLOUR, LAYER_FLOWS))
     largest = max((f.volume_m3 for f in flows), default=1) or 1
     features = []
     for flow in flows:
@@ -176,7 +158,7 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
             # The width comes from each feature in the browser: a per-feature style in Python
             # would be written out once per feature by folium.
             on_each_feature=PER_FEATURE_STYLE,
-            popup=folium.GeoJsonPopup(fields=["popup_html"], labels=False),
+            popup=markers.popup(max_width=None),
         ).add_to(group)
     group.add_to(m)
 
@@ -197,7 +179,7 @@ def add_cells(
     same cell holds (by rounded lon, lat), told in the popup too, since a circle drawn above
     another in the same cell takes the tap."""
     also = also or {}
-    group = folium.FeatureGroup(name=_swatch_label(colour, name, "ring"))
+    group = folium.FeatureGroup(name=swatch_label(colour, name, "ring"))
     largest = max((c.count for c in cells), default=1) or 1
     features = [
         {
@@ -212,23 +194,23 @@ def add_cells(
         for c in cells
     ]
     if features:
-        folium.GeoJson(
+        markers.circles(
             {"type": "FeatureCollection", "features": features},
-            marker=folium.CircleMarker(radius=6),
             # Filled (folium's CircleMarker is not, by default): a tap anywhere inside the
             # circle is on the circle, not on a flow line or a bacia under it.
-            style_function=lambda _f: {
+            lambda _f: {
                 "color": colour,
                 "weight": 1.5,
                 "fill": True,
                 "fillColor": colour,
                 "fillOpacity": 0.25,
             },
+            radius=6,
             on_each_feature=PER_FEATURE_STYLE,
-            tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+            tooltip=markers.tooltip("label"),
             # Its own popup: a tap on a circle must tell about the circle, not open the popup
             # of a flow line under it (a phone has no hover for the tooltip).
-            popup=folium.GeoJsonPopup(fields=["label"], labels=False),
+            popup=markers.popup("label", max_width=None),
         ).add_to(group)
     group.add_to(m)
 
@@ -246,11 +228,7 @@ def nucleo_map(
 ) -> folium.Map:
     """The management map. URLs are templates: facility_admin_url with {id}, ctr_list_url
     with {facility}."""
-    m = base_map(tile_url=tile_url)
-    if outline:
-        add_outline(m, outline)
-    if basins:
-        add_basins(m, basins)
+    m = municipality_map(outline, basins, tile_url)
     add_flows(m, flows, ctr_list_url)
     add_facilities_with_state(m, facilities, facility_admin_url)
     late = {_cell_key(c): f"{c.count} CTR(s) em atraso" for c in overdue}
@@ -261,19 +239,8 @@ def nucleo_map(
     points = [(f.origin_lat, f.origin_lon) for f in flows]
     points += [(f.facility_lat, f.facility_lon) for f in flows]
     points += [(c.lat, c.lon) for c in (*overdue, *reports)]
-    if points:
-        lats, lons = [p[0] for p in points], [p[1] for p in points]
-        bounds = [[min(lats), min(lons)], [max(lats), max(lons)]]
-    elif outline and outline.get("bbox"):
-        bounds = _bbox_bounds(outline["bbox"])
-    else:
-        bounds = None
-    if bounds:
-        fit = folium.FitBounds(bounds, padding=(24, 24), max_zoom=16)
-        fit.options["animate"] = False
-        m.add_child(fit)
-    control = folium.LayerControl(collapsed=False, position="topright").add_to(m)
-    m.add_child(ExposeOnMap("ctrLayerControl", control))
+    bounds.fit(m, bounds.points_bounds(points) or bounds.outline_bounds(outline))
+    add_layer_control(m)
     return m
 
 
@@ -319,13 +286,9 @@ def basin_choropleth(basins: dict, volumes: dict[int, tuple[float, int]], outlin
             name="Volume por bacia",
             style_function=lambda f: {"color": "#1F2937", "weight": 1,
                                       "fillColor": f["properties"]["colour"], "fillOpacity": 0.8},
-            tooltip=folium.GeoJsonTooltip(fields=["label"], labels=False),
+            tooltip=markers.tooltip("label"),
         ).add_to(m)  # fmt: skip
-        bounds = _feature_bounds(features)
-        if bounds:
-            fit = folium.FitBounds(bounds, padding=(8, 8))
-            fit.options["animate"] = False
-            m.add_child(fit)
+        bounds.fit(m, bounds.feature_bounds(features), padding=(8, 8), max_zoom=None)
     return m, breaks
 
 

@@ -20,17 +20,15 @@ from ctr.exports import export_ctrs
 from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
 from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
+from maps import bounds
+from maps.base import render_parts
 from pev_network import management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality, facility_kind_short, waste_class_short
 
-from . import builders, nucleo
 from . import charts as charts_svg
-from .nucleo_forms import NucleoFilterForm
-
-# Bacias and facilities this far beyond the municipality are drawn too (a destination may
-# lie in the next municipality).
-MARGIN_DEG = 0.2
+from . import layers
+from .forms import NucleoFilterForm
 
 
 @require_safe
@@ -38,35 +36,19 @@ MARGIN_DEG = 0.2
 def nucleo_map(request):
     form = NucleoFilterForm(request.GET or None)
     if request.GET and not form.is_valid():
-        return render(request, "maps/nucleo_mapa.html", {"form": form, "nav": "nucleo"}, status=400)
-    data = form.cleaned_data if request.GET else form.clean_defaults()
-    municipality = data.get("municipality") or (
-        Municipality.objects.defer("boundary")
-        .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-        .first()
+        return render(request, "nucleo/mapa.html", {"form": form, "nav": "nucleo"}, status=400)
+    flt, municipality = _filter_from(
+        form, form.cleaned_data if request.GET else form.clean_defaults()
     )
     outline = (
         public_layers.municipality_outline_geojson(municipality.ibge_code) if municipality else None
     )
     extent = tuple(outline["bbox"]) if outline else (-45.45, -23.02, -45.02, -22.61)
-    window = (
-        extent[0] - MARGIN_DEG,
-        extent[1] - MARGIN_DEG,
-        extent[2] + MARGIN_DEG,
-        extent[3] + MARGIN_DEG,
-    )
+    window = bounds.expand(extent, bounds.NEIGHBOURS_MARGIN_DEG)
     cell = analytics.grid_size_degrees(extent)
-    flt = analytics.CTRFilter(
-        date_from=data["date_from"],
-        date_to=data["date_to"],
-        municipality_id=municipality.pk if municipality else None,
-        waste_class=data.get("waste_class") or None,
-        transporter_id=data["transporter"].pk if data.get("transporter") else None,
-        facility_id=data["facility"].pk if data.get("facility") else None,
-    )
     now = timezone.now()
     all_flows = analytics.flows(flt, cell)
-    flows, omitted_flows, omitted_volume = nucleo.aggregate_flows(all_flows, cell)
+    flows, omitted_flows, omitted_volume = layers.aggregate_flows(all_flows, cell)
     overdue = analytics.overdue_origin_cells(flt, cell, now)
     reports = [
         analytics.Cell(lon, lat, n)
@@ -74,7 +56,7 @@ def nucleo_map(request):
             flt.date_from, flt.date_to, cell, flt.municipality_id
         )
     ]
-    the_map = nucleo.nucleo_map(
+    the_map = layers.nucleo_map(
         facilities=management_layers.facilities_with_license_state_geojson(bbox=window),
         basins=public_layers.catchment_basins_geojson(bbox=window),
         outline=outline,
@@ -100,13 +82,13 @@ def nucleo_map(request):
         "form": form,
         "filter": flt,
         "municipality": municipality,
-        "map": builders.render_parts(the_map),
+        "map": render_parts(the_map),
         "totals": analytics.totals(flt),
         "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
                    "reports": sum(c.count for c in reports),
                    "omitted_flows": omitted_flows, "omitted_volume": omitted_volume},
     }  # fmt: skip
-    return render(request, "maps/nucleo_mapa.html", context)
+    return render(request, "nucleo/mapa.html", context)
 
 
 EXPORT_NAMES = {
@@ -125,7 +107,7 @@ def nucleo_exports(request):
     data = form.cleaned_data if request.GET and valid else form.clean_defaults()
     return render(
         request,
-        "maps/nucleo_exportar.html",
+        "nucleo/exportar.html",
         {
             "nav": "nucleo",
             "form": form,
@@ -307,7 +289,7 @@ def nucleo_dashboard(request):
     form = NucleoFilterForm(params or None)
     if params and not form.is_valid():
         context = {"form": form, "nav": "nucleo"}
-        return render(request, "maps/nucleo_painel.html", context, status=400)
+        return render(request, "nucleo/painel.html", context, status=400)
     flt, municipality = _filter_from(form, form.cleaned_data if params else form.clean_defaults())
     data = _dashboard_data(flt, timezone.now())
     tables = _dashboard_tables(data)
@@ -319,7 +301,7 @@ def nucleo_dashboard(request):
     outline = (
         public_layers.municipality_outline_geojson(municipality.ibge_code) if municipality else None
     )
-    choropleth, breaks = nucleo.basin_choropleth(data.basins, data.by_basin, outline)
+    choropleth, breaks = layers.basin_choropleth(data.basins, data.by_basin, outline)
     query = params.urlencode()
     prefix = f"?{query}&" if query else "?"
     context = {
@@ -329,11 +311,11 @@ def nucleo_dashboard(request):
         "municipality": municipality,
         "totals": analytics.totals(flt),
         "charts": _charts(data),
-        "choropleth": builders.render_parts(choropleth),
-        "legend": list(zip(nucleo.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
+        "choropleth": render_parts(choropleth),
+        "legend": list(zip(layers.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
         "tables": {
             key: {"header": header, "rows": rows, "csv": f"{prefix}csv={key}"}
             for key, (header, rows) in tables.items()
         },
     }
-    return render(request, "maps/nucleo_painel.html", context)
+    return render(request, "nucleo/painel.html", context)
