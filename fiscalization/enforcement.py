@@ -630,7 +630,8 @@ def register_payment(record: InfractionRecord, paid_on: datetime.date) -> Infrac
     try:
         amount = fines.to_brl(record.total_ufesp, paid_on)
     except fines.UfespRateMissing as exc:
-        raise EnforcementError(str(exc), "ufesp_missing", "paid_on") from None
+        # The same refusal as every other of the payment, on the field that carries the year.
+        raise EnforcementError(exc.message, exc.code, "paid_on") from None
     record.paid_on, record.paid_brl, record.status = paid_on, amount, RecordStatus.PAID
     record.save(update_fields=["paid_on", "paid_brl", "status"])
     _close_if_settled(record.case, paid_on)

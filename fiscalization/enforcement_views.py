@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
 import audit
+from config.errors import add_to_form
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
 from ctr.reports import br_date, br_money, br_number
@@ -42,6 +43,12 @@ from .models.enforcement import (
 
 TEMPLATES = "fiscalization/enforcement/"
 ACTION_TEMPLATE = TEMPLATES + "action_form.html"
+# The offender's fields as open_case names them, and as the case form does.
+OFFENDER_FIELDS = {
+    "document": "offender_document",
+    "name": "offender_name",
+    "role": "offender_role",
+}
 
 
 @dataclass
@@ -74,7 +81,7 @@ def _act(
         try:
             result = call(form.cleaned_data)
         except EnforcementError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            add_to_form(form, exc)
         else:
             messages.success(request, success(result))
             return redirect(_case_url(case))
@@ -216,12 +223,7 @@ def case_new(request):
                 opened_at=data["opened_at"],
             )
         except EnforcementError as exc:
-            field = {"document": "offender_document", "name": "offender_name"}.get(
-                exc.field, exc.field
-            )
-            if field == "role":
-                field = "offender_role"
-            form.add_error(field if field in form.fields else None, exc.message)
+            add_to_form(form, exc, fields=OFFENDER_FIELDS)
         else:
             messages.success(request, f"Processo {case.number} aberto.")
             return redirect(_case_url(case))
