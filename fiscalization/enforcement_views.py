@@ -345,7 +345,7 @@ def case_detail(request, pk: int):
                 "appeal_last_day": enforcement.appeal_last_day(record),
                 "payment_last_day": enforcement.payment_last_day(record),
                 "paid_late": enforcement.paid_late(record),
-                "appeal": record.appeal if enforcement._has_appeal(record) else None,
+                "appeal": record.appeal if enforcement.has_appeal(record) else None,
                 "actions": _record_actions(record),
                 "penalties": [
                     {
