@@ -19,6 +19,9 @@ The procedure, in order:
   apply_suspension (≤ 15 days, art. 25 IV) / apply_revocation (art. 25 V, art. 34)
 
 Where each part lives:
+  actions     what may happen next: the one table of steps (the states each is allowed from,
+              who may take it, its button, page and form, legal reference and hint), read by
+              the guards of the services below, the timeline's hints and the case page
   procedure   case, notice, record, their deliveries; closing a settled case
   appeals     appeal and decision;  payments   payment and Dívida Ativa
   penalties   embargo, seizure, suspension, revocation, and lifting them
@@ -31,6 +34,7 @@ This module is the interface: callers use `from fiscalization import enforcement
 names below.
 """
 
+from .actions import ACTIONS, PENALTIES, Action, allowed, check, for_url, hint, offered
 from .appeals import decide_appeal, file_appeal
 from .errors import EnforcementError
 from .expiring import Due, expiring
@@ -74,6 +78,14 @@ from .procedure import (
 from .timeline import Step, Timeline, case_timeline
 
 __all__ = [
+    "ACTIONS",
+    "PENALTIES",
+    "Action",
+    "allowed",
+    "check",
+    "for_url",
+    "hint",
+    "offered",
     "Due",
     "EnforcementError",
     "OffenderData",

@@ -15,6 +15,7 @@ from ..models.enforcement import (
     InfractionRecord,
     RecordStatus,
 )
+from .actions import check
 from .errors import EnforcementError
 from .facts import receipt_of
 from .penalties import end_penalty
@@ -25,10 +26,7 @@ from .procedure import close_if_settled
 def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str) -> Appeal:
     """Recurso within 30 calendar days of receiving the record: day 30 in time, day 31 not."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    if record.status != RecordStatus.ISSUED:
-        raise EnforcementError(
-            f"O auto está “{record.get_status_display()}”: não cabe recurso.", "status"
-        )
+    check("file_appeal", record)
     receipt = receipt_of(record)
     if receipt is None:
         raise EnforcementError(
@@ -64,8 +62,7 @@ def decide_appeal(
     """Upheld: the record stands and is final (the fine is due 30 days after the decision).
     Not upheld: the record is annulled and its penalties fall."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    if record.status != RecordStatus.APPEALED:
-        raise EnforcementError("Não há recurso pendente neste auto.", "status")
+    check("decide_appeal", record)
     appeal = Appeal.objects.select_for_update().get(record=record)
     if decided_on < appeal.filed_on:
         raise EnforcementError("A decisão não pode ser anterior ao recurso.", "date", "decided_on")

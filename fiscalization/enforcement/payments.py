@@ -14,6 +14,7 @@ from ..models.enforcement import (
     InfractionRecord,
     RecordStatus,
 )
+from .actions import check
 from .errors import EnforcementError
 from .facts import appeal_last_day, payment_last_day
 from .procedure import close_if_settled
@@ -24,15 +25,7 @@ def register_payment(record: InfractionRecord, paid_on: datetime.date) -> Infrac
     """The fine paid in reais at the UFESP of the payment date (art. 36). Paid after the 30th
     day it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    if record.status == RecordStatus.APPEALED:
-        raise EnforcementError(
-            "O recurso está pendente: registre antes a decisão.", "appeal_pending"
-        )
-    if record.status not in (RecordStatus.ISSUED, RecordStatus.UPHELD):
-        raise EnforcementError(
-            f"O auto está “{record.get_status_display()}”: não cabe registrar pagamento.",
-            "status",
-        )
+    check("register_payment", record)
     if paid_on > timezone.localdate():
         raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
     if paid_on < deadlines.local_date(record.drawn_up_at):
@@ -54,10 +47,7 @@ def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = No
     (art. 22 IV)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     on = on or timezone.localdate()
-    if record.status not in (RecordStatus.ISSUED, RecordStatus.UPHELD):
-        raise EnforcementError(
-            f"O auto está “{record.get_status_display()}”: não vai à Dívida Ativa.", "status"
-        )
+    check("send_to_divida_ativa", record)
     last = payment_last_day(record)
     if on <= last:
         raise EnforcementError(

@@ -22,22 +22,23 @@ from ..models.enforcement import (
     Offender,
     Penalty,
     PenaltyKind,
-    RecordStatus,
 )
+from .actions import PENALTIES, check
 from .errors import EnforcementError
 from .procedure import close_if_settled
 
 ONE_DAY = datetime.timedelta(days=1)
 
 
-def _record_for_penalty(record: InfractionRecord, starts_on: datetime.date) -> InfractionRecord:
+def _record_for_penalty(
+    record: InfractionRecord, starts_on: datetime.date, kind: PenaltyKind
+) -> InfractionRecord:
     record = (
         InfractionRecord.objects.select_for_update(of=("self",))
         .select_related("case__offender__transporter", "case__offender__facility")
         .get(pk=record.pk)
     )
-    if record.status == RecordStatus.ANNULLED:
-        raise EnforcementError("O auto foi anulado: não cabe penalidade.", "annulled")
+    check(PENALTIES[kind].name, record)
     if starts_on < deadlines.local_date(record.drawn_up_at):
         raise EnforcementError(
             "A penalidade não pode começar antes do auto de infração.", "date", "starts_on"
@@ -48,7 +49,7 @@ def _record_for_penalty(record: InfractionRecord, starts_on: datetime.date) -> I
 @transaction.atomic
 def apply_embargo(record: InfractionRecord, starts_on: datetime.date, details: str) -> Penalty:
     """Embargo of the worksite (art. 25 II); disobeyed, a daily fine of one UFESP (art. 31)."""
-    record = _record_for_penalty(record, starts_on)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.EMBARGO)
     if not details.strip():
         raise EnforcementError("Identifique a obra embargada.", "details", "details")
     return Penalty.objects.create(
@@ -60,8 +61,7 @@ def apply_embargo(record: InfractionRecord, starts_on: datetime.date, details: s
 def register_embargo_breach(penalty: Penalty, day: datetime.date, note: str = "") -> EmbargoBreach:
     """A day on which the embargo was found disobeyed: one UFESP (art. 31)."""
     penalty = Penalty.objects.select_for_update().get(pk=penalty.pk)
-    if penalty.kind != PenaltyKind.EMBARGO:
-        raise EnforcementError("Descumprimento só se registra em embargo.", "kind")
+    check("register_embargo_breach", penalty)
     if day < penalty.starts_on or (penalty.lifted_on and day >= penalty.lifted_on):
         raise EnforcementError("Nesse dia o embargo não estava em vigor.", "date", "day")
     if day > timezone.localdate():
@@ -78,7 +78,7 @@ def register_embargo_breach(penalty: Penalty, day: datetime.date, note: str = ""
 @transaction.atomic
 def apply_seizure(record: InfractionRecord, starts_on: datetime.date, details: str) -> Penalty:
     """Seizure of equipment (art. 25 III), kept where the municipality defines (art. 32)."""
-    record = _record_for_penalty(record, starts_on)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SEIZURE)
     if not details.strip():
         raise EnforcementError(
             "Liste os equipamentos apreendidos e onde ficam guardados.", "details", "details"
@@ -94,8 +94,7 @@ def register_seizure_costs(
 ) -> Penalty:
     """The costs of seizure, removal and custody, computed and (when paid) their payment."""
     penalty = Penalty.objects.select_for_update().get(pk=penalty.pk)
-    if penalty.kind != PenaltyKind.SEIZURE:
-        raise EnforcementError("Custos de guarda só existem na apreensão.", "kind")
+    check("register_seizure_costs", penalty)
     if penalty.lifted_on:
         raise EnforcementError("Os equipamentos já foram liberados.", "released")
     if custody_costs_brl is None or custody_costs_brl < 0:
@@ -118,8 +117,7 @@ def release_seizure(penalty: Penalty, on: datetime.date, irregularity_fixed: boo
         .select_related("record__case")
         .get(pk=penalty.pk)
     )
-    if penalty.kind != PenaltyKind.SEIZURE:
-        raise EnforcementError("Só equipamentos apreendidos são liberados.", "kind")
+    check("release_seizure", penalty)
     if penalty.lifted_on:
         raise EnforcementError("Os equipamentos já foram liberados.", "released")
     if not irregularity_fixed:
@@ -159,7 +157,7 @@ def apply_suspension(
             "suspension_too_long",
             "days",
         )
-    record = _record_for_penalty(record, starts_on)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION)
     ends_on = deadlines.suspension_end(starts_on, days)
     offender = record.case.offender
     if offender.transporter_id:
@@ -186,7 +184,7 @@ def apply_revocation(
 ) -> Penalty:
     """Revocation of the permit (art. 25 V), the due penalty for a new infraction after a
     suspension (art. 34): the transporter is REVOKED, the facility's licenses in force too."""
-    record = _record_for_penalty(record, starts_on)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.REVOCATION)
     if record.penalties.filter(kind=PenaltyKind.REVOCATION).exists():
         raise EnforcementError("A cassação já foi aplicada neste auto.", "duplicate")
     penalty = Penalty.objects.create(
@@ -206,14 +204,7 @@ def lift_penalty(penalty: Penalty, on: datetime.date) -> Penalty:
         .select_related("record__case__offender__transporter", "record__case__offender__facility")
         .get(pk=penalty.pk)
     )
-    if penalty.kind == PenaltyKind.SEIZURE:
-        raise EnforcementError(
-            "Equipamentos apreendidos são liberados pela liberação (art. 32 p.ú.).", "kind"
-        )
-    if penalty.kind == PenaltyKind.REVOCATION:
-        raise EnforcementError(
-            "A cassação só deixa de valer com a anulação do auto em recurso.", "kind"
-        )
+    check("lift_penalty", penalty)
     if penalty.lifted_on:
         raise EnforcementError("A penalidade já foi levantada.", "lifted")
     if penalty.kind == PenaltyKind.SUSPENSION and penalty.ends_on < on:

@@ -34,6 +34,7 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from ..models.reports import DumpingReport
+from .actions import check
 from .errors import EnforcementError
 from .facts import earlier_final_records, earlier_suspension, is_recidivist, notice_due
 
@@ -174,12 +175,7 @@ def issue_notice(
 ) -> Notice:
     """Notificação to repair within 72 hours, for a non-recidivist only (art. 28)."""
     case = lock_case(case)
-    if case.status != CaseStatus.OPEN:
-        raise EnforcementError(
-            f"O processo está “{case.get_status_display()}”: a notificação é o primeiro ato "
-            "depois da constatação.",
-            "status",
-        )
+    check("issue_notice", case)
     earlier = earlier_final_records(case).order_by("-drawn_up_at").first()
     if earlier is not None:
         raise EnforcementError(
@@ -224,10 +220,7 @@ def register_notice_delivery(notice: Notice, delivered_on: datetime.datetime) ->
     """The date of the signed receipt (by hand, with the hour), of the returned AR (mail) or of
     the publication (public notice, art. 28 §2): the 72 hours run from the presumed receipt."""
     notice = Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
-    if notice.case.status != CaseStatus.NOTIFIED or notice.repaired_at:
-        raise EnforcementError(
-            "A entrega só pode ser registrada enquanto a notificação está em curso.", "status"
-        )
+    check("register_notice_delivery", notice)
     _check_delivery(notice, delivered_on, notice.issued_at)
     notice.delivered_on = delivered_on
     notice.save(update_fields=["delivered_on"])
@@ -239,9 +232,8 @@ def mark_repaired(notice: Notice, repaired_at: datetime.datetime | None = None) 
     """The offender repaired the damage. In time (art. 28 §1): the case ends without penalty
     (art. 27). Late: it is noted, and the record may still be drawn up (art. 29)."""
     notice = Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
-    case = lock_case(notice.case)
-    if case.status != CaseStatus.NOTIFIED:
-        raise EnforcementError("Esta notificação não está mais em curso.", "status")
+    notice.case = case = lock_case(notice.case)
+    check("mark_repaired", notice)
     due = notice_due(notice)
     if due is None:
         raise EnforcementError(
@@ -285,10 +277,7 @@ def draw_up_record(
     certified by the inspector (art. 36 sole §); handed over in the act when by hand."""
     case = lock_case(case)
     drawn_up_at = drawn_up_at or timezone.localtime()
-    if case.status not in (CaseStatus.OPEN, CaseStatus.NOTIFIED):
-        raise EnforcementError(
-            f"O processo está “{case.get_status_display()}”: não cabe novo auto.", "status"
-        )
+    check("draw_up_record", case)
     if drawn_up_at > timezone.now() + datetime.timedelta(minutes=5):
         raise EnforcementError("A data do auto está no futuro.", "future", "drawn_up_at")
     if drawn_up_at < case.opened_at:
@@ -381,11 +370,7 @@ def register_record_delivery(
     """Delivery of the record by mail (AR date) or public notice (publication date); by hand it
     was delivered when drawn up. The 30 days to appeal run from the presumed receipt."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    if record.status != RecordStatus.ISSUED:
-        raise EnforcementError(
-            f"O auto está “{record.get_status_display()}”: a entrega não pode mais mudar.",
-            "status",
-        )
+    check("register_record_delivery", record)
     _check_delivery(record, delivered_on, record.drawn_up_at)
     record.delivered_on = delivered_on
     record.save(update_fields=["delivered_on"])

@@ -1,5 +1,6 @@
 """The timeline of a case: everything that happened, every deadline with its state, and what
-is due next."""
+is due next. The steps' hints and whether each step may happen come from the table
+(fiscalization.enforcement.actions); here is when, by the deadlines, each one is due."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from ctr.reports import br_date, br_money, br_number
 
 from .. import deadlines, fines
 from ..models.enforcement import (
-    CaseStatus,
     DeliveryMethod,
     EnforcementCase,
     InfractionRecord,
@@ -20,6 +20,7 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
+from .actions import AT_REST, PENALTIES, allowed, hint
 from .facts import has_appeal, is_recidivist, paid_late, payment_last_day, receipt_of, record_fine
 
 ONE_DAY = datetime.timedelta(days=1)
@@ -62,6 +63,11 @@ class Timeline:
     steps: list[Step] = field(default_factory=list)
     next_due: list[str] = field(default_factory=list)
 
+    def due(self, hint: str | None) -> None:
+        """What to do next, when the step may happen (actions.hint gives None otherwise)."""
+        if hint is not None:
+            self.next_due.append(hint)
+
 
 def _deadline_state(done: bool, due_passed: bool) -> str:
     if done:
@@ -101,11 +107,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
         )
         receipt = receipt_of(notice)
         if receipt is None:
-            if case.status == CaseStatus.NOTIFIED:
-                tl.next_due.append(
-                    f"Registrar a entrega da notificação {notice.number} "
-                    "(recibo, AR ou publicação do edital)."
-                )
+            tl.due(hint("register_notice_delivery", notice, number=notice.number))
             continue
         add(Step(notice.delivered_on, _delivery_label(notice), _receipt_detail(receipt)))
         due = deadlines.repair_deadline(receipt)
@@ -127,34 +129,24 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                     "Sem penalidade (art. 27)." if in_time else "",
                 )
             )
-        if case.status == CaseStatus.NOTIFIED:
-            if now <= due and not notice.repaired_at:
-                tl.next_due.append(
-                    f"Aguardar a reparação até {deadlines.br_deadline(due)} e vistoriar."
-                )
-            elif not in_time:
-                tl.next_due.append(
-                    "Prazo vencido sem reparação: lavrar o auto de infração (art. 29)."
-                )
+        if now <= due and not notice.repaired_at:
+            tl.due(hint("mark_repaired", notice, due=deadlines.br_deadline(due)))
+        elif not in_time:
+            tl.due(hint("draw_up_record", case, "notice_expired"))
 
-    if case.status == CaseStatus.OPEN:
+    # Where the notice would be the first act, a recidivist goes straight to the record.
+    if allowed("issue_notice", case):
         if recidivist:
-            tl.next_due.append(
-                "Infrator reincidente: lavrar o auto de infração, sem notificação prévia "
-                "(art. 28); multa em dobro (art. 30)."
-            )
+            tl.due(hint("draw_up_record", case, "recidivist"))
         else:
-            tl.next_due.append("Emitir a notificação para reparar o dano em 72 horas (art. 28).")
+            tl.due(hint("issue_notice", case))
 
     for record in case.records.order_by("drawn_up_at").prefetch_related(
         "items__entry", "penalties__breaches"
     ):
         _record_steps(record, now, today, tl)
 
-    if case.status == CaseStatus.REPAIRED:
-        tl.next_due.append("Nada pendente: dano reparado no prazo.")
-    elif case.status == CaseStatus.CLOSED:
-        tl.next_due.append("Nada pendente: processo encerrado.")
+    tl.due(AT_REST.get(case.status))
     tl.steps.sort(key=lambda s: s.sort_key)
     return tl
 
@@ -198,17 +190,15 @@ def _record_steps(
                 "art. 34",
             )
         )
-        if not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all()) and (
-            record.status != RecordStatus.ANNULLED
-        ):
-            tl.next_due.append("Aplicar a cassação do alvará (art. 34, art. 25 V).")
+        if not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all()):
+            tl.due(hint(PENALTIES[PenaltyKind.REVOCATION].name, record))
 
     receipt = receipt_of(record)
     appeal = record.appeal if has_appeal(record) else None
     if receipt is None:
-        tl.next_due.append(
-            f"Registrar a entrega do auto {record.number} (AR ou publicação do edital)."
-        )
+        # Whatever the record's state, as it always was: a record paid before its delivery
+        # was registered still says so (the step itself is refused then).
+        tl.due(hint("register_record_delivery", number=record.number))
     else:
         if record.delivery_method != DeliveryMethod.HAND:
             add(Step(record.delivered_on, _delivery_label(record), _receipt_detail(receipt)))
@@ -222,8 +212,8 @@ def _record_steps(
                 _deadline_state(appeal is not None, today > last),
             )
         )
-        if record.status == RecordStatus.ISSUED and today <= last:
-            tl.next_due.append(f"Prazo de recurso até {br_date(last)}.")
+        if today <= last:
+            tl.due(hint("file_appeal", record, last=br_date(last)))
     if appeal is not None:
         add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200]))
         if appeal.decided_on:
@@ -235,7 +225,7 @@ def _record_steps(
                 )
             )
         else:
-            tl.next_due.append("Decidir o recurso (Lei 3.190/2013 art. 14: em até 30 dias).")
+            tl.due(hint("decide_appeal", record))
 
     if record.status != RecordStatus.ANNULLED and not (appeal and appeal.decided_on is None):
         last_pay = payment_last_day(record)
@@ -250,18 +240,14 @@ def _record_steps(
                 ),
             )
         )
-        if record.status in (RecordStatus.ISSUED, RecordStatus.UPHELD):
-            if today <= last_pay:
-                tl.next_due.append(f"Pagamento da multa até {br_date(last_pay)}.")
-            elif record.status == RecordStatus.ISSUED and (
-                receipt is None or today <= deadlines.appeal_last_day(receipt)
-            ):
-                tl.next_due.append(
-                    f"Multa vencida em {br_date(last_pay)}: a Dívida Ativa espera o fim do prazo "
-                    "de recurso."
-                )
-            else:
-                tl.next_due.append("Multa não paga no prazo: enviar à Dívida Ativa (art. 22 IV).")
+        if today <= last_pay:
+            tl.due(hint("register_payment", record, last=br_date(last_pay)))
+        elif record.status == RecordStatus.ISSUED and (
+            receipt is None or today <= deadlines.appeal_last_day(receipt)
+        ):
+            tl.due(hint("send_to_divida_ativa", record, "appeal_running", last=br_date(last_pay)))
+        else:
+            tl.due(hint("send_to_divida_ativa", record))
     if record.paid_on:
         late = " (fora do prazo)" if paid_late(record) else ""
         add(Step(record.paid_on, f"Multa paga{late}", br_money(record.paid_brl), "art. 36"))
@@ -281,12 +267,7 @@ def _record_steps(
 
 def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulled: bool) -> None:
     add = tl.steps.append
-    legal = {
-        PenaltyKind.EMBARGO: "art. 25 II, art. 31",
-        PenaltyKind.SEIZURE: "art. 25 III, art. 32",
-        PenaltyKind.SUSPENSION: "art. 25 IV",
-        PenaltyKind.REVOCATION: "art. 25 V, art. 34",
-    }[penalty.kind]
+    legal = PENALTIES[penalty.kind].legal.removeprefix("Lei 3.978/2007 ")
     # "Penalidade" carries the gender: an embargo is masculine, the other penalties feminine.
     applied = f"Penalidade aplicada: {penalty.get_kind_display()}"
     add(Step(penalty.starts_on, applied, penalty.details, legal))
@@ -302,14 +283,12 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
                 )
             )
         if breaches:
-            tl.next_due.append(
-                f"Multa diária por descumprimento do embargo: {len(breaches)} dia(s) = "
-                f"{br_number(fines.embargo_fine(len(breaches)))} UFESP (art. 31)."
-            )
+            ufesp = br_number(fines.embargo_fine(len(breaches)))
+            tl.due(hint("register_embargo_breach", days=len(breaches), ufesp=ufesp))
         if penalty.lifted_on:
             add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú."))
         elif not annulled:
-            tl.next_due.append("Cancelar o embargo quando as exigências forem cumpridas.")
+            tl.due(hint("lift_penalty", penalty))
     elif penalty.kind == PenaltyKind.SEIZURE:
         if penalty.costs_paid_on:
             add(
@@ -323,10 +302,7 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         if penalty.lifted_on:
             add(Step(penalty.lifted_on, "Equipamentos liberados", "", "art. 32 p.ú."))
         elif not annulled:
-            tl.next_due.append(
-                "Liberar os equipamentos quando sanada a irregularidade e pagos os custos "
-                "(art. 32 p.ú.)."
-            )
+            tl.due(hint("release_seizure", penalty))
     elif penalty.kind == PenaltyKind.SUSPENSION:
         ended = penalty.lifted_on or (penalty.ends_on + ONE_DAY)
         add(
@@ -341,8 +317,6 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         if penalty.lifted_on:
             add(Step(penalty.lifted_on, "Suspensão levantada", ""))
         if today < ended and not annulled:
-            tl.next_due.append(
-                f"Suspensão em vigor até {br_date(penalty.ends_on)}; depois, a atividade volta."
-            )
+            tl.due(hint("lift_penalty", penalty, "suspension", ends=br_date(penalty.ends_on)))
     elif penalty.lifted_on:
         add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", ""))
