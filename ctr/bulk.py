@@ -1,7 +1,7 @@
 """The set-based CSV import: the same findings and the same CTRs as the per-row path
 (ctr.csv_import with ctr.services.issue), for files of any size.
 
-The rows are parsed in Python (ctr.csv_import.parse_values, shared with the per-row path) and
+The rows are parsed in Python (ctr.csv_format.parse_values, shared with the per-row path) and
 streamed in chunks; each chunk goes through PostgreSQL as sets, never as a Python loop over
 rows:
 
@@ -48,7 +48,7 @@ from django.utils import timezone, translation
 from pev_network.models import FacilityKind, Municipality
 
 from . import rules
-from .csv_import import (
+from .csv_format import (
     FINDING_COLUMNS,
     Problem,
     RowResult,
