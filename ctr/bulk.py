@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone, translation
 
-from pev_network.models import FacilityKind, Municipality
+from pev_network.models import FacilityKind, Municipality, licensed_sql, period_sql
 
 from . import rules
 from .csv_format import (
@@ -187,16 +187,6 @@ DROP_SQL = (
     "ctr_bulk_numbered"
 )
 
-# A license in force on the day r.transport_date: FacilityLicense.objects.valid_on.
-LICENSED_SQL = """
-    EXISTS (
-        SELECT 1 FROM pev_network_facilitylicense l
-        WHERE l.facility_id = {facility} AND l.valid_from <= r.transport_date
-          AND (l.valid_until >= r.transport_date OR l.valid_until IS NULL)
-          AND (l.status = 'ACTIVE' OR l.status_since > r.transport_date)
-    )
-"""
-
 RESOLVE_SQL = [
     "DROP TABLE IF EXISTS ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact",
     # The municipality of the origin: pev_network.services.municipality_id_at, as a join.
@@ -251,7 +241,7 @@ RESOLVE_SQL = [
         SELECT n.line, n.facility_id, n.destination,
                count(*) OVER (PARTITION BY n.line) AS candidates,
                """
-    + LICENSED_SQL.format(facility="n.facility_id").replace("r.transport_date", "n.transport_date")
+    + licensed_sql("n.facility_id", "n.transport_date")
     + """ AS licensed
         FROM ctr_bulk_near n
         LEFT JOIN ctr_bulk_place pl ON pl.line = n.line
@@ -338,8 +328,9 @@ RULE_FAMILIES: dict[str, str] = {
     + """, '—'))
     FROM ctr_bulk_row r
     WHERE NOT %(self_generator)s
-      AND NOT (%(valid_from)s::date <= r.transport_date
-               AND (%(valid_until)s::date IS NULL OR %(valid_until)s::date >= r.transport_date))
+      AND NOT """
+    + period_sql("%(valid_from)s::date", "%(valid_until)s::date", "r.transport_date")
+    + """
     UNION ALL
     SELECT r.line, 'TRANSPORTER_SUSPENDED', 0, NULL,
            CASE WHEN %(status)s = 'SUSPENDED'
@@ -433,7 +424,7 @@ RULE_FAMILIES: dict[str, str] = {
         SELECT 1 FROM pev_network_receivingfacility rf
         WHERE rf.kind = 'RECYCLING' AND rf.municipality_id = f.municipality_id
           AND 'A' = ANY(rf.accepted_classes) AND """
-    + LICENSED_SQL.format(facility="rf.id")
+    + licensed_sql("rf.id", "r.transport_date")
     + """
     )
     """,
