@@ -124,7 +124,7 @@ class Format:
 
 
 # A template's field names its kind after a colon ("{day:date}"); no kind is text as it is.
-# The SQL of "class" and "kind" reads the labels from sql_params.
+# The SQL of "class" and "kind" reads the labels from FORMAT_PARAMS.
 FORMATS: dict[str, Format] = {
     "": Format(str, "{0}"),
     "date": Format(br_date, "coalesce(to_char({0}, 'DD/MM/YYYY'), '—')"),
@@ -137,6 +137,13 @@ FORMATS: dict[str, Format] = {
         "(SELECT coalesce(string_agg(a, ', ' ORDER BY a), 'nenhuma') FROM "
         '(SELECT DISTINCT a::text COLLATE "C" AS a FROM unnest({0}) a) s)',
     ),
+}
+
+
+# The labels that the SQL of FORMATS reads, as parameters.
+FORMAT_PARAMS = {
+    "waste_names": json.dumps({c.value: waste_name(c.value) for c in CTRWasteClass}),
+    "kind_labels": json.dumps({k.value: str(k.label) for k in FacilityKind}),
 }
 
 
@@ -284,13 +291,6 @@ def rule(
         return check
 
     return register
-
-
-# The labels that the SQL of FORMATS reads, as parameters.
-FORMAT_PARAMS = {
-    "waste_names": json.dumps({c.value: waste_name(c.value) for c in CTRWasteClass}),
-    "kind_labels": json.dumps({k.value: str(k.label) for k in FacilityKind}),
-}
 
 
 def sql_params(transporter: Transporter) -> dict:
