@@ -85,8 +85,7 @@ def check_catalogue() -> None:
     }
     if missing:
         raise CatalogueMismatch(
-            "Regras sem implementação na importação em lote (ctr/bulk.py): "
-            + ", ".join(sorted(missing))
+            "Regras sem a SQL da importação em lote (ctr/rules.py): " + ", ".join(sorted(missing))
         )
 
 
