@@ -367,13 +367,6 @@ RESOLVE_LABELS = {
     "CREATE TEMP TABLE ctr_bulk_candidate": ("candidatas: licença na data, distância", False),
     "CREATE TEMP TABLE ctr_bulk_fact": ("fatos: veículo, equipamento, área escolhida", False),
 }
-FAMILY_LABELS = {
-    "transporter": "transportador",
-    "origin": "origem",
-    "destination": "destino e licença",
-    "waste": "resíduos, PEV e aterro",
-    "equipment": "veículo e equipamento",
-}
 ISSUE_LABELS = {
     "INSERT INTO ctr_ctr (id,": ("INSERT … SELECT em ctr_ctr (chaves estrangeiras na hora)", True),
     "INSERT INTO ctr_ctrwaste": ("INSERT … SELECT em ctr_ctrwaste", False),
@@ -433,8 +426,8 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
                 explain(cursor, label, statement, params)
             else:
                 cursor.execute(statement, params)
-        for name, statement in bulk.RULE_FAMILIES.items():
-            explain(cursor, (f"regras: {FAMILY_LABELS.get(name, name)}", False), statement, params)
+        for code, statement in bulk.RULE_SQL.items():
+            explain(cursor, (f"regra {code}", False), statement, params)
         issue_params = {
             **params,
             "at": timezone.now(),

@@ -1,7 +1,7 @@
 """The set-based CSV import: the same findings and the same CTRs as the per-row path
 (ctr.csv_import with ctr.services.issue), for files of any size.
 
-The rows are parsed in Python (ctr.csv_import.parse_values, shared with the per-row path) and
+The rows are parsed in Python (ctr.csv_format.parse_values, shared with the per-row path) and
 streamed in chunks; each chunk goes through PostgreSQL as sets, never as a Python loop over
 rows:
 
@@ -11,9 +11,9 @@ rows:
    pieces, GiST), the destination facility (ST_DWithin on geography with the municipality's
    GPS tolerance; licensed first, then the nearest: ctr.services.resolve_destination) and
    whether its license is valid on the transport date;
-3. one INSERT … SELECT per rule family into a findings table, with the code, field and
-   message of ctr.rules (messages built with format()/to_char; errors first, then warnings,
-   each in catalogue order, as rules.evaluate orders them);
+3. one INSERT … SELECT per rule into a findings table: the SQL that ctr.rules declares with
+   each message, the message built in SQL from the same template (format()/to_char); errors
+   first, then warnings, each in catalogue order, as rules.evaluate orders them;
 4. unless it is a dry run, issue the rows without errors in one transaction per chunk:
    generators and worksites as the per-row path creates them (the first row wins; ON CONFLICT
    on their unique indexes, so a concurrent issuer is no error), numbers allocated per
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import queue
 import struct
 import threading
@@ -45,10 +44,10 @@ from dataclasses import dataclass, field
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone, translation
 
-from pev_network.models import FacilityKind, Municipality
+from pev_network.models import Municipality, licensed_sql
 
 from . import rules
-from .csv_import import (
+from .csv_format import (
     FINDING_COLUMNS,
     Problem,
     RowResult,
@@ -58,34 +57,19 @@ from .csv_import import (
 )
 from .models import (
     ADDRESS_KEY_SQL,
-    PROHIBITED_CLASSES,
     WORKSITE_CONFLICT_SQL,
     CTRStatus,
-    CTRWasteClass,
     Transporter,
 )
 
 CHUNK_ROWS = 50_000
 
-# The issue-stage rules this module implements in SQL. NOT_IN_GENERATOR_PLAN reads the PGRCC
-# of a worksite chosen by id (IssueRequest.worksite_id), which the CSV format cannot name, so
-# it never applies to an imported row (in ctr.services.build_draft either).
+# The issue-stage rules checked here, each by the SQL of its messages (ctr.rules), and those
+# whose fact a CSV row cannot state (Rule.not_in_bulk).
 IMPLEMENTED_RULES = frozenset(
-    {
-        "TRANSPORTER_NOT_LICENSED",
-        "TRANSPORTER_SUSPENDED",
-        "ORIGIN_OUTSIDE_MUNICIPALITY",
-        "DESTINATION_OUTSIDE_FACILITY",
-        "FACILITY_NOT_LICENSED",
-        "CLASS_NOT_ACCEPTED",
-        "PROHIBITED_WASTE",
-        "LARGE_VOLUME_AT_PEV",
-        "OVER_EQUIPMENT_CAPACITY",
-        "EQUIPMENT_NOT_REGISTERED",
-        "CLASS_A_TO_LANDFILL",
-    }
+    r.code for r in rules.REGISTRY.values() if r.stage == rules.Stage.ISSUE and r.in_bulk
 )
-NOT_APPLICABLE_RULES = frozenset({"NOT_IN_GENERATOR_PLAN"})
+NOT_APPLICABLE_RULES = frozenset(r.code for r in rules.REGISTRY.values() if r.not_in_bulk)
 
 
 class CatalogueMismatch(RuntimeError):
@@ -94,12 +78,14 @@ class CatalogueMismatch(RuntimeError):
 
 
 def check_catalogue() -> None:
-    issue_rules = {code for code, r in rules.REGISTRY.items() if r.stage == rules.Stage.ISSUE}
-    missing = issue_rules - IMPLEMENTED_RULES - NOT_APPLICABLE_RULES
+    missing = {
+        r.code
+        for r in rules.REGISTRY.values()
+        if r.stage == rules.Stage.ISSUE and not r.in_bulk and not r.not_in_bulk
+    }
     if missing:
         raise CatalogueMismatch(
-            "Regras sem implementação na importação em lote (ctr/bulk.py): "
-            + ", ".join(sorted(missing))
+            "Regras sem a SQL da importação em lote (ctr/rules.py): " + ", ".join(sorted(missing))
         )
 
 
@@ -165,6 +151,7 @@ CREATE_SQL = [
     CREATE TEMP TABLE ctr_bulk_finding (
         line integer NOT NULL,
         code text NOT NULL,
+        variant integer NOT NULL,
         sub integer NOT NULL,
         field text,
         message text NOT NULL
@@ -186,16 +173,6 @@ DROP_SQL = (
     "ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact, ctr_bulk_ok, "
     "ctr_bulk_numbered"
 )
-
-# A license in force on the day r.transport_date: FacilityLicense.objects.valid_on.
-LICENSED_SQL = """
-    EXISTS (
-        SELECT 1 FROM pev_network_facilitylicense l
-        WHERE l.facility_id = {facility} AND l.valid_from <= r.transport_date
-          AND (l.valid_until >= r.transport_date OR l.valid_until IS NULL)
-          AND (l.status = 'ACTIVE' OR l.status_since > r.transport_date)
-    )
-"""
 
 RESOLVE_SQL = [
     "DROP TABLE IF EXISTS ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact",
@@ -251,7 +228,7 @@ RESOLVE_SQL = [
         SELECT n.line, n.facility_id, n.destination,
                count(*) OVER (PARTITION BY n.line) AS candidates,
                """
-    + LICENSED_SQL.format(facility="n.facility_id").replace("r.transport_date", "n.transport_date")
+    + licensed_sql("n.facility_id", "n.transport_date")
     + """ AS licensed
         FROM ctr_bulk_near n
         LEFT JOIN ctr_bulk_place pl ON pl.line = n.line
@@ -269,14 +246,14 @@ RESOLVE_SQL = [
     """
     CREATE TEMP TABLE ctr_bulk_fact AS
     SELECT r.line, pl.municipality_id, m.ibge_code,
-           m.small_volume_limit_m3 AS municipality_limit,
            v.id AS vehicle_id, e.id AS equipment_id, e.code AS equipment_db_code,
            e.nominal_capacity_m3 AS equipment_capacity,
            req.id AS requested_id, req.name AS requested_name,
            (r.destination_facility_id IS NOT NULL AND req.id IS NULL) AS unknown_facility,
            c.facility_id, coalesce(c.licensed, false) AS licensed, f.kind AS facility_kind,
            f.name AS facility_name, f.accepted_classes,
-           fm.small_volume_limit_m3 AS facility_limit,
+           coalesce(fm.small_volume_limit_m3, m.small_volume_limit_m3, %(default_limit)s)
+               AS small_volume_limit,
            (SELECT sum(x) FROM unnest(r.volumes) x) AS total
     FROM ctr_bulk_row r
     LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
@@ -298,175 +275,39 @@ RESOLVE_SQL = [
     "ANALYZE ctr_bulk_fact (line)",
 ]
 
-BR_DATE = "to_char({}, 'DD/MM/YYYY')"
-# rules.fmt: decimal comma, no trailing zeros.
-FMT = "replace(trim_scale({})::text, '.', ',')"
-# f"{x:.6f}": to_char of a float8 prints with C's "%.6f", as Python does (checked on 500k
-# values in tests/test_ctr_bulk.py).
-COORD = "to_char({}, 'FM990.000000')"
+
+def rule_sql(rule: rules.Rule) -> str:
+    """One INSERT … SELECT of every breach of `rule` into ctr_bulk_finding: the SQL of each of
+    its messages (or the rule's, whose `variant` column names the message), the message built
+    in SQL from the same template (rules.Message.sql_text)."""
+    insert = "INSERT INTO ctr_bulk_finding (line, code, variant, sub, field, message)\n"
+    messages = list(rule.messages.values())
+    if rule.sql is not None:
+        variants = list(rule.messages)
+        rank = " ".join(f"WHEN '{v}' THEN {i}" for i, v in enumerate(variants))
+        text = " ".join(
+            f"WHEN '{v}' THEN {m.sql_text('x')}" for v, m in zip(variants, messages, strict=True)
+        )
+        return (
+            insert + f"SELECT x.line, '{rule.code}', CASE x.variant {rank} END, x.sub, x.field,"
+            f" CASE x.variant {text} END\nFROM ({rule.sql}) x"
+        )
+    branches = [
+        f"SELECT x.line, '{rule.code}', {variant}, x.sub, x.field, {message.sql_text('x')}\n"
+        f"FROM ({message.sql}) x"
+        for variant, message in enumerate(messages)
+    ]
+    return insert + "\nUNION ALL\n".join(branches)
 
 
-def _where(point: str) -> str:
-    """config.br_forms.format_point in SQL: "(lat; lon)", decimal comma."""
-    lat = f"replace({COORD.format(f'ST_Y({point})')}, '.', ',')"
-    lon = f"replace({COORD.format(f'ST_X({point})')}, '.', ',')"
-    return f"'(' || {lat} || '; ' || {lon} || ')'"
-
-
-FINDING_INSERT = "INSERT INTO ctr_bulk_finding (line, code, sub, field, message)\n"
-
-RULE_FAMILIES: dict[str, str] = {
-    # Lei 3.978/2007 art. 13, art. 25 IV-V, art. 34: the transporter on the transport date.
-    "transporter": FINDING_INSERT
-    + """
-    SELECT r.line, 'TRANSPORTER_NOT_LICENSED', 0, 'generator',
-           'Gerador que transporta os próprios resíduos só pode emitir CTR dos seus '
-           || 'resíduos (art. 12 §4): o gerador informado é outro.'
-    FROM ctr_bulk_row r
-    WHERE %(self_generator)s AND r.generator_document <> %(document)s
-    UNION ALL
-    SELECT r.line, 'TRANSPORTER_NOT_LICENSED', 0, 'transport_date',
-           format('O cadastro do transportador %%s não é válido em %%s (válido de %%s a %%s).',
-                  %(registration)s::text, """
-    + BR_DATE.format("r.transport_date")
-    + """,
-                  coalesce("""
-    + BR_DATE.format("%(valid_from)s::date")
-    + """, '—'),
-                  coalesce("""
-    + BR_DATE.format("%(valid_until)s::date")
-    + """, '—'))
-    FROM ctr_bulk_row r
-    WHERE NOT %(self_generator)s
-      AND NOT (%(valid_from)s::date <= r.transport_date
-               AND (%(valid_until)s::date IS NULL OR %(valid_until)s::date >= r.transport_date))
-    UNION ALL
-    SELECT r.line, 'TRANSPORTER_SUSPENDED', 0, NULL,
-           CASE WHEN %(status)s = 'SUSPENDED'
-                THEN 'O transportador está suspenso desde ' || """
-    + BR_DATE.format("%(status_since)s::date")
-    + """
-                     || coalesce(' até ' || """
-    + BR_DATE.format("%(suspended_until)s::date")
-    + """ || '.', '.')
-                ELSE 'O cadastro do transportador foi cassado em ' || """
-    + BR_DATE.format("%(status_since)s::date")
-    + """ || '.' END
-    FROM ctr_bulk_row r
-    WHERE %(status)s IN ('SUSPENDED', 'REVOKED') AND %(status_since)s::date IS NOT NULL
-      AND %(status_since)s::date <= r.transport_date
-      AND NOT (%(status)s = 'SUSPENDED' AND %(suspended_until)s::date IS NOT NULL
-               AND r.transport_date > %(suspended_until)s::date)
-    """,
-    # Art. 2: the origin inside a municipality served.
-    "origin": FINDING_INSERT
-    + """
-    SELECT r.line, 'ORIGIN_OUTSIDE_MUNICIPALITY', 0, 'origin',
-           'A origem ' || """
-    + _where("r.origin")
-    + """ || ' não está dentro de nenhum município atendido pela plataforma.'
-    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
-    WHERE f.municipality_id IS NULL
-    """,
-    # Art. 13 sole §, art. 2 §1 VI, art. 14 §1: discharged inside a licensed facility.
-    "destination": FINDING_INSERT
-    + """
-    SELECT r.line, 'DESTINATION_OUTSIDE_FACILITY', 0, 'destination',
-           'O ponto de descarga ' || """
-    + _where("r.destination")
-    + """
-           || CASE WHEN f.requested_id IS NOT NULL
-                   THEN ' não está dentro da área “' || f.requested_name
-                        || '” informada como destino.'
-                   ELSE ' não está dentro de nenhuma área de recebimento da rede.' END
-    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
-    WHERE f.facility_id IS NULL
-    UNION ALL
-    SELECT r.line, 'FACILITY_NOT_LICENSED', 0, 'destination_facility',
-           format('A área “%%s” não tem licença válida em %%s.', f.facility_name, """
-    + BR_DATE.format("r.transport_date")
-    + """)
-    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
-    WHERE f.facility_id IS NOT NULL AND NOT f.licensed
-    """,
-    # Art. 3 II-IV, art. 18, art. 7, art. 14 §6, art. 12 §1-2 and art. 18 sole §: what the
-    # facility takes.
-    "waste": FINDING_INSERT
-    + """
-    SELECT r.line, 'CLASS_NOT_ACCEPTED', (w.i - 1)::int, format('waste[%%s].class', w.i - 1),
-           format('A área “%%s” (%%s) não recebe %%s; aceita: %%s.', f.facility_name,
-                  coalesce(%(kind_labels)s::jsonb ->> f.facility_kind, f.facility_kind),
-                  %(class_labels)s::jsonb ->> w.c,
-                  (SELECT coalesce(string_agg(a, ', ' ORDER BY a), 'nenhuma')
-                   FROM (SELECT DISTINCT a::text COLLATE "C" AS a
-                         FROM unnest(f.accepted_classes) a) s))
-    FROM ctr_bulk_fact f
-    JOIN ctr_bulk_row r ON r.line = f.line
-    CROSS JOIN LATERAL unnest(r.classes) WITH ORDINALITY w(c, i)
-    WHERE f.facility_id IS NOT NULL AND NOT (w.c = ANY(%(prohibited)s))
-      AND NOT (w.c = ANY(f.accepted_classes))
-    UNION ALL
-    SELECT r.line, 'PROHIBITED_WASTE', (w.i - 1)::int, format('waste[%%s].class', w.i - 1),
-           %(prohibited_messages)s::jsonb ->> w.c
-    FROM ctr_bulk_row r
-    CROSS JOIN LATERAL unnest(r.classes) WITH ORDINALITY w(c, i)
-    WHERE w.c = ANY(%(prohibited)s)
-    UNION ALL
-    SELECT f.line, 'LARGE_VOLUME_AT_PEV', 0, 'waste',
-           format('O PEV “%%s” recebe até %%s m³ por descarga; o CTR declara %%s m³. Grandes '
-                  'volumes vão para ATT, área de reciclagem ou aterro de RCC.', f.facility_name,
-                  """
-    + FMT.format("coalesce(f.facility_limit, f.municipality_limit, %(default_limit)s)")
-    + """,
-                  """
-    + FMT.format("f.total")
-    + """)
-    FROM ctr_bulk_fact f
-    WHERE f.facility_kind = 'PEV'
-      AND f.total > coalesce(f.facility_limit, f.municipality_limit, %(default_limit)s)
-    UNION ALL
-    SELECT r.line, 'CLASS_A_TO_LANDFILL', 0, 'destination_facility',
-           'Há área de reciclagem licenciada no município: o resíduo classe A deve ser '
-           || 'prioritariamente reciclado.'
-    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
-    WHERE f.facility_kind = 'LANDFILL' AND 'A' = ANY(r.classes) AND EXISTS (
-        SELECT 1 FROM pev_network_receivingfacility rf
-        WHERE rf.kind = 'RECYCLING' AND rf.municipality_id = f.municipality_id
-          AND 'A' = ANY(rf.accepted_classes) AND """
-    + LICENSED_SQL.format(facility="rf.id")
-    + """
-    )
-    """,
-    # Art. 12 §4 II, art. 13, art. 22 II: the fleet and its equipment.
-    "equipment": FINDING_INSERT
-    + """
-    SELECT f.line, 'OVER_EQUIPMENT_CAPACITY', 0, 'waste',
-           format('O volume declarado (%%s m³) excede a capacidade nominal do equipamento %%s '
-                  '(%%s m³).', """
-    + FMT.format("f.total")
-    + ", f.equipment_db_code, "
-    + FMT.format("f.equipment_capacity")
-    + """)
-    FROM ctr_bulk_fact f
-    WHERE f.equipment_id IS NOT NULL AND f.total > f.equipment_capacity
-    UNION ALL
-    SELECT r.line, 'EQUIPMENT_NOT_REGISTERED', 0, 'vehicle_plate',
-           format('O veículo de placa %%s não está no cadastro deste transportador.',
-                  CASE WHEN r.vehicle_plate = '' THEN '(vazia)' ELSE r.vehicle_plate END)
-    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
-    WHERE f.vehicle_id IS NULL
-    UNION ALL
-    SELECT r.line, 'EQUIPMENT_NOT_REGISTERED', 1, 'equipment_code',
-           format('O equipamento %%s não está no cadastro deste transportador.', r.equipment_code)
-    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
-    WHERE f.equipment_id IS NULL AND r.equipment_code <> ''
-    """,
+RULE_SQL: dict[str, str] = {
+    r.code: rule_sql(r) for r in rules.REGISTRY.values() if r.code in IMPLEMENTED_RULES
 }
 
 FINDINGS_SQL = """
 SELECT x.line, x.code, u.severity, x.message, u.article, x.field
 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
-ORDER BY x.line, u.severity_rank, u.rule_rank, x.sub
+ORDER BY x.line, u.severity_rank, u.rule_rank, x.variant, x.sub
 """
 
 ISSUE_SQL = [
@@ -476,8 +317,7 @@ ISSUE_SQL = [
     CREATE TEMP TABLE ctr_bulk_ok AS
     SELECT r.*, f.municipality_id, f.ibge_code, f.vehicle_id, f.equipment_id, f.facility_id,
            f.total, extract(year FROM r.transport_date)::int AS year,
-           (f.total > coalesce(f.facility_limit, f.municipality_limit, %(default_limit)s))
-               AS large_volume
+           (f.total > f.small_volume_limit) AS large_volume
     FROM ctr_bulk_row r JOIN ctr_bulk_fact f ON f.line = r.line
     WHERE NOT f.unknown_facility AND NOT EXISTS (
         SELECT 1 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
@@ -574,8 +414,9 @@ ISSUE_SQL = [
                jsonb_agg(jsonb_build_object(
                    'code', x.code, 'severity', u.severity, 'message', x.message,
                    'article', u.article, 'field', x.field)
-                   ORDER BY u.severity_rank, u.rule_rank, x.sub) AS findings,
-               jsonb_agg(x.code ORDER BY u.severity_rank, u.rule_rank, x.sub) AS codes
+                   ORDER BY u.severity_rank, u.rule_rank, x.variant, x.sub) AS findings,
+               jsonb_agg(x.code ORDER BY u.severity_rank, u.rule_rank, x.variant, x.sub)
+                   AS codes
         FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
         GROUP BY x.line
     )
@@ -632,9 +473,8 @@ _pack_xy = struct.Struct("<dd").pack
 
 
 def _rule_rows() -> list[tuple[str, str, str, int, int]]:
-    order = {rules.Severity.ERROR: 0, rules.Severity.WARNING: 1, rules.Severity.ALERT: 2}
     return [
-        (r.code, r.severity, r.article, order[r.severity], rank)
+        (r.code, r.severity, r.article, rules.Severity.ORDER[r.severity], rank)
         for rank, r in enumerate(rules.REGISTRY.values())
     ]
 
@@ -643,28 +483,10 @@ def _static_params(transporter: Transporter) -> dict:
     default_limit = Municipality._meta.get_field("small_volume_limit_m3").default
     default_tolerance = Municipality._meta.get_field("gps_tolerance_m").default
     return {
+        **rules.sql_params(transporter),
         "transporter": transporter.pk,
-        "document": transporter.document,
-        "registration": transporter.registration_number,
-        "self_generator": transporter.is_self_generator,
-        "valid_from": transporter.valid_from,
-        "valid_until": transporter.valid_until,
-        "status": transporter.status,
-        "status_since": transporter.status_since,
-        "suspended_until": transporter.suspended_until,
         "default_limit": default_limit,
         "default_tolerance": float(default_tolerance),
-        "prohibited": sorted(str(c) for c in PROHIBITED_CLASSES),
-        "class_labels": json.dumps({c.value: str(c.label) for c in CTRWasteClass}),
-        "kind_labels": json.dumps({k.value: str(k.label) for k in FacilityKind}),
-        # rules.prohibited_waste, per class.
-        "prohibited_messages": json.dumps(
-            {
-                str(c): f"{CTRWasteClass(c).label.replace(' (proibido)', '')} não pode ser "
-                "levado à rede de recebimento de RCC e volumosos."
-                for c in PROHIBITED_CLASSES
-            }
-        ),
     }
 
 
@@ -939,9 +761,9 @@ class BulkImporter:
                 cursor.execute(statement, self.params)
             self._time("referências e junções espaciais", started)
             started = time.perf_counter()
-            for sql in RULE_FAMILIES.values():
+            for sql in RULE_SQL.values():
                 cursor.execute(sql, self.params)
-            self._time("regras (uma inserção por família)", started)
+            self._time("regras (uma inserção por regra)", started)
 
             started = time.perf_counter()
             cursor.execute(FINDINGS_SQL)

@@ -12,7 +12,13 @@ from django.db.models import F, Func, Q, Value
 from django.db.models.functions import Lower, Trim
 from django.utils import timezone
 
-from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
+from pev_network.models import (
+    FacilityKind,
+    Municipality,
+    ReceivingFacility,
+    WasteClass,
+    in_period,
+)
 
 from .documents import validate_document, validate_plate
 
@@ -61,7 +67,7 @@ class Transporter(models.Model):
         return self.name
 
     def registered_on(self, day: datetime.date) -> bool:
-        return self.valid_from <= day and (self.valid_until is None or self.valid_until >= day)
+        return in_period(self.valid_from, self.valid_until, day)
 
     def restricted_on(self, day: datetime.date) -> str | None:
         """SUSPENDED or REVOKED when that status is in force on `day`, else None."""

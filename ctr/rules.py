@@ -1,25 +1,49 @@
 """The rule catalogue of the CTR (docs: shared/domain.md), one small unit per rule.
 
-Each rule names its stable code, its severity, the article it comes from and a Portuguese
-message. `evaluate` runs every rule of a stage and returns every finding at once: a CTR is
-never refused one rule at a time (the principle of art. 132 of the Rio law in legal/).
-The catalogue page `/regras/`, the API `/api/v1/rules/` and the tests all read REGISTRY.
+Each rule is declared once, here: its stable code, its severity, the article it comes from, its
+title, its message templates in Portuguese and, for the rules checked at issue, the SQL that
+finds the same breaches in a whole set of rows (the CSV import, ctr.bulk). The check (Python,
+one CTR) and the SQL (set-based) hand the same template the same facts, and the template
+formats them (FORMATS, one pair of Python and SQL per kind of value), so both paths word a
+finding alike; tests/test_ctr_bulk.py runs both on a table of cases.
+
+`evaluate` runs every rule of a stage and returns every finding at once: a CTR is never refused
+one rule at a time (the principle of art. 132 of the Rio law in legal/). The catalogue page
+`/regras/`, the API `/api/v1/rules/`, ctr.bulk and the tests all read REGISTRY.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable
+import json
+import string
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.gis.geos import Point
 
 from config.br import br_date, br_number
 from config.br_forms import format_point
-from pev_network.models import FacilityKind, Municipality, ReceivingFacility, WasteClass
+from pev_network.models import (
+    FacilityKind,
+    Municipality,
+    ReceivingFacility,
+    WasteClass,
+    licensed_sql,
+    period_sql,
+)
 
-from .models import PROHIBITED_CLASSES, CTRWasteClass, Equipment, Generator, Transporter, Vehicle
+from .models import (
+    PROHIBITED_CLASSES,
+    CTRWasteClass,
+    Equipment,
+    Generator,
+    RegistrationStatus,
+    Transporter,
+    Vehicle,
+)
 
 
 class Severity:
@@ -27,6 +51,7 @@ class Severity:
     WARNING = "warning"
     ALERT = "alert"
     LABELS = {ERROR: "erro", WARNING: "aviso", ALERT: "alerta"}
+    ORDER = {ERROR: 0, WARNING: 1, ALERT: 2}  # errors first, as evaluate and ctr.bulk list them
 
 
 class Stage:
@@ -54,6 +79,139 @@ class Finding:
         }
 
 
+# --- how a value prints in a message: once in Python, once in SQL -------------------------------
+
+
+def fmt(value: Decimal) -> str:
+    """Brazilian decimal comma, no trailing zeros, no thousands dot: 1,5 m³."""
+    return br_number(value, grouping=False)
+
+
+def waste_name(code: str) -> str:
+    """A waste class as a sentence names it: its label without the "(proibido)" mark."""
+    return CTRWasteClass(code).label.removesuffix(" (proibido)")
+
+
+def kind_name(code: str) -> str:
+    return dict(FacilityKind.choices).get(code, code)
+
+
+def classes_text(codes: Iterable[str]) -> str:
+    return ", ".join(sorted(set(codes))) or "nenhuma"
+
+
+# fmt in SQL: decimal comma, no trailing zeros.
+FMT = "replace(trim_scale({})::text, '.', ',')"
+# f"{x:.6f}": to_char of a float8 prints with C's "%.6f", as Python does (checked on 4,000
+# values in tests/test_ctr_bulk.py).
+COORD = "to_char({}, 'FM990.000000')"
+# config.br_forms.format_point in SQL: "(lat; lon)", decimal comma.
+POINT = (
+    "'(' || replace(" + COORD.format("ST_Y({0})") + ", '.', ',') || '; ' || "
+    "replace(" + COORD.format("ST_X({0})") + ", '.', ',') || ')'"
+)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One kind of value in a message: `python` prints a value, `sql` prints a column ({0})."""
+
+    python: Callable[[Any], str]
+    sql: str
+
+
+# A template's field names its kind after a colon ("{day:date}"); no kind is text as it is.
+# The SQL of "class" and "kind" reads the labels from FORMAT_PARAMS.
+FORMATS: dict[str, Format] = {
+    "": Format(str, "{0}"),
+    "date": Format(br_date, "coalesce(to_char({0}, 'DD/MM/YYYY'), '—')"),
+    "decimal": Format(fmt, FMT),
+    "point": Format(lambda p: format_point(p.x, p.y), POINT),
+    "class": Format(waste_name, "(%(waste_names)s::jsonb ->> {0})"),
+    "kind": Format(kind_name, "coalesce(%(kind_labels)s::jsonb ->> {0}, {0})"),
+    "classes": Format(
+        classes_text,
+        "(SELECT coalesce(string_agg(a, ', ' ORDER BY a), 'nenhuma') FROM "
+        '(SELECT DISTINCT a::text COLLATE "C" AS a FROM unnest({0}) a) s)',
+    ),
+}
+
+
+# The labels that the SQL of FORMATS reads, as parameters.
+FORMAT_PARAMS = {
+    "waste_names": json.dumps({c.value: waste_name(c.value) for c in CTRWasteClass}),
+    "kind_labels": json.dumps({k.value: str(k.label) for k in FacilityKind}),
+}
+
+
+def _sql_literal(text: str) -> str:
+    # Doubled %: the statements run with psycopg2 parameters.
+    return "'" + text.replace("'", "''").replace("%", "%%") + "'"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One way to break a rule: its template and, for the set-based path, its SQL.
+
+    The SQL is a SELECT over the staged rows of ctr.bulk (`r`, ctr_bulk_row: what the row
+    declares) and their facts (`f`, ctr_bulk_fact: the row's CTRDraft, resolved in PostGIS),
+    with the transporter's facts as parameters (sql_params). It gives one row per breach:
+    `line`, `sub` (the order of the breaches within a CTR, as the check yields them: the waste
+    line), `field`, and one column per field of the template, unformatted.
+    """
+
+    template: str
+    sql: str | None = None
+
+    @property
+    def fields(self) -> list[tuple[str, str]]:
+        """(name, kind) of each field of the template, in order."""
+        return [
+            (name, spec or "")
+            for _, name, spec, _ in string.Formatter().parse(self.template)
+            if name is not None
+        ]
+
+    def format(self, params: Mapping[str, Any]) -> str:
+        return _MESSAGE_FORMATTER.vformat(self.template, (), params)
+
+    def sql_text(self, row: str) -> str:
+        """The message in SQL, from the columns of `row` (the alias of the message's SELECT)."""
+        text, columns = [], []
+        for literal, name, spec, _ in string.Formatter().parse(self.template):
+            text.append(literal.replace("%", "%%"))
+            if name is not None:
+                text.append("%s")
+                columns.append(FORMATS[spec or ""].sql.format(f'{row}."{name}"'))
+        if not columns:
+            return _sql_literal(self.template)
+        return f"format({_sql_literal(''.join(text))}, {', '.join(columns)})"
+
+
+class _Formatter(string.Formatter):
+    def format_field(self, value, format_spec: str) -> str:
+        return FORMATS[format_spec].python(value)
+
+
+_MESSAGE_FORMATTER = _Formatter()
+
+
+@dataclass(frozen=True)
+class Breach:
+    """What a check found: the field concerned, which message of the rule, and its facts."""
+
+    field: str | None
+    variant: str
+    params: dict[str, Any]
+
+
+MAIN = ""  # the variant of a rule with a single message
+
+
+def breach(field: str | None = None, variant: str = MAIN, **params) -> Breach:
+    return Breach(field, variant, params)
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -61,26 +219,92 @@ class Rule:
     article: str
     title: str
     stage: str
-    check: Callable[..., Iterable[tuple[str | None, str]]]
+    check: Callable[..., Iterable[Breach]]
+    messages: Mapping[str, Message]  # by variant, in the order the check yields them
+    # Why an issue rule has no SQL: ctr.bulk cannot know the fact it reads.
+    not_in_bulk: str = ""
+    # One SELECT for all the messages, when they share one scan: as a Message's, plus a
+    # `variant` column naming the message of each breach (and the columns of every template).
+    sql: str | None = None
 
     @property
     def description(self) -> str:
         return (self.check.__doc__ or "").strip()
 
+    @property
+    def in_bulk(self) -> bool:
+        return self.sql is not None or all(m.sql for m in self.messages.values())
+
+    def finding(self, found: Breach) -> Finding:
+        message = self.messages[found.variant].format(found.params)
+        return Finding(self.code, self.severity, message, self.article, found.field)
+
 
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(code: str, severity: str, article: str, title: str, stage: str = Stage.ISSUE):
-    """Register a check. The check yields (field, message) pairs, one per breach."""
+def rule(
+    code: str,
+    severity: str,
+    article: str,
+    title: str,
+    message: Message | None = None,
+    messages: Mapping[str, Message] | None = None,
+    stage: str = Stage.ISSUE,
+    not_in_bulk: str = "",
+    sql: str | None = None,
+):
+    """Register a check under its code with its message (or messages, by variant). The check
+    yields one breach() per breach. A rule checked at issue brings the SQL of each message (or
+    one `sql` for all of them), or says in `not_in_bulk` why the CSV import cannot check it."""
+    if (message is None) == (messages is None):
+        raise ValueError(f"rule {code}: give either message or messages")
+    by_variant = {MAIN: message} if message is not None else dict(messages)
+    for text in by_variant.values():
+        for name, spec in text.fields:
+            if not name.isidentifier() or spec not in FORMATS:
+                raise ValueError(f"rule {code}: bad field {{{name}:{spec}}} in its message")
+    with_sql = [m.sql is not None for m in by_variant.values()]
+    if sql is not None:
+        if any(with_sql):
+            raise ValueError(f"rule {code}: SQL for the rule and for a message")
+        with_sql = [True] * len(with_sql)
+    if stage == Stage.ISSUE and not_in_bulk and any(with_sql):
+        raise ValueError(f"rule {code}: not_in_bulk, yet a message has SQL")
+    if stage == Stage.ISSUE and not not_in_bulk and not all(with_sql):
+        raise ValueError(
+            f"rule {code}: a rule checked at issue needs the SQL of every message (ctr.bulk) "
+            "or not_in_bulk, saying why the CSV import cannot check it"
+        )
+    if stage != Stage.ISSUE and any(with_sql):
+        raise ValueError(f"rule {code}: only rules checked at issue run in SQL")
 
     def register(check):
         if code in REGISTRY:
             raise ValueError(f"duplicate rule {code}")
-        REGISTRY[code] = Rule(code, severity, article, title, stage, check)
+        REGISTRY[code] = Rule(
+            code, severity, article, title, stage, check, by_variant, not_in_bulk, sql
+        )
         return check
 
     return register
+
+
+def sql_params(transporter: Transporter) -> dict:
+    """The parameters the rules' SQL reads: the transporter's facts (the CTRDraft's
+    transporter, the same for every row of an import) and FORMAT_PARAMS."""
+    return {
+        **FORMAT_PARAMS,
+        "document": transporter.document,
+        "registration": transporter.registration_number,
+        "self_generator": transporter.is_self_generator,
+        "valid_from": transporter.valid_from,
+        "valid_until": transporter.valid_until,
+        "status": transporter.status,
+        "status_since": transporter.status_since,
+        "suspended_until": transporter.suspended_until,
+        "prohibited": sorted(str(c) for c in PROHIBITED_CLASSES),
+    }
 
 
 @dataclass
@@ -92,7 +316,8 @@ class WasteLine:
 
 @dataclass
 class CTRDraft:
-    """Everything the rules read about a CTR, resolved beforehand (spatial facts in PostGIS)."""
+    """Everything the rules read about a CTR, resolved beforehand (spatial facts in PostGIS).
+    ctr.bulk resolves the same facts for a set of rows into ctr_bulk_fact."""
 
     transport_date: datetime.date
     transporter: Transporter
@@ -126,13 +351,18 @@ class CTRDraft:
         return Municipality._meta.get_field("small_volume_limit_m3").default
 
 
-def fmt(value: Decimal) -> str:
-    """Brazilian decimal comma, no trailing zeros, no thousands dot: 1,5 m³ (bulk.py's SQL
-    prints the same)."""
-    return br_number(value, grouping=False)
-
-
 # --- the catalogue -----------------------------------------------------------------------
+# In the SQL: `r` the staged row, `f` its facts (Message); ROWS and FACTS are their FROMs.
+
+ROWS = "ctr_bulk_row r"
+FACTS = "ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line"
+# Each waste line of the row, `w.c` its class and `w.i` its position from 1.
+WASTE_LINES = "CROSS JOIN LATERAL unnest(r.classes) WITH ORDINALITY w(c, i)"
+WASTE_FIELD = "(w.i - 1)::int AS sub, 'waste[' || (w.i - 1) || '].class' AS field"
+
+
+# Transporter.registered_on(r.transport_date) in SQL, on the transporter's parameters.
+REGISTERED_SQL = period_sql("%(valid_from)s::date", "%(valid_until)s::date", "r.transport_date")
 
 
 @rule(
@@ -140,6 +370,28 @@ def fmt(value: Decimal) -> str:
     Severity.ERROR,
     "Lei 3.978/2007 art. 13",
     "Transportador cadastrado e com cadastro válido na data do transporte",
+    messages={
+        "other_generator": Message(
+            "Gerador que transporta os próprios resíduos só pode emitir CTR dos seus "
+            "resíduos (art. 12 §4): o gerador informado é outro.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'generator' AS field
+            FROM {ROWS}
+            WHERE %(self_generator)s AND r.generator_document <> %(document)s
+            """,
+        ),
+        "not_registered": Message(
+            "O cadastro do transportador {registration} não é válido em {day:date} "
+            "(válido de {valid_from:date} a {valid_until:date}).",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'transport_date' AS field,
+                   %(registration)s::text AS registration, r.transport_date AS day,
+                   %(valid_from)s::date AS valid_from, %(valid_until)s::date AS valid_until
+            FROM {ROWS}
+            WHERE NOT %(self_generator)s AND NOT {REGISTERED_SQL}
+            """,
+        ),
+    },
 )
 def transporter_not_licensed(ctr: CTRDraft):
     """O transportador deve estar cadastrado no município, com cadastro válido na data do
@@ -148,19 +400,26 @@ def transporter_not_licensed(ctr: CTRDraft):
     transporter = ctr.transporter
     if transporter.is_self_generator:
         if ctr.generator is not None and ctr.generator.document != transporter.document:
-            yield (
-                "generator",
-                "Gerador que transporta os próprios resíduos só pode emitir CTR dos seus "
-                "resíduos (art. 12 §4): o gerador informado é outro.",
-            )
+            yield breach("generator", "other_generator")
         return
     if not transporter.registered_on(ctr.transport_date):
-        yield (
+        yield breach(
             "transport_date",
-            f"O cadastro do transportador {transporter.registration_number} não é válido em "
-            f"{br_date(ctr.transport_date)} (válido de {br_date(transporter.valid_from)} a "
-            f"{br_date(transporter.valid_until)}).",
+            "not_registered",
+            registration=transporter.registration_number,
+            day=ctr.transport_date,
+            valid_from=transporter.valid_from,
+            valid_until=transporter.valid_until,
         )
+
+
+# Transporter.restricted_on(r.transport_date) in SQL, on the transporter's parameters.
+RESTRICTED_SQL = f"""
+    %(status_since)s::date IS NOT NULL AND %(status_since)s::date <= r.transport_date
+    AND NOT (%(status)s = '{RegistrationStatus.SUSPENDED.value}'
+             AND %(suspended_until)s::date IS NOT NULL
+             AND r.transport_date > %(suspended_until)s::date)
+"""
 
 
 @rule(
@@ -168,25 +427,50 @@ def transporter_not_licensed(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 25 IV-V, art. 34",
     "Transportador não suspenso nem cassado na data do transporte",
+    messages={
+        "suspended_until": Message(
+            "O transportador está suspenso desde {since:date} até {until:date}.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, NULL::text AS field,
+                   %(status_since)s::date AS since, %(suspended_until)s::date AS until
+            FROM {ROWS}
+            WHERE %(status)s = '{RegistrationStatus.SUSPENDED.value}'
+              AND %(suspended_until)s::date IS NOT NULL AND {RESTRICTED_SQL}
+            """,
+        ),
+        "suspended": Message(
+            "O transportador está suspenso desde {since:date}.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, NULL::text AS field, %(status_since)s::date AS since
+            FROM {ROWS}
+            WHERE %(status)s = '{RegistrationStatus.SUSPENDED.value}'
+              AND %(suspended_until)s::date IS NULL AND {RESTRICTED_SQL}
+            """,
+        ),
+        "revoked": Message(
+            "O cadastro do transportador foi cassado em {since:date}.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, NULL::text AS field, %(status_since)s::date AS since
+            FROM {ROWS}
+            WHERE %(status)s = '{RegistrationStatus.REVOKED.value}' AND {RESTRICTED_SQL}
+            """,
+        ),
+    },
 )
 def transporter_suspended(ctr: CTRDraft):
     """Um transportador suspenso ou cassado não pode transportar."""
-    status = ctr.transporter.restricted_on(ctr.transport_date)
-    if status == "SUSPENDED":
-        yield (
+    transporter = ctr.transporter
+    status = transporter.restricted_on(ctr.transport_date)
+    if status == RegistrationStatus.SUSPENDED:
+        until = transporter.suspended_until
+        yield breach(
             None,
-            f"O transportador está suspenso desde {br_date(ctr.transporter.status_since)}"
-            + (
-                f" até {br_date(ctr.transporter.suspended_until)}."
-                if ctr.transporter.suspended_until
-                else "."
-            ),
+            "suspended_until" if until else "suspended",
+            since=transporter.status_since,
+            until=until,
         )
-    elif status == "REVOKED":
-        yield (
-            None,
-            f"O cadastro do transportador foi cassado em {br_date(ctr.transporter.status_since)}.",
-        )
+    elif status == RegistrationStatus.REVOKED:
+        yield breach(None, "revoked", since=transporter.status_since)
 
 
 @rule(
@@ -194,16 +478,20 @@ def transporter_suspended(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 2",
     "Origem dentro do limite de um município atendido",
+    message=Message(
+        "A origem {origin:point} não está dentro de nenhum município atendido pela plataforma.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'origin' AS field, r.origin
+        FROM {FACTS}
+        WHERE f.municipality_id IS NULL
+        """,
+    ),
 )
 def origin_outside_municipality(ctr: CTRDraft):
     """A origem (a obra ou imóvel) deve estar dentro do limite do município; é ele que define o
     município do CTR."""
     if ctr.municipality is None:
-        yield (
-            "origin",
-            f"A origem {format_point(ctr.origin.x, ctr.origin.y)} não está dentro de nenhum "
-            "município atendido pela plataforma.",
-        )
+        yield breach("origin", origin=ctr.origin)
 
 
 @rule(
@@ -211,24 +499,39 @@ def origin_outside_municipality(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 13 p.ú., art. 2 §1 VI",
     "Ponto de descarga dentro do polígono da área de destino (com a tolerância do GPS)",
+    messages={
+        "requested": Message(
+            "O ponto de descarga {destination:point} não está dentro da área “{facility}” "
+            "informada como destino."
+        ),
+        "anywhere": Message(
+            "O ponto de descarga {destination:point} não está dentro de nenhuma área de "
+            "recebimento da rede."
+        ),
+    },
+    # One scan for both messages.
+    sql=f"""
+    SELECT r.line, 0 AS sub, 'destination' AS field,
+           CASE WHEN f.requested_id IS NOT NULL THEN 'requested' ELSE 'anywhere' END AS variant,
+           r.destination, f.requested_name AS facility
+    FROM {FACTS}
+    WHERE f.facility_id IS NULL
+    """,
 )
 def destination_outside_facility(ctr: CTRDraft):
     """O resíduo só pode ser descarregado dentro de uma área da rede; o ponto de descarga deve
     estar dentro do polígono da área, admitida a tolerância de GPS do município."""
     if ctr.facility is not None:
         return
-    where = format_point(ctr.destination.x, ctr.destination.y)
     if ctr.requested_facility is not None:
-        yield (
+        yield breach(
             "destination",
-            f"O ponto de descarga {where} não está dentro da área "
-            f"“{ctr.requested_facility.name}” informada como destino.",
+            "requested",
+            destination=ctr.destination,
+            facility=ctr.requested_facility.name,
         )
     else:
-        yield (
-            "destination",
-            f"O ponto de descarga {where} não está dentro de nenhuma área de recebimento da rede.",
-        )
+        yield breach("destination", "anywhere", destination=ctr.destination)
 
 
 @rule(
@@ -236,16 +539,21 @@ def destination_outside_facility(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 14 §1",
     "Área de destino com licença válida na data do transporte",
+    message=Message(
+        "A área “{facility}” não tem licença válida em {day:date}.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'destination_facility' AS field,
+               f.facility_name AS facility, r.transport_date AS day
+        FROM {FACTS}
+        WHERE f.facility_id IS NOT NULL AND NOT f.licensed
+        """,
+    ),
 )
 def facility_not_licensed(ctr: CTRDraft):
     """Os receptores devem ser licenciados: a licença da área de destino deve valer na data do
     transporte."""
     if ctr.facility is not None and not ctr.facility_licensed:
-        yield (
-            "destination_facility",
-            f"A área “{ctr.facility.name}” não tem licença válida em "
-            f"{br_date(ctr.transport_date)}.",
-        )
+        yield breach("destination_facility", facility=ctr.facility.name, day=ctr.transport_date)
 
 
 @rule(
@@ -253,23 +561,33 @@ def facility_not_licensed(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 3 II-IV, art. 18",
     "Toda classe de resíduo do CTR é aceita pela área de destino",
+    message=Message(
+        "A área “{facility}” ({kind:kind}) não recebe {waste:class}; aceita: {accepted:classes}.",
+        sql=f"""
+        SELECT r.line, {WASTE_FIELD}, f.facility_name AS facility, f.facility_kind AS kind,
+               w.c AS waste, f.accepted_classes AS accepted
+        FROM {FACTS} {WASTE_LINES}
+        WHERE f.facility_id IS NOT NULL AND NOT (w.c = ANY(%(prohibited)s))
+          AND NOT (w.c = ANY(f.accepted_classes))
+        """,
+    ),
 )
 def class_not_accepted(ctr: CTRDraft):
     """Cada área recebe só as classes para que foi licenciada: aterro de RCC e área de
     reciclagem, só classe A."""
-    if ctr.facility is None:
+    facility = ctr.facility
+    if facility is None:
         return
-    accepted = set(ctr.facility.accepted_classes)
     for index, line in enumerate(ctr.waste):
         if line.waste_class in PROHIBITED_CLASSES:
             continue
-        if line.waste_class not in accepted:
-            label = CTRWasteClass(line.waste_class).label
-            accepted_labels = ", ".join(sorted(accepted)) or "nenhuma"
-            yield (
+        if line.waste_class not in facility.accepted_classes:
+            yield breach(
                 f"waste[{index}].class",
-                f"A área “{ctr.facility.name}” ({ctr.facility.get_kind_display()}) não recebe "
-                f"{label}; aceita: {accepted_labels}.",
+                facility=facility.name,
+                kind=facility.kind,
+                waste=line.waste_class,
+                accepted=facility.accepted_classes,
             )
 
 
@@ -278,16 +596,20 @@ def class_not_accepted(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 7, art. 14 §6",
     "Sem resíduo domiciliar, industrial ou de serviço de saúde",
+    message=Message(
+        "{waste:class} não pode ser levado à rede de recebimento de RCC e volumosos.",
+        sql=f"""
+        SELECT r.line, {WASTE_FIELD}, w.c AS waste
+        FROM {ROWS} {WASTE_LINES}
+        WHERE w.c = ANY(%(prohibited)s)
+        """,
+    ),
 )
 def prohibited_waste(ctr: CTRDraft):
     """A rede não recebe resíduos domiciliares não inertes, industriais nem de serviços de saúde."""
     for index, line in enumerate(ctr.waste):
         if line.waste_class in PROHIBITED_CLASSES:
-            yield (
-                f"waste[{index}].class",
-                f"{CTRWasteClass(line.waste_class).label.replace(' (proibido)', '')} não pode "
-                "ser levado à rede de recebimento de RCC e volumosos.",
-            )
+            yield breach(f"waste[{index}].class", waste=line.waste_class)
 
 
 @rule(
@@ -295,6 +617,16 @@ def prohibited_waste(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 12 §1-2",
     "PEV recebe no máximo o limite de pequeno volume (1 m³) por descarga",
+    message=Message(
+        "O PEV “{facility}” recebe até {volume_limit:decimal} m³ por descarga; o CTR declara "
+        "{total:decimal} m³. Grandes volumes vão para ATT, área de reciclagem ou aterro de RCC.",
+        sql=f"""
+        SELECT f.line, 0 AS sub, 'waste' AS field, f.facility_name AS facility,
+               f.small_volume_limit AS volume_limit, f.total
+        FROM ctr_bulk_fact f
+        WHERE f.facility_kind = '{FacilityKind.PEV.value}' AND f.total > f.small_volume_limit
+        """,
+    ),
 )
 def large_volume_at_pev(ctr: CTRDraft):
     """Um PEV recebe só pequenos volumes: até o limite do município (1 m³) por descarga;
@@ -303,11 +635,8 @@ def large_volume_at_pev(ctr: CTRDraft):
     if facility is not None and facility.kind == FacilityKind.PEV:
         limit = ctr.small_volume_limit
         if ctr.total_volume > limit:
-            yield (
-                "waste",
-                f"O PEV “{facility.name}” recebe até {fmt(limit)} m³ por descarga; o CTR declara "
-                f"{fmt(ctr.total_volume)} m³. Grandes volumes vão para ATT, área de reciclagem ou "
-                "aterro de RCC.",
+            yield breach(
+                "waste", facility=facility.name, volume_limit=limit, total=ctr.total_volume
             )
 
 
@@ -316,15 +645,27 @@ def large_volume_at_pev(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 12 §4 II",
     "Volume declarado não excede a capacidade nominal do equipamento",
+    message=Message(
+        "O volume declarado ({total:decimal} m³) excede a capacidade nominal do equipamento "
+        "{equipment} ({capacity:decimal} m³).",
+        sql="""
+        SELECT f.line, 0 AS sub, 'waste' AS field, f.total, f.equipment_db_code AS equipment,
+               f.equipment_capacity AS capacity
+        FROM ctr_bulk_fact f
+        WHERE f.equipment_id IS NOT NULL AND f.total > f.equipment_capacity
+        """,
+    ),
 )
 def over_equipment_capacity(ctr: CTRDraft):
     """A caçamba só pode ser usada até o seu nível original: sem chapas que aumentem a
     capacidade."""
-    if ctr.equipment is not None and ctr.total_volume > ctr.equipment.nominal_capacity_m3:
-        yield (
+    equipment = ctr.equipment
+    if equipment is not None and ctr.total_volume > equipment.nominal_capacity_m3:
+        yield breach(
             "waste",
-            f"O volume declarado ({fmt(ctr.total_volume)} m³) excede a capacidade nominal do "
-            f"equipamento {ctr.equipment.code} ({fmt(ctr.equipment.nominal_capacity_m3)} m³).",
+            total=ctr.total_volume,
+            equipment=equipment.code,
+            capacity=equipment.nominal_capacity_m3,
         )
 
 
@@ -333,20 +674,33 @@ def over_equipment_capacity(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 13, art. 22 II",
     "Veículo e equipamento cadastrados pelo transportador",
+    messages={
+        "vehicle": Message(
+            "O veículo de placa {plate} não está no cadastro deste transportador.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'vehicle_plate' AS field,
+                   CASE WHEN r.vehicle_plate = '' THEN '(vazia)' ELSE r.vehicle_plate END
+                       AS plate
+            FROM {FACTS}
+            WHERE f.vehicle_id IS NULL
+            """,
+        ),
+        "equipment": Message(
+            "O equipamento {equipment} não está no cadastro deste transportador.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'equipment_code' AS field, r.equipment_code AS equipment
+            FROM {FACTS}
+            WHERE f.equipment_id IS NULL AND r.equipment_code <> ''
+            """,
+        ),
+    },
 )
 def equipment_not_registered(ctr: CTRDraft):
     """O veículo e o equipamento usados devem estar no cadastro do transportador."""
     if ctr.vehicle is None:
-        yield (
-            "vehicle_plate",
-            f"O veículo de placa {ctr.vehicle_plate or '(vazia)'} não está no cadastro deste "
-            "transportador.",
-        )
+        yield breach("vehicle_plate", "vehicle", plate=ctr.vehicle_plate or "(vazia)")
     if ctr.equipment is None and ctr.equipment_code:
-        yield (
-            "equipment_code",
-            f"O equipamento {ctr.equipment_code} não está no cadastro deste transportador.",
-        )
+        yield breach("equipment_code", "equipment", equipment=ctr.equipment_code)
 
 
 @rule(
@@ -354,6 +708,13 @@ def equipment_not_registered(ctr: CTRDraft):
     Severity.WARNING,
     "Lei 3.978/2007 art. 9 p.ú. I",
     "O PGRCC do grande gerador indica este transportador e este destino",
+    messages={
+        "transporter": Message("O PGRCC da obra não indica este transportador."),
+        "facility": Message("O PGRCC da obra não indica “{facility}” como destino."),
+    },
+    # ctr.services.build_draft reads the PGRCC of a worksite chosen by id
+    # (IssueRequest.worksite_id), and a CSV row cannot name one.
+    not_in_bulk="O arquivo CSV não indica a obra pelo seu número, e é dela o PGRCC.",
 )
 def not_in_generator_plan(ctr: CTRDraft):
     """O grande gerador anuncia no seu Projeto de Gerenciamento os transportadores e destinos
@@ -361,12 +722,9 @@ def not_in_generator_plan(ctr: CTRDraft):
     if not ctr.worksite_is_large_generator:
         return
     if ctr.transporter.pk not in ctr.plan_transporter_ids:
-        yield ("transporter", "O PGRCC da obra não indica este transportador.")
+        yield breach("transporter", "transporter")
     if ctr.facility is not None and ctr.facility.pk not in ctr.plan_facility_ids:
-        yield (
-            "destination_facility",
-            f"O PGRCC da obra não indica “{ctr.facility.name}” como destino.",
-        )
+        yield breach("destination_facility", "facility", facility=ctr.facility.name)
 
 
 @rule(
@@ -374,6 +732,24 @@ def not_in_generator_plan(ctr: CTRDraft):
     Severity.WARNING,
     "Lei 3.978/2007 art. 18 p.ú.",
     "Classe A a aterro havendo área de reciclagem licenciada",
+    message=Message(
+        "Há área de reciclagem licenciada no município: o resíduo classe A deve ser "
+        "prioritariamente reciclado.",
+        # ctr.services.recycling_area_available, only for the rows it concerns.
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'destination_facility' AS field
+        FROM {FACTS}
+        WHERE f.facility_kind = '{FacilityKind.LANDFILL.value}'
+          AND '{WasteClass.A.value}' = ANY(r.classes)
+          AND EXISTS (
+            SELECT 1 FROM pev_network_receivingfacility rf
+            WHERE rf.kind = '{FacilityKind.RECYCLING.value}'
+              AND rf.municipality_id = f.municipality_id
+              AND '{WasteClass.A.value}' = ANY(rf.accepted_classes)
+              AND {licensed_sql("rf.id", "r.transport_date")}
+          )
+        """,
+    ),
 )
 def class_a_to_landfill(ctr: CTRDraft):
     """O resíduo classe A deve ser prioritariamente reciclado; o aterro é para quando a
@@ -384,11 +760,7 @@ def class_a_to_landfill(ctr: CTRDraft):
         and ctr.recycling_area_available
         and any(line.waste_class == WasteClass.A for line in ctr.waste)
     ):
-        yield (
-            "destination_facility",
-            "Há área de reciclagem licenciada no município: o resíduo classe A deve ser "
-            "prioritariamente reciclado.",
-        )
+        yield breach("destination_facility")
 
 
 @dataclass
@@ -403,6 +775,10 @@ class ReceptionFacts:
     Severity.WARNING,
     "Lei 3.978/2007 art. 13 p.ú.",
     "Volume recebido confere com o declarado (dentro da tolerância)",
+    message=Message(
+        "Recebido {received:decimal} m³, declarado {declared:decimal} m³: diferença acima de "
+        "{tolerance:decimal}%."
+    ),
     stage=Stage.RECEPTION,
 )
 def received_volume_mismatch(facts: ReceptionFacts):
@@ -411,10 +787,11 @@ def received_volume_mismatch(facts: ReceptionFacts):
         return
     difference = abs(facts.received_m3 - facts.declared_m3)
     if difference * 100 > facts.tolerance_pct * facts.declared_m3:
-        yield (
+        yield breach(
             "received_volume_m3",
-            f"Recebido {fmt(facts.received_m3)} m³, declarado {fmt(facts.declared_m3)} m³: "
-            f"diferença acima de {fmt(facts.tolerance_pct)}%.",
+            received=facts.received_m3,
+            declared=facts.declared_m3,
+            tolerance=facts.tolerance_pct,
         )
 
 
@@ -430,28 +807,26 @@ class OpenFacts:
     Severity.ALERT,
     "Lei 3.978/2007 art. 2 §1",
     "CTR recebido dentro do prazo de alerta do município",
+    message=Message("O {number} está aberto há {hours} h, além do prazo de {alert_hours} h."),
     stage=Stage.MONITORING,
 )
 def open_too_long(facts: OpenFacts):
     """Um CTR que não chega ao destino no prazo é sinal de descarte irregular."""
     if facts.hours_open > facts.alert_hours:
-        yield (
-            None,
-            f"O {facts.number} está aberto há {int(facts.hours_open)} h, além do prazo de "
-            f"{facts.alert_hours} h.",
+        yield breach(
+            None, number=facts.number, hours=int(facts.hours_open), alert_hours=facts.alert_hours
         )
 
 
 def evaluate(subject, stage: str = Stage.ISSUE) -> list[Finding]:
     """Every finding of every rule of the stage, errors first, in catalogue order."""
-    findings = []
-    for item in REGISTRY.values():
-        if item.stage != stage:
-            continue
-        for field_name, message in item.check(subject):
-            findings.append(Finding(item.code, item.severity, message, item.article, field_name))
-    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.ALERT: 2}
-    return sorted(findings, key=lambda f: order[f.severity])
+    findings = [
+        item.finding(found)
+        for item in REGISTRY.values()
+        if item.stage == stage
+        for found in item.check(subject)
+    ]
+    return sorted(findings, key=lambda f: Severity.ORDER[f.severity])
 
 
 def has_errors(findings: list[Finding]) -> bool:

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, Exists, F, FloatField, OuterRef, QuerySet, Value
+from django.db.models import BooleanField, F, FloatField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -17,10 +17,10 @@ from config.errors import DomainError
 from pev_network import services as network
 from pev_network.models import (
     FacilityKind,
-    FacilityLicense,
     Municipality,
     ReceivingFacility,
     WasteClass,
+    licensed_exists,
 )
 
 from . import roles, rules
@@ -188,9 +188,7 @@ def resolve_destination(
         ReceivingFacility.objects.select_related("municipality")
         .defer("municipality__boundary")
         .annotate(
-            is_licensed=Exists(
-                FacilityLicense.objects.valid_on(day).filter(facility=OuterRef("pk"))
-            ),
+            is_licensed=licensed_exists(day),
             distance_m=RawSQL(
                 f'ST_Distance("{table}"."area"::geography, {here})',
                 [destination.x, destination.y],

@@ -25,7 +25,7 @@ from config.list_order import Column, ListOrder
 from maps import services as maps
 from pev_network.models import ReceivingFacility
 
-from . import csv_import, reports, roles, rules, services
+from . import csv_format, csv_import, reports, roles, rules, services
 from .forms import (
     FINDING_FIELDS,
     WASTE_LINE_RE,
@@ -557,10 +557,10 @@ def ctr_import(request):
             "columns": [
                 {
                     "name": name,
-                    "help": csv_import.COLUMN_HELP[name],
-                    "required": name in csv_import.REQUIRED_COLUMNS,
+                    "help": csv_format.COLUMN_HELP[name],
+                    "required": name in csv_format.REQUIRED_COLUMNS,
                 }
-                for name in csv_import.COLUMNS
+                for name in csv_format.COLUMNS
             ],
             "max_rows": br_number(csv_import.MAX_ROWS),
             "max_mb": csv_import.MAX_BYTES // (1024 * 1024),
@@ -575,7 +575,7 @@ def ctr_import(request):
 def ctr_import_example(request):
     # A BOM, so that Excel opens the UTF-8 file with its accents; the importer drops it.
     response = HttpResponse(
-        "\ufeff" + csv_import.example_csv(), content_type="text/csv; charset=utf-8"
+        "\ufeff" + csv_format.example_csv(), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = 'attachment; filename="exemplo-ctrs.csv"'
     return response

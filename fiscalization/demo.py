@@ -3,11 +3,9 @@ on top of `load_demo` and `load_ctr_demo` (all fictitious, fixtures/README.md).
 
 Everything goes through the services (fiscalization.intake, fiscalization.enforcement), in
 chronological order, so that every rule is checked and every event, number and deadline is
-real. The enforcement services take past dates (`opened_at=`, `issued_at=`...); the intake
-services stamp the real clock, so right after each intake call the timestamps it wrote (the
-report's created_at and cleaned_at, the new events' `at`) are moved back to the planned past
-moment, and at the end each report's updated_at becomes its last event's; nothing else is
-touched. No photos: the demo writes no media files.
+real. Each service is told the planned past moment (the intake's `at=`, the enforcement's
+`opened_at=`, `issued_at=`...): no row is rewritten after the fact. No photos: the demo writes
+no media files.
 
 The reports: three dense spots that come out as hotspots at the default DBSCAN settings (100 m,
 3 reports) — a vacant lot that was cleaned and is being reported again, a stream bank and a
@@ -36,7 +34,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import Point
 from django.db import connection, transaction
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count
 from django.utils import timezone
 
 from ctr.demo import IBGE_CODE, STREETS, TRANSPORTERS, cnpj, cpf
@@ -50,7 +48,6 @@ from .models import (
     DeliveryMethod,
     DumpingCategory,
     DumpingReport,
-    DumpingReportEvent,
     EnforcementCase,
     InfractionRecord,
     OffenderRole,
@@ -287,10 +284,6 @@ class DemoResult:
         )
 
 
-def _last_event() -> int:
-    return DumpingReportEvent.objects.aggregate(m=Max("pk"))["m"] or 0
-
-
 class _Loader:
     """Plans the reports and cases as steps in time, then runs the steps in order."""
 
@@ -435,7 +428,6 @@ class _Loader:
         if plan.reporter == "contact":
             contact_name, contact = CITIZENS[self.citizen % len(CITIZENS)]
             self.citizen += 1
-        before = _last_event()
         report = intake.create_report(
             intake.NewReport(
                 location=plan.location,
@@ -447,38 +439,22 @@ class _Loader:
             ),
             by=self.inspector if plan.reporter == "fiscal" else None,
             confirm_new=plan.confirm_new,
+            at=plan.at,
         )
-        DumpingReport.objects.filter(pk=report.pk).update(created_at=plan.at)
-        report.created_at = plan.at
         self.reports[plan.key] = report
-        self._stamp(before, plan.at)
 
     def _change(self, plan: ReportPlan, at: datetime.datetime, status: str, note: str) -> None:
-        before = _last_event()
-        report = intake.change_status(self.reports[plan.key], status, self.inspector, note)
-        if status == S.CLEANED:
-            DumpingReport.objects.filter(pk=report.pk).update(cleaned_at=at)
-            report.cleaned_at = at
-        self.reports[plan.key] = report
-        self._stamp(before, at)
+        self.reports[plan.key] = intake.change_status(
+            self.reports[plan.key], status, self.inspector, note, at=at
+        )
 
     def _merge(self, plan: ReportPlan) -> None:
-        before = _last_event()
         self.reports[plan.key] = intake.merge_duplicate(
-            self.reports[plan.key], self.reports[plan.duplicate_of], self.inspector, MERGE_NOTE
-        )
-        self._stamp(before, plan.merged_at)
-
-    def _stamp(self, before: int, at: datetime.datetime) -> None:
-        """The events the last intake call wrote happened at `at`."""
-        ids = [r.pk for r in self.reports.values()]
-        DumpingReportEvent.objects.filter(pk__gt=before, report_id__in=ids).update(at=at)
-
-    def finish_reports(self) -> None:
-        """Each report was last updated by its last event."""
-        last = DumpingReportEvent.objects.filter(report=OuterRef("pk")).order_by("-at", "-pk")
-        DumpingReport.objects.filter(pk__in=[r.pk for r in self.reports.values()]).update(
-            updated_at=Subquery(last.values("at")[:1])
+            self.reports[plan.key],
+            self.reports[plan.duplicate_of],
+            self.inspector,
+            MERGE_NOTE,
+            at=plan.merged_at,
         )
 
     # --- cases ---
@@ -1011,7 +987,6 @@ def _create(now: datetime.datetime, town: Municipality, inspector) -> None:
         plan_suspension(ld, found)
     ld.schedule_reports()
     ld.run()
-    ld.finish_reports()
 
 
 def _suspension_text() -> str:

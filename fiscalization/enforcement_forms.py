@@ -1,5 +1,8 @@
 """Forms of the inspectors' pages for the enforcement procedure: they parse, the services
-(fiscalization.enforcement) decide."""
+(fiscalization.enforcement) decide.
+
+A step's page (fiscalization.enforcement.actions names its form) is a StepForm: its fields are
+named as the service's parameters, and it says what the page is about and what was done."""
 
 from __future__ import annotations
 
@@ -12,18 +15,20 @@ from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from config.br import br_number
+from config.br import br_date, br_money, br_number
 from config.br_forms import BRDecimalField, CoordinateField
 from ctr.documents import format_document, normalize_document
 from ctr.models import Generator, Transporter
 from pev_network.models import Municipality, ReceivingFacility
 
-from .deadlines import SUSPENSION_MAX_DAYS
+from . import enforcement, fines
+from .deadlines import SUSPENSION_MAX_DAYS, br_deadline
 from .intake import normalize_protocol
 from .models.enforcement import (
     CaseStatus,
     DeliveryMethod,
     OffenderRole,
+    PenaltyKind,
     PenaltyTableEntry,
 )
 from .models.reports import DumpingReport
@@ -217,7 +222,47 @@ class CaseForm(forms.Form):
         return data
 
 
-class NoticeForm(forms.Form):
+class StepForm(forms.Form):
+    """The page of a step of the procedure, about `subject` (the case, notice, record or
+    penalty the step acts on): its fields, its title and lead, what the user is told after."""
+
+    title = ""
+    lead = ""
+    submit = "Registrar"
+
+    def __init__(self, data=None, *, subject, **kwargs):
+        self.subject = subject
+        super().__init__(data, **kwargs)
+
+    def heading(self) -> str:
+        return self.title
+
+    def intro(self) -> str:
+        return self.lead
+
+    def notes(self) -> list[str]:
+        return []
+
+    def legal(self, default: str) -> str:
+        return default
+
+    def arguments(self) -> dict:
+        """The service's keyword arguments, after the subject."""
+        return dict(self.cleaned_data)
+
+    def done(self, result) -> str:
+        """The message after the service returned `result`."""
+        raise NotImplementedError
+
+
+class NoticeForm(StepForm):
+    title = "Notificação para reparar o dano"
+    lead = (
+        "O infrator não reincidente tem 72 horas, contadas do recebimento, para reparar o "
+        "dano; só depois cabem as penalidades (art. 27-29)."
+    )
+    submit = "Emitir notificação"
+
     required_action = forms.CharField(
         label="O que o infrator deve fazer",
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -231,10 +276,26 @@ class NoticeForm(forms.Form):
     )
     issued_at = datetime_field("Emitida em")
 
+    def done(self, notice) -> str:
+        return (
+            f"Notificação {notice.number} emitida. Registre a entrega para o prazo começar a "
+            "correr."
+        )
 
-class DeliveryForm(forms.Form):
-    """By hand: the date and hour of the receipt. By mail: the AR's date. Public notice: the
-    publication date."""
+
+DELIVERY_LEADS = {
+    DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as 72 horas contam "
+    "de minuto a minuto.",
+    DeliveryMethod.MAIL: "Carta registrada: vale a data do aviso de recebimento (AR); os prazos "
+    "começam no dia seguinte.",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital: os prazos contam a partir do primeiro dia útil após "
+    "a publicação (art. 28 §2).",
+}
+
+
+class DeliveryForm(StepForm):
+    """The delivery of a notice or record. By hand: the date and hour of the receipt. By mail:
+    the AR's date. Public notice: the publication date."""
 
     delivered_date = date_field("Data")
     delivered_time = forms.TimeField(
@@ -244,9 +305,9 @@ class DeliveryForm(forms.Form):
         help_text="Obrigatória na entrega pessoal: as 72 horas contam de minuto a minuto.",
     )
 
-    def __init__(self, *args, method: str, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.method = method
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        self.method = method = subject.delivery_method
         labels = {
             DeliveryMethod.HAND: "Data do recibo",
             DeliveryMethod.MAIL: "Data do aviso de recebimento (AR)",
@@ -270,9 +331,48 @@ class DeliveryForm(forms.Form):
         data["delivered_on"] = timezone.make_aware(datetime.datetime.combine(day, moment))
         return data
 
+    def intro(self) -> str:
+        return DELIVERY_LEADS[self.method]
 
-class RepairForm(forms.Form):
+    def arguments(self) -> dict:
+        return {"delivered_on": self.cleaned_data["delivered_on"]}
+
+
+class NoticeDeliveryForm(DeliveryForm):
+    def heading(self) -> str:
+        return f"Entrega da notificação {self.subject.number}"
+
+    def done(self, notice) -> str:
+        due = br_deadline(enforcement.notice_due(notice))
+        return f"Entrega registrada: o prazo para reparar vence em {due}."
+
+
+class RecordDeliveryForm(DeliveryForm):
+    def heading(self) -> str:
+        return f"Entrega do auto {self.subject.number}"
+
+    def done(self, record) -> str:
+        return f"Entrega registrada: recurso até {br_date(enforcement.appeal_last_day(record))}."
+
+
+class RepairForm(StepForm):
     repaired_at = datetime_field("Reparação constatada em")
+
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        # The deadline as the notice stood when the page was asked for.
+        self.due = enforcement.notice_due(subject)
+
+    def heading(self) -> str:
+        return f"Reparação do dano — notificação {self.subject.number}"
+
+    def intro(self) -> str:
+        return f"Prazo: {br_deadline(self.due)}." if self.due else ""
+
+    def done(self, notice) -> str:
+        if self.due and notice.repaired_at <= self.due:
+            return "Dano reparado no prazo: processo sem penalidade (art. 27)."
+        return "Reparação registrada fora do prazo: o auto de infração ainda cabe (art. 29)."
 
 
 class EntryChoiceField(forms.ModelMultipleChoiceField):
@@ -283,7 +383,11 @@ class EntryChoiceField(forms.ModelMultipleChoiceField):
         )
 
 
-class RecordForm(forms.Form):
+class RecordForm(StepForm):
+    title = "Auto de infração"
+    lead = "Escolha as infrações constatadas. A multa soma as linhas (art. 30 §3)."
+    submit = "Lavrar auto"
+
     entries = EntryChoiceField(
         PenaltyTableEntry.objects.filter(active=True),
         label="Infrações (tabela do art. 23)",
@@ -301,26 +405,64 @@ class RecordForm(forms.Form):
         help_text="Obrigatório quando o infrator não assina (art. 36 p.ú.).",
     )
 
-    def __init__(self, *args, role: str | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        if role:
-            # Lines that name the offender's role, and those that name none.
-            ids = [
-                e.pk
-                for e in PenaltyTableEntry.objects.filter(active=True)
-                if not e.offender_roles or role in e.offender_roles
-            ]
-            self.fields["entries"].queryset = PenaltyTableEntry.objects.filter(pk__in=ids)
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        role = subject.offender.role
+        # Lines that name the offender's role, and those that name none.
+        ids = [
+            e.pk
+            for e in PenaltyTableEntry.objects.filter(active=True)
+            if not e.offender_roles or role in e.offender_roles
+        ]
+        self.fields["entries"].queryset = PenaltyTableEntry.objects.filter(pk__in=ids)
+
+    def notes(self) -> list[str]:
+        case, notes = self.subject, []
+        if enforcement.is_recidivist(case):
+            notes.append("Infrator reincidente: a multa será cobrada em dobro (art. 30).")
+        if case.obstructed_inspection:
+            notes.append(
+                "Embaraço à fiscalização registrado: agravante de "
+                f"{br_number(fines.obstruction_multiplier())}× (art. 26 I)."
+            )
+        suspension = enforcement.earlier_suspension(case)
+        if suspension:
+            notes.append(
+                f"Nova infração após a suspensão de {br_date(suspension.starts_on)}: o auto "
+                "proporá a cassação (art. 34)."
+            )
+        return notes
+
+    def arguments(self) -> dict:
+        return {**self.cleaned_data, "entries": list(self.cleaned_data["entries"])}
+
+    def done(self, record) -> str:
+        return f"Auto {record.number} lavrado: {br_number(record.total_ufesp, 2)} UFESP."
 
 
-class AppealForm(forms.Form):
+class AppealForm(StepForm):
     filed_on = date_field("Apresentado em")
     text = forms.CharField(
         label="Razões do recurso", widget=forms.Textarea(attrs={"rows": 4}), max_length=8000
     )
 
+    def heading(self) -> str:
+        return f"Recurso contra o auto {self.subject.number}"
 
-class DecisionForm(forms.Form):
+    def intro(self) -> str:
+        last = enforcement.appeal_last_day(self.subject)
+        return f"Prazo: 30 dias corridos do recebimento, até {br_date(last)}." if last else ""
+
+    def done(self, appeal) -> str:
+        return "Recurso registrado; o auto aguarda a decisão."
+
+
+class DecisionForm(StepForm):
+    lead = (
+        "Mantido, o auto fica definitivo e a multa vence 30 dias após a decisão. Anulado, as "
+        "penalidades caem."
+    )
+
     decided_on = date_field("Decidido em")
     upheld = forms.TypedChoiceField(
         label="Decisão",
@@ -332,18 +474,98 @@ class DecisionForm(forms.Form):
         label="Fundamentos da decisão", widget=forms.Textarea(attrs={"rows": 4}), max_length=8000
     )
 
+    def heading(self) -> str:
+        return f"Decisão do recurso — auto {self.subject.number}"
 
-class PaymentForm(forms.Form):
+    def done(self, appeal) -> str:
+        return "Auto mantido." if appeal.upheld else "Auto anulado."
+
+
+class PaymentForm(StepForm):
     paid_on = date_field(
         "Pago em", "O valor em reais é calculado pela UFESP da data do pagamento (art. 36)."
     )
 
+    def heading(self) -> str:
+        return f"Pagamento da multa — auto {self.subject.number}"
 
-class DateOnlyForm(forms.Form):
+    def intro(self) -> str:
+        record = self.subject
+        return (
+            f"{br_number(record.total_ufesp, 2)} UFESP, a pagar até "
+            f"{br_date(enforcement.payment_last_day(record))}, em reais pela UFESP da data do "
+            "pagamento. Não há desconto por pagamento antecipado."
+        )
+
+    def done(self, record) -> str:
+        late = " fora do prazo" if enforcement.paid_late(record) else " no prazo"
+        return f"Pagamento{late} registrado: {br_money(record.paid_brl)}."
+
+
+class DateOnlyForm(StepForm):
     on = date_field("Data")
 
 
-class EmbargoForm(forms.Form):
+class DividaAtivaForm(DateOnlyForm):
+    submit = "Enviar"
+
+    def heading(self) -> str:
+        return f"Enviar o auto {self.subject.number} à Dívida Ativa"
+
+    def intro(self) -> str:
+        last = enforcement.payment_last_day(self.subject)
+        return f"O prazo de pagamento venceu em {br_date(last)}."
+
+    def done(self, record) -> str:
+        return f"Auto {record.number} enviado à Dívida Ativa."
+
+
+class LiftForm(DateOnlyForm):
+    """Cancelling an embargo, or lifting a suspension early."""
+
+    submit = "Confirmar"
+
+    @property
+    def embargo(self) -> bool:
+        return self.subject.kind == PenaltyKind.EMBARGO
+
+    def heading(self) -> str:
+        return "Cancelar o embargo" if self.embargo else "Levantar a suspensão"
+
+    def intro(self) -> str:
+        if self.embargo:
+            return "O embargo é cancelado quando o infrator cumpre as exigências (art. 31 p.ú.)."
+        return "A partir desta data o transportador ou a área voltam a operar."
+
+    def legal(self, default: str) -> str:
+        return default if self.embargo else "Lei 3.978/2007 art. 25 IV"
+
+    def done(self, penalty) -> str:
+        return (
+            f"Penalidade levantada: {penalty.get_kind_display()}, em {br_date(penalty.lifted_on)}."
+        )
+
+
+class PenaltyForm(StepForm):
+    """Applying one of the penalties of art. 25 II-V to a record."""
+
+    kind: PenaltyKind
+    submit = "Aplicar"
+
+    def heading(self) -> str:
+        return f"{self.kind.label} — auto {self.subject.number}"
+
+    def done(self, penalty) -> str:
+        return (
+            f"Penalidade aplicada: {penalty.get_kind_display()}, a partir de "
+            f"{br_date(penalty.starts_on)}."
+        )
+
+
+class EmbargoForm(PenaltyForm):
+    kind = PenaltyKind.EMBARGO
+    lead = "Descumprido o embargo, multa diária de uma UFESP (art. 31)."
+
     starts_on = date_field("Início do embargo")
     details = forms.CharField(
         label="Obra embargada e exigências",
@@ -352,7 +574,13 @@ class EmbargoForm(forms.Form):
     )
 
 
-class SeizureForm(forms.Form):
+class SeizureForm(PenaltyForm):
+    kind = PenaltyKind.SEIZURE
+    lead = (
+        "Os equipamentos são liberados quando sanada a irregularidade e pagos os custos de "
+        "apreensão, remoção e guarda (art. 32 p.ú.)."
+    )
+
     starts_on = date_field("Data da apreensão")
     details = forms.CharField(
         label="Equipamentos apreendidos e local de guarda",
@@ -361,7 +589,13 @@ class SeizureForm(forms.Form):
     )
 
 
-class SuspensionForm(forms.Form):
+class SuspensionForm(PenaltyForm):
+    kind = PenaltyKind.SUSPENSION
+    lead = (
+        "No máximo 15 dias. Transportador ou área vinculados ficam impedidos de emitir e "
+        "receber CTRs desde o primeiro dia."
+    )
+
     starts_on = date_field("Primeiro dia da suspensão")
     days = forms.IntegerField(
         label="Dias de suspensão",
@@ -373,21 +607,33 @@ class SuspensionForm(forms.Form):
     )
 
 
-class RevocationForm(forms.Form):
+class RevocationForm(PenaltyForm):
+    kind = PenaltyKind.REVOCATION
+    lead = "Cassação do alvará: transportador ou área vinculados ficam impedidos desde a data."
+
     starts_on = date_field("Cassação a partir de")
     details = forms.CharField(
         label="Observações", widget=forms.Textarea(attrs={"rows": 2}), required=False
     )
 
 
-class BreachForm(forms.Form):
+class BreachForm(StepForm):
+    title = "Descumprimento do embargo"
+    lead = "Cada dia de descumprimento constatado soma uma UFESP de multa diária."
+
     day = date_field("Dia do descumprimento")
     note = forms.CharField(
         label="O que foi constatado", widget=forms.Textarea(attrs={"rows": 2}), required=False
     )
 
+    def done(self, breach) -> str:
+        total = br_number(enforcement.embargo_fine_ufesp(self.subject))
+        return f"Descumprimento de {br_date(breach.day)} registrado: total de {total} UFESP."
 
-class CostsForm(forms.Form):
+
+class CostsForm(StepForm):
+    title = "Custos de apreensão, remoção e guarda"
+
     custody_costs_brl = BRDecimalField(
         label="Custos de apreensão, remoção e guarda (R$)",
         min_value=0,
@@ -396,9 +642,28 @@ class CostsForm(forms.Form):
     )
     paid_on = date_field("Pagos em", "Deixe em branco enquanto não pagos.", required=False)
 
+    def __init__(self, data=None, *, subject, **kwargs):
+        initial = {"custody_costs_brl": subject.custody_costs_brl, "paid_on": subject.costs_paid_on}
+        super().__init__(data, subject=subject, initial=initial, **kwargs)
 
-class ReleaseForm(forms.Form):
+    def done(self, penalty) -> str:
+        paid = (
+            f", pagos em {br_date(penalty.costs_paid_on)}."
+            if penalty.costs_paid_on
+            else ", ainda não pagos."
+        )
+        return f"Custos de {br_money(penalty.custody_costs_brl)} registrados{paid}"
+
+
+class ReleaseForm(StepForm):
+    title = "Liberação dos equipamentos apreendidos"
+    lead = "Só depois de sanada a irregularidade e pagos os custos de apreensão, remoção e guarda."
+    submit = "Liberar"
+
     on = date_field("Liberados em")
     irregularity_fixed = forms.BooleanField(
         label="A irregularidade objeto do auto foi sanada (art. 32 p.ú.)", required=False
     )
+
+    def done(self, penalty) -> str:
+        return f"Equipamentos liberados em {br_date(penalty.lifted_on)}."

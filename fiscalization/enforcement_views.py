@@ -1,11 +1,11 @@
 """Inspectors' pages for the enforcement procedure (Lei 3.978/2007 art. 21-36), municipal only.
 
-Thin: each view parses a form, calls one service of fiscalization.enforcement and redirects to
-the case, whose page shows the timeline, the deadlines and what is due next."""
+Thin: the case page shows the timeline, the deadlines, what is due next and the buttons of the
+steps the table (fiscalization.enforcement.actions) offers; a step's page parses its form,
+calls its service and goes back to the case."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib import messages
@@ -19,33 +19,34 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
 import audit
-from config.br import br_date, br_money, br_number
+from config.errors import add_to_form
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
 from ctr.roles import municipal_only
 
-from . import deadlines, enforcement, enforcement_pdf, fines, intake, roadside
+from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
-from .enforcement import EnforcementError, OffenderData
+from .enforcement import EnforcementError, OffenderData, actions
 from .models import DumpingReport
 from .models.enforcement import (
-    CaseStatus,
-    DeliveryMethod,
     EnforcementCase,
     InfractionRecord,
     Notice,
     OffenderRole,
     Penalty,
-    PenaltyKind,
-    RecordStatus,
 )
 
 TEMPLATES = "fiscalization/enforcement/"
-ACTION_TEMPLATE = TEMPLATES + "action_form.html"
+# The offender's fields as open_case names them, and as the case form does.
+OFFENDER_FIELDS = {
+    "document": "offender_document",
+    "name": "offender_name",
+    "role": "offender_role",
+}
 
 
 @dataclass
-class Action:
+class Button:
     label: str
     url: str
     primary: bool = False
@@ -53,46 +54,6 @@ class Action:
 
 def _case_url(case: EnforcementCase) -> str:
     return reverse("enforcement:case-detail", args=[case.pk])
-
-
-def _act(
-    request,
-    *,
-    form,
-    case: EnforcementCase,
-    title: str,
-    call: Callable[[dict], object],
-    success: Callable[[object], str],
-    lead: str = "",
-    legal: str = "",
-    submit: str = "Registrar",
-    context: dict | None = None,
-):
-    """The common shape of an action: validate, call the service, report its Portuguese error
-    next to the field it names, or go back to the case with a message."""
-    if request.method == "POST" and form.is_valid():
-        try:
-            result = call(form.cleaned_data)
-        except EnforcementError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-        else:
-            messages.success(request, success(result))
-            return redirect(_case_url(case))
-    return render(
-        request,
-        ACTION_TEMPLATE,
-        {
-            "form": form,
-            "case": case,
-            "title": title,
-            "lead": lead,
-            "legal": legal,
-            "submit": submit,
-            "nav": "fiscalizacao",
-            **(context or {}),
-        },
-        status=400 if request.method == "POST" else 200,
-    )
 
 
 # --- cases ------------------------------------------------------------------------------------
@@ -216,12 +177,7 @@ def case_new(request):
                 opened_at=data["opened_at"],
             )
         except EnforcementError as exc:
-            field = {"document": "offender_document", "name": "offender_name"}.get(
-                exc.field, exc.field
-            )
-            if field == "role":
-                field = "offender_role"
-            form.add_error(field if field in form.fields else None, exc.message)
+            add_to_form(form, exc, fields=OFFENDER_FIELDS)
         else:
             messages.success(request, f"Processo {case.number} aberto.")
             return redirect(_case_url(case))
@@ -248,64 +204,17 @@ def generator_suggestions(request):
     return response
 
 
-def _notice_actions(notice: Notice, case: EnforcementCase) -> list[Action]:
-    actions = [Action("Imprimir (PDF)", reverse("enforcement:notice-pdf", args=[notice.pk]))]
-    if case.status == CaseStatus.NOTIFIED and not notice.repaired_at:
-        label = "Corrigir a entrega" if notice.delivered_on else "Registrar a entrega"
-        actions.append(
-            Action(label, reverse("enforcement:notice-delivery", args=[notice.pk]), True)
+def _buttons(subject) -> list[Button]:
+    """The buttons of the steps the table offers for `subject` (a case, notice, record or
+    penalty), in its order."""
+    return [
+        Button(
+            action.label_for(subject),
+            reverse(action.url, args=[subject.pk, *action.url_args]),
+            action.is_primary(subject),
         )
-    if case.status == CaseStatus.NOTIFIED and notice.delivered_on and not notice.repaired_at:
-        actions.append(
-            Action(
-                "Registrar a reparação", reverse("enforcement:notice-repaired", args=[notice.pk])
-            )
-        )
-    return actions
-
-
-def _record_actions(record: InfractionRecord) -> list[Action]:
-    url = lambda name: reverse(f"enforcement:{name}", args=[record.pk])  # noqa: E731
-    actions = [Action("Imprimir (PDF)", url("record-pdf"))]
-    status = record.status
-    if status == RecordStatus.ISSUED and record.delivery_method != DeliveryMethod.HAND:
-        label = "Corrigir a entrega" if record.delivered_on else "Registrar a entrega"
-        actions.append(Action(label, url("record-delivery"), not record.delivered_on))
-    if status == RecordStatus.ISSUED and record.delivered_on:
-        actions.append(Action("Registrar recurso", url("appeal-new")))
-    if status == RecordStatus.APPEALED:
-        actions.append(Action("Registrar a decisão do recurso", url("appeal-decision"), True))
-    if status in (RecordStatus.ISSUED, RecordStatus.UPHELD):
-        actions.append(Action("Registrar pagamento", url("payment"), True))
-        actions.append(Action("Enviar à Dívida Ativa", url("divida-ativa")))
-    if status != RecordStatus.ANNULLED:
-        for slug, label in PENALTY_SLUGS.items():
-            actions.append(
-                Action(
-                    f"Aplicar {PenaltyKind(label).label.lower()}",
-                    reverse("enforcement:penalty-new", args=[record.pk, slug]),
-                )
-            )
-    return actions
-
-
-def _penalty_actions(penalty: Penalty) -> list[Action]:
-    if penalty.lifted_on or penalty.record.status == RecordStatus.ANNULLED:
-        return []
-    url = lambda name: reverse(f"enforcement:{name}", args=[penalty.pk])  # noqa: E731
-    if penalty.kind == PenaltyKind.EMBARGO:
-        return [
-            Action("Registrar descumprimento", url("embargo-breach")),
-            Action("Cancelar o embargo", url("penalty-lift")),
-        ]
-    if penalty.kind == PenaltyKind.SEIZURE:
-        return [
-            Action("Custos de guarda", url("seizure-costs")),
-            Action("Liberar equipamentos", url("seizure-release")),
-        ]
-    if penalty.kind == PenaltyKind.SUSPENSION and penalty.ends_on >= timezone.localdate():
-        return [Action("Levantar a suspensão", url("penalty-lift"))]
-    return []
+        for action in enforcement.offered(subject)
+    ]
 
 
 @require_safe
@@ -328,7 +237,7 @@ def case_detail(request, pk: int):
                 "notice": notice,
                 "due": due,
                 "due_text": deadlines.br_deadline(due) if due else "",
-                "actions": _notice_actions(notice, case),
+                "actions": _buttons(notice),
             }
         )
     records = []
@@ -343,28 +252,17 @@ def case_detail(request, pk: int):
                 "appeal_last_day": enforcement.appeal_last_day(record),
                 "payment_last_day": enforcement.payment_last_day(record),
                 "paid_late": enforcement.paid_late(record),
-                "appeal": record.appeal if enforcement._has_appeal(record) else None,
-                "actions": _record_actions(record),
+                "appeal": record.appeal if enforcement.has_appeal(record) else None,
+                "actions": _buttons(record),
                 "penalties": [
                     {
                         "penalty": p,
                         "breach_fine": enforcement.embargo_fine_ufesp(p),
-                        "actions": _penalty_actions(p),
+                        "actions": _buttons(p),
                     }
                     for p in record.penalties.order_by("starts_on")
                 ],
             }
-        )
-    actions = []
-    if case.status == CaseStatus.OPEN and not enforcement.is_recidivist(case):
-        actions.append(
-            Action(
-                "Emitir notificação (72 h)", reverse("enforcement:notice-new", args=[case.pk]), True
-            )
-        )
-    if case.status in (CaseStatus.OPEN, CaseStatus.NOTIFIED):
-        actions.append(
-            Action("Lavrar auto de infração", reverse("enforcement:record-new", args=[case.pk]))
         )
     return render(
         request,
@@ -378,88 +276,74 @@ def case_detail(request, pk: int):
             "timeline": timeline,
             "notices": notices,
             "records": records,
-            "actions": actions,
+            "actions": _buttons(case),
             "nav": "fiscalizacao",
         },
     )
 
 
-# --- notice -----------------------------------------------------------------------------------
+# --- the steps' pages (one per row of fiscalization.enforcement.actions) ------------------------
+
+# Each kind of subject as a step's page loads it, and the case it belongs to.
+PAGE_SUBJECTS = {
+    actions.CASE: (EnforcementCase.objects.select_related("offender"), lambda case: case),
+    actions.NOTICE: (Notice.objects.select_related("case__offender"), lambda n: n.case),
+    actions.RECORD: (InfractionRecord.objects.select_related("case__offender"), lambda r: r.case),
+    actions.PENALTY: (
+        Penalty.objects.select_related("record__case__offender"),
+        lambda p: p.record.case,
+    ),
+}
+# Who may take a step (Action.who), as a view decorator.
+ROLE_CHECKS = {actions.MUNICIPAL: municipal_only}
 
 
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def notice_new(request, pk: int):
-    case = get_object_or_404(EnforcementCase, pk=pk)
-    return _act(
+def step_view(action: actions.Action):
+    """The view of a step's page: GET shows its form, POST calls its service."""
+
+    @require_http_methods(["GET", "POST"])
+    @ROLE_CHECKS[action.who]
+    def view(request, pk: int, **url_kwargs):
+        return step_page(request, pk, action.url, *url_kwargs.values())
+
+    return view
+
+
+def step_page(request, pk: int, url: str, *url_args: str):
+    action = enforcement.for_url(url, *url_args)
+    if action is None:
+        raise Http404
+    queryset, case_of = PAGE_SUBJECTS[action.subject]
+    subject = get_object_or_404(queryset, pk=pk)
+    if not action.has_page(subject):
+        raise Http404
+    form = getattr(forms, action.form)(request.POST or None, subject=subject)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = getattr(enforcement, action.name)(subject, **form.arguments())
+        except EnforcementError as exc:
+            add_to_form(form, exc)
+        else:
+            messages.success(request, form.done(result))
+            return redirect(_case_url(case_of(subject)))
+    return render(
         request,
-        form=forms.NoticeForm(request.POST or None),
-        case=case,
-        title="Notificação para reparar o dano",
-        lead="O infrator não reincidente tem 72 horas, contadas do recebimento, para reparar o "
-        "dano; só depois cabem as penalidades (art. 27-29).",
-        legal="Lei 3.978/2007 art. 28",
-        submit="Emitir notificação",
-        call=lambda d: enforcement.issue_notice(
-            case, d["required_action"], d["delivery_method"], d["issued_at"]
-        ),
-        success=lambda n: (
-            f"Notificação {n.number} emitida. Registre a entrega para o prazo começar a correr."
-        ),
+        action.template,
+        {
+            "form": form,
+            "case": case_of(subject),
+            "title": form.heading(),
+            "lead": form.intro(),
+            "legal": form.legal(action.legal),
+            "submit": form.submit,
+            "notes": form.notes(),
+            "nav": "fiscalizacao",
+        },
+        status=400 if request.method == "POST" else 200,
     )
 
 
-def _delivery_lead(method: str) -> str:
-    return {
-        DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as 72 horas "
-        "contam de minuto a minuto.",
-        DeliveryMethod.MAIL: "Carta registrada: vale a data do aviso de recebimento (AR); os "
-        "prazos começam no dia seguinte.",
-        DeliveryMethod.PUBLIC_NOTICE: "Edital: os prazos contam a partir do primeiro dia útil "
-        "após a publicação (art. 28 §2).",
-    }[method]
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def notice_delivery(request, pk: int):
-    notice = get_object_or_404(Notice.objects.select_related("case"), pk=pk)
-    return _act(
-        request,
-        form=forms.DeliveryForm(request.POST or None, method=notice.delivery_method),
-        case=notice.case,
-        title=f"Entrega da notificação {notice.number}",
-        lead=_delivery_lead(notice.delivery_method),
-        legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11-12",
-        call=lambda d: enforcement.register_notice_delivery(notice, d["delivered_on"]),
-        success=lambda n: (
-            "Entrega registrada: o prazo para reparar vence em "
-            f"{deadlines.br_deadline(enforcement.notice_due(n))}."
-        ),
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def notice_repaired(request, pk: int):
-    notice = get_object_or_404(Notice.objects.select_related("case"), pk=pk)
-    due = enforcement.notice_due(notice)
-
-    def success(n: Notice) -> str:
-        if due and n.repaired_at <= due:
-            return "Dano reparado no prazo: processo sem penalidade (art. 27)."
-        return "Reparação registrada fora do prazo: o auto de infração ainda cabe (art. 29)."
-
-    return _act(
-        request,
-        form=forms.RepairForm(request.POST or None),
-        case=notice.case,
-        title=f"Reparação do dano — notificação {notice.number}",
-        lead=f"Prazo: {deadlines.br_deadline(due)}." if due else "",
-        legal="Lei 3.978/2007 art. 27-28",
-        call=lambda d: enforcement.mark_repaired(notice, d["repaired_at"]),
-        success=success,
-    )
+# --- printing ---------------------------------------------------------------------------------
 
 
 @require_safe
@@ -469,149 +353,6 @@ def notice_pdf(request, pk: int):
         Notice.objects.select_related("case__offender", "case__municipality"), pk=pk
     )
     return _pdf(enforcement_pdf.notice_pdf(notice), f"notificacao-{notice.number}.pdf")
-
-
-# --- record -----------------------------------------------------------------------------------
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def record_new(request, pk: int):
-    case = get_object_or_404(EnforcementCase.objects.select_related("offender"), pk=pk)
-    recidivist = enforcement.is_recidivist(case)
-    suspension = enforcement.earlier_suspension(case)
-    notes = []
-    if recidivist:
-        notes.append("Infrator reincidente: a multa será cobrada em dobro (art. 30).")
-    if case.obstructed_inspection:
-        notes.append(
-            "Embaraço à fiscalização registrado: agravante de "
-            f"{br_number(fines.obstruction_multiplier())}× (art. 26 I)."
-        )
-    if suspension:
-        notes.append(
-            f"Nova infração após a suspensão de {br_date(suspension.starts_on)}: o auto "
-            "proporá a cassação (art. 34)."
-        )
-    return _act(
-        request,
-        form=forms.RecordForm(request.POST or None, role=case.offender.role),
-        case=case,
-        title="Auto de infração",
-        lead="Escolha as infrações constatadas. A multa soma as linhas (art. 30 §3).",
-        legal="Lei 3.978/2007 art. 22 III, 23, 26, 30, 36",
-        submit="Lavrar auto",
-        call=lambda d: enforcement.draw_up_record(
-            case,
-            list(d["entries"]),
-            delivery_method=d["delivery_method"],
-            signed_by_offender=d["signed_by_offender"],
-            no_signature_reason=d["no_signature_reason"],
-            drawn_up_at=d["drawn_up_at"],
-        ),
-        success=lambda r: f"Auto {r.number} lavrado: {br_number(r.total_ufesp, 2)} UFESP.",
-        context={"notes": notes},
-    )
-
-
-def _record(pk: int) -> InfractionRecord:
-    return get_object_or_404(InfractionRecord.objects.select_related("case"), pk=pk)
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def record_delivery(request, pk: int):
-    record = _record(pk)
-    if record.delivery_method == DeliveryMethod.HAND:
-        raise Http404("Entregue pessoalmente na lavratura.")
-    return _act(
-        request,
-        form=forms.DeliveryForm(request.POST or None, method=record.delivery_method),
-        case=record.case,
-        title=f"Entrega do auto {record.number}",
-        lead=_delivery_lead(record.delivery_method),
-        legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11-12",
-        call=lambda d: enforcement.register_record_delivery(record, d["delivered_on"]),
-        success=lambda r: (
-            f"Entrega registrada: recurso até {br_date(enforcement.appeal_last_day(r))}."
-        ),
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def appeal_new(request, pk: int):
-    record = _record(pk)
-    last = enforcement.appeal_last_day(record)
-    return _act(
-        request,
-        form=forms.AppealForm(request.POST or None),
-        case=record.case,
-        title=f"Recurso contra o auto {record.number}",
-        lead=f"Prazo: 30 dias corridos do recebimento, até {br_date(last)}." if last else "",
-        legal="Lei 3.190/2013 art. 13",
-        call=lambda d: enforcement.file_appeal(record, d["filed_on"], d["text"]),
-        success=lambda a: "Recurso registrado; o auto aguarda a decisão.",
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def appeal_decision(request, pk: int):
-    record = _record(pk)
-    return _act(
-        request,
-        form=forms.DecisionForm(request.POST or None),
-        case=record.case,
-        title=f"Decisão do recurso — auto {record.number}",
-        lead="Mantido, o auto fica definitivo e a multa vence 30 dias após a decisão. Anulado, "
-        "as penalidades caem.",
-        legal="Lei 3.190/2013 art. 14",
-        call=lambda d: enforcement.decide_appeal(
-            record, d["decided_on"], d["upheld"], d["decision"]
-        ),
-        success=lambda a: "Auto mantido." if a.upheld else "Auto anulado.",
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def payment(request, pk: int):
-    record = _record(pk)
-    last = enforcement.payment_last_day(record)
-
-    def success(r: InfractionRecord) -> str:
-        late = " fora do prazo" if enforcement.paid_late(r) else " no prazo"
-        return f"Pagamento{late} registrado: {br_money(r.paid_brl)}."
-
-    return _act(
-        request,
-        form=forms.PaymentForm(request.POST or None),
-        case=record.case,
-        title=f"Pagamento da multa — auto {record.number}",
-        lead=f"{br_number(record.total_ufesp, 2)} UFESP, a pagar até {br_date(last)}, em reais "
-        "pela UFESP da data do pagamento. Não há desconto por pagamento antecipado.",
-        legal="Lei 3.978/2007 art. 36",
-        call=lambda d: enforcement.register_payment(record, d["paid_on"]),
-        success=success,
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def divida_ativa(request, pk: int):
-    record = _record(pk)
-    return _act(
-        request,
-        form=forms.DateOnlyForm(request.POST or None),
-        case=record.case,
-        title=f"Enviar o auto {record.number} à Dívida Ativa",
-        lead=f"O prazo de pagamento venceu em {br_date(enforcement.payment_last_day(record))}.",
-        legal="Lei 3.978/2007 art. 22 IV",
-        submit="Enviar",
-        call=lambda d: enforcement.send_to_divida_ativa(record, d["on"]),
-        success=lambda r: f"Auto {r.number} enviado à Dívida Ativa.",
-    )
 
 
 @require_safe
@@ -627,158 +368,3 @@ def _pdf(content: bytes, filename: str) -> HttpResponse:
     response = HttpResponse(content, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     return response
-
-
-# --- penalties --------------------------------------------------------------------------------
-
-PENALTY_SLUGS = {
-    "embargo": PenaltyKind.EMBARGO,
-    "apreensao": PenaltyKind.SEIZURE,
-    "suspensao": PenaltyKind.SUSPENSION,
-    "cassacao": PenaltyKind.REVOCATION,
-}
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def penalty_new(request, pk: int, kind: str):
-    record = _record(pk)
-    if kind not in PENALTY_SLUGS:
-        raise Http404
-    penalty_kind = PENALTY_SLUGS[kind]
-    post = request.POST or None
-    specs = {
-        PenaltyKind.EMBARGO: (
-            forms.EmbargoForm(post),
-            "art. 25 II, art. 31",
-            "Descumprido o embargo, multa diária de uma UFESP (art. 31).",
-            lambda d: enforcement.apply_embargo(record, d["starts_on"], d["details"]),
-        ),
-        PenaltyKind.SEIZURE: (
-            forms.SeizureForm(post),
-            "art. 25 III, art. 32",
-            "Os equipamentos são liberados quando sanada a irregularidade e pagos os custos de "
-            "apreensão, remoção e guarda (art. 32 p.ú.).",
-            lambda d: enforcement.apply_seizure(record, d["starts_on"], d["details"]),
-        ),
-        PenaltyKind.SUSPENSION: (
-            forms.SuspensionForm(post),
-            "art. 25 IV",
-            "No máximo 15 dias. Transportador ou área vinculados ficam impedidos de emitir e "
-            "receber CTRs desde o primeiro dia.",
-            lambda d: enforcement.apply_suspension(record, d["starts_on"], d["days"], d["details"]),
-        ),
-        PenaltyKind.REVOCATION: (
-            forms.RevocationForm(post),
-            "art. 25 V, art. 34",
-            "Cassação do alvará: transportador ou área vinculados ficam impedidos desde a data.",
-            lambda d: enforcement.apply_revocation(record, d["starts_on"], d["details"]),
-        ),
-    }
-    form, legal, lead, call = specs[penalty_kind]
-    return _act(
-        request,
-        form=form,
-        case=record.case,
-        title=f"{penalty_kind.label} — auto {record.number}",
-        lead=lead,
-        legal=f"Lei 3.978/2007 {legal}",
-        submit="Aplicar",
-        call=call,
-        success=lambda p: (
-            f"Penalidade aplicada: {p.get_kind_display()}, a partir de {br_date(p.starts_on)}."
-        ),
-    )
-
-
-def _penalty(pk: int) -> Penalty:
-    return get_object_or_404(Penalty.objects.select_related("record__case"), pk=pk)
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def embargo_breach(request, pk: int):
-    penalty = _penalty(pk)
-    return _act(
-        request,
-        form=forms.BreachForm(request.POST or None),
-        case=penalty.record.case,
-        title="Descumprimento do embargo",
-        lead="Cada dia de descumprimento constatado soma uma UFESP de multa diária.",
-        legal="Lei 3.978/2007 art. 31",
-        call=lambda d: enforcement.register_embargo_breach(penalty, d["day"], d["note"]),
-        success=lambda b: (
-            f"Descumprimento de {br_date(b.day)} registrado: total de "
-            f"{br_number(enforcement.embargo_fine_ufesp(penalty))} UFESP."
-        ),
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def seizure_costs(request, pk: int):
-    penalty = _penalty(pk)
-    return _act(
-        request,
-        form=forms.CostsForm(
-            request.POST or None,
-            initial={
-                "custody_costs_brl": penalty.custody_costs_brl,
-                "paid_on": penalty.costs_paid_on,
-            },
-        ),
-        case=penalty.record.case,
-        title="Custos de apreensão, remoção e guarda",
-        legal="Lei 3.978/2007 art. 32 p.ú.",
-        call=lambda d: enforcement.register_seizure_costs(
-            penalty, d["custody_costs_brl"], d["paid_on"]
-        ),
-        success=lambda p: (
-            f"Custos de {br_money(p.custody_costs_brl)} registrados"
-            + (
-                f", pagos em {br_date(p.costs_paid_on)}."
-                if p.costs_paid_on
-                else ", ainda não pagos."
-            )
-        ),
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def seizure_release(request, pk: int):
-    penalty = _penalty(pk)
-    return _act(
-        request,
-        form=forms.ReleaseForm(request.POST or None),
-        case=penalty.record.case,
-        title="Liberação dos equipamentos apreendidos",
-        lead="Só depois de sanada a irregularidade e pagos os custos de apreensão, remoção e "
-        "guarda.",
-        legal="Lei 3.978/2007 art. 32 p.ú.",
-        submit="Liberar",
-        call=lambda d: enforcement.release_seizure(penalty, d["on"], d["irregularity_fixed"]),
-        success=lambda p: f"Equipamentos liberados em {br_date(p.lifted_on)}.",
-    )
-
-
-@require_http_methods(["GET", "POST"])
-@municipal_only
-def penalty_lift(request, pk: int):
-    penalty = _penalty(pk)
-    embargo = penalty.kind == PenaltyKind.EMBARGO
-    return _act(
-        request,
-        form=forms.DateOnlyForm(request.POST or None),
-        case=penalty.record.case,
-        title="Cancelar o embargo" if embargo else "Levantar a suspensão",
-        lead="O embargo é cancelado quando o infrator cumpre as exigências (art. 31 p.ú.)."
-        if embargo
-        else "A partir desta data o transportador ou a área voltam a operar.",
-        legal="Lei 3.978/2007 " + ("art. 31 p.ú." if embargo else "art. 25 IV"),
-        submit="Confirmar",
-        call=lambda d: enforcement.lift_penalty(penalty, d["on"]),
-        success=lambda p: (
-            f"Penalidade levantada: {p.get_kind_display()}, em {br_date(p.lifted_on)}."
-        ),
-    )

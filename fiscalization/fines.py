@@ -20,14 +20,19 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
 
+from config.errors import DomainError
+
 RECIDIVISM_FACTOR = Decimal(2)  # art. 30: "em dobro"
 DEFAULT_OBSTRUCTION_MULTIPLIER = Decimal("1.5")  # art. 26 I: no figure in the law
 EMBARGO_DAILY_FINE_UFESP = Decimal(1)  # art. 31
 CENT = Decimal("0.01")
 
 
-class UfespRateMissing(LookupError):
-    """No UFESP value for the payment's year: the fine cannot be converted to reais."""
+class UfespRateMissing(DomainError):
+    """No UFESP value for the payment's year: the fine cannot be converted to reais. A 400,
+    as the payment refused for it has always answered (the input cannot be taken as is)."""
+
+    code = "ufesp_missing"
 
     def __init__(self, year: int):
         self.year = year

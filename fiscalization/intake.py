@@ -206,8 +206,10 @@ def create_report(
     photos: Sequence[CheckedPhoto] = (),
     by=None,
     confirm_new: bool = False,
+    at: datetime.datetime | None = None,
 ) -> DumpingReport:
-    """Save a report with its photos and its first event, all or nothing.
+    """Save a report with its photos and its first event, all or nothing, received `at` (now
+    unless told).
 
     The municipality is the one whose boundary covers the point; a point outside every
     municipality we serve is refused. Unless `confirm_new`, open reports within 250 m from the
@@ -228,8 +230,9 @@ def create_report(
             "outside_municipality",
             "location",
         )
+    at = at or timezone.now()
     if not confirm_new:
-        nearby = nearby_open_reports(location)
+        nearby = nearby_open_reports(location, at=at)
         if nearby:
             raise NearbyReportsExist(nearby)
 
@@ -249,10 +252,12 @@ def create_report(
                         reporter=by if inspector else None,
                         contact_name="" if inspector else data.contact_name.strip(),
                         contact="" if inspector else data.contact.strip(),
+                        created_at=at,
+                        updated_at=at,
                     )
                     DumpingReportEvent.objects.create(
                         report=report,
-                        at=report.created_at,
+                        at=at,
                         actor=by if inspector else None,
                         from_status="",
                         to_status=ReportStatus.NEW,
@@ -309,9 +314,15 @@ def allowed_statuses(report: DumpingReport) -> tuple[str, ...]:
 
 
 @transaction.atomic
-def change_status(report: DumpingReport, to_status: str, by, note: str = "") -> DumpingReport:
-    """Move a report to another status, with a note in its history. Cleaning sets cleaned_at;
-    leaving a duplicate detaches it from its original."""
+def change_status(
+    report: DumpingReport,
+    to_status: str,
+    by,
+    note: str = "",
+    at: datetime.datetime | None = None,
+) -> DumpingReport:
+    """Move a report to another status `at` (now unless told), with a note in its history.
+    Cleaning sets cleaned_at; leaving a duplicate detaches it from its original."""
     _require_inspector(by)
     note = (note or "").strip()
     if to_status not in STATUS_LABELS:
@@ -340,8 +351,9 @@ def change_status(report: DumpingReport, to_status: str, by, note: str = "") -> 
             "note_required",
             "note",
         )
-    now = timezone.now()
+    now = at or timezone.now()
     report.status = to_status
+    report.updated_at = now
     fields = ["status", "updated_at"]
     if to_status == S.CLEANED:
         report.cleaned_at = now
@@ -361,11 +373,15 @@ def change_status(report: DumpingReport, to_status: str, by, note: str = "") -> 
 
 @transaction.atomic
 def merge_duplicate(
-    duplicate: DumpingReport, original: DumpingReport, by, note: str = ""
+    duplicate: DumpingReport,
+    original: DumpingReport,
+    by,
+    note: str = "",
+    at: datetime.datetime | None = None,
 ) -> DumpingReport:
-    """Mark `duplicate` as a duplicate of `original`, with an event on both. Reports already
-    merged into `duplicate` move to `original`, so chains stay one level deep. Returns the
-    duplicate."""
+    """Mark `duplicate` as a duplicate of `original` `at` (now unless told), with an event on
+    both. Reports already merged into `duplicate` move to `original`, so chains stay one level
+    deep. Returns the duplicate."""
     _require_inspector(by)
     note = (note or "").strip()
     if duplicate.pk == original.pk:
@@ -389,12 +405,13 @@ def merge_duplicate(
             "into_duplicate",
             "into",
         )
-    now = timezone.now()
+    now = at or timezone.now()
     suffix = f" {note}" if note else ""
     previous = duplicate.status
     duplicate.status = S.DUPLICATE
     duplicate.duplicate_of = original
     duplicate.cleaned_at = None
+    duplicate.updated_at = now
     duplicate.save(update_fields=["status", "duplicate_of", "cleaned_at", "updated_at"])
     DumpingReportEvent.objects.create(
         report=duplicate,
@@ -411,6 +428,7 @@ def merge_duplicate(
     )
     for child in moved:
         child.duplicate_of = original
+        child.updated_at = now
         child.save(update_fields=["duplicate_of", "updated_at"])
         DumpingReportEvent.objects.create(
             report=child,
@@ -430,6 +448,7 @@ def merge_duplicate(
         to_status=original.status,
         note=f"A denúncia {duplicate.protocol}{extra} foi mesclada nesta (duplicata).{suffix}",
     )
+    original.updated_at = now
     original.save(update_fields=["updated_at"])
     return duplicate
 
@@ -444,7 +463,8 @@ def change_category(report: DumpingReport, category: str, by, note: str = "") ->
     if report.category == category:
         raise IntakeError("A denúncia já está nesta categoria.", "same_category", "category")
     previous = report.category
-    report.category = category
+    now = timezone.now()
+    report.category, report.updated_at = category, now
     report.save(update_fields=["category", "updated_at"])
     text = (
         f"Categoria alterada de “{CATEGORY_LABELS[previous]}” para “{CATEGORY_LABELS[category]}”."
@@ -452,6 +472,7 @@ def change_category(report: DumpingReport, category: str, by, note: str = "") ->
     note = (note or "").strip()
     DumpingReportEvent.objects.create(
         report=report,
+        at=now,
         actor=by,
         from_status=report.status,
         to_status=report.status,

@@ -11,8 +11,8 @@ import json
 
 from django.utils import timezone
 
-from .models import FacilityKind, FacilityLicense, LicenseStatus, ReceivingFacility
-from .public_layers import COORDINATE_DECIMALS, BBox, _bbox_sql, _fetch_json, _license_valid_sql
+from .models import FacilityKind, FacilityLicense, LicenseStatus, ReceivingFacility, valid_on_sql
+from .public_layers import COORDINATE_DECIMALS, BBox, _bbox_sql, _fetch_json
 
 LICENSE_STATE_LABELS = {
     "valid": "licença válida",
@@ -66,10 +66,10 @@ def facilities_with_license_state_geojson(
         FROM {ReceivingFacility._meta.db_table} f
         LEFT JOIN LATERAL (
             SELECT l.id, l.number, l.valid_from, l.valid_until, l.status, l.status_since,
-                   {_license_valid_sql("l")} AS in_force
+                   {valid_on_sql("l")} AS in_force
             FROM {FacilityLicense._meta.db_table} l
             WHERE l.facility_id = f.id
-            ORDER BY {_license_valid_sql("l")} DESC, l.valid_from DESC, l.id DESC
+            ORDER BY {valid_on_sql("l")} DESC, l.valid_from DESC, l.id DESC
             LIMIT 1
         ) lic ON TRUE
         WHERE TRUE {where_bbox}

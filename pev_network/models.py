@@ -155,12 +155,15 @@ class MunicipalityPiece(models.Model):
         verbose_name_plural = "partes dos limites municipais"
 
 
+def licensed_exists(day: datetime.date) -> Exists:
+    """Whether the facility of the outer query has a license in force on `day`."""
+    return Exists(FacilityLicense.objects.valid_on(day).filter(facility=OuterRef("pk")))
+
+
 class FacilityQuerySet(models.QuerySet):
     def licensed_on(self, day: datetime.date) -> FacilityQuerySet:
         """Facilities whose license is valid on `day` (Lei 3.978/2007 art. 14 §1)."""
-        return self.filter(
-            Exists(FacilityLicense.objects.valid_on(day).filter(facility=OuterRef("pk")))
-        )
+        return self.filter(licensed_exists(day))
 
 
 class ReceivingFacility(models.Model):
@@ -226,10 +229,44 @@ class LicenseStatus(models.TextChoices):
     REVOKED = "REVOKED", "Cassada"
 
 
+# --- validity on a day, written once ------------------------------------------------------------
+# A facility's license (art. 14 §1) and a transporter's registration (art. 13) are valid from
+# valid_from to valid_until, both days included; without an end date, open-ended. A license is
+# in force on a day when it is valid then and was not suspended or revoked on or before that
+# day (status_since). One test in three forms: SQL for raw queries (valid_on_sql, period_sql,
+# licensed_sql), a queryset method (LicenseQuerySet.valid_on, whence licensed_exists and
+# FacilityQuerySet.licensed_on) and, for rows in memory, FacilityLicense.is_valid_on and
+# in_period; tests/test_network_services.py holds them to each other.
+
+
+def in_period(valid_from: datetime.date, valid_until: datetime.date | None, day) -> bool:
+    return valid_from <= day and (valid_until is None or valid_until >= day)
+
+
+def period_sql(valid_from: str, valid_until: str, day: str) -> str:
+    """SQL condition: `day` inside the period; each argument is an SQL expression."""
+    return f"({valid_from} <= {day} AND ({valid_until} IS NULL OR {valid_until} >= {day}))"
+
+
+def valid_on_sql(alias: str, day: str = "%(day)s") -> str:
+    """SQL condition: the license row `alias` is in force on `day` (an SQL expression)."""
+    return (
+        f"({period_sql(f'{alias}.valid_from', f'{alias}.valid_until', day)}"
+        f" AND ({alias}.status = '{LicenseStatus.ACTIVE.value}' OR {alias}.status_since > {day}))"
+    )
+
+
+def licensed_sql(facility: str, day: str = "%(day)s") -> str:
+    """SQL condition: the facility of id `facility` has a license in force on `day`."""
+    return (
+        f"EXISTS (SELECT 1 FROM {FacilityLicense._meta.db_table} l"
+        f" WHERE l.facility_id = {facility} AND {valid_on_sql('l', day)})"
+    )
+
+
 class LicenseQuerySet(models.QuerySet):
     def valid_on(self, day: datetime.date) -> LicenseQuerySet:
-        """Licenses in force on `day`: inside the validity period (both ends inclusive) and not
-        suspended or revoked on or before that day."""
+        """Licenses in force on `day` (valid_on_sql as a queryset)."""
         return self.filter(
             Q(valid_from__lte=day),
             Q(valid_until__gte=day) | Q(valid_until__isnull=True),
@@ -284,12 +321,11 @@ class FacilityLicense(models.Model):
         return f"{self.number} ({self.issuer})"
 
     def is_valid_on(self, day: datetime.date) -> bool:
-        """The same test as LicenseQuerySet.valid_on, for a license already in memory."""
-        in_period = self.valid_from <= day and (self.valid_until is None or self.valid_until >= day)
-        in_force = self.status == LicenseStatus.ACTIVE or (
-            self.status_since is not None and self.status_since > day
+        """LicenseQuerySet.valid_on for a license already in memory."""
+        return in_period(self.valid_from, self.valid_until, day) and (
+            self.status == LicenseStatus.ACTIVE
+            or (self.status_since is not None and self.status_since > day)
         )
-        return in_period and in_force
 
     def clean(self):
         if self.status != LicenseStatus.ACTIVE and not self.status_since:

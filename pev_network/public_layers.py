@@ -19,10 +19,11 @@ from .models import (
     CatchmentBasin,
     FacilityKind,
     FacilityLicense,
-    LicenseStatus,
     Municipality,
     ReceivingFacility,
     WasteClass,
+    licensed_sql,
+    valid_on_sql,
 )
 
 # Six decimals of a degree are ~0.1 m: more than the survey of any facility, and half the bytes
@@ -32,19 +33,6 @@ COORDINATE_DECIMALS = 6
 OUTLINE_DECIMALS = 5
 
 BBox = Sequence[float]  # (min lon, min lat, max lon, max lat), WGS 84
-
-
-def _license_valid_sql(alias: str) -> str:
-    """SQL condition: license `alias` is in force on %(day)s (Lei 3.978/2007 art. 14 §1).
-
-    The same condition as LicenseQuerySet.valid_on: inside the validity period (both ends
-    inclusive, no end date = open-ended) and not suspended or revoked on or before the day.
-    """
-    return f"""(
-        {alias}.valid_from <= %(day)s
-        AND ({alias}.valid_until IS NULL OR {alias}.valid_until >= %(day)s)
-        AND ({alias}.status = '{LicenseStatus.ACTIVE.value}' OR {alias}.status_since > %(day)s)
-    )"""
 
 
 def _bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
@@ -127,7 +115,7 @@ def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | N
         CROSS JOIN LATERAL (
             SELECT l.number, l.issuer, l.valid_from, l.valid_until
             FROM {FacilityLicense._meta.db_table} l
-            WHERE l.facility_id = f.id AND {_license_valid_sql("l")}
+            WHERE l.facility_id = f.id AND {valid_on_sql("l")}
             ORDER BY l.valid_from DESC, l.id DESC
             LIMIT 1
         ) lic
@@ -160,10 +148,7 @@ def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None
                     'municipality', m.name,
                     'served_by_id', f.id,
                     'served_by', f.name,
-                    'served_by_licensed', f.id IS NOT NULL AND EXISTS (
-                        SELECT 1 FROM {FacilityLicense._meta.db_table} l
-                        WHERE l.facility_id = f.id AND {_license_valid_sql("l")}
-                    )
+                    'served_by_licensed', f.id IS NOT NULL AND {licensed_sql("f.id")}
                 )
             ) ORDER BY b.name, b.id), '[]'::json)
         )

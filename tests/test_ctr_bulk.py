@@ -8,16 +8,27 @@ import csv
 import datetime
 import io
 import random
+import re
+import string
 import threading
 from decimal import Decimal
 
 import pytest
-from django.contrib.gis.geos import MultiPolygon, Polygon
+from django.contrib.gis.geos import MultiPolygon, Point, Polygon
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
 from ctr import bulk, csv_import, rules, services
-from ctr.models import CTR, Equipment, Generator, NumberSequence, Transporter, Vehicle, Worksite
+from ctr.models import (
+    CTR,
+    CTRWasteClass,
+    Equipment,
+    Generator,
+    NumberSequence,
+    Transporter,
+    Vehicle,
+    Worksite,
+)
 from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
 from pev_network.services import save_municipality
 from tests.builders import ORIGIN, licensed_facility, offset, square
@@ -324,12 +335,72 @@ def test_every_issue_rule_has_a_set_based_counterpart():
     bulk.check_catalogue()
     issue_rules = {c for c, r in rules.REGISTRY.items() if r.stage == rules.Stage.ISSUE}
     assert issue_rules == bulk.IMPLEMENTED_RULES | bulk.NOT_APPLICABLE_RULES
+    for code in issue_rules:
+        item = rules.REGISTRY[code]
+        assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
+    # Only the PGRCC rule reads a fact that a CSV row cannot state (the worksite's id).
+    assert {"NOT_IN_GENERATOR_PLAN"} == bulk.NOT_APPLICABLE_RULES
+    assert set(bulk.RULE_SQL) == bulk.IMPLEMENTED_RULES
+
+
+def test_an_issue_rule_without_its_sql_part_is_refused_where_it_is_declared():
+    args = ("SEM_SQL", rules.Severity.ERROR, "art. 0", "Regra sem SQL")
+    with pytest.raises(ValueError, match="SQL"):
+        rules.rule(*args, message=rules.Message("Falta a SQL."))
+    with pytest.raises(ValueError, match="SQL"):
+        rules.rule(
+            *args,
+            messages={
+                "a": rules.Message("Com SQL.", sql="SELECT r.line, 0 AS sub, NULL AS field"),
+                "b": rules.Message("Sem SQL."),
+            },
+        )
+    assert "SEM_SQL" not in rules.REGISTRY
+
+
+def test_the_bulk_import_refuses_an_issue_rule_it_cannot_check(mixed, monkeypatch):
+    world, f, _ = mixed
+    # A rule put in the registry by hand, past rule(): ctr.bulk would silently miss it.
+    unchecked = rules.Rule(
+        "SEM_SQL",
+        rules.Severity.ERROR,
+        "art. 0",
+        "Regra sem SQL",
+        rules.Stage.ISSUE,
+        lambda ctr: (),
+        {rules.MAIN: rules.Message("Falta a SQL.")},
+    )
+    monkeypatch.setitem(rules.REGISTRY, "SEM_SQL", unchecked)
+    with pytest.raises(bulk.CatalogueMismatch, match="SEM_SQL"):
+        bulk.import_rows([], f["alfa"], world.alfa_user, lambda results: None)
+
+
+def _template_re(template: str) -> re.Pattern:
+    parts = [
+        re.escape(literal) + ("(.+?)" if name is not None else "")
+        for literal, name, _, _ in string.Formatter().parse(template)
+    ]
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def message_variant(finding: rules.Finding) -> tuple[str, str]:
+    """(code, variant) of the rule's message that words `finding`; the most specific one
+    when two templates match (a longer literal text)."""
+    rule = rules.REGISTRY[finding.code]
+    matching = [
+        (len(_template_re(m.template).pattern), variant)
+        for variant, m in rule.messages.items()
+        if _template_re(m.template).fullmatch(finding.message)
+    ]
+    assert matching, (finding.code, finding.message)
+    return finding.code, max(matching)[1]
 
 
 def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
     world, f, per_transporter = mixed
     assert sum(len(rows) for rows in per_transporter.values()) == 1000
     seen_codes: set[str] = set()
+    seen_messages: set[tuple[str, str]] = set()
     several = 0
     for key, rows in per_transporter.items():
         transporter = f[key]
@@ -352,9 +423,16 @@ def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
             errors = [p for p in expected if p.severity == rules.Severity.ERROR]
             assert result.checked == (not errors)
             seen_codes |= {x.code for x in expected}
+            seen_messages |= {message_variant(x) for x in expected}
             several += len({x.code for x in errors}) > 1
-    # The mix exercises every rule that can apply to a CSV row, often several at once.
+    # The mix exercises every rule that can apply to a CSV row, often several at once, and
+    # every message of each (so the SQL of each message met its Python check).
     assert seen_codes == bulk.IMPLEMENTED_RULES
+    assert seen_messages == {
+        (code, variant)
+        for code in bulk.IMPLEMENTED_RULES
+        for variant in rules.REGISTRY[code].messages
+    }
     assert several > 50
 
 
@@ -366,7 +444,7 @@ def test_coordinates_are_printed_as_python_prints_them():
     with connection.cursor() as cursor:
         cursor.execute(
             # As text, like COPY: a float8[] parameter would turn -0.0 into 0.
-            f"SELECT {bulk.COORD.format('x::float8')} "
+            f"SELECT {rules.COORD.format('x::float8')} "
             "FROM unnest(%s::text[]) WITH ORDINALITY u(x, i) ORDER BY i",
             [[repr(x) for x in values]],
         )
@@ -378,12 +456,172 @@ def test_volumes_are_printed_as_rules_fmt_prints_them():
     values = ["1.000", "0.500", "100", "2.550", "10.10", "0.001", "1000.000", "5.00"]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {bulk.FMT.format('x')} FROM unnest(%s::numeric[]) WITH ORDINALITY u(x, i) "
+            f"SELECT {rules.FMT.format('x')} FROM unnest(%s::numeric[]) WITH ORDINALITY u(x, i) "
             "ORDER BY i",
             [[Decimal(v) for v in values]],
         )
         printed = [r[0] for r in cursor.fetchall()]
     assert printed == [rules.fmt(Decimal(v)) for v in values]
+
+
+# --- a table of cases: each rule, each of its messages, the values hardest to print alike ------
+
+ODD_NAME = "Área “100%” d'Ávila {0} %s"
+
+
+def case_row(f: dict, key: str, **overrides) -> dict:
+    """A row that breaks nothing for transporter `key` (from the town to the ATT), changed by
+    `overrides`; `origin` and `destination` are (lon, lat), `destination` may name a facility."""
+    transporter = f[key]
+    origin = overrides.pop("origin", m_at(-500, -500))
+    destination = overrides.pop("destination", "att")
+    if isinstance(destination, str):
+        p = f[destination].area.point_on_surface
+        destination = (p.x, p.y)
+    row = {
+        "transport_date": "2026-11-30",
+        "vehicle_plate": "ABC1D23" if key == "alfa" else transporter.vehicles.get().plate,
+        "equipment_code": "C-01",
+        "generator_name": "Maria da Obra",
+        "generator_document": CPF_GENERATOR,
+        "worksite_address": "Rua das Flores, 10",
+        "worksite_neighbourhood": "Centro",
+        "origin_lon": f"{origin[0]:.10f}",
+        "origin_lat": f"{origin[1]:.10f}",
+        "destination_lon": f"{destination[0]:.10f}",
+        "destination_lat": f"{destination[1]:.10f}",
+        "destination_facility": "",
+        "waste": "A=2",
+        "description": "entulho",
+    }
+    row.update(overrides)
+    return row
+
+
+# (situation, transporter, the row's changes, the rules it must break at least)
+CASES = [
+    ("nothing broken", "alfa", {}, set()),
+    ("registration expired", "expired_t", {}, {"TRANSPORTER_NOT_LICENSED"}),
+    ("registration not yet valid", "late_t", {"transport_date": "30/04/2026"},
+     {"TRANSPORTER_NOT_LICENSED"}),
+    ("registration open-ended, valid", "late_t", {}, set()),
+    ("own waste of another generator", "self_gen", {"generator_document": cpf(100_001)},
+     {"TRANSPORTER_NOT_LICENSED"}),
+    ("own waste", "self_gen", {}, set()),
+    ("suspended until a day, within it", "suspended_t", {"transport_date": "2026-06-30"},
+     {"TRANSPORTER_SUSPENDED"}),
+    ("suspended until a day, after it", "suspended_t", {"transport_date": "2026-07-01"}, set()),
+    ("suspended with no end", "suspended_open", {}, {"TRANSPORTER_SUSPENDED"}),
+    ("revoked, the day before", "revoked", {"transport_date": "2026-02-28"}, set()),
+    ("revoked", "revoked", {"transport_date": "2026-03-01"}, {"TRANSPORTER_SUSPENDED"}),
+    ("origin in no municipality", "alfa", {"origin": (-4e-7, 5e-7)},
+     {"ORIGIN_OUTSIDE_MUNICIPALITY"}),
+    ("origin on the shared edge", "alfa", {"origin": "edge"}, set()),
+    ("discharge far from every area", "alfa", {"destination": m_at(-8500, 8500)},
+     {"DESTINATION_OUTSIDE_FACILITY"}),
+    ("discharge outside the area named", "alfa", {"destination_facility": "landfill"},
+     {"DESTINATION_OUTSIDE_FACILITY"}),
+    ("discharge just outside, within the GPS tolerance", "alfa",
+     {"destination": m_at(1610, 50)}, set()),
+    ("area with its license expired", "alfa", {"destination": "expired"},
+     {"FACILITY_NOT_LICENSED"}),
+    ("area with its license suspended", "alfa", {"destination": "suspended"},
+     {"FACILITY_NOT_LICENSED"}),
+    ("class the area does not take, odd name", "alfa",
+     {"destination": "att_ab", "waste": "A=1; C=0,5; D=0,5"}, {"CLASS_NOT_ACCEPTED"}),
+    ("area that takes nothing", "alfa", {"destination": "att_none", "waste": "B=1; A=1"},
+     {"CLASS_NOT_ACCEPTED"}),
+    ("prohibited waste", "alfa", {"waste": "DOMICILIAR=1; A=0,5; SAÚDE=0,1; INDUSTRIAL=0,2"},
+     {"PROHIBITED_WASTE"}),
+    ("large volume at a PEV", "alfa", {"destination": "pev", "waste": "A=0,999; B=0,002"},
+     {"LARGE_VOLUME_AT_PEV"}),
+    ("at a PEV, the limit exactly", "alfa", {"destination": "pev", "waste": "A=0,5; B=0,500"},
+     set()),
+    ("large volume at the neighbour's PEV", "alfa", {"destination": "pev_n", "waste": "A=0,6"},
+     {"LARGE_VOLUME_AT_PEV"}),
+    ("over the equipment's capacity", "alfa", {"equipment_code": "C-02", "waste": "A=2,510"},
+     {"OVER_EQUIPMENT_CAPACITY"}),
+    ("vehicle of another transporter", "alfa", {"vehicle_plate": "XYZ9876"},
+     {"EQUIPMENT_NOT_REGISTERED"}),
+    ("vehicle inactive, equipment inactive", "alfa",
+     {"vehicle_plate": "INA-1234", "equipment_code": "C-09"}, {"EQUIPMENT_NOT_REGISTERED"}),
+    ("no equipment named", "alfa", {"equipment_code": ""}, set()),
+    ("class A to the landfill, a recycling area licensed", "alfa",
+     {"destination": "landfill", "waste": "A=3"}, {"CLASS_A_TO_LANDFILL"}),
+    ("class A to the neighbour's landfill, no recycling area there", "alfa",
+     {"destination": "landfill_n", "waste": "A=3", "origin": m_at(11_000, 0)}, set()),
+    ("several at once", "expired_t",
+     {"vehicle_plate": "ZZZ9Z99", "equipment_code": "X-77", "destination": "pev",
+      "waste": "A=2; INDUSTRIAL=1"},
+     {"TRANSPORTER_NOT_LICENSED", "EQUIPMENT_NOT_REGISTERED", "PROHIBITED_WASTE",
+      "LARGE_VOLUME_AT_PEV"}),
+]  # fmt: skip
+
+
+def test_bulk_and_per_ctr_paths_word_every_case_alike(mixed):
+    world, f, _ = mixed
+    ReceivingFacility.objects.filter(pk=f["att_ab"].pk).update(name=ODD_NAME)
+    names = {"landfill": f["landfill"].pk}
+    by_key: dict[str, list[tuple[str, dict, set]]] = {}
+    for situation, key, changes, breaks in CASES:
+        changes = dict(changes)
+        if changes.get("origin") == "edge":
+            changes["origin"] = (f["lon1"], (f["lat0"] + f["lat1"]) / 2)
+        if "destination_facility" in changes:
+            changes["destination_facility"] = str(names[changes["destination_facility"]])
+        by_key.setdefault(key, []).append((situation, case_row(f, key, **changes), breaks))
+    seen_messages = set()
+    messages = []
+    for key, cases in by_key.items():
+        lines = parsed_rows(csv_text([row for _, row, _ in cases]))
+        got = bulk_results(lines, f[key], world.alfa_user, dry_run=True, chunk_rows=7)
+        for (situation, _, breaks), (_, row), result in zip(cases, lines, got, strict=True):
+            request, problems = csv_import.parse_row(row)
+            assert request is not None, (situation, problems)
+            _, expected = services.check(f[key], request)
+            assert as_tuples(result.findings) == as_tuples(expected), situation
+            codes = {x.code for x in expected}
+            assert breaks <= codes and (breaks or not codes), (situation, codes)
+            seen_messages |= {message_variant(x) for x in expected}
+            messages += [x.message for x in expected]
+    assert any(ODD_NAME in message for message in messages)
+    every_message = {
+        (code, variant)
+        for code in bulk.IMPLEMENTED_RULES
+        for variant in rules.REGISTRY[code].messages
+    }
+    assert seen_messages == every_message
+
+
+# Values that print differently by a hair: a date and none, decimals with trailing zeros, a
+# point near zero, every class and kind, a list unsorted, repeated or empty.
+FORMAT_CASES = [
+    ("", "text", ["texto", ODD_NAME]),
+    ("date", "date", [D(2026, 1, 5), None]),
+    ("decimal", "numeric", [Decimal("1.000"), Decimal("0.500"), Decimal("2.55"), Decimal("100")]),
+    ("point", "geometry", [Point(-45.1234565, -22.8000005, srid=4326),
+                           Point(-4e-7, 5e-7, srid=4326)]),
+    ("class", "text", [c.value for c in CTRWasteClass]),
+    ("kind", "text", [k.value for k in FacilityKind]),
+    ("classes", "text[]", [["B", "A", "A"], [], ["VOLUMOSO", "A", "D"]]),
+]  # fmt: skip
+
+
+def test_a_message_prints_the_same_in_sql_as_in_python():
+    assert set(rules.FORMATS) == {kind for kind, _, _ in FORMAT_CASES}
+    with connection.cursor() as cursor:
+        for kind, sql_type, values in FORMAT_CASES:
+            field = "{value:" + kind + "}" if kind else "{value}"
+            # Quotes, percent signs and braces in the text itself, around the value.
+            message = rules.Message(field + " — 100% d'Ávila, {{literal}}: %s")
+            for value in values:
+                param = value.hexewkb.decode() if isinstance(value, Point) else value
+                cursor.execute(
+                    f"SELECT {message.sql_text('x')} "
+                    f"FROM (SELECT %(value)s::{sql_type} AS value) x",
+                    {**rules.FORMAT_PARAMS, "value": param},
+                )
+                assert cursor.fetchone()[0] == message.format({"value": value}), (kind, value)
 
 
 # --- the issue: the same CTRs, the same numbers, no gaps ------------------------------------------

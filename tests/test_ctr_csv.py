@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from ctr import csv_import
+from ctr import csv_format, csv_import
 from ctr.models import CTR
 from tests.ctr_world import TODAY, build_world
 
@@ -254,7 +254,7 @@ def test_overlong_text_is_a_row_problem_not_a_database_error(world):
 
 
 def test_the_example_file_follows_the_format():
-    text = csv_import.example_csv()
+    text = csv_format.example_csv()
     _, rows, delimiter, ignored = csv_import.read_rows(text)
     assert delimiter == ";" and ignored == []
     for _, values in rows:

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from config.errors import DomainError
 from fiscalization import enforcement, fines
 from fiscalization.models.enforcement import (
     InfractionRecord,
@@ -78,6 +79,14 @@ def test_conversion_without_a_rate_for_the_year_is_a_clear_error():
     UfespRate.objects.filter(year=2025).delete()
     with pytest.raises(fines.UfespRateMissing, match="UFESP cadastrado para 2025"):
         fines.to_brl(Decimal("10"), D(2025, 6, 1))
+
+
+def test_a_missing_rate_is_a_domain_error_the_pages_and_the_api_show():
+    UfespRate.objects.filter(year=2025).delete()
+    with pytest.raises(DomainError) as info:
+        fines.ufesp_value(D(2025, 6, 1))
+    assert (info.value.code, info.value.status) == ("ufesp_missing", 400)
+    assert "cadastre-o em “Valores da UFESP”" in info.value.message
 
 
 # --- through the service ----------------------------------------------------------------------

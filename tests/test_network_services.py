@@ -16,6 +16,9 @@ from pev_network.models import (
     Municipality,
     ReceivingFacility,
     WasteClass,
+    in_period,
+    licensed_sql,
+    valid_on_sql,
 )
 from tests.builders import ORIGIN, licensed_facility, multi, municipality, offset, point, square
 
@@ -110,6 +113,60 @@ def test_revoked_license_counts_for_no_later_day():
 def test_license_without_end_date_is_valid_from_its_start():
     facility = licensed_facility(FacilityKind.ATT, square(*ORIGIN, 100), valid_until=None)
     assert facility.pk in licensed_ids(D(2090, 1, 1))
+
+
+# Licenses around their boundary days: the period's ends, open-ended, suspended and revoked on
+# a day, suspended before the period starts.
+LICENSE_CASES = [  # (valid_from, valid_until, status, status_since)
+    (D(2026, 1, 1), D(2026, 6, 30), "ACTIVE", None),
+    (D(2026, 1, 1), None, "ACTIVE", None),
+    (D(2026, 1, 1), None, "SUSPENDED", D(2026, 3, 1)),
+    (D(2026, 1, 1), D(2026, 6, 30), "REVOKED", D(2026, 6, 30)),
+    (D(2026, 3, 1), None, "SUSPENDED", D(2026, 1, 1)),
+]
+LICENSE_DAYS = [D(2025, 12, 31), D(2026, 1, 1), D(2026, 2, 28), D(2026, 3, 1), D(2026, 6, 29),
+                D(2026, 6, 30), D(2026, 7, 1)]  # fmt: skip
+
+
+def test_license_validity_reads_the_same_in_sql_queryset_and_memory():
+    licenses = [
+        licensed_facility(
+            FacilityKind.ATT,
+            square(*offset(*ORIGIN, 300 * i, 0), 100),
+            valid_from=valid_from,
+            valid_until=valid_until,
+            status=status,
+            status_since=since,
+        ).licenses.get()
+        for i, (valid_from, valid_until, status, since) in enumerate(LICENSE_CASES)
+    ]
+    seen = set()
+    for day in LICENSE_DAYS:
+        in_memory = {lic.pk for lic in licenses if lic.is_valid_on(day)}
+        queryset = set(FacilityLicense.objects.valid_on(day).values_list("pk", flat=True))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT l.id FROM pev_network_facilitylicense l WHERE {valid_on_sql('l')}",
+                {"day": day},
+            )
+            sql = {row[0] for row in cursor.fetchall()}
+            cursor.execute(
+                f"SELECT f.id FROM pev_network_receivingfacility f WHERE {licensed_sql('f.id')}",
+                {"day": day},
+            )
+            facilities = {row[0] for row in cursor.fetchall()}
+        assert in_memory == queryset == sql, day
+        assert facilities == set(
+            ReceivingFacility.objects.licensed_on(day).values_list("pk", flat=True)
+        )
+        assert facilities == {lic.facility_id for lic in licenses if lic.pk in in_memory}
+        assert all(
+            in_period(lic.valid_from, lic.valid_until, day)
+            for lic in licenses
+            if lic.pk in in_memory
+        )
+        seen.add(frozenset(in_memory))
+    assert len(seen) > 4  # the days tell the cases apart
 
 
 def test_second_license_renews_after_the_first_expires():

@@ -93,7 +93,9 @@ class DumpingReport(models.Model):
         verbose_name="duplicada de",
     )
     created_at = models.DateTimeField("recebida em", default=timezone.now, db_index=True)
-    updated_at = models.DateTimeField("atualizada em", auto_now=True)
+    # The moment of the report's last event: the intake services set it with the event they
+    # write (not auto_now: a service told `at=` records a past moment, as the demo does).
+    updated_at = models.DateTimeField("atualizada em", default=timezone.now, editable=False)
     cleaned_at = models.DateTimeField("limpa em", null=True, blank=True)
 
     class Meta:

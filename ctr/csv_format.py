@@ -1,0 +1,408 @@
+"""The CSV format of the CTR import: one row = one CTR (Lei 3.978/2007 art. 3 VI, art. 13).
+
+The columns, what each holds, how a row parses into plain values (RowValues) or problems,
+and the result of each row (RowResult, Problem). Both import paths read it: the per-row one
+(ctr.csv_import, through ctr.services) and the set-based one (ctr.bulk); it imports neither,
+so the arrows run csv_import -> bulk -> csv_format.
+
+The format (docs/transportador.md): a header row with the column names below, ';' or ','
+between fields, UTF-8 (with or without BOM) or Latin-1, decimal comma or point.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import functools
+import io
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import NamedTuple
+
+from django.core.exceptions import ValidationError
+
+from . import rules
+from .documents import normalize_document, normalize_plate
+from .forms import DECIMAL_RE, MAX_LINE_VOLUME, MAX_WASTE_LINES, parse_decimal
+from .models import CTRWasteClass
+
+REQUIRED_COLUMNS = (
+    "transport_date",
+    "vehicle_plate",
+    "generator_name",
+    "generator_document",
+    "worksite_address",
+    "origin_lon",
+    "origin_lat",
+    "destination_lon",
+    "destination_lat",
+    "waste",
+)
+OPTIONAL_COLUMNS = (
+    "equipment_code",
+    "worksite_neighbourhood",
+    "destination_facility",
+    "description",
+)
+COLUMNS = (
+    "transport_date",
+    "vehicle_plate",
+    "equipment_code",
+    "generator_name",
+    "generator_document",
+    "worksite_address",
+    "worksite_neighbourhood",
+    "origin_lon",
+    "origin_lat",
+    "destination_lon",
+    "destination_lat",
+    "destination_facility",
+    "waste",
+    "description",
+)
+# What each column holds, in pt-BR (the import page and the guide show it).
+COLUMN_HELP = {
+    "transport_date": "Data do transporte: AAAA-MM-DD ou DD/MM/AAAA.",
+    "vehicle_plate": "Placa de um veículo ativo do seu cadastro (ABC1D23 ou ABC-1234).",
+    "equipment_code": "Código de um equipamento do seu cadastro (opcional).",
+    "generator_name": "Nome do gerador.",
+    "generator_document": "CPF ou CNPJ do gerador (com ou sem pontuação).",
+    "worksite_address": "Endereço da obra ou imóvel de origem.",
+    "worksite_neighbourhood": "Bairro (opcional).",
+    "origin_lon": "Longitude da origem, em graus decimais (oeste é negativo).",
+    "origin_lat": "Latitude da origem, em graus decimais (sul é negativo).",
+    "destination_lon": "Longitude do ponto de descarga.",
+    "destination_lat": "Latitude do ponto de descarga.",
+    "destination_facility": "Número (id) da área de destino (opcional).",
+    "waste": "Resíduos: CLASSE=VOLUME em m³, separados por ponto e vírgula (ex.: A=2,5; B=0,5).",
+    "description": "Descrição da carga (opcional), aplicada a cada resíduo.",
+}
+MAX_LENGTHS = {
+    "vehicle_plate": 10,
+    "equipment_code": 30,
+    "generator_name": 200,
+    "generator_document": 20,
+    "worksite_address": 300,
+    "worksite_neighbourhood": 120,
+    "description": 300,
+}
+# Finding fields (the API's names) -> the CSV columns they concern.
+FINDING_COLUMNS = {
+    "transport_date": "transport_date",
+    "vehicle_plate": "vehicle_plate",
+    "equipment_code": "equipment_code",
+    "generator": "generator_document",
+    "worksite": "worksite_address",
+    "origin": "origin_lon, origin_lat",
+    "destination": "destination_lon, destination_lat",
+    "destination_facility": "destination_facility",
+    "waste": "waste",
+}
+CLASS_ALIASES = {
+    "SAÚDE": CTRWasteClass.SAUDE,
+    "VOLUMOSOS": CTRWasteClass.VOLUMOSO,
+}
+WASTE_ITEM_RE = re.compile(r"^\s*([^=:]+?)\s*[=:]\s*(.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    column: str  # the CSV column(s) concerned, or "" for the row as a whole
+    message: str
+    code: str = ""  # the rule's code for findings of the catalogue
+    article: str = ""
+
+
+@dataclass
+class RowResult:
+    line: int  # the line of the file (the header is line 1)
+    number: str = ""  # the CTR issued (empty when refused, or in a dry run)
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    checked: bool = False  # dry run: the row passed every check, nothing was issued
+    # Every finding of the catalogue for the row (errors and warnings), as rules.evaluate
+    # gives them; empty when the row did not parse or named an unknown facility.
+    findings: list[rules.Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# --- one row -> its values -----------------------------------------------------------------
+
+
+class RowValues(NamedTuple):
+    """What a good row declares, as plain values (the bulk import copies these)."""
+
+    transport_date: datetime.date
+    vehicle_plate: str
+    equipment_code: str
+    generator_name: str
+    generator_document: str
+    worksite_address: str
+    worksite_neighbourhood: str
+    origin: tuple[float, float]
+    destination: tuple[float, float]
+    destination_facility_id: int | None
+    waste: tuple[tuple[str, Decimal], ...]  # (class, m³) per line
+    description: str
+
+
+def parse_date(text: str) -> datetime.date:
+    for fmt in ("%Y-%m-%d", "%d/%m/%Y"):
+        try:
+            return datetime.datetime.strptime(text.strip(), fmt).date()
+        except ValueError:
+            continue
+    raise ValueError(text)
+
+
+# The same values come back on every row of a file (dates, plates, the generators'
+# documents, usual loads): parsing each once keeps a big import fast. Bounded caches.
+@functools.lru_cache(maxsize=4096)
+def _date_or_none(text: str) -> datetime.date | None:
+    try:
+        return parse_date(text)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=16384)
+def _plate(text: str) -> tuple[str, str]:
+    try:
+        return normalize_plate(text), ""
+    except ValidationError as error:
+        return "", error.messages[0]
+
+
+@functools.lru_cache(maxsize=65536)
+def _document(text: str) -> tuple[str, str]:
+    try:
+        return normalize_document(text), ""
+    except ValidationError as error:
+        return "", error.messages[0]
+
+
+WASTE_CLASSES = frozenset(CTRWasteClass.values)
+VALID_CLASSES_TEXT = ", ".join(CTRWasteClass.values)
+THOUSANDTH = Decimal("0.001")
+WASTE_SPLIT_RE = re.compile(r"[;|]")
+
+
+@functools.lru_cache(maxsize=65536)
+def _waste_items(text: str) -> tuple[tuple[tuple[str, Decimal], ...], tuple[Problem, ...]]:
+    """'A=2,5; B=0,5' -> ((class, m³), ...) and the problems. Items are separated by ';' or
+    '|'."""
+    items = [item for item in WASTE_SPLIT_RE.split(text) if item.strip()]
+    if not items:
+        return (), (Problem("waste", "Informe ao menos um resíduo no formato CLASSE=VOLUME."),)
+    if len(items) > MAX_WASTE_LINES:
+        return (), (Problem("waste", f"No máximo {MAX_WASTE_LINES} resíduos por CTR."),)
+    lines: list[tuple[str, Decimal]] = []
+    problems: list[Problem] = []
+    for item in items:
+        match = WASTE_ITEM_RE.match(item)
+        if not match:
+            problems.append(
+                Problem(
+                    "waste", f"“{item.strip()}” não está no formato CLASSE=VOLUME (ex.: A=2,5)."
+                )
+            )
+            continue
+        name, volume_text = match.group(1).strip().upper(), match.group(2)
+        waste_class = CLASS_ALIASES.get(name, name)
+        if waste_class not in WASTE_CLASSES:
+            problems.append(
+                Problem(
+                    "waste", f"Classe de resíduo desconhecida: “{name}”; use {VALID_CLASSES_TEXT}."
+                )
+            )
+        try:
+            volume = parse_decimal(volume_text)
+        except ValueError:
+            problems.append(
+                Problem("waste", f"Volume inválido em “{item.strip()}”: informe um número em m³.")
+            )
+            continue
+        if volume <= 0 or volume > MAX_LINE_VOLUME:
+            problems.append(
+                Problem(
+                    "waste",
+                    f"Volume fora do intervalo em “{item.strip()}”: de 0,001 a "
+                    f"{rules.fmt(MAX_LINE_VOLUME)} m³.",
+                )
+            )
+            continue
+        if volume != volume.quantize(THOUSANDTH):
+            problems.append(
+                Problem("waste", f"Volume com mais de 3 casas decimais em “{item.strip()}”.")
+            )
+            continue
+        if waste_class in WASTE_CLASSES:
+            lines.append((str(waste_class), volume))
+    return tuple(lines), tuple(problems)
+
+
+def parse_waste(text: str, description: str) -> tuple[list[rules.WasteLine], list[Problem]]:
+    """'A=2,5; B=0,5' -> waste lines. Items are separated by ';' or '|'."""
+    items, problems = _waste_items(text)
+    return [rules.WasteLine(c, v, description) for c, v in items], list(problems)
+
+
+def _coordinate(text: str, limit: int) -> tuple[float | None, str]:
+    """forms.parse_decimal, the range check and float(), without a Decimal on the common path:
+    float() of the decimal text is the same correctly rounded double, and when it is strictly
+    inside the range the decimal is too (rounding is monotonic)."""
+    value = text.strip().replace(" ", "")
+    if not DECIMAL_RE.match(value):
+        return None, f"Coordenada inválida: “{text}”; informe graus decimais."
+    value = value.replace(",", ".")
+    number = float(value)
+    if -limit < number < limit:
+        return number, ""
+    exact = Decimal(value)
+    if abs(exact) > limit:
+        return None, f"Coordenada fora do intervalo de -{limit} a {limit}."
+    return float(exact), ""
+
+
+EMPTY = "Campo obrigatório vazio."
+EXTRA_FIELDS = (
+    "A linha tem mais campos que o cabeçalho: um valor que contém o separador "
+    "(como a vírgula decimal de -45,19 num arquivo separado por vírgulas) precisa "
+    "estar entre aspas."
+)
+LENGTH_LIMITS = tuple(MAX_LENGTHS.items())
+
+
+def parse_values(row: dict[str, str]) -> tuple[RowValues | None, list[Problem]]:
+    """The values a row declares, or every problem that keeps it from being a request.
+    (Written out flat: the bulk import runs it on every row of files of millions.)"""
+    get = row.get
+    problems: list[Problem] = []
+    if get("__extra__"):
+        problems.append(Problem("", EXTRA_FIELDS))
+    for name, limit in LENGTH_LIMITS:
+        if len(get(name, "")) > limit:
+            problems.append(Problem(name, f"Texto longo demais (máximo {limit} caracteres)."))
+    if problems:
+        return None, problems
+
+    transport_date = None
+    text = get("transport_date", "")
+    if not text:
+        problems.append(Problem("transport_date", EMPTY))
+    else:
+        transport_date = _date_or_none(text)
+        if transport_date is None:
+            problems.append(
+                Problem("transport_date", f"Data inválida: “{text}”; use AAAA-MM-DD ou DD/MM/AAAA.")
+            )
+    plate = ""
+    text = get("vehicle_plate", "")
+    if not text:
+        problems.append(Problem("vehicle_plate", EMPTY))
+    else:
+        plate, message = _plate(text)
+        if message:
+            problems.append(Problem("vehicle_plate", message))
+    generator_name = get("generator_name", "")
+    if not generator_name:
+        problems.append(Problem("generator_name", EMPTY))
+    document = ""
+    text = get("generator_document", "")
+    if not text:
+        problems.append(Problem("generator_document", EMPTY))
+    else:
+        document, message = _document(text)
+        if message:
+            problems.append(Problem("generator_document", message))
+    address = get("worksite_address", "")
+    if not address:
+        problems.append(Problem("worksite_address", EMPTY))
+
+    coordinates = []
+    for name, limit in COORDINATE_LIMITS:
+        text = get(name, "")
+        if not text:
+            problems.append(Problem(name, EMPTY))
+            coordinates.append(None)
+            continue
+        number, message = _coordinate(text, limit)
+        if message:
+            problems.append(Problem(name, message))
+        coordinates.append(number)
+    facility_id = None
+    if text := get("destination_facility", ""):
+        if text.isdigit() and 0 < int(text) < 2**31:
+            facility_id = int(text)
+        else:
+            problems.append(
+                Problem(
+                    "destination_facility", f"Área de destino inválida: “{text}”; informe o número."
+                )
+            )
+    waste: tuple[tuple[str, Decimal], ...] = ()
+    text = get("waste", "")
+    if not text:
+        problems.append(Problem("waste", EMPTY))
+    else:
+        waste, waste_problems = _waste_items(text)
+        problems.extend(waste_problems)
+    if problems:
+        return None, problems
+    return (
+        RowValues(
+            transport_date,
+            plate,
+            get("equipment_code", "").upper(),
+            generator_name,
+            document,
+            address,
+            get("worksite_neighbourhood", ""),
+            (coordinates[0], coordinates[1]),
+            (coordinates[2], coordinates[3]),
+            facility_id,
+            waste,
+            get("description", ""),
+        ),
+        [],
+    )
+
+
+COORDINATE_LIMITS = (
+    ("origin_lon", 180),
+    ("origin_lat", 90),
+    ("destination_lon", 180),
+    ("destination_lat", 90),
+)
+
+
+def finding_problem(finding: rules.Finding) -> Problem:
+    name = finding.field or ""
+    column = FINDING_COLUMNS.get(name) or ("waste" if name.startswith("waste[") else "")
+    return Problem(column, finding.message, finding.code, finding.article)
+
+
+def example_csv() -> str:
+    """A small example file (';' separated, decimal comma), the format documented."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    writer.writerow(COLUMNS)
+    writer.writerow(
+        [
+            "2026-11-30", "ABC1D23", "C-01", "Maria da Obra", "529.982.247-25",
+            "Rua das Flores, 10", "Centro", "-45,194836", "-22,814502", "-45,175021",
+            "-22,809554", "", "A=2,5; B=0,5", "entulho de alvenaria e madeira",
+        ]
+    )  # fmt: skip
+    writer.writerow(
+        [
+            "30/11/2026", "ABC-1D23", "", "José Reforma", "11.222.333/0001-81",
+            "Av. Brasil, 200", "Jardim", "-45,201000", "-22,802000", "-45,189700",
+            "-22,810000", "12", "A=0,8", "",
+        ]
+    )  # fmt: skip
+    return out.getvalue()

@@ -1,0 +1,129 @@
+"""The enforcement procedure of Lei 3.978/2007 art. 21-36, as services.
+
+Plain functions, one transaction each, taking domain objects and returning them; they raise
+EnforcementError with a Portuguese message and a stable code, and never see a request.
+
+The procedure, in order:
+  open_case            an irregularity found, against an offender of art. 24
+  issue_notice         a non-recidivist gets 72 hours to repair (art. 27-28)
+  register_*_delivery  by hand, mail (AR) or public notice: the presumed receipt
+  mark_repaired        repaired in time: no penalty (art. 27)
+  draw_up_record       the auto de infração: entries of the table (art. 23), cumulative
+                       (art. 30 §3), doubled for recidivism (art. 30), aggravated for obstruction
+                       (art. 26 I), signed or certified (art. 36 sole §)
+  file_appeal / decide_appeal        30 days from receipt (Lei 3.190/2013 art. 13)
+  register_payment / send_to_divida_ativa   30 days from the record, UFESP of the payment date
+                       (art. 36); unpaid to Dívida Ativa (art. 22 IV)
+  apply_embargo / register_embargo_breach / lift_penalty   (art. 25 II, art. 31)
+  apply_seizure / register_seizure_costs / release_seizure (art. 25 III, art. 32)
+  apply_suspension (≤ 15 days, art. 25 IV) / apply_revocation (art. 25 V, art. 34)
+
+Where each part lives:
+  actions     what may happen next: the one table of steps (the states each is allowed from,
+              who may take it, its button, page and form, legal reference and hint), read by
+              the guards of the services below, the timeline's hints and the case page
+  procedure   case, notice, record, their deliveries; closing a settled case
+  appeals     appeal and decision;  payments   payment and Dívida Ativa
+  penalties   embargo, seizure, suspension, revocation, and lifting them
+  facts       deadlines of a notice or record (arithmetic in fiscalization.deadlines),
+              recidivism, an earlier suspension, fines (arithmetic in fiscalization.fines)
+  timeline    the case's timeline and what is due next
+  expiring    what expires across cases (manage.py enforcement_deadlines)
+
+This module is the interface: callers use `from fiscalization import enforcement` and the
+names below.
+"""
+
+from .actions import ACTIONS, PENALTIES, Action, allowed, check, for_url, hint, offered
+from .appeals import decide_appeal, file_appeal
+from .errors import EnforcementError
+from .expiring import Due, expiring
+from .facts import (
+    appeal_last_day,
+    calendar_for,
+    earlier_final_records,
+    earlier_suspension,
+    embargo_fine_ufesp,
+    has_appeal,
+    is_recidivist,
+    notice_due,
+    paid_late,
+    payment_last_day,
+    receipt_of,
+    record_fine,
+)
+from .payments import register_payment, send_to_divida_ativa
+from .penalties import (
+    apply_embargo,
+    apply_revocation,
+    apply_seizure,
+    apply_suspension,
+    ended_facility_suspensions,
+    lift_penalty,
+    register_embargo_breach,
+    register_seizure_costs,
+    release_seizure,
+    restore_ended_suspensions,
+)
+from .procedure import (
+    OffenderData,
+    draw_up_record,
+    issue_notice,
+    mark_repaired,
+    next_number,
+    open_case,
+    register_notice_delivery,
+    register_record_delivery,
+)
+from .timeline import Step, Timeline, case_timeline
+
+__all__ = [
+    "ACTIONS",
+    "PENALTIES",
+    "Action",
+    "allowed",
+    "check",
+    "for_url",
+    "hint",
+    "offered",
+    "Due",
+    "EnforcementError",
+    "OffenderData",
+    "Step",
+    "Timeline",
+    "appeal_last_day",
+    "apply_embargo",
+    "apply_revocation",
+    "apply_seizure",
+    "apply_suspension",
+    "calendar_for",
+    "case_timeline",
+    "decide_appeal",
+    "draw_up_record",
+    "earlier_final_records",
+    "earlier_suspension",
+    "embargo_fine_ufesp",
+    "ended_facility_suspensions",
+    "expiring",
+    "file_appeal",
+    "has_appeal",
+    "is_recidivist",
+    "issue_notice",
+    "lift_penalty",
+    "mark_repaired",
+    "next_number",
+    "notice_due",
+    "open_case",
+    "paid_late",
+    "payment_last_day",
+    "receipt_of",
+    "record_fine",
+    "register_embargo_breach",
+    "register_notice_delivery",
+    "register_payment",
+    "register_record_delivery",
+    "register_seizure_costs",
+    "release_seizure",
+    "restore_ended_suspensions",
+    "send_to_divida_ativa",
+]

@@ -1,0 +1,445 @@
+"""What may happen next in a case: the one table of the procedure's steps.
+
+A row per step says what it acts on (the case, its notice, a record or a penalty), the states
+of that subject it is allowed from and the refusal otherwise, who may take it, its button on
+the case page (label, URL name and route, form and template), its legal reference and the hint
+the timeline gives when it is due. Three readers, so that they cannot disagree:
+
+- the services' guards: `check(name, subject)` raises the row's refusal (EnforcementError);
+- the case page: `offered(subject)` is the rows whose button shows for it, in the table's order;
+- the timeline: `hint(name, subject, ...)` is the row's "what to do next", when it is allowed.
+
+The state of a subject is its status: the case's, the record's; a notice's is its case's (the
+notice runs while the case is NOTIFIED); a penalty's is its kind. What a button needs beyond
+the state (a delivery registered, a penalty still standing) is a condition named in CONDITIONS.
+
+Adding a step: a row here, its service function (which calls `check` before anything else)
+and its form in fiscalization/enforcement_forms.py (its fields, named as the service's
+parameters, and what its page says). The URL and the page come from the row
+(enforcement_urls.py, enforcement_views.step_page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from ..models.enforcement import (
+    CaseStatus,
+    DeliveryMethod,
+    EnforcementCase,
+    InfractionRecord,
+    Notice,
+    Penalty,
+    PenaltyKind,
+    RecordStatus,
+)
+from .errors import EnforcementError
+from .facts import is_recidivist
+
+# What a step acts on.
+CASE, NOTICE, RECORD, PENALTY = "case", "notice", "record", "penalty"
+SUBJECTS = {CASE: EnforcementCase, NOTICE: Notice, RECORD: InfractionRecord, PENALTY: Penalty}
+# Who may take a step: the municipality's inspectors and its Núcleo (art. 22).
+MUNICIPAL = "municipal"
+ACTION_TEMPLATE = "fiscalization/enforcement/action_form.html"
+
+# The conditions a row names, each about its subject; "not <name>" is the opposite.
+CONDITIONS: dict[str, Callable[[object], bool]] = {
+    # case
+    "first_offence": lambda case: not is_recidivist(case),
+    # notice or record
+    "delivered": lambda document: document.delivered_on is not None,
+    # notice
+    "repaired": lambda notice: notice.repaired_at is not None,
+    # record: by hand it was delivered when drawn up (Lei 3.190/2013 art. 11 I)
+    "by_hand": lambda record: record.delivery_method == DeliveryMethod.HAND,
+    # penalty: not lifted, and its record not annulled
+    "standing": lambda penalty: (
+        penalty.lifted_on is None and penalty.record.status != RecordStatus.ANNULLED
+    ),
+    "suspension": lambda penalty: penalty.kind == PenaltyKind.SUSPENSION,
+    # a suspension up to its last day; every other penalty until lifted
+    "in_force": lambda penalty: (
+        penalty.kind != PenaltyKind.SUSPENSION or penalty.ends_on >= timezone.localdate()
+    ),
+}
+
+
+def holds(condition: str, subject) -> bool:
+    if condition.startswith("not "):
+        return not CONDITIONS[condition[4:]](subject)
+    return CONDITIONS[condition](subject)
+
+
+NOT_ANNULLED = frozenset(RecordStatus.values) - {RecordStatus.ANNULLED}
+ANY = None  # allowed from every state (printing)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A step of the procedure, as the guards, the case page and the timeline read it."""
+
+    name: str  # its service function in fiscalization.enforcement ("print_*": none)
+    subject: str  # CASE, NOTICE, RECORD or PENALTY
+    allowed_from: frozenset[str] | None  # the subject's states; ANY: every state
+    refusal: str = ""  # outside them ({status}: the subject's status, as users read it)
+    code: str = "status"
+    # A state with a refusal of its own: state -> (message, code).
+    refused_in: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    refused_if: tuple[str, ...] = ()  # conditions that refuse too, with the same refusal
+    who: str = MUNICIPAL
+    # The button: shown when allowed and every `offered_if` condition holds.
+    label: str = ""
+    relabel: tuple[tuple[str, str], ...] = ()  # (condition, label): the first that holds
+    primary: bool | str = False  # or a condition
+    offered_if: tuple[str, ...] = ()
+    url: str = ""  # URL name; the subject's pk, then url_args
+    url_args: tuple[str, ...] = ()
+    # The step's page (a form): its route, its form in enforcement_forms, its template. A page
+    # exists for a subject only where every `page_if` condition holds (404 otherwise).
+    path: str = ""
+    form: str = ""
+    template: str = ACTION_TEMPLATE
+    page_if: tuple[str, ...] = ()
+    legal: str = ""
+    # What the timeline says when the step is due: situation -> text ("" the usual one),
+    # completed with str.format() by the timeline's values.
+    hints: Mapping[str, str] = field(default_factory=dict)
+
+    def allows(self, subject) -> bool:
+        return (self.allowed_from is ANY or state_of(subject) in self.allowed_from) and not any(
+            holds(c, subject) for c in self.refused_if
+        )
+
+    def is_offered(self, subject) -> bool:
+        return self.allows(subject) and all(holds(c, subject) for c in self.offered_if)
+
+    def label_for(self, subject) -> str:
+        return next((text for c, text in self.relabel if holds(c, subject)), self.label)
+
+    def is_primary(self, subject) -> bool:
+        return holds(self.primary, subject) if isinstance(self.primary, str) else self.primary
+
+    def has_page(self, subject) -> bool:
+        return all(holds(c, subject) for c in self.page_if)
+
+
+def state_of(subject) -> str:
+    if isinstance(subject, Notice):
+        return subject.case.status
+    if isinstance(subject, Penalty):
+        return subject.kind
+    return subject.status
+
+
+def _status_label(subject) -> str:
+    if isinstance(subject, Notice):
+        return subject.case.get_status_display()
+    if isinstance(subject, Penalty):
+        return subject.get_kind_display()
+    return subject.get_status_display()
+
+
+def _penalty_step(kind: PenaltyKind, slug: str, form: str, legal: str, **more) -> Action:
+    """Applying a penalty of art. 25 II-V to a record not annulled: one page, by the slug."""
+    return Action(
+        f"apply_{kind.name.lower()}",
+        RECORD,
+        NOT_ANNULLED,
+        "O auto foi anulado: não cabe penalidade.",
+        code="annulled",
+        label=f"Aplicar {kind.label.lower()}",
+        url="enforcement:penalty-new",
+        url_args=(slug,),
+        path="fiscalizacao/autos/<int:pk>/penalidade/<slug:kind>/",
+        form=form,
+        legal=legal,
+        **more,
+    )
+
+
+# The step that applies each penalty.
+PENALTIES = {
+    PenaltyKind.EMBARGO: _penalty_step(
+        PenaltyKind.EMBARGO, "embargo", "EmbargoForm", "Lei 3.978/2007 art. 25 II, art. 31"
+    ),
+    PenaltyKind.SEIZURE: _penalty_step(
+        PenaltyKind.SEIZURE, "apreensao", "SeizureForm", "Lei 3.978/2007 art. 25 III, art. 32"
+    ),
+    PenaltyKind.SUSPENSION: _penalty_step(
+        PenaltyKind.SUSPENSION, "suspensao", "SuspensionForm", "Lei 3.978/2007 art. 25 IV"
+    ),
+    PenaltyKind.REVOCATION: _penalty_step(
+        PenaltyKind.REVOCATION,
+        "cassacao",
+        "RevocationForm",
+        "Lei 3.978/2007 art. 25 V, art. 34",
+        hints={"": "Aplicar a cassação do alvará (art. 34, art. 25 V)."},
+    ),
+}
+
+_ROWS = (
+    # --- the case: notice first, then the record (art. 27-29) ---------------------------------
+    Action(
+        "issue_notice",
+        CASE,
+        frozenset({CaseStatus.OPEN}),
+        "O processo está “{status}”: a notificação é o primeiro ato depois da constatação.",
+        label="Emitir notificação (72 h)",
+        primary=True,
+        offered_if=("first_offence",),
+        url="enforcement:notice-new",
+        path="fiscalizacao/processos/<int:pk>/notificar/",
+        form="NoticeForm",
+        legal="Lei 3.978/2007 art. 28",
+        hints={"": "Emitir a notificação para reparar o dano em 72 horas (art. 28)."},
+    ),
+    Action(
+        "draw_up_record",
+        CASE,
+        frozenset({CaseStatus.OPEN, CaseStatus.NOTIFIED}),
+        "O processo está “{status}”: não cabe novo auto.",
+        label="Lavrar auto de infração",
+        url="enforcement:record-new",
+        path="fiscalizacao/processos/<int:pk>/auto/",
+        form="RecordForm",
+        legal="Lei 3.978/2007 art. 22 III, 23, 26, 30, 36",
+        hints={
+            "recidivist": "Infrator reincidente: lavrar o auto de infração, sem notificação "
+            "prévia (art. 28); multa em dobro (art. 30).",
+            "notice_expired": "Prazo vencido sem reparação: lavrar o auto de infração (art. 29).",
+        },
+    ),
+    # --- the notice (art. 28) ---------------------------------------------------------------
+    Action("print_notice", NOTICE, ANY, label="Imprimir (PDF)", url="enforcement:notice-pdf"),
+    Action(
+        "register_notice_delivery",
+        NOTICE,
+        frozenset({CaseStatus.NOTIFIED}),
+        "A entrega só pode ser registrada enquanto a notificação está em curso.",
+        refused_if=("repaired",),
+        label="Registrar a entrega",
+        relabel=(("delivered", "Corrigir a entrega"),),
+        primary=True,
+        url="enforcement:notice-delivery",
+        path="fiscalizacao/notificacoes/<int:pk>/entrega/",
+        form="NoticeDeliveryForm",
+        legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11-12",
+        hints={
+            "": "Registrar a entrega da notificação {number} (recibo, AR ou publicação do edital)."
+        },
+    ),
+    Action(
+        "mark_repaired",
+        NOTICE,
+        frozenset({CaseStatus.NOTIFIED}),
+        "Esta notificação não está mais em curso.",
+        label="Registrar a reparação",
+        offered_if=("delivered", "not repaired"),
+        url="enforcement:notice-repaired",
+        path="fiscalizacao/notificacoes/<int:pk>/reparacao/",
+        form="RepairForm",
+        legal="Lei 3.978/2007 art. 27-28",
+        hints={"": "Aguardar a reparação até {due} e vistoriar."},
+    ),
+    # --- the record: delivery, appeal, payment (art. 36; Lei 3.190/2013 art. 11-14) ----------
+    Action("print_record", RECORD, ANY, label="Imprimir (PDF)", url="enforcement:record-pdf"),
+    Action(
+        "register_record_delivery",
+        RECORD,
+        frozenset({RecordStatus.ISSUED}),
+        "O auto está “{status}”: a entrega não pode mais mudar.",
+        label="Registrar a entrega",
+        relabel=(("delivered", "Corrigir a entrega"),),
+        primary="not delivered",
+        offered_if=("not by_hand",),
+        url="enforcement:record-delivery",
+        path="fiscalizacao/autos/<int:pk>/entrega/",
+        form="RecordDeliveryForm",
+        page_if=("not by_hand",),
+        legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11-12",
+        hints={"": "Registrar a entrega do auto {number} (AR ou publicação do edital)."},
+    ),
+    Action(
+        "file_appeal",
+        RECORD,
+        frozenset({RecordStatus.ISSUED}),
+        "O auto está “{status}”: não cabe recurso.",
+        label="Registrar recurso",
+        offered_if=("delivered",),
+        url="enforcement:appeal-new",
+        path="fiscalizacao/autos/<int:pk>/recurso/",
+        form="AppealForm",
+        legal="Lei 3.190/2013 art. 13",
+        hints={"": "Prazo de recurso até {last}."},
+    ),
+    Action(
+        "decide_appeal",
+        RECORD,
+        frozenset({RecordStatus.APPEALED}),
+        "Não há recurso pendente neste auto.",
+        label="Registrar a decisão do recurso",
+        primary=True,
+        url="enforcement:appeal-decision",
+        path="fiscalizacao/autos/<int:pk>/decisao/",
+        form="DecisionForm",
+        legal="Lei 3.190/2013 art. 14",
+        hints={"": "Decidir o recurso (Lei 3.190/2013 art. 14: em até 30 dias)."},
+    ),
+    Action(
+        "register_payment",
+        RECORD,
+        frozenset({RecordStatus.ISSUED, RecordStatus.UPHELD}),
+        "O auto está “{status}”: não cabe registrar pagamento.",
+        refused_in={
+            RecordStatus.APPEALED: (
+                "O recurso está pendente: registre antes a decisão.",
+                "appeal_pending",
+            )
+        },
+        label="Registrar pagamento",
+        primary=True,
+        url="enforcement:payment",
+        path="fiscalizacao/autos/<int:pk>/pagamento/",
+        form="PaymentForm",
+        legal="Lei 3.978/2007 art. 36",
+        hints={"": "Pagamento da multa até {last}."},
+    ),
+    Action(
+        "send_to_divida_ativa",
+        RECORD,
+        frozenset({RecordStatus.ISSUED, RecordStatus.UPHELD}),
+        "O auto está “{status}”: não vai à Dívida Ativa.",
+        label="Enviar à Dívida Ativa",
+        url="enforcement:divida-ativa",
+        path="fiscalizacao/autos/<int:pk>/divida-ativa/",
+        form="DividaAtivaForm",
+        legal="Lei 3.978/2007 art. 22 IV",
+        hints={
+            "": "Multa não paga no prazo: enviar à Dívida Ativa (art. 22 IV).",
+            "appeal_running": "Multa vencida em {last}: a Dívida Ativa espera o fim do prazo de "
+            "recurso.",
+        },
+    ),
+    # --- penalties on the record (art. 25 II-V) ---------------------------------------------
+    *PENALTIES.values(),
+    # --- a penalty's life: breach, lifting, costs, release (art. 31-32) ----------------------
+    Action(
+        "register_embargo_breach",
+        PENALTY,
+        frozenset({PenaltyKind.EMBARGO}),
+        "Descumprimento só se registra em embargo.",
+        code="kind",
+        label="Registrar descumprimento",
+        offered_if=("standing",),
+        url="enforcement:embargo-breach",
+        path="fiscalizacao/penalidades/<int:pk>/descumprimento/",
+        form="BreachForm",
+        legal="Lei 3.978/2007 art. 31",
+        hints={
+            "": "Multa diária por descumprimento do embargo: {days} dia(s) = {ufesp} UFESP "
+            "(art. 31)."
+        },
+    ),
+    Action(
+        "lift_penalty",
+        PENALTY,
+        frozenset({PenaltyKind.EMBARGO, PenaltyKind.SUSPENSION}),
+        code="kind",
+        refused_in={
+            PenaltyKind.SEIZURE: (
+                "Equipamentos apreendidos são liberados pela liberação (art. 32 p.ú.).",
+                "kind",
+            ),
+            PenaltyKind.REVOCATION: (
+                "A cassação só deixa de valer com a anulação do auto em recurso.",
+                "kind",
+            ),
+        },
+        label="Cancelar o embargo",
+        relabel=(("suspension", "Levantar a suspensão"),),
+        offered_if=("standing", "in_force"),
+        url="enforcement:penalty-lift",
+        path="fiscalizacao/penalidades/<int:pk>/levantamento/",
+        form="LiftForm",
+        legal="Lei 3.978/2007 art. 31 p.ú.",
+        hints={
+            "": "Cancelar o embargo quando as exigências forem cumpridas.",
+            "suspension": "Suspensão em vigor até {ends}; depois, a atividade volta.",
+        },
+    ),
+    Action(
+        "register_seizure_costs",
+        PENALTY,
+        frozenset({PenaltyKind.SEIZURE}),
+        "Custos de guarda só existem na apreensão.",
+        code="kind",
+        label="Custos de guarda",
+        offered_if=("standing",),
+        url="enforcement:seizure-costs",
+        path="fiscalizacao/penalidades/<int:pk>/custos/",
+        form="CostsForm",
+        legal="Lei 3.978/2007 art. 32 p.ú.",
+    ),
+    Action(
+        "release_seizure",
+        PENALTY,
+        frozenset({PenaltyKind.SEIZURE}),
+        "Só equipamentos apreendidos são liberados.",
+        code="kind",
+        label="Liberar equipamentos",
+        offered_if=("standing",),
+        url="enforcement:seizure-release",
+        path="fiscalizacao/penalidades/<int:pk>/liberacao/",
+        form="ReleaseForm",
+        legal="Lei 3.978/2007 art. 32 p.ú.",
+        hints={
+            "": "Liberar os equipamentos quando sanada a irregularidade e pagos os custos "
+            "(art. 32 p.ú.)."
+        },
+    ),
+)
+ACTIONS: dict[str, Action] = {row.name: row for row in _ROWS}
+
+# A case where nothing may happen next, and what the timeline says of it.
+AT_REST = {
+    CaseStatus.REPAIRED: "Nada pendente: dano reparado no prazo.",
+    CaseStatus.CLOSED: "Nada pendente: processo encerrado.",
+}
+
+
+def check(name: str, subject) -> None:
+    """Refuse, with the row's Portuguese message, a step its subject's state does not allow."""
+    action = ACTIONS[name]
+    if action.allows(subject):
+        return
+    state = state_of(subject)
+    message, code = action.refused_in.get(state, (action.refusal, action.code))
+    raise EnforcementError(message.format(status=_status_label(subject)), code)
+
+
+def allowed(name: str, subject) -> bool:
+    return ACTIONS[name].allows(subject)
+
+
+def offered(subject) -> list[Action]:
+    """The steps whose button shows on the case page for `subject`, in the table's order."""
+    kind = next(k for k, model in SUBJECTS.items() if isinstance(subject, model))
+    return [row for row in ACTIONS.values() if row.subject == kind and row.is_offered(subject)]
+
+
+def hint(name: str, subject=None, situation: str = "", **values) -> str | None:
+    """The row's "what to do next" for `situation`, completed with `values`; None when the step
+    is not allowed for `subject` (given no subject, the text alone)."""
+    if subject is not None and not allowed(name, subject):
+        return None
+    return ACTIONS[name].hints[situation].format(**values)
+
+
+def for_url(url: str, *url_args: str) -> Action | None:
+    """The row a step page's URL name and arguments (after the pk) stand for."""
+    rows = ACTIONS.values()
+    return next((row for row in rows if row.url == url and row.url_args == url_args), None)

@@ -1,0 +1,81 @@
+"""The appeal against a record (Lei 3.190/2013 art. 13-14, the same procedure family)."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.br import br_date
+
+from .. import deadlines
+from ..models.enforcement import (
+    Appeal,
+    InfractionRecord,
+    RecordStatus,
+)
+from .actions import check
+from .errors import EnforcementError
+from .facts import receipt_of
+from .penalties import end_penalty
+from .procedure import close_if_settled
+
+
+@transaction.atomic
+def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str) -> Appeal:
+    """Recurso within 30 calendar days of receiving the record: day 30 in time, day 31 not."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    check("file_appeal", record)
+    receipt = receipt_of(record)
+    if receipt is None:
+        raise EnforcementError(
+            "Registre antes a entrega do auto: o prazo de recurso conta do recebimento.",
+            "not_delivered",
+        )
+    if filed_on > timezone.localdate():
+        raise EnforcementError("A data do recurso está no futuro.", "future", "filed_on")
+    if filed_on < receipt.receipt_day:
+        raise EnforcementError(
+            "O recurso não pode ser anterior ao recebimento do auto.", "date", "filed_on"
+        )
+    last = deadlines.appeal_last_day(receipt)
+    if filed_on > last:
+        raise EnforcementError(
+            f"Recurso fora do prazo: os 30 dias corridos contados do recebimento terminaram em "
+            f"{br_date(last)} (Lei 3.190/2013 art. 13).",
+            "appeal_late",
+            "filed_on",
+        )
+    if not text.strip():
+        raise EnforcementError("Transcreva ou resuma as razões do recurso.", "text", "text")
+    appeal = Appeal.objects.create(record=record, filed_on=filed_on, text=text.strip())
+    record.status = RecordStatus.APPEALED
+    record.save(update_fields=["status"])
+    return appeal
+
+
+@transaction.atomic
+def decide_appeal(
+    record: InfractionRecord, decided_on: datetime.date, upheld: bool, decision: str
+) -> Appeal:
+    """Upheld: the record stands and is final (the fine is due 30 days after the decision).
+    Not upheld: the record is annulled and its penalties fall."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    check("decide_appeal", record)
+    appeal = Appeal.objects.select_for_update().get(record=record)
+    if decided_on < appeal.filed_on:
+        raise EnforcementError("A decisão não pode ser anterior ao recurso.", "date", "decided_on")
+    if decided_on > timezone.localdate():
+        raise EnforcementError("A data da decisão está no futuro.", "future", "decided_on")
+    if not decision.strip():
+        raise EnforcementError("Registre o teor da decisão.", "decision", "decision")
+    appeal.decided_on, appeal.upheld, appeal.decision = decided_on, upheld, decision.strip()
+    appeal.save(update_fields=["decided_on", "upheld", "decision"])
+    record.status = RecordStatus.UPHELD if upheld else RecordStatus.ANNULLED
+    record.save(update_fields=["status"])
+    if not upheld:
+        for penalty in record.penalties.filter(lifted_on__isnull=True):
+            end_penalty(penalty, decided_on)
+    close_if_settled(record.case, decided_on)
+    return appeal

@@ -1,0 +1,139 @@
+"""What the steps of a case read about it: its documents' deadlines, recidivism, an earlier
+suspension, the fines.
+
+The deadline arithmetic has one home, fiscalization.deadlines (pure dates, no database); here
+each notice or record is given to it with its delivery and its municipality's calendar."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.db.models import QuerySet
+
+from pev_network.models import Municipality
+
+from .. import deadlines, fines
+from ..models.enforcement import (
+    FINAL_RECORD_STATUSES,
+    Appeal,
+    EnforcementCase,
+    InfractionRecord,
+    MunicipalHoliday,
+    Notice,
+    Penalty,
+    PenaltyKind,
+    RecordStatus,
+)
+
+ONE_DAY = datetime.timedelta(days=1)
+
+
+def calendar_for(municipality: Municipality) -> deadlines.WorkCalendar:
+    """Working days in the municipality: national, state (its UF) and municipal holidays."""
+    dates, yearly = set(), set()
+    for day, every_year in MunicipalHoliday.objects.filter(municipality=municipality).values_list(
+        "day", "yearly"
+    ):
+        if every_year:
+            yearly.add((day.month, day.day))
+        else:
+            dates.add(day)
+    return deadlines.WorkCalendar.with_holidays(dates, yearly, subdivision=municipality.uf or "SP")
+
+
+# --- who is a recidivist, who was suspended ---------------------------------------------------
+
+
+def earlier_final_records(case: EnforcementCase) -> QuerySet:
+    """Records against the same offender document in the municipality, drawn up before this
+    case was opened and final now (upheld, paid or in Dívida Ativa). An annulled record, one
+    under appeal, or one still open to appeal does not make a recidivist (art. 26 II, art. 30)."""
+    return InfractionRecord.objects.filter(
+        case__offender__document=case.offender.document,
+        case__municipality=case.municipality,
+        status__in=FINAL_RECORD_STATUSES,
+        drawn_up_at__lt=case.opened_at,
+    ).exclude(case=case)
+
+
+def is_recidivist(case: EnforcementCase) -> bool:
+    return earlier_final_records(case).exists()
+
+
+def earlier_suspension(case: EnforcementCase) -> Penalty | None:
+    """A suspension (art. 25 IV) already applied to the same offender document before this
+    case's infraction: the new infraction calls for revocation (art. 34)."""
+    return (
+        Penalty.objects.filter(
+            kind=PenaltyKind.SUSPENSION,
+            record__case__offender__document=case.offender.document,
+            record__case__municipality=case.municipality,
+            starts_on__lte=deadlines.local_date(case.opened_at),
+        )
+        .exclude(record__status=RecordStatus.ANNULLED)
+        .exclude(record__case=case)
+        .order_by("-starts_on")
+        .first()
+    )
+
+
+# --- deadlines of a notice and of a record ----------------------------------------------------
+
+
+def receipt_of(document: Notice | InfractionRecord) -> deadlines.Receipt | None:
+    """The presumed receipt of a notice or record, None while its delivery is not registered."""
+    if document.delivered_on is None:
+        return None
+    return deadlines.presumed_receipt(
+        document.delivery_method, document.delivered_on, calendar_for(document.case.municipality)
+    )
+
+
+def notice_due(notice: Notice) -> datetime.datetime | None:
+    """When the 72 hours to repair end (art. 28 §1), None while not delivered."""
+    receipt = receipt_of(notice)
+    return deadlines.repair_deadline(receipt) if receipt else None
+
+
+def appeal_last_day(record: InfractionRecord) -> datetime.date | None:
+    receipt = receipt_of(record)
+    return deadlines.appeal_last_day(receipt) if receipt else None
+
+
+def _upheld_on(record: InfractionRecord) -> datetime.date | None:
+    if not has_appeal(record):
+        return None
+    return record.appeal.decided_on if record.appeal.upheld else None
+
+
+def has_appeal(record: InfractionRecord) -> bool:
+    try:
+        record.appeal  # noqa: B018 (the reverse one-to-one raises when absent)
+    except Appeal.DoesNotExist:
+        return False
+    return True
+
+
+def payment_last_day(record: InfractionRecord) -> datetime.date:
+    return deadlines.payment_last_day(record.drawn_up_at, _upheld_on(record))
+
+
+def paid_late(record: InfractionRecord) -> bool:
+    return record.paid_on is not None and record.paid_on > payment_last_day(record)
+
+
+# --- fines ------------------------------------------------------------------------------------
+
+
+def record_fine(record: InfractionRecord) -> fines.Fine:
+    """The record's fine as drawn up: its items' fines, recidivism, obstruction."""
+    return fines.record_fine(
+        [item.fine_ufesp for item in record.items.all()],
+        record.recidivist,
+        record.obstruction_multiplier,
+    )
+
+
+def embargo_fine_ufesp(penalty: Penalty) -> Decimal:
+    return fines.embargo_fine(penalty.breaches.count())

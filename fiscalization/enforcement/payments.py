@@ -1,0 +1,69 @@
+"""The fine's payment at the UFESP of the payment date (art. 36), or Dívida Ativa (art. 22 IV)."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.br import br_date
+
+from .. import deadlines, fines
+from ..models.enforcement import (
+    InfractionRecord,
+    RecordStatus,
+)
+from .actions import check
+from .errors import EnforcementError
+from .facts import appeal_last_day, payment_last_day
+from .procedure import close_if_settled
+
+
+@transaction.atomic
+def register_payment(record: InfractionRecord, paid_on: datetime.date) -> InfractionRecord:
+    """The fine paid in reais at the UFESP of the payment date (art. 36). Paid after the 30th
+    day it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    check("register_payment", record)
+    if paid_on > timezone.localdate():
+        raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
+    if paid_on < deadlines.local_date(record.drawn_up_at):
+        raise EnforcementError("O pagamento não pode ser anterior ao auto.", "date", "paid_on")
+    try:
+        amount = fines.to_brl(record.total_ufesp, paid_on)
+    except fines.UfespRateMissing as exc:
+        # The same refusal as every other of the payment, on the field that carries the year.
+        raise EnforcementError(exc.message, exc.code, "paid_on") from None
+    record.paid_on, record.paid_brl, record.status = paid_on, amount, RecordStatus.PAID
+    record.save(update_fields=["paid_on", "paid_brl", "status"])
+    close_if_settled(record.case, paid_on)
+    return record
+
+
+@transaction.atomic
+def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = None):
+    """Unpaid after the 30 days (and with no appeal pending or possible): to Dívida Ativa
+    (art. 22 IV)."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    on = on or timezone.localdate()
+    check("send_to_divida_ativa", record)
+    last = payment_last_day(record)
+    if on <= last:
+        raise EnforcementError(
+            f"O prazo de pagamento vai até {br_date(last)}: só depois o auto pode ser enviado "
+            "à Dívida Ativa (art. 36, art. 22 IV).",
+            "payment_running",
+        )
+    if record.status == RecordStatus.ISSUED:
+        appeal_last = appeal_last_day(record)
+        if appeal_last is None or on <= appeal_last:
+            raise EnforcementError(
+                "O prazo de recurso ainda corre (ou a entrega do auto não foi registrada): "
+                "aguarde-o antes de enviar à Dívida Ativa.",
+                "appeal_running",
+            )
+    record.status = RecordStatus.DIVIDA_ATIVA
+    record.save(update_fields=["status"])
+    close_if_settled(record.case, on)
+    return record

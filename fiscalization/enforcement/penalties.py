@@ -1,0 +1,311 @@
+"""The penalties of art. 25 II-V and their ends: embargo (art. 31), seizure (art. 32),
+suspension (≤ 15 days) and revocation (art. 34), and their effect on the CTR rules (the
+transporter's registration, the facility's licenses)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import timezone
+
+from config.br import br_date
+from ctr.models import RegistrationStatus, Transporter
+from pev_network.models import FacilityLicense, LicenseStatus
+
+from .. import deadlines
+from ..models.enforcement import (
+    EmbargoBreach,
+    InfractionRecord,
+    Offender,
+    Penalty,
+    PenaltyKind,
+)
+from .actions import PENALTIES, check
+from .errors import EnforcementError
+from .procedure import close_if_settled
+
+ONE_DAY = datetime.timedelta(days=1)
+
+
+def _record_for_penalty(
+    record: InfractionRecord, starts_on: datetime.date, kind: PenaltyKind
+) -> InfractionRecord:
+    record = (
+        InfractionRecord.objects.select_for_update(of=("self",))
+        .select_related("case__offender__transporter", "case__offender__facility")
+        .get(pk=record.pk)
+    )
+    check(PENALTIES[kind].name, record)
+    if starts_on < deadlines.local_date(record.drawn_up_at):
+        raise EnforcementError(
+            "A penalidade não pode começar antes do auto de infração.", "date", "starts_on"
+        )
+    return record
+
+
+@transaction.atomic
+def apply_embargo(record: InfractionRecord, starts_on: datetime.date, details: str) -> Penalty:
+    """Embargo of the worksite (art. 25 II); disobeyed, a daily fine of one UFESP (art. 31)."""
+    record = _record_for_penalty(record, starts_on, PenaltyKind.EMBARGO)
+    if not details.strip():
+        raise EnforcementError("Identifique a obra embargada.", "details", "details")
+    return Penalty.objects.create(
+        record=record, kind=PenaltyKind.EMBARGO, starts_on=starts_on, details=details.strip()
+    )
+
+
+@transaction.atomic
+def register_embargo_breach(penalty: Penalty, day: datetime.date, note: str = "") -> EmbargoBreach:
+    """A day on which the embargo was found disobeyed: one UFESP (art. 31)."""
+    penalty = Penalty.objects.select_for_update().get(pk=penalty.pk)
+    check("register_embargo_breach", penalty)
+    if day < penalty.starts_on or (penalty.lifted_on and day >= penalty.lifted_on):
+        raise EnforcementError("Nesse dia o embargo não estava em vigor.", "date", "day")
+    if day > timezone.localdate():
+        raise EnforcementError("O dia do descumprimento está no futuro.", "future", "day")
+    try:
+        with transaction.atomic():
+            return EmbargoBreach.objects.create(penalty=penalty, day=day, note=note.strip())
+    except IntegrityError:
+        raise EnforcementError(
+            f"O descumprimento de {br_date(day)} já foi registrado.", "duplicate", "day"
+        ) from None
+
+
+@transaction.atomic
+def apply_seizure(record: InfractionRecord, starts_on: datetime.date, details: str) -> Penalty:
+    """Seizure of equipment (art. 25 III), kept where the municipality defines (art. 32)."""
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SEIZURE)
+    if not details.strip():
+        raise EnforcementError(
+            "Liste os equipamentos apreendidos e onde ficam guardados.", "details", "details"
+        )
+    return Penalty.objects.create(
+        record=record, kind=PenaltyKind.SEIZURE, starts_on=starts_on, details=details.strip()
+    )
+
+
+@transaction.atomic
+def register_seizure_costs(
+    penalty: Penalty, custody_costs_brl: Decimal, paid_on: datetime.date | None
+) -> Penalty:
+    """The costs of seizure, removal and custody, computed and (when paid) their payment."""
+    penalty = Penalty.objects.select_for_update().get(pk=penalty.pk)
+    check("register_seizure_costs", penalty)
+    if penalty.lifted_on:
+        raise EnforcementError("Os equipamentos já foram liberados.", "released")
+    if custody_costs_brl is None or custody_costs_brl < 0:
+        raise EnforcementError("Informe o valor dos custos.", "costs", "custody_costs_brl")
+    if paid_on is not None and (paid_on < penalty.starts_on or paid_on > timezone.localdate()):
+        raise EnforcementError(
+            "A data do pagamento dos custos está fora do período da apreensão.", "date", "paid_on"
+        )
+    penalty.custody_costs_brl, penalty.costs_paid_on = custody_costs_brl, paid_on
+    penalty.save(update_fields=["custody_costs_brl", "costs_paid_on"])
+    return penalty
+
+
+@transaction.atomic
+def release_seizure(penalty: Penalty, on: datetime.date, irregularity_fixed: bool) -> Penalty:
+    """Release of seized equipment: only once the irregularity is fixed and the costs of
+    seizure, removal and custody are paid (art. 32 sole §)."""
+    penalty = (
+        Penalty.objects.select_for_update(of=("self",))
+        .select_related("record__case")
+        .get(pk=penalty.pk)
+    )
+    check("release_seizure", penalty)
+    if penalty.lifted_on:
+        raise EnforcementError("Os equipamentos já foram liberados.", "released")
+    if not irregularity_fixed:
+        raise EnforcementError(
+            "A liberação exige que a irregularidade objeto do auto tenha sido sanada "
+            "(art. 32 p.ú.).",
+            "not_fixed",
+            "irregularity_fixed",
+        )
+    if penalty.custody_costs_brl is None or penalty.costs_paid_on is None:
+        raise EnforcementError(
+            "A liberação exige o recolhimento dos custos de apreensão, remoção e guarda "
+            "(art. 32 p.ú.): registre antes o valor e o pagamento.",
+            "costs_unpaid",
+        )
+    if on < penalty.costs_paid_on or on > timezone.localdate():
+        raise EnforcementError(
+            "A liberação deve ser posterior ao pagamento dos custos e não futura.", "date", "on"
+        )
+    penalty.lifted_on = on
+    penalty.save(update_fields=["lifted_on"])
+    close_if_settled(penalty.record.case, on)
+    return penalty
+
+
+@transaction.atomic
+def apply_suspension(
+    record: InfractionRecord, starts_on: datetime.date, days: int, details: str = ""
+) -> Penalty:
+    """Suspension of the activity for up to 15 days (art. 25 IV). A transporter offender is
+    SUSPENDED from `starts_on` to the last day (rule TRANSPORTER_SUSPENDED); a facility's
+    licenses in force are SUSPENDED from `starts_on` (rule FACILITY_NOT_LICENSED)."""
+    if days < 1 or days > deadlines.SUSPENSION_MAX_DAYS:
+        raise EnforcementError(
+            f"A suspensão dura de 1 a {deadlines.SUSPENSION_MAX_DAYS} dias (art. 25 IV): "
+            f"{days} dias não é possível.",
+            "suspension_too_long",
+            "days",
+        )
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION)
+    ends_on = deadlines.suspension_end(starts_on, days)
+    offender = record.case.offender
+    if offender.transporter_id:
+        current = offender.transporter.restricted_on(starts_on)
+        if current is not None:
+            label = RegistrationStatus(current).label.lower()
+            raise EnforcementError(
+                f"O transportador já está {label} em {br_date(starts_on)}.", "already_restricted"
+            )
+    penalty = Penalty.objects.create(
+        record=record,
+        kind=PenaltyKind.SUSPENSION,
+        starts_on=starts_on,
+        ends_on=ends_on,
+        details=details.strip(),
+    )
+    _restrict(offender, PenaltyKind.SUSPENSION, starts_on, ends_on)
+    return penalty
+
+
+@transaction.atomic
+def apply_revocation(
+    record: InfractionRecord, starts_on: datetime.date, details: str = ""
+) -> Penalty:
+    """Revocation of the permit (art. 25 V), the due penalty for a new infraction after a
+    suspension (art. 34): the transporter is REVOKED, the facility's licenses in force too."""
+    record = _record_for_penalty(record, starts_on, PenaltyKind.REVOCATION)
+    if record.penalties.filter(kind=PenaltyKind.REVOCATION).exists():
+        raise EnforcementError("A cassação já foi aplicada neste auto.", "duplicate")
+    penalty = Penalty.objects.create(
+        record=record, kind=PenaltyKind.REVOCATION, starts_on=starts_on, details=details.strip()
+    )
+    _restrict(record.case.offender, PenaltyKind.REVOCATION, starts_on, None)
+    return penalty
+
+
+@transaction.atomic
+def lift_penalty(penalty: Penalty, on: datetime.date) -> Penalty:
+    """Cancel an embargo (the offender complied, art. 31 sole §) or lift a suspension early:
+    from `on` the transporter or facility works again. Seized equipment is released with
+    release_seizure; a revocation falls only with the annulment of the record."""
+    penalty = (
+        Penalty.objects.select_for_update(of=("self",))
+        .select_related("record__case__offender__transporter", "record__case__offender__facility")
+        .get(pk=penalty.pk)
+    )
+    check("lift_penalty", penalty)
+    if penalty.lifted_on:
+        raise EnforcementError("A penalidade já foi levantada.", "lifted")
+    if penalty.kind == PenaltyKind.SUSPENSION and penalty.ends_on < on:
+        raise EnforcementError(
+            f"A suspensão já terminou em {br_date(penalty.ends_on)}.", "ended", "on"
+        )
+    if on > timezone.localdate():
+        raise EnforcementError("A data do levantamento está no futuro.", "future", "on")
+    end_penalty(penalty, on)
+    close_if_settled(penalty.record.case, on)
+    return penalty
+
+
+def end_penalty(penalty: Penalty, on: datetime.date) -> None:
+    penalty.lifted_on = on
+    penalty.save(update_fields=["lifted_on"])
+    if penalty.kind in (PenaltyKind.SUSPENSION, PenaltyKind.REVOCATION):
+        _unrestrict(penalty, on)
+
+
+def _restrict(
+    offender: Offender, kind: str, starts_on: datetime.date, ends_on: datetime.date | None
+) -> None:
+    """The effect of a suspension or revocation on the CTR rules, from `starts_on`."""
+    status = (
+        RegistrationStatus.SUSPENDED
+        if kind == PenaltyKind.SUSPENSION
+        else RegistrationStatus.REVOKED
+    )
+    if offender.transporter_id:
+        Transporter.objects.filter(pk=offender.transporter_id).update(
+            status=status, status_since=starts_on, suspended_until=ends_on
+        )
+    if offender.facility_id:
+        # The licenses in force that day; a license's status has no end date, so the end of a
+        # suspension is applied by restore_ended_suspensions (enforcement_deadlines --apply).
+        FacilityLicense.objects.valid_on(starts_on).filter(facility_id=offender.facility_id).update(
+            status=LicenseStatus(status.value), status_since=starts_on
+        )
+
+
+def _unrestrict(penalty: Penalty, on: datetime.date) -> None:
+    """Undo _restrict from `on`: the transporter or facility may work on `on`."""
+    offender = penalty.record.case.offender
+    status = (
+        RegistrationStatus.SUSPENDED
+        if penalty.kind == PenaltyKind.SUSPENSION
+        else RegistrationStatus.REVOKED
+    )
+    if offender.transporter_id:
+        transporter = Transporter.objects.select_for_update().get(pk=offender.transporter_id)
+        # Only if it is still this penalty that holds the transporter.
+        if transporter.status == status and transporter.status_since == penalty.starts_on:
+            if on <= penalty.starts_on or status == RegistrationStatus.REVOKED:
+                transporter.status = RegistrationStatus.ACTIVE
+                transporter.status_since = None
+                transporter.suspended_until = None
+            else:
+                # Still SUSPENDED for the days served: restricted_on() honours suspended_until.
+                transporter.suspended_until = min(penalty.ends_on, on - ONE_DAY)
+            transporter.save(update_fields=["status", "status_since", "suspended_until"])
+    if offender.facility_id:
+        _restore_licenses(offender.facility_id, status, penalty.starts_on)
+
+
+def _restore_licenses(facility_id: int, status: str, since: datetime.date) -> int:
+    # FacilityLicense keeps one status: restoring ACTIVE forgets the suspended days.
+    return FacilityLicense.objects.filter(
+        facility_id=facility_id, status=status, status_since=since
+    ).update(status=LicenseStatus.ACTIVE, status_since=None)
+
+
+def ended_facility_suspensions(today: datetime.date) -> QuerySet:
+    """Suspensions of facilities whose last day has passed and whose licenses are still
+    suspended by them."""
+    still_suspended = FacilityLicense.objects.filter(
+        facility_id=OuterRef("record__case__offender__facility_id"),
+        status=LicenseStatus.SUSPENDED,
+        status_since=OuterRef("starts_on"),
+    )
+    return (
+        Penalty.objects.filter(
+            kind=PenaltyKind.SUSPENSION,
+            ends_on__lt=today,
+            lifted_on__isnull=True,
+            record__case__offender__facility__isnull=False,
+        )
+        .filter(Exists(still_suspended))
+        .select_related("record__case__offender__facility")
+    )
+
+
+@transaction.atomic
+def restore_ended_suspensions(today: datetime.date | None = None) -> list[Penalty]:
+    """Give back the licenses of facilities whose suspension is over (the transporter needs
+    nothing: suspended_until already ends it)."""
+    today = today or timezone.localdate()
+    restored = []
+    for penalty in ended_facility_suspensions(today):
+        facility_id = penalty.record.case.offender.facility_id
+        if _restore_licenses(facility_id, LicenseStatus.SUSPENDED, penalty.starts_on):
+            restored.append(penalty)
+        close_if_settled(penalty.record.case, today)
+    return restored

@@ -1,0 +1,408 @@
+"""The procedure up to the infraction record (Lei 3.978/2007 art. 21-30, 36): the case, the
+notice to repair and its delivery, the repair, the record and its delivery; and the closing of
+a case once everything in it is settled."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.contrib.gis.geos import Point
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.utils import timezone
+
+from ctr.documents import normalize_document
+from ctr.models import Generator, Transporter, Worksite
+from pev_network.models import Municipality, ReceivingFacility
+
+from .. import deadlines, fines
+from ..models.enforcement import (
+    CaseStatus,
+    DeliveryMethod,
+    EnforcementCase,
+    EnforcementSequence,
+    InfractionItem,
+    InfractionRecord,
+    Notice,
+    Offender,
+    OffenderRole,
+    Penalty,
+    PenaltyKind,
+    PenaltyTableEntry,
+    RecordStatus,
+)
+from ..models.reports import DumpingReport
+from .actions import check
+from .errors import EnforcementError
+from .facts import earlier_final_records, earlier_suspension, is_recidivist, notice_due
+
+# Which link an offender of each role of art. 24 may have: the transporter for the driver or
+# vehicle owner and the company's director (III-IV), the facility for its owner, operator or
+# technical responsible (V), the generator for the property's people (I-II).
+ROLE_LINKS = {
+    OffenderRole.PROPERTY: "generator",
+    OffenderRole.REPRESENTATIVE: "generator",
+    OffenderRole.DRIVER: "transporter",
+    OffenderRole.TRANSPORT_DIRECTOR: "transporter",
+    OffenderRole.FACILITY: "facility",
+}
+LINK_LABELS = {
+    "generator": "gerador",
+    "transporter": "transportador",
+    "facility": "área de recepção",
+}
+
+# Documents numbered per municipality and year: FISC-3518404-2026-000001.
+CASE, NOTICE, RECORD = "FISC", "NOT", "AI"
+
+
+def next_number(municipality: Municipality, year: int, kind: str) -> str:
+    """The next number of `kind` in the municipality and year, inside the caller's transaction
+    (an upsert on EnforcementSequence: no gaps, no duplicates; as ctr.services.next_number)."""
+    table = EnforcementSequence._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {table} (municipality_id, year, kind, last_value) VALUES (%s, %s, %s, 1)
+            ON CONFLICT (municipality_id, year, kind)
+            DO UPDATE SET last_value = {table}.last_value + 1
+            RETURNING last_value
+            """,
+            [municipality.pk, year, kind],
+        )
+        sequence = cursor.fetchone()[0]
+    return f"{kind}-{municipality.ibge_code}-{year}-{sequence:06d}"
+
+
+# --- opening a case ---------------------------------------------------------------------------
+
+
+@dataclass
+class OffenderData:
+    name: str
+    document: str
+    role: str
+    address: str = ""
+    transporter: Transporter | None = None
+    facility: ReceivingFacility | None = None
+    generator: Generator | None = None
+
+
+def _offender(data: OffenderData) -> Offender:
+    try:
+        document = normalize_document(data.document)
+    except ValidationError as exc:
+        raise EnforcementError(exc.messages[0], "document", "document") from None
+    if data.role not in OffenderRole.values:
+        raise EnforcementError("Escolha o papel do infrator (art. 24 I-V).", "role", "role")
+    allowed = ROLE_LINKS[OffenderRole(data.role)]
+    for link in ("transporter", "facility", "generator"):
+        if getattr(data, link) is not None and link != allowed:
+            raise EnforcementError(
+                f"O infrator no papel “{OffenderRole(data.role).label}” (art. 24) não pode ser "
+                f"vinculado a um {LINK_LABELS[link]}.",
+                "role_link",
+                link,
+            )
+    if not data.name.strip():
+        raise EnforcementError("Informe o nome do infrator.", "name", "name")
+    offender, _ = Offender.objects.update_or_create(
+        document=document,
+        role=data.role,
+        transporter=data.transporter,
+        facility=data.facility,
+        generator=data.generator,
+        defaults={"name": data.name.strip(), "address": data.address.strip()},
+    )
+    return offender
+
+
+@transaction.atomic
+def open_case(
+    *,
+    municipality: Municipality,
+    inspector,
+    offender: OffenderData,
+    description: str,
+    location: Point | None = None,
+    worksite: Worksite | None = None,
+    dumping_report: DumpingReport | None = None,
+    obstructed_inspection: bool = False,
+    opened_at: datetime.datetime | None = None,
+) -> EnforcementCase:
+    """A case for an irregularity found by the inspection (art. 22), against one offender."""
+    if not description.strip():
+        raise EnforcementError(
+            "Descreva a irregularidade constatada.", "description", "description"
+        )
+    opened_at = opened_at or timezone.localtime()
+    if opened_at > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data da constatação está no futuro.", "future", "opened_at")
+    person = _offender(offender)
+    return EnforcementCase.objects.create(
+        number=next_number(municipality, deadlines.local_date(opened_at).year, CASE),
+        municipality=municipality,
+        offender=person,
+        inspector=inspector,
+        opened_at=opened_at,
+        description=description.strip(),
+        location=location,
+        worksite=worksite,
+        dumping_report=dumping_report,
+        obstructed_inspection=obstructed_inspection,
+    )
+
+
+# --- the notice to repair (art. 27-29) --------------------------------------------------------
+
+
+def lock_case(case: EnforcementCase) -> EnforcementCase:
+    return (
+        EnforcementCase.objects.select_for_update(of=("self",))
+        .select_related("offender", "municipality")
+        .get(pk=case.pk)
+    )
+
+
+@transaction.atomic
+def issue_notice(
+    case: EnforcementCase,
+    required_action: str,
+    delivery_method: str,
+    issued_at: datetime.datetime | None = None,
+) -> Notice:
+    """Notificação to repair within 72 hours, for a non-recidivist only (art. 28)."""
+    case = lock_case(case)
+    check("issue_notice", case)
+    earlier = earlier_final_records(case).order_by("-drawn_up_at").first()
+    if earlier is not None:
+        raise EnforcementError(
+            f"O infrator é reincidente (auto {earlier.number}, definitivo): o direito de reparar o "
+            "dano é só do infrator não reincidente (art. 28). Lavre o auto de infração.",
+            "recidivist",
+        )
+    if delivery_method not in DeliveryMethod.values:
+        raise EnforcementError("Escolha a forma de entrega.", "delivery_method", "delivery_method")
+    if not required_action.strip():
+        raise EnforcementError(
+            "Diga o que o infrator deve fazer para reparar o dano.",
+            "required_action",
+            "required_action",
+        )
+    issued_at = issued_at or timezone.localtime()
+    if issued_at < case.opened_at:
+        raise EnforcementError("A notificação não pode ser anterior à constatação.", "date")
+    notice = Notice.objects.create(
+        case=case,
+        number=next_number(case.municipality, deadlines.local_date(issued_at).year, NOTICE),
+        issued_at=issued_at,
+        delivery_method=delivery_method,
+        required_action=required_action.strip(),
+    )
+    case.status = CaseStatus.NOTIFIED
+    case.save(update_fields=["status"])
+    return notice
+
+
+def _check_delivery(document, delivered_on: datetime.datetime, issued: datetime.datetime) -> None:
+    if delivered_on > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data de entrega está no futuro.", "future", "delivered_on")
+    if deadlines.local_date(delivered_on) < deadlines.local_date(issued):
+        raise EnforcementError(
+            "A entrega não pode ser anterior à emissão do documento.", "date", "delivered_on"
+        )
+
+
+@transaction.atomic
+def register_notice_delivery(notice: Notice, delivered_on: datetime.datetime) -> Notice:
+    """The date of the signed receipt (by hand, with the hour), of the returned AR (mail) or of
+    the publication (public notice, art. 28 §2): the 72 hours run from the presumed receipt."""
+    notice = Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
+    check("register_notice_delivery", notice)
+    _check_delivery(notice, delivered_on, notice.issued_at)
+    notice.delivered_on = delivered_on
+    notice.save(update_fields=["delivered_on"])
+    return notice
+
+
+@transaction.atomic
+def mark_repaired(notice: Notice, repaired_at: datetime.datetime | None = None) -> Notice:
+    """The offender repaired the damage. In time (art. 28 §1): the case ends without penalty
+    (art. 27). Late: it is noted, and the record may still be drawn up (art. 29)."""
+    notice = Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
+    notice.case = case = lock_case(notice.case)
+    check("mark_repaired", notice)
+    due = notice_due(notice)
+    if due is None:
+        raise EnforcementError(
+            "Registre antes a entrega da notificação: o prazo conta do recebimento.",
+            "not_delivered",
+        )
+    repaired_at = repaired_at or timezone.localtime()
+    if repaired_at > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data da reparação está no futuro.", "future", "repaired_at")
+    if repaired_at < notice.issued_at:
+        raise EnforcementError("A reparação não pode ser anterior à notificação.", "date")
+    notice.repaired_at = repaired_at
+    notice.save(update_fields=["repaired_at"])
+    if repaired_at <= due:
+        case.status = CaseStatus.REPAIRED
+        case.save(update_fields=["status"])
+    return notice
+
+
+# --- the infraction record (auto de infração) -------------------------------------------------
+
+
+def _live_notice(case: EnforcementCase) -> Notice | None:
+    return case.notices.order_by("-issued_at").first()
+
+
+@transaction.atomic
+def draw_up_record(
+    case: EnforcementCase,
+    entries: list[PenaltyTableEntry],
+    *,
+    delivery_method: str,
+    signed_by_offender: bool = False,
+    no_signature_reason: str = "",
+    drawn_up_at: datetime.datetime | None = None,
+) -> InfractionRecord:
+    """Auto de infração for one or more lines of the table (art. 23). The fine adds the lines
+    up (art. 30 §3), is doubled for a recidivist (art. 30) and multiplied for obstruction
+    (art. 26 I). A non-recidivist must first have had 72 hours to repair (art. 27-29). A new
+    infraction after a suspension proposes revocation (art. 34). Signed by the offender or
+    certified by the inspector (art. 36 sole §); handed over in the act when by hand."""
+    case = lock_case(case)
+    drawn_up_at = drawn_up_at or timezone.localtime()
+    check("draw_up_record", case)
+    if drawn_up_at > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data do auto está no futuro.", "future", "drawn_up_at")
+    if drawn_up_at < case.opened_at:
+        raise EnforcementError("O auto não pode ser anterior à constatação.", "date")
+    recidivist = is_recidivist(case)
+    if not recidivist:
+        notice = _live_notice(case)
+        if notice is None:
+            raise EnforcementError(
+                "Infrator não reincidente: notifique-o antes para reparar o dano em 72 horas "
+                "(art. 27-28).",
+                "notice_required",
+            )
+        due = notice_due(notice)
+        if due is None:
+            raise EnforcementError(
+                f"Registre a entrega da notificação {notice.number}: o prazo de 72 horas só "
+                "corre a partir do recebimento.",
+                "notice_not_delivered",
+            )
+        if drawn_up_at <= due:
+            raise EnforcementError(
+                f"O prazo para reparar o dano vence em {deadlines.br_deadline(due)}: o auto só "
+                "pode ser lavrado depois dele (art. 27).",
+                "notice_running",
+            )
+        if notice.repaired_at and notice.repaired_at <= due:
+            raise EnforcementError(
+                "O dano foi reparado no prazo: não cabe penalidade (art. 27).", "repaired"
+            )
+    _check_entries(case, entries)
+    if delivery_method not in DeliveryMethod.values:
+        raise EnforcementError("Escolha a forma de entrega.", "delivery_method", "delivery_method")
+    reason = no_signature_reason.strip()
+    if not signed_by_offender and not reason:
+        raise EnforcementError(
+            "Sem a assinatura do infrator, certifique o motivo da falta (art. 36 p.ú.).",
+            "signature",
+            "no_signature_reason",
+        )
+    obstruction = fines.obstruction_multiplier() if case.obstructed_inspection else Decimal(1)
+    fine = fines.record_fine([e.fine_ufesp for e in entries], recidivist, obstruction)
+    record = InfractionRecord.objects.create(
+        case=case,
+        number=next_number(case.municipality, deadlines.local_date(drawn_up_at).year, RECORD),
+        drawn_up_at=drawn_up_at,
+        recidivist=recidivist,
+        obstruction_multiplier=obstruction,
+        total_ufesp=fine.total_ufesp,
+        proposes_revocation=earlier_suspension(case) is not None,
+        signed_by_offender=signed_by_offender,
+        no_signature_reason="" if signed_by_offender else reason,
+        delivery_method=delivery_method,
+        # By hand the copy is handed over in the act (Lei 3.190/2013 art. 11 I).
+        delivered_on=drawn_up_at if delivery_method == DeliveryMethod.HAND else None,
+    )
+    InfractionItem.objects.bulk_create(
+        [InfractionItem(record=record, entry=e, fine_ufesp=e.fine_ufesp) for e in entries]
+    )
+    case.status = CaseStatus.RECORDED
+    case.save(update_fields=["status"])
+    return record
+
+
+def _check_entries(case: EnforcementCase, entries: list[PenaltyTableEntry]) -> None:
+    if not entries:
+        raise EnforcementError(
+            "Escolha ao menos uma infração da tabela (art. 23).", "entries", "entries"
+        )
+    if len({e.pk for e in entries}) != len(entries):
+        raise EnforcementError("A mesma infração foi escolhida duas vezes.", "entries", "entries")
+    role = case.offender.role
+    for entry in entries:
+        if not entry.active:
+            raise EnforcementError(
+                f"A infração {entry.code} não está vigente na tabela.", "entries", "entries"
+            )
+        if entry.offender_roles and role not in entry.offender_roles:
+            raise EnforcementError(
+                f"A infração {entry.code} não se aplica a “{OffenderRole(role).label}” (art. 24).",
+                "entries",
+                "entries",
+            )
+
+
+@transaction.atomic
+def register_record_delivery(
+    record: InfractionRecord, delivered_on: datetime.datetime
+) -> InfractionRecord:
+    """Delivery of the record by mail (AR date) or public notice (publication date); by hand it
+    was delivered when drawn up. The 30 days to appeal run from the presumed receipt."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    check("register_record_delivery", record)
+    _check_delivery(record, delivered_on, record.drawn_up_at)
+    record.delivered_on = delivered_on
+    record.save(update_fields=["delivered_on"])
+    return record
+
+
+# --- closing ----------------------------------------------------------------------------------
+
+
+def _penalty_pending(penalty: Penalty, today: datetime.date) -> bool:
+    if penalty.lifted_on:
+        return False
+    if penalty.kind == PenaltyKind.SUSPENSION:
+        return penalty.ends_on >= today
+    return penalty.kind in (PenaltyKind.EMBARGO, PenaltyKind.SEIZURE)
+
+
+def close_if_settled(case: EnforcementCase, today: datetime.date) -> bool:
+    """Close the case when its record is paid, annulled or in Dívida Ativa and no embargo,
+    seizure or suspension is pending."""
+    given, case = case, EnforcementCase.objects.select_for_update().get(pk=case.pk)
+    if case.status != CaseStatus.RECORDED:
+        return False
+    records = list(case.records.all())
+    done = (RecordStatus.PAID, RecordStatus.ANNULLED, RecordStatus.DIVIDA_ATIVA)
+    if not records or any(r.status not in done for r in records):
+        return False
+    for record in records:
+        if record.status == RecordStatus.ANNULLED:
+            continue
+        if any(_penalty_pending(p, today) for p in record.penalties.all()):
+            return False
+    case.status = given.status = CaseStatus.CLOSED
+    case.save(update_fields=["status"])
+    return True

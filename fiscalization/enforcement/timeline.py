@@ -1,0 +1,322 @@
+"""The timeline of a case: everything that happened, every deadline with its state, and what
+is due next. The steps' hints and whether each step may happen come from the table
+(fiscalization.enforcement.actions); here is when, by the deadlines, each one is due."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from config.br import br_date, br_money, br_number
+
+from .. import deadlines, fines
+from ..models.enforcement import (
+    DeliveryMethod,
+    EnforcementCase,
+    InfractionRecord,
+    Penalty,
+    PenaltyKind,
+    RecordStatus,
+)
+from .actions import AT_REST, PENALTIES, allowed, hint
+from .facts import has_appeal, is_recidivist, paid_late, payment_last_day, receipt_of, record_fine
+
+ONE_DAY = datetime.timedelta(days=1)
+
+
+@dataclass
+class Step:
+    """A line of the timeline: something that happened, or a deadline."""
+
+    when: datetime.datetime | datetime.date
+    label: str
+    detail: str = ""
+    legal: str = ""
+    # event | met (deadline met) | pending (running) | expired (passed, not met)
+    state: str = "event"
+
+    @property
+    def is_deadline(self) -> bool:
+        return self.state != "event"
+
+    @property
+    def sort_key(self) -> datetime.datetime:
+        if isinstance(self.when, datetime.datetime):
+            return self.when
+        # A day's deadline sorts at its end, a day's event at its start.
+        start = deadlines.start_of_day(self.when)
+        return start + ONE_DAY - datetime.timedelta(seconds=1) if self.is_deadline else start
+
+    @property
+    def when_text(self) -> str:
+        if isinstance(self.when, datetime.datetime):
+            if self.is_deadline:
+                return deadlines.br_deadline(self.when)
+            return timezone.localtime(self.when).strftime("%d/%m/%Y %H:%M")
+        return br_date(self.when)
+
+
+@dataclass
+class Timeline:
+    steps: list[Step] = field(default_factory=list)
+    next_due: list[str] = field(default_factory=list)
+
+    def due(self, hint: str | None) -> None:
+        """What to do next, when the step may happen (actions.hint gives None otherwise)."""
+        if hint is not None:
+            self.next_due.append(hint)
+
+
+def _deadline_state(done: bool, due_passed: bool) -> str:
+    if done:
+        return "met"
+    return "expired" if due_passed else "pending"
+
+
+def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -> Timeline:
+    """Everything that happened in the case, every deadline with its state, and what is due
+    next, as of `now`."""
+    now = now or timezone.now()
+    today = deadlines.local_date(now)
+    tl = Timeline()
+    add = tl.steps.append
+    offender = case.offender
+    add(
+        Step(
+            case.opened_at,
+            "Irregularidade constatada; processo aberto",
+            f"{offender.name} — {offender.get_role_display()} (art. 24)",
+            "art. 21-22",
+        )
+    )
+    if case.obstructed_inspection:
+        add(Step(case.opened_at, "Embaraço à fiscalização registrado", "", "art. 26 I"))
+
+    recidivist = is_recidivist(case)
+    notices = list(case.notices.order_by("issued_at"))
+    for notice in notices:
+        add(
+            Step(
+                notice.issued_at,
+                f"Notificação {notice.number} emitida ({notice.get_delivery_method_display()})",
+                notice.required_action,
+                "art. 28",
+            )
+        )
+        receipt = receipt_of(notice)
+        if receipt is None:
+            tl.due(hint("register_notice_delivery", notice, number=notice.number))
+            continue
+        add(Step(notice.delivered_on, _delivery_label(notice), _receipt_detail(receipt)))
+        due = deadlines.repair_deadline(receipt)
+        in_time = notice.repaired_at is not None and notice.repaired_at <= due
+        add(
+            Step(
+                due,
+                "Prazo de 72 horas para reparar o dano",
+                "",
+                "art. 28 §1",
+                _deadline_state(in_time, now > due),
+            )
+        )
+        if notice.repaired_at:
+            add(
+                Step(
+                    notice.repaired_at,
+                    "Dano reparado" + ("" if in_time else " fora do prazo"),
+                    "Sem penalidade (art. 27)." if in_time else "",
+                )
+            )
+        if now <= due and not notice.repaired_at:
+            tl.due(hint("mark_repaired", notice, due=deadlines.br_deadline(due)))
+        elif not in_time:
+            tl.due(hint("draw_up_record", case, "notice_expired"))
+
+    # Where the notice would be the first act, a recidivist goes straight to the record.
+    if allowed("issue_notice", case):
+        if recidivist:
+            tl.due(hint("draw_up_record", case, "recidivist"))
+        else:
+            tl.due(hint("issue_notice", case))
+
+    for record in case.records.order_by("drawn_up_at").prefetch_related(
+        "items__entry", "penalties__breaches"
+    ):
+        _record_steps(record, now, today, tl)
+
+    tl.due(AT_REST.get(case.status))
+    tl.steps.sort(key=lambda s: s.sort_key)
+    return tl
+
+
+def _delivery_label(document) -> str:
+    return {
+        DeliveryMethod.HAND: "Entregue pessoalmente (recibo)",
+        DeliveryMethod.MAIL: "Recebida pelo correio (data do AR)",
+        DeliveryMethod.PUBLIC_NOTICE: "Edital publicado na imprensa oficial",
+    }[document.delivery_method]
+
+
+def _receipt_detail(receipt: deadlines.Receipt) -> str:
+    if receipt.method == DeliveryMethod.PUBLIC_NOTICE:
+        return (
+            f"Prazos contados a partir de {br_date(receipt.first_day)}, primeiro dia útil após a "
+            "publicação (art. 28 §2)."
+        )
+    if receipt.method == DeliveryMethod.MAIL:
+        return f"Recebimento presumido em {br_date(receipt.receipt_day)} (data do AR)."
+    return "Recebimento na data e hora do recibo."
+
+
+def _record_steps(
+    record: InfractionRecord, now: datetime.datetime, today: datetime.date, tl: Timeline
+) -> None:
+    add = tl.steps.append
+    fine = record_fine(record)
+    detail = f"Multa de {br_number(record.total_ufesp, 2)} UFESP"
+    if record.recidivist:
+        detail += " (em dobro: reincidente)"
+    if record.obstruction_multiplier > 1:
+        detail += f" (× {br_number(fine.obstruction_factor)} por embaraço à fiscalização)"
+    add(Step(record.drawn_up_at, f"Auto de infração {record.number} lavrado", detail, "art. 36"))
+    if record.proposes_revocation:
+        add(
+            Step(
+                record.drawn_up_at,
+                "Nova infração após suspensão: cassação proposta",
+                "",
+                "art. 34",
+            )
+        )
+        if not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all()):
+            tl.due(hint(PENALTIES[PenaltyKind.REVOCATION].name, record))
+
+    receipt = receipt_of(record)
+    appeal = record.appeal if has_appeal(record) else None
+    if receipt is None:
+        # Whatever the record's state, as it always was: a record paid before its delivery
+        # was registered still says so (the step itself is refused then).
+        tl.due(hint("register_record_delivery", number=record.number))
+    else:
+        if record.delivery_method != DeliveryMethod.HAND:
+            add(Step(record.delivered_on, _delivery_label(record), _receipt_detail(receipt)))
+        last = deadlines.appeal_last_day(receipt)
+        add(
+            Step(
+                last,
+                "Prazo de recurso (30 dias corridos do recebimento)",
+                "",
+                "Lei 3.190/2013 art. 13",
+                _deadline_state(appeal is not None, today > last),
+            )
+        )
+        if today <= last:
+            tl.due(hint("file_appeal", record, last=br_date(last)))
+    if appeal is not None:
+        add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200]))
+        if appeal.decided_on:
+            add(
+                Step(
+                    appeal.decided_on,
+                    "Recurso decidido: auto " + ("mantido" if appeal.upheld else "anulado"),
+                    appeal.decision[:200],
+                )
+            )
+        else:
+            tl.due(hint("decide_appeal", record))
+
+    if record.status != RecordStatus.ANNULLED and not (appeal and appeal.decided_on is None):
+        last_pay = payment_last_day(record)
+        add(
+            Step(
+                last_pay,
+                "Prazo de pagamento da multa (30 dias)",
+                "Sem desconto por pagamento antecipado.",
+                "art. 36",
+                _deadline_state(
+                    record.paid_on is not None and record.paid_on <= last_pay, today > last_pay
+                ),
+            )
+        )
+        if today <= last_pay:
+            tl.due(hint("register_payment", record, last=br_date(last_pay)))
+        elif record.status == RecordStatus.ISSUED and (
+            receipt is None or today <= deadlines.appeal_last_day(receipt)
+        ):
+            tl.due(hint("send_to_divida_ativa", record, "appeal_running", last=br_date(last_pay)))
+        else:
+            tl.due(hint("send_to_divida_ativa", record))
+    if record.paid_on:
+        late = " (fora do prazo)" if paid_late(record) else ""
+        add(Step(record.paid_on, f"Multa paga{late}", br_money(record.paid_brl), "art. 36"))
+    if record.status == RecordStatus.DIVIDA_ATIVA:
+        add(
+            Step(
+                payment_last_day(record) + ONE_DAY,
+                "Auto enviado à Dívida Ativa (após o vencimento)",
+                "",
+                "art. 22 IV",
+            )
+        )
+
+    for penalty in record.penalties.all():
+        _penalty_steps(penalty, today, tl, record.status == RecordStatus.ANNULLED)
+
+
+def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulled: bool) -> None:
+    add = tl.steps.append
+    legal = PENALTIES[penalty.kind].legal.removeprefix("Lei 3.978/2007 ")
+    # "Penalidade" carries the gender: an embargo is masculine, the other penalties feminine.
+    applied = f"Penalidade aplicada: {penalty.get_kind_display()}"
+    add(Step(penalty.starts_on, applied, penalty.details, legal))
+    if penalty.kind == PenaltyKind.EMBARGO:
+        breaches = list(penalty.breaches.all())
+        for breach in breaches:
+            add(
+                Step(
+                    breach.day,
+                    "Embargo descumprido: multa diária de 1 UFESP",
+                    breach.note,
+                    "art. 31",
+                )
+            )
+        if breaches:
+            ufesp = br_number(fines.embargo_fine(len(breaches)))
+            tl.due(hint("register_embargo_breach", days=len(breaches), ufesp=ufesp))
+        if penalty.lifted_on:
+            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú."))
+        elif not annulled:
+            tl.due(hint("lift_penalty", penalty))
+    elif penalty.kind == PenaltyKind.SEIZURE:
+        if penalty.costs_paid_on:
+            add(
+                Step(
+                    penalty.costs_paid_on,
+                    "Custos de apreensão, remoção e guarda pagos",
+                    br_money(penalty.custody_costs_brl),
+                    "art. 32 p.ú.",
+                )
+            )
+        if penalty.lifted_on:
+            add(Step(penalty.lifted_on, "Equipamentos liberados", "", "art. 32 p.ú."))
+        elif not annulled:
+            tl.due(hint("release_seizure", penalty))
+    elif penalty.kind == PenaltyKind.SUSPENSION:
+        ended = penalty.lifted_on or (penalty.ends_on + ONE_DAY)
+        add(
+            Step(
+                penalty.ends_on,
+                "Último dia da suspensão",
+                "",
+                "art. 25 IV",
+                "met" if penalty.lifted_on or today > penalty.ends_on else "pending",
+            )
+        )
+        if penalty.lifted_on:
+            add(Step(penalty.lifted_on, "Suspensão levantada", ""))
+        if today < ended and not annulled:
+            tl.due(hint("lift_penalty", penalty, "suspension", ends=br_date(penalty.ends_on)))
+    elif penalty.lifted_on:
+        add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", ""))
