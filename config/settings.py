@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "nucleo",
     "ogc",
     "synthetic",
+    "tour",
 ]
 
 MIDDLEWARE = [

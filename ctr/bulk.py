@@ -22,7 +22,7 @@ rows:
    ctr_ctr, ctr_ctrwaste and ctr_ctrevent.
 
 A row with any problem issues nothing and is reported with every problem, as before; the
-warnings stay on the issued CTRs. tests/test_ctr_bulk.py runs both paths on the same rows.
+warnings stay on the issued CTRs. tests/ctr/test_ctr_bulk.py runs both paths on the same rows.
 Where the per-row path leaves a choice to the database (two facilities at the same distance),
 this path takes the lowest id.
 

@@ -300,7 +300,7 @@ def import_ctrs(
 
     The rows go through the set-based import (ctr.bulk); `per_row` takes the reference path
     instead, ctr.services.check/issue once per row (one transaction per CTR). Both give the
-    same findings and the same CTRs (tests/test_ctr_bulk.py)."""
+    same findings and the same CTRs (tests/ctr/test_ctr_bulk.py)."""
     check_size(len(data))
     text, encoding = decode(data)
     _, rows, delimiter, ignored = read_rows(text)

@@ -5,7 +5,7 @@ title, its message templates in Portuguese and, for the rules checked at issue, 
 finds the same breaches in a whole set of rows (the CSV import, ctr.bulk). The check (Python,
 one CTR) and the SQL (set-based) hand the same template the same facts, and the template
 formats them (FORMATS, one pair of Python and SQL per kind of value), so both paths word a
-finding alike; tests/test_ctr_bulk.py runs both on a table of cases.
+finding alike; tests/ctr/test_ctr_bulk.py runs both on a table of cases.
 
 `evaluate` runs every rule of a stage and returns every finding at once: a CTR is never refused
 one rule at a time (the principle of art. 132 of the Rio law in legal/). The catalogue page
@@ -103,7 +103,7 @@ def classes_text(codes: Iterable[str]) -> str:
 # fmt in SQL: decimal comma, no trailing zeros.
 FMT = "replace(trim_scale({})::text, '.', ',')"
 # f"{x:.6f}": to_char of a float8 prints with C's "%.6f", as Python does (checked on 4,000
-# values in tests/test_ctr_bulk.py).
+# values in tests/ctr/test_ctr_bulk.py).
 COORD = "to_char({}, 'FM990.000000')"
 # config.br_forms.format_point in SQL: "(lat; lon)", decimal comma.
 POINT = (

@@ -12,7 +12,7 @@ import json
 from django.utils import timezone
 
 from .models import FacilityKind, FacilityLicense, LicenseStatus, ReceivingFacility, valid_on_sql
-from .public_layers import COORDINATE_DECIMALS, BBox, _bbox_sql, _fetch_json
+from .public_layers import COORDINATE_DECIMALS, BBox, bbox_sql, fetch_json
 
 LICENSE_STATE_LABELS = {
     "valid": "licença válida",
@@ -33,7 +33,7 @@ def facilities_with_license_state_geojson(
         "day": day or timezone.localdate(),
         "kind_labels": json.dumps({k.value: k.label for k in FacilityKind}),
     }
-    where_bbox = _bbox_sql("f.area", bbox, params)
+    where_bbox = bbox_sql("f.area", bbox, params)
     sql = f"""
         SELECT json_build_object('type', 'FeatureCollection', 'features', COALESCE(json_agg(
             json_build_object(
@@ -74,4 +74,4 @@ def facilities_with_license_state_geojson(
         ) lic ON TRUE
         WHERE TRUE {where_bbox}
     """
-    return _fetch_json(sql, params)
+    return fetch_json(sql, params)

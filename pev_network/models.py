@@ -236,7 +236,7 @@ class LicenseStatus(models.TextChoices):
 # day (status_since). One test in three forms: SQL for raw queries (valid_on_sql, period_sql,
 # licensed_sql), a queryset method (LicenseQuerySet.valid_on, whence licensed_exists and
 # FacilityQuerySet.licensed_on) and, for rows in memory, FacilityLicense.is_valid_on and
-# in_period; tests/test_network_services.py holds them to each other.
+# in_period; tests/pev_network/test_network_services.py holds them to each other.
 
 
 def in_period(valid_from: datetime.date, valid_until: datetime.date | None, day) -> bool:

@@ -35,7 +35,7 @@ OUTLINE_DECIMALS = 5
 BBox = Sequence[float]  # (min lon, min lat, max lon, max lat), WGS 84
 
 
-def _bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
+def bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
     """An `AND` clause keeping rows whose geometry's box overlaps `bbox` (SRID 4326 explicit).
 
     `&&` is box-overlap, answered by the GiST index: right for a display window, where a
@@ -50,7 +50,7 @@ def _bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
     )
 
 
-def _fetch_json(sql: str, params: dict):
+def fetch_json(sql: str, params: dict):
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
@@ -76,7 +76,7 @@ def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | N
         "kind_labels": json.dumps({k.value: k.label for k in FacilityKind}),
         "class_labels": json.dumps({c.value: c.label for c in WasteClass}),
     }
-    where_bbox = _bbox_sql("f.area", bbox, params)
+    where_bbox = bbox_sql("f.area", bbox, params)
     sql = f"""
         SELECT json_build_object(
             'type', 'FeatureCollection',
@@ -122,7 +122,7 @@ def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | N
         CROSS JOIN LATERAL (SELECT ST_PointOnSurface(f.area) AS p) anchor
         WHERE TRUE {where_bbox}
     """
-    return _fetch_json(sql, params)
+    return fetch_json(sql, params)
 
 
 def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None = None) -> dict:
@@ -133,7 +133,7 @@ def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None
     page does not send anyone to a PEV that may not receive).
     """
     params: dict = {"day": day or timezone.localdate()}
-    where_bbox = _bbox_sql("b.area", bbox, params)
+    where_bbox = bbox_sql("b.area", bbox, params)
     sql = f"""
         SELECT json_build_object(
             'type', 'FeatureCollection',
@@ -157,7 +157,7 @@ def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None
         LEFT JOIN {ReceivingFacility._meta.db_table} f ON f.id = b.served_by_id
         WHERE TRUE {where_bbox}
     """
-    return _fetch_json(sql, params)
+    return fetch_json(sql, params)
 
 
 def municipality_outline_geojson(ibge_code: str) -> dict | None:
@@ -183,4 +183,4 @@ def municipality_outline_geojson(ibge_code: str) -> dict | None:
         FROM {Municipality._meta.db_table} m
         WHERE m.ibge_code = %(ibge_code)s
     """
-    return _fetch_json(sql, {"ibge_code": ibge_code})
+    return fetch_json(sql, {"ibge_code": ibge_code})

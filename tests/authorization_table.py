@@ -1,5 +1,6 @@
-"""The expected outcome of every URL of the project for every role (tests/test_authorization_
-matrix.py). One entry per URL name; a new URL without an entry fails that test.
+"""The expected outcome of every URL of the project for every role
+(tests/config/test_authorization_matrix.py). One entry per URL name; a new URL without an
+entry fails that test.
 
 Roles (tests/ctr_world.py): anon (no session, no token), alfa (transporter A, who issued the
 CTRs of the table), beta (transporter B), operador (operator of the ATT, destination of those
@@ -22,9 +23,9 @@ ROLES = ("anon", "curioso", "beta", "operador_pev", "nucleo", "fiscal", "alfa", 
 # Namespaces left out of the matrix, with the reason.
 EXCLUDED_NAMESPACES = {
     # django.contrib.admin has its own permission system (is_staff plus model permissions) and
-    # hundreds of generated URLs; tests/test_admin.py covers it. Its index is checked below:
+    # hundreds of generated URLs; tests/config/test_admin.py covers it. Its index is checked below:
     # no role of the platform is staff.
-    "admin": "django.contrib.admin: is_staff + permissões por modelo; tests/test_admin.py",
+    "admin": "django.contrib.admin: is_staff + permissões por modelo; tests/config/test_admin.py",
 }
 # Static files and uploads: no URL pattern serves them (static files come from the web server
 # or runserver; uploaded photos only through intake:photo), so there is nothing to list here;
@@ -94,7 +95,7 @@ TABLE: dict[str, list[Check]] = {
     "basin-list": [Check(get=API_PUBLIC)],
     "basin-detail": [Check(kwargs={"pk": "{basin}"}, get=API_PUBLIC)],
     # --- API: CTRs ------------------------------------------------------------------------------
-    # The list is filtered by role (tests/test_ctr_api.py); creating is for transporters.
+    # The list is filtered by role (tests/ctr/test_ctr_api.py); creating is for transporters.
     "ctr-list": [Check(get=API_SIGNED_IN, post=API_TRANSPORTER_FORM, data={})],
     # alfa's CTR to the ATT: its transporter, the ATT's operator and the municipality see it;
     # another transporter, another facility's operator and curioso are told it does not exist.

@@ -7,12 +7,12 @@ CTR_TEST_CLOCK_SHIFT_DAYS).
 Both move the clock of the test process only: the live server's thread shares it, the database
 server and subprocesses keep the real one. Hence no SQL of the application reads now() or
 CURRENT_DATE (the times come from Python), and the subprocesses the tests start do not need the
-test's clock: tests/test_faults.py's gunicorn serves a world of fixed dates (TODAY,
+test's clock: tests/config/test_faults.py's gunicorn serves a world of fixed dates (TODAY,
 registrations valid 2025-2027) whatever the day; the `manage.py check --deploy` of
-tests/test_security_settings.py, the pg_dump/pg_restore/migrate of tests/test_backup_restore.py
-and the GDAL tools of tests/interop/ and tests/test_nucleo_exports.py read no date. Chromium
-(tests/e2e/) keeps the real clock too: cookies carry a Max-Age, which it counts from its own
-clock."""
+tests/config/test_security_settings.py, the pg_dump/pg_restore/migrate of
+tests/config/test_backup_restore.py and the GDAL tools of tests/interop/ and
+tests/nucleo/test_nucleo_exports.py read no date. Chromium (tests/e2e/) keeps the real clock
+too: cookies carry a Max-Age, which it counts from its own clock."""
 
 from __future__ import annotations
 

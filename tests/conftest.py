@@ -8,7 +8,7 @@ import time_machine
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
 # around it are still synchronous, so Django's async-safety check does not apply.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-# Nothing of a run in the checkout: Hypothesis (tests/test_api_fuzz.py, through schemathesis)
+# Nothing of a run in the checkout: Hypothesis (tests/config/test_api_fuzz.py, through schemathesis)
 # keeps its caches under the system's temporary folder, not in ./.hypothesis.
 os.environ.setdefault(
     "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "ctr-tests-hypothesis")
@@ -80,7 +80,7 @@ def fast_password_hashing(settings):
 
 # Limits of the public endpoints high enough that no test but the ones about them meets one
 # (fuzzing and browser tests hit the same endpoints from one address, and a live server's cache
-# table is not emptied between tests). tests/test_security_settings.py sets its own.
+# table is not emptied between tests). tests/config/test_security_settings.py sets its own.
 GENEROUS_RATE_LIMITS = {scope: "100000/m" for scope in ("login", "nearest", "verify", "follow")}
 
 

@@ -1,6 +1,6 @@
 """Whether a message a user gets is Portuguese: a Portuguese word or accent, and none of the
-English defaults of Django, DRF, Python, GEOS and GDAL (tests/test_bad_input_corpus.py and the
-other tests of Portuguese messages)."""
+English defaults of Django, DRF, Python, GEOS and GDAL (tests/config/test_bad_input_corpus.py
+and the other tests of Portuguese messages)."""
 
 import re
 

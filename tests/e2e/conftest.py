@@ -10,7 +10,7 @@ from django.conf import settings
 from django.test import Client
 from playwright.sync_api import sync_playwright
 
-from maps.tour import CHROMIUM, CHROMIUM_ARGS
+from tour.walk import CHROMIUM, CHROMIUM_ARGS
 
 
 class Recorder:

@@ -7,7 +7,7 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
-from maps import tour
+from tour import walk as tour
 
 pytestmark = pytest.mark.e2e
 

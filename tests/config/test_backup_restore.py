@@ -3,9 +3,9 @@ back into a fresh database with the same rows (counts of every table, checksums 
 their event log), refuses to run without CONFIRM=1, and the migrations apply on a copy of a
 database with the demonstration loaded without losing a row.
 
-The event log's immutability at the database level is tested in tests/test_ctr_api.py
+The event log's immutability at the database level is tested in tests/ctr/test_ctr_api.py
 (test_events_cannot_be_updated_in_the_database, test_events_cannot_be_deleted_in_the_database)
-and the access log's in tests/test_security_settings.py."""
+and the access log's in tests/config/test_security_settings.py."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Tables whose rows are compared one by one (an md5 of every row's text, in id order).
 CHECKSUMMED = ("ctr_ctr", "ctr_ctrevent", "ctr_ctrwaste", "audit_accesslog")
 

@@ -13,10 +13,10 @@ from rest_framework.test import APIClient
 
 from ctr import csv_import, services
 from ctr.models import CTR, Generator, Worksite
+from tests.ctr.test_ctr_csv import IMPORT, csv_bytes, row
+from tests.ctr.test_ctr_documents import pdf_text
+from tests.ctr.test_ctr_web import NEW, form_data
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world, ctr_payload
-from tests.test_ctr_csv import IMPORT, csv_bytes, row
-from tests.test_ctr_documents import pdf_text
-from tests.test_ctr_web import NEW, form_data
 
 pytestmark = pytest.mark.django_db
 

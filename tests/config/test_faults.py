@@ -38,7 +38,7 @@ from rest_framework.test import APIClient
 from ctr.api import RuleListView
 from tests.ctr_world import build_world, ctr_payload
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 PG_BIN = Path(os.environ.get("CTR_PG_BINDIR", "/usr/lib/postgresql/15/bin"))
 HAVE_POSTGRES = all((PG_BIN / tool).exists() for tool in ("initdb", "pg_ctl", "postgres"))
 needs_postgres = pytest.mark.skipif(
@@ -263,7 +263,7 @@ class PrivatePostgres:
         )  # fmt: skip
         with (self.data / "postgresql.conf").open("a") as conf:
             conf.write(
-                "\n# tests/test_faults.py: private, throw-away cluster\n"
+                "\n# tests/config/test_faults.py: private, throw-away cluster\n"
                 f"listen_addresses = '127.0.0.1'\nport = {self.port}\n"
                 f"unix_socket_directories = '{self.data}'\n"
                 "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from maps import tour
+from tour import walk as tour
 
 
 @contextmanager

@@ -37,7 +37,7 @@ from tests.enforcement_world import open_case
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "senha-teste"  # tests.ctr_world.make_user
 
 

@@ -29,9 +29,9 @@ from fiscalization import intake
 from fiscalization.models import DumpingCategory
 from pev_network.geometry_messages import validity_reason_pt
 from pev_network.models import ReceivingFacility
+from tests.ctr.test_ctr_documents import cancel, issue, pdf_text, receive, refuse
 from tests.ctr_world import TODAY, build_world
 from tests.enforcement_world import at, record_for
-from tests.test_ctr_documents import cancel, issue, pdf_text, receive, refuse
 
 pytestmark = pytest.mark.django_db
 

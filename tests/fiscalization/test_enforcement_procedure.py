@@ -29,6 +29,7 @@ from fiscalization.models.enforcement import (
 )
 from pev_network.models import FacilityLicense
 from tests.builders import municipality
+from tests.ctr.test_ctr_api import error_codes, issue
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
 from tests.enforcement_world import (
     HOUR,
@@ -41,7 +42,6 @@ from tests.enforcement_world import (
     record_for,
     transporter_offender,
 )
-from tests.test_ctr_api import error_codes, issue
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from ctr.models import CTR
+from tests.ctr.test_ctr_csv import IMPORT, csv_bytes, row
 from tests.ctr_world import build_world
-from tests.test_ctr_csv import IMPORT, csv_bytes, row
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ import pytest
 from maps import bounds
 from maps.base import add_layer_control, base_map, render_parts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APPS = ("audit", "bench", "config", "ctr", "fiscalization", "nucleo", "ogc", "pev_network")
 
 

@@ -9,9 +9,9 @@ from rest_framework.authtoken.models import Token
 
 from ctr import csv_import, services
 from ctr.models import CTR, Generator, Worksite
+from tests.ctr.test_ctr_csv import csv_bytes, row
+from tests.ctr.test_ctr_races import all_at_once, call
 from tests.ctr_world import CPF_GENERATOR, build_world, ctr_payload
-from tests.test_ctr_csv import csv_bytes, row
-from tests.test_ctr_races import all_at_once, call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROJECT_SETTINGS = importlib.import_module("config.settings")
 
 
@@ -130,7 +130,7 @@ def test_the_readme_lists_the_project_commands():
     listed = readme_commands()
     ours = sorted(
         path.stem
-        for app in ("pev_network", "ctr", "fiscalization", "maps", "synthetic")
+        for app in ("pev_network", "ctr", "fiscalization", "synthetic", "tour")
         for path in (ROOT / app / "management" / "commands").glob("*.py")
         if not path.stem.startswith("_")
     )
@@ -156,8 +156,8 @@ def test_import_ctrs_runs_with_debug_on_as_make_run_has_it(settings, tmp_path, d
     from django.core.management import call_command
 
     from ctr.models import CTR
+    from tests.ctr.test_ctr_csv import csv_bytes, row
     from tests.ctr_world import build_world
-    from tests.test_ctr_csv import csv_bytes, row
 
     settings.DEBUG = True
     world = build_world()

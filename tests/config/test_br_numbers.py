@@ -231,7 +231,7 @@ HAND_FORMATTING = re.compile(r'replace\("\.", ","\)|replace\(",", "(X|_|\\0)"\)|
 
 
 def test_numbers_are_formatted_in_one_place():
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     packages = [p.parent for p in root.glob("*/__init__.py") if p.parent.name != "tests"]
     found = [
         f"{path.relative_to(root)}:{n}"

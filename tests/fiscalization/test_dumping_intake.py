@@ -584,7 +584,7 @@ def test_form_shows_nearby_reports_first_then_saves_when_confirmed(client, world
     assert "É uma destas?" in html
     assert existing.protocol in html and "a 120 m" in html
     assert "x@y.z" not in html
-    # The photo is kept for the confirmation (tests/test_dumping_photos_kept.py).
+    # The photo is kept for the confirmation (tests/fiscalization/test_dumping_photos_kept.py).
     assert "continuam anexadas" in html and "Fotos já anexadas (1)" in html
     assert DumpingReport.objects.count() == 1
     token = re.search(r'name="pending_photos" value="([^"]+)"', html).group(1)

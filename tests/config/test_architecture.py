@@ -1,0 +1,96 @@
+"""The arrows between the apps, as docs/architecture.md draws them: a test fails when code adds
+an arrow the page does not allow, a circle between two modules, or an import of another
+module's private (underscored) name."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# app -> the apps it may import (docs/architecture.md, "Arrows"). Lower layers never import
+# higher ones; `bench` and the tests may import anything.
+ALLOWED = {
+    "config": set(),
+    "audit": {"config"},
+    "pev_network": {"config"},
+    "maps": {"config", "pev_network"},
+    "ctr": {"config", "audit", "pev_network", "maps"},
+    "fiscalization": {"config", "audit", "pev_network", "ctr", "maps"},
+    "ogc": {"config", "pev_network", "ctr"},
+    "nucleo": {"config", "audit", "pev_network", "ctr", "fiscalization", "maps"},
+    # Tools above every app: test data at scale, the guided tour.
+    "synthetic": {"config", "pev_network", "ctr", "fiscalization"},
+    "tour": {"config", "ctr", "fiscalization"},
+}
+PACKAGES = set(ALLOWED) | {"bench"}
+# The root URLconf wires every app's URLs: the one module of config that names them.
+WIRING = {"config/urls.py"}
+
+
+def modules(app: str):
+    for path in sorted((ROOT / app).rglob("*.py")):
+        if "migrations" not in path.parts:
+            yield path
+
+
+def imports(path: Path):
+    """(module imported, names taken from it) for every absolute import of our packages."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            package = ".".join(path.relative_to(ROOT).with_suffix("").parts[: -node.level])
+            if node.module is None:  # from . import bulk: each name is a module
+                for alias in node.names:
+                    yield f"{package}.{alias.name}", []
+            else:
+                module = f"{package}.{node.module}" if node.level else node.module
+                yield module, [alias.name for alias in node.names]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.mark.parametrize("app", sorted(ALLOWED))
+def test_each_app_imports_only_the_apps_below_it(app):
+    wrong = sorted(
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in modules(app)
+        if str(path.relative_to(ROOT)) not in WIRING
+        for module, _ in imports(path)
+        if (top := module.split(".")[0]) in PACKAGES and top != app and top not in ALLOWED[app]
+    )
+    assert wrong == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    wrong = sorted(
+        f"{path.relative_to(ROOT)}: {name} from {module}"
+        for app in PACKAGES
+        for path in modules(app)
+        for module, names in imports(path)
+        if module.split(".")[0] in PACKAGES and module != module_name(path)
+        for name in names
+        if name.startswith("_") and not name.startswith("__")
+    )
+    assert wrong == []
+
+
+def test_no_two_modules_import_each_other():
+    graph: dict[str, set[str]] = {}
+    for app in PACKAGES:
+        for path in modules(app):
+            graph.setdefault(module_name(path), set()).update(
+                module for module, _ in imports(path) if module.split(".")[0] in PACKAGES
+            )
+    circles = sorted(
+        f"{a} <-> {b}" for a, targets in graph.items() for b in targets
+        if a < b and a in graph.get(b, ())
+    )  # fmt: skip
+    assert circles == []
