@@ -5,17 +5,20 @@ Which day counts as the offender's receipt of a notice or record, and when each 
 - Presumed receipt (Lei 3.190/2013 de Ferraz de Vasconcelos art. 11-12, same procedure family;
   Lei 3.978/2007 art. 28 §2 for the public notice):
     HAND           the date and hour on the signed receipt;
-    MAIL           the date on the returned AR (aviso de recebimento);
-    PUBLIC_NOTICE  the publication date in the official paper.
+    MAIL           the date and hour of delivery on the returned AR (aviso de recebimento);
+    PUBLIC_NOTICE  the publication date in the official paper, which only supplies an
+                   individual notice that failed (art. 28 §2: "quando negativas ou
+                   impraticáveis"; fiscalization.enforcement refuses it otherwise).
 - Counting. A deadline in days leaves out the day of receipt and starts on the next day (Código
   Civil art. 132; CPC art. 224). For the public notice, art. 28 §2 says "contando-se os prazos
   a partir do primeiro dia útil da publicação": we read it as the CPC reads publication
   (art. 224 §3): counting starts on the first *working* day after the publication day. A notice
   published on a Friday before a holiday Monday starts counting on Tuesday.
 - 72 hours to repair (art. 28 §1). Hours run minute by minute (Código Civil art. 132 §4): handed
-  over at 10:00, due three days later at 10:00. By mail and by public notice only the day is
-  known, so the 72 hours run from 00:00 of the first counting day (the whole receipt day is left
-  out) and end at 00:00 three days later, i.e. at the end of the third day.
+  over at 10:00, due three days later at 10:00. By mail the same, from the date and hour the
+  postman wrote on the AR. By public notice no hour of receipt exists: the 72 hours run from
+  00:00 of the first working day after the publication and end at 00:00 three days later, i.e.
+  at the end of the third day.
 - 30 calendar days to appeal from receipt (Lei 3.190/2013 art. 13, "dias corridos"): day 1 is
   the first counting day, the appeal filed on day 30 is in time, on day 31 it is not.
 - The fine is paid within 30 days of the drawing up of the record (Lei 3.978/2007 art. 36):
@@ -127,15 +130,16 @@ def presumed_receipt(
     calendar: WorkCalendar = DEFAULT_CALENDAR,
 ) -> Receipt:
     """The presumed receipt of a notice or record delivered by `method` at `delivered` (the
-    receipt's date and hour, the AR's date, or the publication date)."""
+    receipt's date and hour, the AR's date and hour, or the publication date)."""
     day = local_date(delivered)
-    if method == HAND:
+    if method in (HAND, MAIL):
         if not isinstance(delivered, datetime.datetime):
-            raise ValueError("A entrega pessoal exige data e hora do recibo.")
+            raise ValueError(
+                "A entrega pessoal exige data e hora do recibo."
+                if method == HAND
+                else "A entrega pelo correio exige data e hora do AR."
+            )
         return Receipt(method, day, day + ONE_DAY, delivered)
-    if method == MAIL:
-        first = day + ONE_DAY
-        return Receipt(method, day, first, start_of_day(first))
     if method == PUBLIC_NOTICE:
         # Art. 28 §2: "a partir do primeiro dia útil da publicação".
         first = calendar.next_working_day_after(day)

@@ -25,8 +25,12 @@ from . import enforcement, fines
 from .deadlines import SUSPENSION_MAX_DAYS, br_deadline
 from .intake import normalize_protocol
 from .models.enforcement import (
+    FAILURE_OUTCOMES,
+    INDIVIDUAL_DELIVERY,
     CaseStatus,
     DeliveryMethod,
+    DeliveryOutcome,
+    Notice,
     OffenderRole,
     PenaltyKind,
     PenaltyTableEntry,
@@ -255,6 +259,10 @@ class StepForm(forms.Form):
         raise NotImplementedError
 
 
+# The individual deliveries: the edital has its own step, after a failed one (art. 28 §2).
+INDIVIDUAL_CHOICES = [(m.value, m.label) for m in INDIVIDUAL_DELIVERY]
+
+
 class NoticeForm(StepForm):
     title = "Notificação para reparar o dano"
     lead = (
@@ -271,8 +279,8 @@ class NoticeForm(StepForm):
     )
     delivery_method = forms.ChoiceField(
         label="Forma de entrega",
-        choices=DeliveryMethod.choices,
-        help_text="Edital só quando a entrega pessoal for negativa ou impraticável (art. 28 §2).",
+        choices=INDIVIDUAL_CHOICES,
+        help_text="O edital vem depois, só se a entrega for frustrada (art. 28 §2).",
     )
     issued_at = datetime_field("Emitida em")
 
@@ -286,8 +294,8 @@ class NoticeForm(StepForm):
 DELIVERY_LEADS = {
     DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as 72 horas contam "
     "de minuto a minuto.",
-    DeliveryMethod.MAIL: "Carta registrada: vale a data do aviso de recebimento (AR); os prazos "
-    "começam no dia seguinte.",
+    DeliveryMethod.MAIL: "Carta registrada: vale a data e a hora da entrega no aviso de "
+    "recebimento (AR); as 72 horas contam de minuto a minuto, os prazos em dias no dia seguinte.",
     DeliveryMethod.PUBLIC_NOTICE: "Edital: os prazos contam a partir do primeiro dia útil após "
     "a publicação (art. 28 §2).",
 }
@@ -295,14 +303,14 @@ DELIVERY_LEADS = {
 
 class DeliveryForm(StepForm):
     """The delivery of a notice or record. By hand: the date and hour of the receipt. By mail:
-    the AR's date. Public notice: the publication date."""
+    the AR's date and hour. Public notice (correcting it): the publication date."""
 
     delivered_date = date_field("Data")
     delivered_time = forms.TimeField(
         label="Hora do recibo",
         required=False,
         widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
-        help_text="Obrigatória na entrega pessoal: as 72 horas contam de minuto a minuto.",
+        help_text="As 72 horas contam de minuto a minuto a partir desta hora (art. 28 §1).",
     )
 
     def __init__(self, data=None, *, subject, **kwargs):
@@ -314,7 +322,16 @@ class DeliveryForm(StepForm):
             DeliveryMethod.PUBLIC_NOTICE: "Data da publicação do edital",
         }
         self.fields["delivered_date"].label = labels[method]
-        if method != DeliveryMethod.HAND:
+        # The hour counts where 72 hours run from it: a notice by hand or by mail, a record by
+        # hand. A record's deadlines are in days: by mail its AR's hour may be left out.
+        self.hour_required = method == DeliveryMethod.HAND or (
+            method == DeliveryMethod.MAIL and isinstance(subject, Notice)
+        )
+        if method == DeliveryMethod.MAIL:
+            self.fields["delivered_time"].label = "Hora da entrega no AR"
+            if not self.hour_required:
+                self.fields["delivered_time"].help_text = "Os prazos do auto contam em dias."
+        elif method != DeliveryMethod.HAND:
             del self.fields["delivered_time"]
 
     def clean(self):
@@ -322,11 +339,14 @@ class DeliveryForm(StepForm):
         day = data.get("delivered_date")
         if day is None:
             return data
-        if self.method == DeliveryMethod.HAND:
-            moment = data.get("delivered_time")
-            if moment is None:
-                raise ValidationError("Informe a hora do recibo.")
-        else:
+        moment = data.get("delivered_time")
+        if moment is None and self.hour_required:
+            raise ValidationError(
+                "Informe a hora do recibo."
+                if self.method == DeliveryMethod.HAND
+                else "Informe a hora da entrega escrita no AR."
+            )
+        if moment is None:
             moment = datetime.time(12, 0)  # only the day counts (fiscalization.deadlines)
         data["delivered_on"] = timezone.make_aware(datetime.datetime.combine(day, moment))
         return data
@@ -353,6 +373,80 @@ class RecordDeliveryForm(DeliveryForm):
 
     def done(self, record) -> str:
         return f"Entrega registrada: recurso até {br_date(enforcement.appeal_last_day(record))}."
+
+
+class FailureForm(StepForm):
+    """A failed individual delivery of a notice or record: what happened, when, and the
+    circumstances the server or the post office certified (art. 28 §2)."""
+
+    submit = "Registrar entrega frustrada"
+
+    outcome = forms.ChoiceField(label="O que houve", widget=forms.RadioSelect)
+    attempted_at = datetime_field("Data e hora da tentativa")
+    reason = forms.CharField(
+        label="Circunstâncias",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=2000,
+        help_text="Quem tentou entregar, onde, o que houve (ou o motivo da devolução no AR).",
+    )
+
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        outcomes = FAILURE_OUTCOMES.get(subject.delivery_method, ())
+        self.fields["outcome"].choices = [(o, DeliveryOutcome(o).label) for o in outcomes]
+        if len(outcomes) == 1:
+            self.fields["outcome"].initial = outcomes[0]
+        if subject.delivery_method == DeliveryMethod.MAIL:
+            self.fields["attempted_at"].label = "Data e hora da devolução no AR"
+
+    def intro(self) -> str:
+        return (
+            "Registrada a entrega frustrada, o edital na imprensa oficial supre a entrega "
+            "individual (art. 28 §2)."
+        )
+
+    def done(self, attempt) -> str:
+        return f"Entrega frustrada registrada ({attempt.get_outcome_display()}): publique o edital."
+
+
+class NoticeFailureForm(FailureForm):
+    def heading(self) -> str:
+        return f"Entrega frustrada da notificação {self.subject.number}"
+
+
+class RecordFailureForm(FailureForm):
+    def heading(self) -> str:
+        return f"Entrega frustrada do auto {self.subject.number}"
+
+
+class EditalForm(StepForm):
+    """The public notice that supplies a failed individual delivery (art. 28 §2)."""
+
+    submit = "Registrar a publicação"
+    lead = (
+        "Os prazos contam a partir do primeiro dia útil seguinte ao da publicação (art. 28 §2): "
+        "publicado numa sexta-feira, contam da segunda; antes de um feriado, do dia útil "
+        "seguinte."
+    )
+
+    published_on = date_field("Data da publicação do edital")
+
+
+class NoticeEditalForm(EditalForm):
+    def heading(self) -> str:
+        return f"Edital da notificação {self.subject.number}"
+
+    def done(self, notice) -> str:
+        due = br_deadline(enforcement.notice_due(notice))
+        return f"Edital registrado: o prazo para reparar vence em {due}."
+
+
+class RecordEditalForm(EditalForm):
+    def heading(self) -> str:
+        return f"Edital do auto {self.subject.number}"
+
+    def done(self, record) -> str:
+        return f"Edital registrado: recurso até {br_date(enforcement.appeal_last_day(record))}."
 
 
 class RepairForm(StepForm):
@@ -395,7 +489,11 @@ class RecordForm(StepForm):
         help_text="Infrações simultâneas somam as multas (art. 30 §3).",
     )
     drawn_up_at = datetime_field("Lavrado em")
-    delivery_method = forms.ChoiceField(label="Forma de entrega", choices=DeliveryMethod.choices)
+    delivery_method = forms.ChoiceField(
+        label="Forma de entrega",
+        choices=INDIVIDUAL_CHOICES,
+        help_text="O edital vem depois, só se a entrega for frustrada (art. 28 §2).",
+    )
     signed_by_offender = forms.BooleanField(label="Assinado pelo infrator", required=False)
     no_signature_reason = forms.CharField(
         label="Sem assinatura: o servidor certifica o motivo",

@@ -63,9 +63,9 @@ CERTIFICATE = make_style("certificate", fontSize=8.5, leading=11)
 NOTICE_RULES = {
     DeliveryMethod.HAND: "Entrega pessoal: recebido na data e hora do recibo; as 72 horas contam "
     "de minuto a minuto.",
-    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data do aviso de recebimento; os "
-    "prazos começam no dia seguinte.",
-    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial (quando a notificação pessoal for "
+    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data e hora da entrega escritas "
+    "no aviso de recebimento; as 72 horas contam de minuto a minuto.",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial (a notificação individual foi "
     "negativa ou impraticável): os prazos contam a partir do primeiro dia útil após a "
     "publicação (art. 28 §2), não prosperando a alegação de ignorância.",
 }
@@ -74,8 +74,8 @@ RECORD_RULES = {
     "prazo de recurso começa no dia seguinte.",
     DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data do aviso de recebimento; o "
     "prazo de recurso começa no dia seguinte.",
-    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial: os prazos contam a partir do "
-    "primeiro dia útil após a publicação (art. 28 §2).",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial (a entrega individual foi "
+    "frustrada): os prazos contam a partir do primeiro dia útil após a publicação (art. 28 §2).",
 }
 
 # Art. 24-36, as printed on the record: the offender must be able to read what applies.
@@ -206,7 +206,7 @@ def _delivery_block(
             f"{br_date(receipt.first_day)}"
         )
     else:
-        delivered = f"AR de {br_date(receipt.receipt_day)}"
+        delivered = f"AR de {br_datetime(document.delivered_on)}"
     pairs = [
         ("Forma", document.get_delivery_method_display()),
         ("Recebimento", delivered),

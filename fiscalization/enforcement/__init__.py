@@ -6,7 +6,9 @@ EnforcementError with a Portuguese message and a stable code, and never see a re
 The procedure, in order:
   open_case            an irregularity found, against an offender of art. 24
   issue_notice         a non-recidivist gets 72 hours to repair (art. 27-28)
-  register_*_delivery  by hand, mail (AR) or public notice: the presumed receipt
+  register_*_delivery  by hand (receipt) or mail (AR): the presumed receipt
+  register_*_failure   the individual delivery failed (refused, not found, AR returned)
+  publish_*_edital     only then the public notice supplies it (art. 28 §2)
   mark_repaired        repaired in time: no penalty (art. 27)
   draw_up_record       the auto de infração: entries of the table (art. 23), cumulative
                        (art. 30 §3), doubled for recidivism (art. 30), aggravated for obstruction
@@ -72,8 +74,12 @@ from .procedure import (
     mark_repaired,
     next_number,
     open_case,
+    publish_notice_edital,
+    publish_record_edital,
     register_notice_delivery,
+    register_notice_failure,
     register_record_delivery,
+    register_record_failure,
 )
 from .timeline import Step, Timeline, case_timeline
 
@@ -119,9 +125,13 @@ __all__ = [
     "receipt_of",
     "record_fine",
     "register_embargo_breach",
+    "publish_notice_edital",
+    "publish_record_edital",
     "register_notice_delivery",
+    "register_notice_failure",
     "register_payment",
     "register_record_delivery",
+    "register_record_failure",
     "register_seizure_costs",
     "release_seizure",
     "restore_ended_suspensions",

@@ -42,6 +42,7 @@ from .facts import is_recidivist
 # What a step acts on.
 CASE, NOTICE, RECORD, PENALTY = "case", "notice", "record", "penalty"
 SUBJECTS = {CASE: EnforcementCase, NOTICE: Notice, RECORD: InfractionRecord, PENALTY: Penalty}
+HAND = DeliveryMethod.HAND
 # Who may take a step: the municipality's inspectors and its Núcleo (art. 22).
 MUNICIPAL = "municipal"
 ACTION_TEMPLATE = "fiscalization/enforcement/action_form.html"
@@ -52,10 +53,20 @@ CONDITIONS: dict[str, Callable[[object], bool]] = {
     "first_offence": lambda case: not is_recidivist(case),
     # notice or record
     "delivered": lambda document: document.delivered_on is not None,
+    # notice or record: the offender gave a receipt (signed, AR, or the edital published). A
+    # record by hand is taken as handed over when drawn up, and is undone only by a failed
+    # attempt: that is no receipt the public notice must wait for.
+    "received": lambda document: (
+        document.delivered_on is not None
+        and not (isinstance(document, InfractionRecord) and document.delivery_method == HAND)
+    ),
+    # notice or record: an individual delivery failed (refused, not found, AR returned)
+    "failed": lambda document: document.failed_deliveries.exists(),
+    "edital": lambda document: document.delivery_method == DeliveryMethod.PUBLIC_NOTICE,
     # notice
     "repaired": lambda notice: notice.repaired_at is not None,
     # record: by hand it was delivered when drawn up (Lei 3.190/2013 art. 11 I)
-    "by_hand": lambda record: record.delivery_method == DeliveryMethod.HAND,
+    "by_hand": lambda record: record.delivery_method == HAND,
     # penalty: not lifted, and its record not annulled
     "standing": lambda penalty: (
         penalty.lifted_on is None and penalty.record.status != RecordStatus.ANNULLED
@@ -233,6 +244,40 @@ _ROWS = (
         },
     ),
     Action(
+        "register_notice_failure",
+        NOTICE,
+        frozenset({CaseStatus.NOTIFIED}),
+        "A entrega frustrada só se registra numa notificação em curso, ainda não recebida nem "
+        "publicada em edital.",
+        refused_if=("received", "edital"),
+        label="Registrar entrega frustrada",
+        offered_if=("not failed",),
+        url="enforcement:notice-failure",
+        path="fiscalizacao/notificacoes/<int:pk>/entrega-frustrada/",
+        form="NoticeFailureForm",
+        legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11",
+    ),
+    Action(
+        "publish_notice_edital",
+        NOTICE,
+        frozenset({CaseStatus.NOTIFIED}),
+        "O edital só supre a notificação individual negativa ou impraticável (art. 28 §2): "
+        "cabe na notificação em curso, ainda não recebida, depois de registrada a entrega "
+        "frustrada (recusa, destinatário não encontrado ou AR devolvido).",
+        code="individual_first",
+        refused_if=("not failed", "received"),
+        label="Publicar edital",
+        primary=True,
+        url="enforcement:notice-edital",
+        path="fiscalizacao/notificacoes/<int:pk>/edital/",
+        form="NoticeEditalForm",
+        legal="Lei 3.978/2007 art. 28 §2",
+        hints={
+            "": "Entrega da notificação {number} frustrada: publicar o edital na imprensa "
+            "oficial (art. 28 §2)."
+        },
+    ),
+    Action(
         "mark_repaired",
         NOTICE,
         frozenset({CaseStatus.NOTIFIED}),
@@ -262,6 +307,40 @@ _ROWS = (
         page_if=("not by_hand",),
         legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11-12",
         hints={"": "Registrar a entrega do auto {number} (AR ou publicação do edital)."},
+    ),
+    Action(
+        "register_record_failure",
+        RECORD,
+        frozenset({RecordStatus.ISSUED}),
+        "A entrega frustrada só se registra num auto lavrado, ainda não recebido nem publicado "
+        "em edital.",
+        refused_if=("received", "edital"),
+        label="Registrar entrega frustrada",
+        offered_if=("not failed",),
+        url="enforcement:record-failure",
+        path="fiscalizacao/autos/<int:pk>/entrega-frustrada/",
+        form="RecordFailureForm",
+        legal="Lei 3.978/2007 art. 28 §2, art. 36 p.ú.; Lei 3.190/2013 art. 11",
+    ),
+    Action(
+        "publish_record_edital",
+        RECORD,
+        frozenset({RecordStatus.ISSUED}),
+        "O edital só supre a entrega individual do auto negativa ou impraticável (art. 28 §2; "
+        "Lei 3.190/2013 art. 11 III): cabe no auto lavrado, ainda não recebido, depois de "
+        "registrada a entrega frustrada (recusa, destinatário não encontrado ou AR devolvido).",
+        code="individual_first",
+        refused_if=("not failed", "received"),
+        label="Publicar edital",
+        primary=True,
+        url="enforcement:record-edital",
+        path="fiscalizacao/autos/<int:pk>/edital/",
+        form="RecordEditalForm",
+        legal="Lei 3.978/2007 art. 28 §2; Lei 3.190/2013 art. 11 III",
+        hints={
+            "": "Entrega do auto {number} frustrada: publicar o edital na imprensa oficial "
+            "(art. 28 §2)."
+        },
     ),
     Action(
         "file_appeal",

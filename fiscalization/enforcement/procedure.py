@@ -19,8 +19,12 @@ from pev_network.models import Municipality, ReceivingFacility
 
 from .. import deadlines, fines
 from ..models.enforcement import (
+    FAILURE_OUTCOMES,
+    INDIVIDUAL_DELIVERY,
     CaseStatus,
+    DeliveryAttempt,
     DeliveryMethod,
+    DeliveryOutcome,
     EnforcementCase,
     EnforcementSequence,
     InfractionItem,
@@ -183,8 +187,7 @@ def issue_notice(
             "dano é só do infrator não reincidente (art. 28). Lavre o auto de infração.",
             "recidivist",
         )
-    if delivery_method not in DeliveryMethod.values:
-        raise EnforcementError("Escolha a forma de entrega.", "delivery_method", "delivery_method")
+    _check_individual(delivery_method)
     if not required_action.strip():
         raise EnforcementError(
             "Diga o que o infrator deve fazer para reparar o dano.",
@@ -206,6 +209,21 @@ def issue_notice(
     return notice
 
 
+def _check_individual(delivery_method: str) -> None:
+    """A notice or record goes first by hand or by mail: the public notice only supplies an
+    individual delivery that failed (art. 28 §2, "quando negativas ou impraticáveis")."""
+    if delivery_method == DeliveryMethod.PUBLIC_NOTICE:
+        raise EnforcementError(
+            "O edital só supre a entrega individual negativa ou impraticável (art. 28 §2): "
+            "entregue pessoalmente ou por carta com AR; frustrada a entrega (recusa, "
+            "destinatário não encontrado ou AR devolvido), registre-a e publique o edital.",
+            "individual_first",
+            "delivery_method",
+        )
+    if delivery_method not in INDIVIDUAL_DELIVERY:
+        raise EnforcementError("Escolha a forma de entrega.", "delivery_method", "delivery_method")
+
+
 def _check_delivery(document, delivered_on: datetime.datetime, issued: datetime.datetime) -> None:
     if delivered_on > timezone.now() + datetime.timedelta(minutes=5):
         raise EnforcementError("A data de entrega está no futuro.", "future", "delivered_on")
@@ -219,11 +237,92 @@ def _check_delivery(document, delivered_on: datetime.datetime, issued: datetime.
 def register_notice_delivery(notice: Notice, delivered_on: datetime.datetime) -> Notice:
     """The date of the signed receipt (by hand, with the hour), of the returned AR (mail) or of
     the publication (public notice, art. 28 §2): the 72 hours run from the presumed receipt."""
-    notice = Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
+    notice = _lock_notice(notice)
     check("register_notice_delivery", notice)
     _check_delivery(notice, delivered_on, notice.issued_at)
     notice.delivered_on = delivered_on
     notice.save(update_fields=["delivered_on"])
+    return notice
+
+
+def _failed_delivery(
+    document: Notice | InfractionRecord,
+    issued: datetime.datetime,
+    outcome: str,
+    attempted_at: datetime.datetime,
+    reason: str,
+) -> DeliveryAttempt:
+    """Record that the individual delivery of `document` failed: the fact the edital needs."""
+    method = document.delivery_method
+    if outcome not in FAILURE_OUTCOMES[method]:
+        allowed = ", ".join(str(DeliveryOutcome(o).label) for o in FAILURE_OUTCOMES[method])
+        raise EnforcementError(
+            f"Na entrega “{document.get_delivery_method_display()}” o resultado é: {allowed}.",
+            "outcome",
+            "outcome",
+        )
+    if not reason.strip():
+        raise EnforcementError(
+            "Descreva as circunstâncias da entrega frustrada (quem tentou, onde, o que houve).",
+            "reason",
+            "reason",
+        )
+    if attempted_at > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data da tentativa está no futuro.", "future", "attempted_at")
+    if attempted_at < issued:
+        raise EnforcementError(
+            "A tentativa não pode ser anterior à emissão do documento.", "date", "attempted_at"
+        )
+    target = "notice" if isinstance(document, Notice) else "record"
+    return DeliveryAttempt.objects.create(
+        **{target: document},
+        method=method,
+        outcome=outcome,
+        attempted_at=attempted_at,
+        reason=reason.strip(),
+    )
+
+
+def _publish_edital(document: Notice | InfractionRecord, published_on: datetime.date) -> None:
+    """The edital supplies the failed individual delivery; its deadlines count from the first
+    working day after the publication (fiscalization.deadlines, art. 28 §2)."""
+    last = document.failed_deliveries.order_by("-attempted_at").first()
+    if published_on > timezone.localdate():
+        raise EnforcementError("A data da publicação está no futuro.", "future", "published_on")
+    if published_on < deadlines.local_date(last.attempted_at):
+        raise EnforcementError(
+            "O edital não pode ser publicado antes da entrega frustrada que ele supre "
+            f"({last.attempted_at:%d/%m/%Y}).",
+            "date",
+            "published_on",
+        )
+    document.delivery_method = DeliveryMethod.PUBLIC_NOTICE
+    document.delivered_on = deadlines.start_of_day(published_on)
+    document.save(update_fields=["delivery_method", "delivered_on"])
+
+
+def _lock_notice(notice: Notice) -> Notice:
+    return Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
+
+
+@transaction.atomic
+def register_notice_failure(
+    notice: Notice, outcome: str, attempted_at: datetime.datetime, reason: str
+) -> DeliveryAttempt:
+    """The notice could not be delivered: refused or the offender not found (by hand), or the
+    AR came back undelivered (mail). From here the edital may supply it (art. 28 §2)."""
+    notice = _lock_notice(notice)
+    check("register_notice_failure", notice)
+    return _failed_delivery(notice, notice.issued_at, outcome, attempted_at, reason)
+
+
+@transaction.atomic
+def publish_notice_edital(notice: Notice, published_on: datetime.date) -> Notice:
+    """The notice published in the official paper after a failed individual delivery
+    (art. 28 §2): the 72 hours run from the first working day after the publication."""
+    notice = _lock_notice(notice)
+    check("publish_notice_edital", notice)
+    _publish_edital(notice, published_on)
     return notice
 
 
@@ -309,8 +408,7 @@ def draw_up_record(
                 "O dano foi reparado no prazo: não cabe penalidade (art. 27).", "repaired"
             )
     _check_entries(case, entries)
-    if delivery_method not in DeliveryMethod.values:
-        raise EnforcementError("Escolha a forma de entrega.", "delivery_method", "delivery_method")
+    _check_individual(delivery_method)
     reason = no_signature_reason.strip()
     if not signed_by_offender and not reason:
         raise EnforcementError(
@@ -374,6 +472,33 @@ def register_record_delivery(
     _check_delivery(record, delivered_on, record.drawn_up_at)
     record.delivered_on = delivered_on
     record.save(update_fields=["delivered_on"])
+    return record
+
+
+@transaction.atomic
+def register_record_failure(
+    record: InfractionRecord, outcome: str, attempted_at: datetime.datetime, reason: str
+) -> DeliveryAttempt:
+    """The record could not be delivered: by hand the offender refused the copy or was not
+    found (then it was not handed over when drawn up), or the AR came back undelivered."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    check("register_record_failure", record)
+    attempt = _failed_delivery(record, record.drawn_up_at, outcome, attempted_at, reason)
+    if record.delivered_on is not None:  # by hand, presumed handed over when drawn up
+        record.delivered_on = None
+        record.save(update_fields=["delivered_on"])
+    return attempt
+
+
+@transaction.atomic
+def publish_record_edital(
+    record: InfractionRecord, published_on: datetime.date
+) -> InfractionRecord:
+    """The record published in the official paper after a failed individual delivery
+    (art. 28 §2; Lei 3.190/2013 art. 11 III): the 30 days to appeal run from then."""
+    record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
+    check("publish_record_edital", record)
+    _publish_edital(record, published_on)
     return record
 
 

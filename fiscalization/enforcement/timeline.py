@@ -105,9 +105,13 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 "art. 28",
             )
         )
+        _failed_steps(notice, tl)
         receipt = receipt_of(notice)
         if receipt is None:
-            tl.due(hint("register_notice_delivery", notice, number=notice.number))
+            tl.due(
+                hint("publish_notice_edital", notice, number=notice.number)
+                or hint("register_notice_delivery", notice, number=notice.number)
+            )
             continue
         add(Step(notice.delivered_on, _delivery_label(notice), _receipt_detail(receipt)))
         due = deadlines.repair_deadline(receipt)
@@ -151,10 +155,22 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
     return tl
 
 
+def _failed_steps(document, tl: Timeline) -> None:
+    for attempt in document.failed_deliveries.all():
+        tl.steps.append(
+            Step(
+                attempt.attempted_at,
+                f"Entrega frustrada: {attempt.get_outcome_display()}",
+                attempt.reason,
+                "art. 28 §2",
+            )
+        )
+
+
 def _delivery_label(document) -> str:
     return {
         DeliveryMethod.HAND: "Entregue pessoalmente (recibo)",
-        DeliveryMethod.MAIL: "Recebida pelo correio (data do AR)",
+        DeliveryMethod.MAIL: "Recebida pelo correio (data e hora do AR)",
         DeliveryMethod.PUBLIC_NOTICE: "Edital publicado na imprensa oficial",
     }[document.delivery_method]
 
@@ -166,7 +182,7 @@ def _receipt_detail(receipt: deadlines.Receipt) -> str:
             "publicação (art. 28 §2)."
         )
     if receipt.method == DeliveryMethod.MAIL:
-        return f"Recebimento presumido em {br_date(receipt.receipt_day)} (data do AR)."
+        return "Recebimento na data e hora da entrega escritas no AR."
     return "Recebimento na data e hora do recibo."
 
 
@@ -193,12 +209,16 @@ def _record_steps(
         if not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all()):
             tl.due(hint(PENALTIES[PenaltyKind.REVOCATION].name, record))
 
+    _failed_steps(record, tl)
     receipt = receipt_of(record)
     appeal = record.appeal if has_appeal(record) else None
     if receipt is None:
         # Whatever the record's state, as it always was: a record paid before its delivery
         # was registered still says so (the step itself is refused then).
-        tl.due(hint("register_record_delivery", number=record.number))
+        tl.due(
+            hint("publish_record_edital", record, number=record.number)
+            or hint("register_record_delivery", number=record.number)
+        )
     else:
         if record.delivery_method != DeliveryMethod.HAND:
             add(Step(record.delivered_on, _delivery_label(record), _receipt_detail(receipt)))

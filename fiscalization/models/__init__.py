@@ -2,7 +2,9 @@
 
 from .enforcement import (  # noqa: F401
     Appeal,
+    DeliveryAttempt,
     DeliveryMethod,
+    DeliveryOutcome,
     EmbargoBreach,
     EnforcementCase,
     InfractionItem,

@@ -230,6 +230,10 @@ class DeliveryMethod(models.TextChoices):
     PUBLIC_NOTICE = "PUBLIC_NOTICE", "Edital na imprensa oficial"
 
 
+# The individual notice (art. 28 §1) comes first; the public notice only supplies it.
+INDIVIDUAL_DELIVERY = (DeliveryMethod.HAND, DeliveryMethod.MAIL)
+
+
 class Notice(models.Model):
     """Notificação to repair the damage within 72 hours (art. 28), for a non-recidivist."""
 
@@ -332,6 +336,60 @@ class InfractionItem(models.Model):
     class Meta:
         verbose_name = "infração do auto"
         verbose_name_plural = "infrações do auto"
+
+
+class DeliveryOutcome(models.TextChoices):
+    # Why an individual notice or record did not reach the offender: the "notificações
+    # individuais negativas ou impraticáveis" that the public notice supplies (art. 28 §2).
+    REFUSED = "REFUSED", "Recusou-se a receber (entrega pessoal)"
+    NOT_FOUND = "NOT_FOUND", "Destinatário não encontrado (entrega pessoal)"
+    RETURNED = "RETURNED", "AR devolvido sem entrega (correio)"
+
+
+# What can go wrong with each individual delivery.
+FAILURE_OUTCOMES = {
+    DeliveryMethod.HAND: (DeliveryOutcome.REFUSED, DeliveryOutcome.NOT_FOUND),
+    DeliveryMethod.MAIL: (DeliveryOutcome.RETURNED,),
+}
+
+
+class DeliveryAttempt(models.Model):
+    """A failed attempt to deliver a notice or a record by hand or by mail: the fact that opens
+    the way to the public notice (art. 28 §2; Lei 3.190/2013 art. 11 III, "quando improfícuo")."""
+
+    notice = models.ForeignKey(
+        Notice,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="failed_deliveries",
+        verbose_name="notificação",
+    )
+    record = models.ForeignKey(
+        InfractionRecord,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="failed_deliveries",
+        verbose_name="auto",
+    )
+    method = models.CharField("forma de entrega", max_length=15, choices=DeliveryMethod.choices)
+    outcome = models.CharField("resultado", max_length=10, choices=DeliveryOutcome.choices)
+    attempted_at = models.DateTimeField("tentativa em")
+    reason = models.TextField("circunstâncias")
+
+    class Meta:
+        verbose_name = "entrega frustrada"
+        verbose_name_plural = "entregas frustradas"
+        ordering = ["attempted_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(notice__isnull=False, record__isnull=True)
+                | Q(notice__isnull=True, record__isnull=False),
+                name="delivery_attempt_of_one_document",
+                violation_error_message="A tentativa é de uma notificação ou de um auto.",
+            )
+        ]
 
 
 class Appeal(models.Model):

@@ -29,21 +29,20 @@ def test_by_hand_needs_the_hour_of_the_receipt():
         deadlines.presumed_receipt(HAND, D(2025, 3, 10))
 
 
-def test_by_mail_the_ar_day_is_left_out_and_three_whole_days_follow():
-    # AR dated Monday 10/03: the 72 h run from Tuesday 00:00 to the end of Thursday.
-    receipt = deadlines.presumed_receipt(MAIL, at(2025, 3, 10, 12))
+def test_by_mail_the_72_hours_run_from_the_ar_date_and_hour():
+    # The AR says delivered Monday 10/03 at 15:20: due Thursday 13/03 at 15:20 (art. 28 §1).
+    receipt = deadlines.presumed_receipt(MAIL, at(2025, 3, 10, 15, 20))
     assert receipt.receipt_day == D(2025, 3, 10)
     due = deadlines.repair_deadline(receipt)
-    assert due == at(2025, 3, 14, 0, 0)
-    assert deadlines.repaired_in_time(receipt, at(2025, 3, 13, 23, 59))
-    assert not deadlines.repaired_in_time(receipt, at(2025, 3, 14, 0, 1))
-    assert deadlines.br_deadline(due) == "13/03/2025 às 23h59"
+    assert due == at(2025, 3, 13, 15, 20)
+    assert deadlines.repaired_in_time(receipt, at(2025, 3, 13, 15, 20))
+    assert not deadlines.repaired_in_time(receipt, at(2025, 3, 13, 15, 21))
+    assert deadlines.br_deadline(due) == "13/03/2025 às 15h20"
 
 
-def test_by_mail_the_hour_typed_with_the_ar_date_does_not_matter():
-    early = deadlines.presumed_receipt(MAIL, at(2025, 3, 10, 0, 5))
-    late = deadlines.presumed_receipt(MAIL, at(2025, 3, 10, 23, 55))
-    assert deadlines.repair_deadline(early) == deadlines.repair_deadline(late)
+def test_by_mail_needs_the_hour_of_the_ar():
+    with pytest.raises(ValueError, match="A entrega pelo correio exige data e hora do AR."):
+        deadlines.presumed_receipt(MAIL, D(2025, 3, 10))
 
 
 def test_public_notice_on_friday_before_a_holiday_monday_counts_from_tuesday():

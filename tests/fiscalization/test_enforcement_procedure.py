@@ -18,6 +18,7 @@ from fiscalization.enforcement import EnforcementError, OffenderData
 from fiscalization.models.enforcement import (
     CaseStatus,
     DeliveryMethod,
+    DeliveryOutcome,
     EnforcementCase,
     InfractionRecord,
     MunicipalHoliday,
@@ -228,10 +229,12 @@ def test_repaired_a_minute_late_still_gets_a_record(world):
 
 def test_public_notice_before_a_holiday_monday_gives_until_thursday_night(world):
     case = open_case(world, at(2026, 9, 2, 9))
-    notice = enforcement.issue_notice(
-        case, "Limpar", DeliveryMethod.PUBLIC_NOTICE, at(2026, 9, 3, 9)
+    notice = enforcement.issue_notice(case, "Limpar", DeliveryMethod.HAND, at(2026, 9, 3, 9))
+    # The edital supplies a failed individual notice (art. 28 §2): the offender was not found.
+    enforcement.register_notice_failure(
+        notice, DeliveryOutcome.NOT_FOUND, at(2026, 9, 3, 15), "Ninguém no endereço."
     )
-    notice = enforcement.register_notice_delivery(notice, at(2026, 9, 4, 12))  # Friday
+    notice = enforcement.publish_notice_edital(notice, D(2026, 9, 4))  # Friday
     assert enforcement.notice_due(notice) == at(2026, 9, 11, 0, 0)
     # The municipality's own holiday on Tuesday pushes it one more day.
     MunicipalHoliday.objects.create(municipality=world.town, day=D(2026, 9, 8), name="Teste")
