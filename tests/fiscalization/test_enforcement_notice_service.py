@@ -21,7 +21,7 @@ from fiscalization.models.enforcement import (
     RecordStatus,
 )
 from tests.ctr_world import build_world
-from tests.enforcement_world import D, HOUR, at, entries, notified_and_expired, open_case
+from tests.enforcement_world import HOUR, D, at, entries, notified_and_expired, open_case
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +41,8 @@ def names(subject) -> list[str]:
     return [row.name for row in enforcement.offered(subject)]
 
 
-def notice_by(world, method: str, issued: datetime.datetime = at(2025, 3, 3, 10)):
+def notice_by(world, method: str):
+    issued = at(2025, 3, 3, 10)
     case = open_case(world, issued - HOUR)
     return enforcement.issue_notice(case, "Remover o entulho do lote.", method, issued)
 
