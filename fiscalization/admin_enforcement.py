@@ -16,6 +16,7 @@ from ctr.admin import formatted_document
 
 from .models.enforcement import (
     Appeal,
+    DeliveryAttempt,
     EmbargoBreach,
     EnforcementCase,
     InfractionItem,
@@ -135,11 +136,19 @@ class EnforcementCaseAdmin(ReadOnlyAdmin):
         )
 
 
+class FailedDeliveryInline(ReadOnlyInline):
+    # The failed attempts an edital supplies (art. 28 §2).
+    model = DeliveryAttempt
+    fields = ["method", "outcome", "attempted_at", "reason"]
+    readonly_fields = fields
+
+
 @admin.register(Notice)
 class NoticeAdmin(ReadOnlyAdmin):
     list_display = ["number", "case", "issued_at", "delivery_method", "delivered_on", "repaired_at"]
     list_filter = ["delivery_method"]
     search_fields = ["number", "case__number"]
+    inlines = [FailedDeliveryInline]
 
 
 class ItemInline(ReadOnlyInline):
@@ -169,7 +178,7 @@ class InfractionRecordAdmin(ReadOnlyAdmin):
     ]
     list_filter = ["status", "recidivist", "proposes_revocation"]
     search_fields = ["number", "case__number", "case__offender__document"]
-    inlines = [ItemInline, PenaltyInline]
+    inlines = [ItemInline, PenaltyInline, FailedDeliveryInline]
 
 
 @admin.register(Appeal)

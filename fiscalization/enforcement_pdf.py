@@ -207,7 +207,16 @@ def _delivery_block(
         )
     else:
         delivered = f"AR de {br_datetime(document.delivered_on)}"
+    # The failed attempts the edital supplies (art. 28 §2): the reason it was used.
+    failed = [
+        (
+            "Entrega frustrada",
+            f"{a.get_outcome_display()} em {br_datetime(a.attempted_at)}: {a.reason}",
+        )
+        for a in document.failed_deliveries.all()
+    ]
     pairs = [
+        *failed,
         ("Forma", document.get_delivery_method_display()),
         ("Recebimento", delivered),
         ("Regra*", rules[document.delivery_method]),

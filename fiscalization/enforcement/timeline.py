@@ -100,7 +100,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
         add(
             Step(
                 notice.issued_at,
-                f"Notificação {notice.number} emitida ({notice.get_delivery_method_display()})",
+                f"Notificação {notice.number} emitida ({_issued_by(notice)})",
                 notice.required_action,
                 "art. 28",
             )
@@ -113,7 +113,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 or hint("register_notice_delivery", notice, number=notice.number)
             )
             continue
-        add(Step(notice.delivered_on, _delivery_label(notice), _receipt_detail(receipt)))
+        add(Step(_delivered_when(notice), _delivery_label(notice), _receipt_detail(receipt)))
         due = deadlines.repair_deadline(receipt)
         in_time = notice.repaired_at is not None and notice.repaired_at <= due
         add(
@@ -153,6 +153,19 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
     tl.due(AT_REST.get(case.status))
     tl.steps.sort(key=lambda s: s.sort_key)
     return tl
+
+
+def _issued_by(notice) -> str:
+    """How the notice was sent: an edital only supplied it, after its first attempt failed."""
+    first = notice.failed_deliveries.first()
+    return first.get_method_display() if first else notice.get_delivery_method_display()
+
+
+def _delivered_when(document) -> datetime.datetime | datetime.date:
+    # A publication has a day, not an hour.
+    if document.delivery_method == DeliveryMethod.PUBLIC_NOTICE:
+        return deadlines.local_date(document.delivered_on)
+    return document.delivered_on
 
 
 def _failed_steps(document, tl: Timeline) -> None:
@@ -221,7 +234,7 @@ def _record_steps(
         )
     else:
         if record.delivery_method != DeliveryMethod.HAND:
-            add(Step(record.delivered_on, _delivery_label(record), _receipt_detail(receipt)))
+            add(Step(_delivered_when(record), _delivery_label(record), _receipt_detail(receipt)))
         last = deadlines.appeal_last_day(receipt)
         add(
             Step(
