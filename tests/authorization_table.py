@@ -352,9 +352,21 @@ TABLE: dict[str, list[Check]] = {
     "enforcement:notice-repaired": [
         Check(kwargs={"pk": "{notice}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
     ],
+    "enforcement:notice-failure": [
+        Check(kwargs={"pk": "{notice}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
+    "enforcement:notice-edital": [
+        Check(kwargs={"pk": "{notice}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
     "enforcement:notice-pdf": [Check(kwargs={"pk": "{notice}"}, get=MUNICIPAL_PAGE)],
     # A record sent by mail (one delivered by hand has no delivery to register: 404).
     "enforcement:record-delivery": [
+        Check(kwargs={"pk": "{record_by_mail}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
+    "enforcement:record-failure": [
+        Check(kwargs={"pk": "{record_by_mail}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
+    "enforcement:record-edital": [
         Check(kwargs={"pk": "{record_by_mail}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
     ],
     "enforcement:appeal-new": [
