@@ -15,7 +15,6 @@ from pev_network.models import Municipality
 
 from .. import deadlines, fines
 from ..models.enforcement import (
-    FINAL_RECORD_STATUSES,
     Appeal,
     EnforcementCase,
     InfractionRecord,
@@ -46,15 +45,44 @@ def calendar_for(municipality: Municipality) -> deadlines.WorkCalendar:
 
 
 def earlier_final_records(case: EnforcementCase) -> QuerySet:
-    """Records against the same offender document in the municipality, drawn up before this
-    case was opened and final now (upheld, paid or in Dívida Ativa). An annulled record, one
-    under appeal, or one still open to appeal does not make a recidivist (art. 26 II, art. 30)."""
-    return InfractionRecord.objects.filter(
-        case__offender__document=case.offender.document,
-        case__municipality=case.municipality,
-        status__in=FINAL_RECORD_STATUSES,
-        drawn_up_at__lt=case.opened_at,
-    ).exclude(case=case)
+    """Records against the same offender document in the municipality that were final when
+    this case's infraction was found (art. 26 II, art. 30): the earlier record makes a
+    recidivist once the offender can no longer contest it, whether or not he paid.
+
+    A record becomes final the day after its appeal window ends with no appeal filed
+    (appeal_last_day), or on the day an appeal is decided against the offender (upheld).
+    Annulled on appeal, still within its window, under an appeal not yet decided then, or not
+    yet delivered (no window runs): it does not count. Only records drawn up within
+    fines.RECIDIVISM_LOOKBACK of the new infraction count (no limit: the law gives none)."""
+    found = case.opened_at
+    candidates = (
+        InfractionRecord.objects.filter(
+            case__offender__document=case.offender.document,
+            case__municipality=case.municipality,
+            drawn_up_at__lt=found,
+            delivered_on__isnull=False,
+        )
+        .exclude(case=case)
+        .exclude(status__in=(RecordStatus.ANNULLED, RecordStatus.APPEALED))
+        .select_related("case__municipality", "appeal")
+    )
+    if fines.RECIDIVISM_LOOKBACK is not None:
+        candidates = candidates.filter(drawn_up_at__gte=found - fines.RECIDIVISM_LOOKBACK)
+    day = deadlines.local_date(found)
+    final = [r.pk for r in candidates if (final_on(r) or datetime.date.max) <= day]
+    return InfractionRecord.objects.filter(pk__in=final)
+
+
+def final_on(record: InfractionRecord) -> datetime.date | None:
+    """The day the record became (or becomes) final, None while it cannot: not delivered,
+    under an appeal not yet decided, or annulled."""
+    if has_appeal(record):
+        appeal = record.appeal
+        return appeal.decided_on if appeal.upheld else None
+    if record.status == RecordStatus.ANNULLED:
+        return None
+    last = appeal_last_day(record)
+    return last + ONE_DAY if last is not None else None
 
 
 def is_recidivist(case: EnforcementCase) -> bool:

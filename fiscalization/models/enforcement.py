@@ -260,9 +260,6 @@ class RecordStatus(models.TextChoices):
     DIVIDA_ATIVA = "DIVIDA_ATIVA", "Enviado à Dívida Ativa"
 
 
-FINAL_RECORD_STATUSES = (RecordStatus.UPHELD, RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA)
-
-
 class InfractionRecord(models.Model):
     """Auto de infração (art. 22 III, art. 36): the infractions, the fine in UFESP (cumulative,
     art. 30 §3; doubled for a recidivist, art. 30), and the offender's signature or the
