@@ -16,6 +16,9 @@ from pev_network.models import Municipality
 from .. import deadlines, fines
 from ..models.enforcement import (
     Appeal,
+    ChargeStatus,
+    EmbargoBreach,
+    EmbargoFineCharge,
     EnforcementCase,
     InfractionRecord,
     MunicipalHoliday,
@@ -165,3 +168,50 @@ def record_fine(record: InfractionRecord) -> fines.Fine:
 
 def embargo_fine_ufesp(penalty: Penalty) -> Decimal:
     return fines.embargo_fine(penalty.breaches.count())
+
+
+def uncharged_breaches(penalty: Penalty) -> QuerySet:
+    """The days of breach of an embargo whose daily fine (art. 31) no charge holds yet."""
+    return penalty.breaches.filter(charge__isnull=True).order_by("day")
+
+
+def charge_last_day(charge: EmbargoFineCharge) -> datetime.date:
+    """The last day to pay a daily-fine charge: the 30 days of art. 36, counted from the
+    charge as from the record (the daily fine is a fine like the record's)."""
+    return deadlines.payment_last_day(charge.assessed_on)
+
+
+def charge_paid_late(charge: EmbargoFineCharge) -> bool:
+    return charge.paid_on is not None and charge.paid_on > charge_last_day(charge)
+
+
+# --- what keeps a case open besides the fine --------------------------------------------------
+
+
+def revocation_pending(record: InfractionRecord) -> bool:
+    """A new infraction after a suspension: the revocation "deverá ser aplicada" (art. 34), so
+    the record is not settled until it is (or the record falls on appeal)."""
+    return (
+        record.proposes_revocation
+        and record.status != RecordStatus.ANNULLED
+        and not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all())
+    )
+
+
+def repair_owed(record: InfractionRecord) -> bool:
+    """Paying the fine does not end the duty to repair the damage (art. 30 §2): owed until a
+    repair is registered, on the case's notice (late, art. 29) or on the record itself."""
+    if record.status == RecordStatus.ANNULLED or record.repaired_at is not None:
+        return False
+    return not any(n.repaired_at is not None for n in record.case.notices.all())
+
+
+def charges_pending(record: InfractionRecord) -> bool:
+    """Daily fines of the record's embargoes still owed: a day of breach not yet charged, or a
+    charge neither paid nor in Dívida Ativa (art. 31)."""
+    if record.status == RecordStatus.ANNULLED:
+        return False
+    return (
+        EmbargoFineCharge.objects.filter(penalty__record=record, status=ChargeStatus.OPEN).exists()
+        or EmbargoBreach.objects.filter(penalty__record=record, charge__isnull=True).exists()
+    )
