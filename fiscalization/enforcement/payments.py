@@ -31,16 +31,30 @@ def _in_reais(amount_ufesp, paid_on: datetime.date):
         raise EnforcementError(exc.message, exc.code, "paid_on") from None
 
 
+def _check_paid_on(paid_on: datetime.date, earliest: datetime.date, of: str) -> None:
+    if paid_on > timezone.localdate():
+        raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
+    if paid_on < earliest:
+        raise EnforcementError(f"O pagamento não pode ser anterior {of}.", "date", "paid_on")
+
+
+def _check_due(on: datetime.date, last: datetime.date, what: str) -> None:
+    """Dívida Ativa only once the payment deadline has passed (art. 36, art. 22 IV)."""
+    if on <= last:
+        raise EnforcementError(
+            f"O prazo de pagamento vai até {br_date(last)}: só depois {what} à Dívida Ativa "
+            "(art. 36, art. 22 IV).",
+            "payment_running",
+        )
+
+
 @transaction.atomic
 def register_payment(record: InfractionRecord, paid_on: datetime.date) -> InfractionRecord:
     """The fine paid in reais at the UFESP of the payment date (art. 36). Paid after the 30th
     day it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     check("register_payment", record)
-    if paid_on > timezone.localdate():
-        raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
-    if paid_on < deadlines.local_date(record.drawn_up_at):
-        raise EnforcementError("O pagamento não pode ser anterior ao auto.", "date", "paid_on")
+    _check_paid_on(paid_on, deadlines.local_date(record.drawn_up_at), "ao auto")
     amount = _in_reais(record.total_ufesp, paid_on)
     record.paid_on, record.paid_brl, record.status = paid_on, amount, RecordStatus.PAID
     record.save(update_fields=["paid_on", "paid_brl", "status"])
@@ -55,13 +69,7 @@ def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = No
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     on = on or timezone.localdate()
     check("send_to_divida_ativa", record)
-    last = payment_last_day(record)
-    if on <= last:
-        raise EnforcementError(
-            f"O prazo de pagamento vai até {br_date(last)}: só depois o auto pode ser enviado "
-            "à Dívida Ativa (art. 36, art. 22 IV).",
-            "payment_running",
-        )
+    _check_due(on, payment_last_day(record), "o auto pode ser enviado")
     if record.status == RecordStatus.ISSUED:
         appeal_last = appeal_last_day(record)
         if appeal_last is None or on <= appeal_last:
@@ -91,12 +99,7 @@ def register_charge_payment(charge: EmbargoFineCharge, paid_on: datetime.date):
     Ativa."""
     charge = _lock_charge(charge)
     check("register_charge_payment", charge)
-    if paid_on > timezone.localdate():
-        raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
-    if paid_on < charge.assessed_on:
-        raise EnforcementError(
-            "O pagamento não pode ser anterior ao lançamento da multa diária.", "date", "paid_on"
-        )
+    _check_paid_on(paid_on, charge.assessed_on, "ao lançamento da multa diária")
     charge.paid_on, charge.paid_brl = paid_on, _in_reais(charge.amount_ufesp, paid_on)
     charge.status = ChargeStatus.PAID
     charge.save(update_fields=["paid_on", "paid_brl", "status"])
@@ -110,14 +113,7 @@ def send_charge_to_divida_ativa(charge: EmbargoFineCharge, on: datetime.date | N
     charge = _lock_charge(charge)
     on = on or timezone.localdate()
     check("send_charge_to_divida_ativa", charge)
-    last = charge_last_day(charge)
-    if on <= last:
-        raise EnforcementError(
-            f"O prazo de pagamento da multa diária vai até {br_date(last)}: só depois ela pode "
-            "ser enviada à Dívida Ativa (art. 36, art. 22 IV).",
-            "payment_running",
-            "on",
-        )
+    _check_due(on, charge_last_day(charge), "a multa diária pode ser enviada")
     if on > timezone.localdate():
         raise EnforcementError("A data do envio está no futuro.", "future", "on")
     charge.status = ChargeStatus.DIVIDA_ATIVA
