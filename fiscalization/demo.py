@@ -754,7 +754,8 @@ def plan_clandestine(ld: _Loader) -> None:
 
 
 def plan_recidivist(ld: _Loader, paid_on: datetime.date) -> None:
-    """A first record, paid; a new infraction later: no notice, the fine doubled (art. 30)."""
+    """A first record, the damage repaired and the fine paid; a new infraction later: no
+    notice, the fine doubled (art. 30)."""
     offender = _generator(RECIDIVIST, OffenderRole.PROPERTY, "Rua Hipotética da Estação, 310")
     at = ld.day(7, 18, 0)
     location = ld.free_point()
@@ -784,6 +785,9 @@ def plan_recidivist(ld: _Loader, paid_on: datetime.date) -> None:
     ld.record(
         "first", issued + datetime.timedelta(days=3, hours=2), ("INF-01",), DeliveryMethod.HAND
     )
+    # The damage repaired after the record: paying alone would not close the case (art. 30 §2).
+    repaired = ld.on(paid_on - datetime.timedelta(days=2), 15)
+    ld.add(repaired, lambda: enforcement.register_repair(ld.records["first"], repaired))
     ld.add(ld.on(paid_on, 11), lambda: enforcement.register_payment(ld.records["first"], paid_on))
     ld.open_case(
         "recidivist",

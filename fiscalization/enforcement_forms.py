@@ -469,6 +469,21 @@ class RepairForm(StepForm):
         return "Reparação registrada fora do prazo: o auto de infração ainda cabe (art. 29)."
 
 
+class RecordRepairForm(StepForm):
+    lead = (
+        "O pagamento da multa não exime o infrator de reparar o dano (art. 30 §2): o processo "
+        "só se encerra com a reparação registrada."
+    )
+
+    repaired_at = datetime_field("Reparação constatada em")
+
+    def heading(self) -> str:
+        return f"Reparação do dano — auto {self.subject.number}"
+
+    def done(self, record) -> str:
+        return "Reparação do dano registrada (art. 30 §2)."
+
+
 class EntryChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, entry: PenaltyTableEntry) -> str:
         return (
@@ -727,6 +742,64 @@ class BreachForm(StepForm):
     def done(self, breach) -> str:
         total = br_number(enforcement.embargo_fine_ufesp(self.subject))
         return f"Descumprimento de {br_date(breach.day)} registrado: total de {total} UFESP."
+
+
+class EmbargoFineForm(DateOnlyForm):
+    """Making the daily fines of the days of breach not yet charged payable (art. 31)."""
+
+    submit = "Lançar"
+
+    def heading(self) -> str:
+        return "Lançar a multa diária do embargo"
+
+    def intro(self) -> str:
+        days = enforcement.uncharged_breaches(self.subject).count()
+        return (
+            f"{days} dia(s) de descumprimento ainda sem cobrança: "
+            f"{br_number(fines.embargo_fine(days))} UFESP (uma UFESP por dia, art. 31), a pagar "
+            "em 30 dias em reais pela UFESP da data do pagamento (art. 36)."
+        )
+
+    def done(self, charge) -> str:
+        return (
+            f"Multa diária lançada: {br_number(charge.amount_ufesp)} UFESP, a pagar até "
+            f"{br_date(enforcement.charge_last_day(charge))}."
+        )
+
+
+class ChargePaymentForm(StepForm):
+    paid_on = date_field(
+        "Paga em", "O valor em reais é calculado pela UFESP da data do pagamento (art. 36)."
+    )
+
+    def heading(self) -> str:
+        return "Pagamento da multa diária do embargo"
+
+    def intro(self) -> str:
+        charge = self.subject
+        return (
+            f"{br_number(charge.amount_ufesp)} UFESP, a pagar até "
+            f"{br_date(enforcement.charge_last_day(charge))}, em reais pela UFESP da data do "
+            "pagamento."
+        )
+
+    def done(self, charge) -> str:
+        late = " fora do prazo" if enforcement.charge_paid_late(charge) else " no prazo"
+        return f"Pagamento{late} da multa diária registrado: {br_money(charge.paid_brl)}."
+
+
+class ChargeDividaAtivaForm(DateOnlyForm):
+    submit = "Enviar"
+
+    def heading(self) -> str:
+        return "Enviar a multa diária do embargo à Dívida Ativa"
+
+    def intro(self) -> str:
+        last = enforcement.charge_last_day(self.subject)
+        return f"O prazo de pagamento vence em {br_date(last)}."
+
+    def done(self, charge) -> str:
+        return "Multa diária do embargo enviada à Dívida Ativa."
 
 
 class CostsForm(StepForm):

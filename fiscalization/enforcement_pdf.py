@@ -507,6 +507,30 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
                 [48 * mm, 22 * mm, 30 * mm, CONTENT_W - 100 * mm],
             ),
         ]
+    charges = [c for pen in penalties for c in pen.charges.prefetch_related("breaches")]
+    if charges:
+        story += [
+            Spacer(0, 2 * mm),
+            p("Multa diária por descumprimento do embargo: uma UFESP por dia (art. 31).", STRONG),
+            Spacer(0, 1 * mm),
+            grid(
+                ["Lançada em", "Dias", "UFESP", "Pagar até (art. 36)", "Situação"],
+                [
+                    [
+                        br_date(c.assessed_on),
+                        str(len(c.breaches.all())),
+                        br_number(c.amount_ufesp, 2),
+                        br_date(enforcement.charge_last_day(c)),
+                        c.get_status_display()
+                        + (
+                            f" em {br_date(c.paid_on)}: {br_money(c.paid_brl)}" if c.paid_on else ""
+                        ),
+                    ]
+                    for c in charges
+                ],
+                [26 * mm, 14 * mm, 20 * mm, 32 * mm, CONTENT_W - 92 * mm],
+            ),
+        ]
     story.append(Spacer(0, 3 * mm))
 
     appeal_last = enforcement.appeal_last_day(record)

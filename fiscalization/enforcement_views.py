@@ -29,6 +29,7 @@ from . import enforcement_forms as forms
 from .enforcement import EnforcementError, OffenderData, actions
 from .models import DumpingReport
 from .models.enforcement import (
+    EmbargoFineCharge,
     EnforcementCase,
     InfractionRecord,
     Notice,
@@ -205,8 +206,8 @@ def generator_suggestions(request):
 
 
 def _buttons(subject) -> list[Button]:
-    """The buttons of the steps the table offers for `subject` (a case, notice, record or
-    penalty), in its order."""
+    """The buttons of the steps the table offers for `subject` (a case, notice, record,
+    penalty or daily-fine charge), in its order."""
     return [
         Button(
             action.label_for(subject),
@@ -259,6 +260,15 @@ def case_detail(request, pk: int):
                         "penalty": p,
                         "breach_fine": enforcement.embargo_fine_ufesp(p),
                         "actions": _buttons(p),
+                        "charges": [
+                            {
+                                "charge": c,
+                                "last_day": enforcement.charge_last_day(c),
+                                "days": len(c.breaches.all()),
+                                "actions": _buttons(c),
+                            }
+                            for c in p.charges.prefetch_related("breaches")
+                        ],
                     }
                     for p in record.penalties.order_by("starts_on")
                 ],
@@ -292,6 +302,10 @@ PAGE_SUBJECTS = {
     actions.PENALTY: (
         Penalty.objects.select_related("record__case__offender"),
         lambda p: p.record.case,
+    ),
+    actions.CHARGE: (
+        EmbargoFineCharge.objects.select_related("penalty__record__case__offender"),
+        lambda c: c.penalty.record.case,
     ),
 }
 # Who may take a step (Action.who), as a view decorator.

@@ -1,8 +1,9 @@
 """Fine arithmetic of Lei 3.978/2007: amounts in UFESP, converted to reais on payment.
 
 - Simultaneous infractions add up (art. 30 §3): the fine is the sum of the record's entries.
-- Recidivism doubles it (art. 30, art. 26 II). Who is a recidivist is decided by the service
-  (earlier FINAL records of the same offender document in the municipality).
+- Recidivism doubles it (art. 30, art. 26 II). Who is a recidivist is decided by
+  enforcement.facts (earlier records of the same offender document in the municipality that
+  were final when the new infraction was found), within RECIDIVISM_LOOKBACK (none by default).
 - Obstructing the inspection is an aggravating factor (art. 26 I) for which the law gives no
   figure: we multiply the fine by settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER (default 1.5),
   after the doubling for recidivism, and keep the multiplier used with the record.
@@ -23,6 +24,13 @@ from django.conf import settings
 from config.errors import DomainError
 
 RECIDIVISM_FACTOR = Decimal(2)  # art. 30: "em dobro"
+# How far back an earlier final record makes a recidivist (art. 26 II, art. 30), counted from
+# that record's drawing up to the new infraction; None: no limit. Lei 3.978/2007 gives no
+# period (nor do the sibling Lei 3.190/2013 art. 9 §1-2 and the Rio de Janeiro law), so by
+# default every earlier final record counts. A municipality that adopts one (the federal
+# Decreto 6.514/2008 art. 11 uses five years from the earlier record, for environmental
+# infractions) sets it here; issue 13 point 7 moves it into the municipality's framework.
+RECIDIVISM_LOOKBACK: datetime.timedelta | None = None
 DEFAULT_OBSTRUCTION_MULTIPLIER = Decimal("1.5")  # art. 26 I: no figure in the law
 EMBARGO_DAILY_FINE_UFESP = Decimal(1)  # art. 31
 CENT = Decimal("0.01")

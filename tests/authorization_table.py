@@ -397,6 +397,18 @@ TABLE: dict[str, list[Check]] = {
     "enforcement:penalty-lift": [
         Check(kwargs={"pk": "{penalty}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
     ],
+    "enforcement:record-repair": [
+        Check(kwargs={"pk": "{record}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
+    "enforcement:embargo-fine": [
+        Check(kwargs={"pk": "{penalty}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
+    "enforcement:charge-payment": [
+        Check(kwargs={"pk": "{charge}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
+    "enforcement:charge-divida-ativa": [
+        Check(kwargs={"pk": "{charge}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+    ],
     # --- web: the Núcleo's maps, figures and exports ----------------------------------------
     "maps:nucleo-painel": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-mapa": [Check(get=MUNICIPAL_PAGE)],

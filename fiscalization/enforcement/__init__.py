@@ -17,6 +17,9 @@ The procedure, in order:
   register_payment / send_to_divida_ativa   30 days from the record, UFESP of the payment date
                        (art. 36); unpaid to Dívida Ativa (art. 22 IV)
   apply_embargo / register_embargo_breach / lift_penalty   (art. 25 II, art. 31)
+  assess_embargo_fine / register_charge_payment / send_charge_to_divida_ativa
+                       the embargo's daily fines made payable, paid or to Dívida Ativa (art. 31)
+  register_repair      the repair after the record: paying does not end it (art. 30 §2)
   apply_seizure / register_seizure_costs / release_seizure (art. 25 III, art. 32)
   apply_suspension (≤ 15 days, art. 25 IV) / apply_revocation (art. 25 V, art. 34)
 
@@ -43,9 +46,12 @@ from .expiring import Due, expiring
 from .facts import (
     appeal_last_day,
     calendar_for,
+    charge_last_day,
+    charge_paid_late,
     earlier_final_records,
     earlier_suspension,
     embargo_fine_ufesp,
+    final_on,
     has_appeal,
     is_recidivist,
     notice_due,
@@ -53,13 +59,22 @@ from .facts import (
     payment_last_day,
     receipt_of,
     record_fine,
+    repair_owed,
+    revocation_pending,
+    uncharged_breaches,
 )
-from .payments import register_payment, send_to_divida_ativa
+from .payments import (
+    register_charge_payment,
+    register_payment,
+    send_charge_to_divida_ativa,
+    send_to_divida_ativa,
+)
 from .penalties import (
     apply_embargo,
     apply_revocation,
     apply_seizure,
     apply_suspension,
+    assess_embargo_fine,
     ended_facility_suspensions,
     lift_penalty,
     register_embargo_breach,
@@ -80,6 +95,7 @@ from .procedure import (
     register_notice_failure,
     register_record_delivery,
     register_record_failure,
+    register_repair,
 )
 from .timeline import Step, Timeline, case_timeline
 
@@ -102,7 +118,10 @@ __all__ = [
     "apply_revocation",
     "apply_seizure",
     "apply_suspension",
+    "assess_embargo_fine",
     "calendar_for",
+    "charge_last_day",
+    "charge_paid_late",
     "case_timeline",
     "decide_appeal",
     "draw_up_record",
@@ -111,6 +130,7 @@ __all__ = [
     "embargo_fine_ufesp",
     "ended_facility_suspensions",
     "expiring",
+    "final_on",
     "file_appeal",
     "has_appeal",
     "is_recidivist",
@@ -124,6 +144,7 @@ __all__ = [
     "payment_last_day",
     "receipt_of",
     "record_fine",
+    "register_charge_payment",
     "register_embargo_breach",
     "publish_notice_edital",
     "publish_record_edital",
@@ -132,8 +153,13 @@ __all__ = [
     "register_payment",
     "register_record_delivery",
     "register_record_failure",
+    "register_repair",
     "register_seizure_costs",
     "release_seizure",
+    "repair_owed",
     "restore_ended_suspensions",
+    "revocation_pending",
+    "send_charge_to_divida_ativa",
     "send_to_divida_ativa",
+    "uncharged_breaches",
 ]

@@ -1,6 +1,7 @@
 """What may happen next in a case: the one table of the procedure's steps.
 
-A row per step says what it acts on (the case, its notice, a record or a penalty), the states
+A row per step says what it acts on (the case, its notice, a record, a penalty or the
+daily-fine charge of an embargo), the states
 of that subject it is allowed from and the refusal otherwise, who may take it, its button on
 the case page (label, URL name and route, form and template), its legal reference and the hint
 the timeline gives when it is due. Three readers, so that they cannot disagree:
@@ -28,7 +29,9 @@ from django.utils import timezone
 
 from ..models.enforcement import (
     CaseStatus,
+    ChargeStatus,
     DeliveryMethod,
+    EmbargoFineCharge,
     EnforcementCase,
     InfractionRecord,
     Notice,
@@ -37,11 +40,17 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .errors import EnforcementError
-from .facts import is_recidivist
+from .facts import is_recidivist, repair_owed, uncharged_breaches
 
-# What a step acts on.
-CASE, NOTICE, RECORD, PENALTY = "case", "notice", "record", "penalty"
-SUBJECTS = {CASE: EnforcementCase, NOTICE: Notice, RECORD: InfractionRecord, PENALTY: Penalty}
+# What a step acts on; a charge is the daily fines of an embargo made payable (art. 31).
+CASE, NOTICE, RECORD, PENALTY, CHARGE = "case", "notice", "record", "penalty", "charge"
+SUBJECTS = {
+    CASE: EnforcementCase,
+    NOTICE: Notice,
+    RECORD: InfractionRecord,
+    PENALTY: Penalty,
+    CHARGE: EmbargoFineCharge,
+}
 HAND = DeliveryMethod.HAND
 # Who may take a step: the municipality's inspectors and its Núcleo (art. 22).
 MUNICIPAL = "municipal"
@@ -66,12 +75,18 @@ CONDITIONS: dict[str, Callable[[object], bool]] = {
     # notice
     "repaired": lambda notice: notice.repaired_at is not None,
     # record: by hand it was delivered when drawn up (Lei 3.190/2013 art. 11 I)
-    "by_hand": lambda record: record.delivery_method == HAND,
+    "by_hand": lambda record: record.delivery_method == DeliveryMethod.HAND,
+    # record: paid or not, the damage is still to be repaired (art. 30 §2)
+    "repair_owed": repair_owed,
     # penalty: not lifted, and its record not annulled
     "standing": lambda penalty: (
         penalty.lifted_on is None and penalty.record.status != RecordStatus.ANNULLED
     ),
     "suspension": lambda penalty: penalty.kind == PenaltyKind.SUSPENSION,
+    # embargo: days of breach whose daily fine no charge holds yet, its record not annulled
+    "uncharged_breaches": lambda penalty: (
+        penalty.record.status != RecordStatus.ANNULLED and uncharged_breaches(penalty).exists()
+    ),
     # a suspension up to its last day; every other penalty until lifted
     "in_force": lambda penalty: (
         penalty.kind != PenaltyKind.SUSPENSION or penalty.ends_on >= timezone.localdate()
@@ -94,7 +109,7 @@ class Action:
     """A step of the procedure, as the guards, the case page and the timeline read it."""
 
     name: str  # its service function in fiscalization.enforcement ("print_*": none)
-    subject: str  # CASE, NOTICE, RECORD or PENALTY
+    subject: str  # CASE, NOTICE, RECORD, PENALTY or CHARGE
     allowed_from: frozenset[str] | None  # the subject's states; ANY: every state
     refusal: str = ""  # outside them ({status}: the subject's status, as users read it)
     code: str = "status"
@@ -403,6 +418,23 @@ _ROWS = (
             "recurso.",
         },
     ),
+    Action(
+        "register_repair",
+        RECORD,
+        NOT_ANNULLED,
+        "O auto foi anulado: não há reparação a registrar nele.",
+        code="annulled",
+        label="Registrar a reparação do dano",
+        offered_if=("repair_owed",),
+        url="enforcement:record-repair",
+        path="fiscalizacao/autos/<int:pk>/reparacao/",
+        form="RecordRepairForm",
+        legal="Lei 3.978/2007 art. 30 §2",
+        hints={
+            "": "Registrar a reparação do dano: pagar a multa não exime de reparar "
+            "(art. 30 §2); o processo só se encerra depois dela."
+        },
+    ),
     # --- penalties on the record (art. 25 II-V) ---------------------------------------------
     *PENALTIES.values(),
     # --- a penalty's life: breach, lifting, costs, release (art. 31-32) ----------------------
@@ -421,6 +453,24 @@ _ROWS = (
         hints={
             "": "Multa diária por descumprimento do embargo: {days} dia(s) = {ufesp} UFESP "
             "(art. 31)."
+        },
+    ),
+    Action(
+        "assess_embargo_fine",
+        PENALTY,
+        frozenset({PenaltyKind.EMBARGO}),
+        "Multa diária só se lança em embargo.",
+        code="kind",
+        label="Lançar a multa diária",
+        primary=True,
+        offered_if=("uncharged_breaches",),
+        url="enforcement:embargo-fine",
+        path="fiscalizacao/penalidades/<int:pk>/multa-diaria/",
+        form="EmbargoFineForm",
+        legal="Lei 3.978/2007 art. 31, art. 36",
+        hints={
+            "": "Lançar a multa diária de {days} dia(s) de descumprimento ainda sem cobrança: "
+            "{ufesp} UFESP (art. 31)."
         },
     ),
     Action(
@@ -478,6 +528,34 @@ _ROWS = (
         hints={
             "": "Liberar os equipamentos quando sanada a irregularidade e pagos os custos "
             "(art. 32 p.ú.)."
+        },
+    ),
+    # --- a daily-fine charge of an embargo: paid or to Dívida Ativa, as a record's fine -------
+    Action(
+        "register_charge_payment",
+        CHARGE,
+        frozenset({ChargeStatus.OPEN}),
+        "A multa diária está “{status}”: não cabe registrar pagamento.",
+        label="Registrar pagamento da multa diária",
+        primary=True,
+        url="enforcement:charge-payment",
+        path="fiscalizacao/multas-diarias/<int:pk>/pagamento/",
+        form="ChargePaymentForm",
+        legal="Lei 3.978/2007 art. 31, art. 36",
+        hints={"": "Pagamento da multa diária do embargo ({ufesp} UFESP) até {last}."},
+    ),
+    Action(
+        "send_charge_to_divida_ativa",
+        CHARGE,
+        frozenset({ChargeStatus.OPEN}),
+        "A multa diária está “{status}”: não vai à Dívida Ativa.",
+        label="Enviar a multa diária à Dívida Ativa",
+        url="enforcement:charge-divida-ativa",
+        path="fiscalizacao/multas-diarias/<int:pk>/divida-ativa/",
+        form="ChargeDividaAtivaForm",
+        legal="Lei 3.978/2007 art. 31, art. 22 IV",
+        hints={
+            "": "Multa diária do embargo não paga até {last}: enviar à Dívida Ativa (art. 22 IV)."
         },
     ),
 )

@@ -12,6 +12,8 @@ from config.br import br_date
 from .. import deadlines
 from ..models.enforcement import (
     Appeal,
+    ChargeStatus,
+    EmbargoFineCharge,
     InfractionRecord,
     RecordStatus,
 )
@@ -77,5 +79,9 @@ def decide_appeal(
     if not upheld:
         for penalty in record.penalties.filter(lifted_on__isnull=True):
             end_penalty(penalty, decided_on)
+        # The embargo falls with the record, and the daily fines not yet paid with it.
+        EmbargoFineCharge.objects.filter(penalty__record=record, status=ChargeStatus.OPEN).update(
+            status=ChargeStatus.CANCELLED
+        )
     close_if_settled(record.case, decided_on)
     return appeal

@@ -15,8 +15,10 @@ from pev_network.models import Municipality
 
 from .. import deadlines, fines
 from ..models.enforcement import (
-    FINAL_RECORD_STATUSES,
     Appeal,
+    ChargeStatus,
+    EmbargoBreach,
+    EmbargoFineCharge,
     EnforcementCase,
     InfractionRecord,
     MunicipalHoliday,
@@ -46,15 +48,44 @@ def calendar_for(municipality: Municipality) -> deadlines.WorkCalendar:
 
 
 def earlier_final_records(case: EnforcementCase) -> QuerySet:
-    """Records against the same offender document in the municipality, drawn up before this
-    case was opened and final now (upheld, paid or in Dívida Ativa). An annulled record, one
-    under appeal, or one still open to appeal does not make a recidivist (art. 26 II, art. 30)."""
-    return InfractionRecord.objects.filter(
-        case__offender__document=case.offender.document,
-        case__municipality=case.municipality,
-        status__in=FINAL_RECORD_STATUSES,
-        drawn_up_at__lt=case.opened_at,
-    ).exclude(case=case)
+    """Records against the same offender document in the municipality that were final when
+    this case's infraction was found (art. 26 II, art. 30): the earlier record makes a
+    recidivist once the offender can no longer contest it, whether or not he paid.
+
+    A record becomes final the day after its appeal window ends with no appeal filed
+    (appeal_last_day), or on the day an appeal is decided against the offender (upheld).
+    Annulled on appeal, still within its window, under an appeal not yet decided then, or not
+    yet delivered (no window runs): it does not count. Only records drawn up within
+    fines.RECIDIVISM_LOOKBACK of the new infraction count (no limit: the law gives none)."""
+    found = case.opened_at
+    candidates = (
+        InfractionRecord.objects.filter(
+            case__offender__document=case.offender.document,
+            case__municipality=case.municipality,
+            drawn_up_at__lt=found,
+            delivered_on__isnull=False,
+        )
+        .exclude(case=case)
+        .exclude(status__in=(RecordStatus.ANNULLED, RecordStatus.APPEALED))
+        .select_related("case__municipality", "appeal")
+    )
+    if fines.RECIDIVISM_LOOKBACK is not None:
+        candidates = candidates.filter(drawn_up_at__gte=found - fines.RECIDIVISM_LOOKBACK)
+    day = deadlines.local_date(found)
+    final = [r.pk for r in candidates if (final_on(r) or datetime.date.max) <= day]
+    return InfractionRecord.objects.filter(pk__in=final)
+
+
+def final_on(record: InfractionRecord) -> datetime.date | None:
+    """The day the record became (or becomes) final, None while it cannot: not delivered,
+    under an appeal not yet decided, or annulled."""
+    if has_appeal(record):
+        appeal = record.appeal
+        return appeal.decided_on if appeal.upheld else None
+    if record.status == RecordStatus.ANNULLED:
+        return None
+    last = appeal_last_day(record)
+    return last + ONE_DAY if last is not None else None
 
 
 def is_recidivist(case: EnforcementCase) -> bool:
@@ -137,3 +168,50 @@ def record_fine(record: InfractionRecord) -> fines.Fine:
 
 def embargo_fine_ufesp(penalty: Penalty) -> Decimal:
     return fines.embargo_fine(penalty.breaches.count())
+
+
+def uncharged_breaches(penalty: Penalty) -> QuerySet:
+    """The days of breach of an embargo whose daily fine (art. 31) no charge holds yet."""
+    return penalty.breaches.filter(charge__isnull=True).order_by("day")
+
+
+def charge_last_day(charge: EmbargoFineCharge) -> datetime.date:
+    """The last day to pay a daily-fine charge: the 30 days of art. 36, counted from the
+    charge as from the record (the daily fine is a fine like the record's)."""
+    return deadlines.payment_last_day(charge.assessed_on)
+
+
+def charge_paid_late(charge: EmbargoFineCharge) -> bool:
+    return charge.paid_on is not None and charge.paid_on > charge_last_day(charge)
+
+
+# --- what keeps a case open besides the fine --------------------------------------------------
+
+
+def revocation_pending(record: InfractionRecord) -> bool:
+    """A new infraction after a suspension: the revocation "deverá ser aplicada" (art. 34), so
+    the record is not settled until it is (or the record falls on appeal)."""
+    return (
+        record.proposes_revocation
+        and record.status != RecordStatus.ANNULLED
+        and not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all())
+    )
+
+
+def repair_owed(record: InfractionRecord) -> bool:
+    """Paying the fine does not end the duty to repair the damage (art. 30 §2): owed until a
+    repair is registered, on the case's notice (late, art. 29) or on the record itself."""
+    if record.status == RecordStatus.ANNULLED or record.repaired_at is not None:
+        return False
+    return not any(n.repaired_at is not None for n in record.case.notices.all())
+
+
+def charges_pending(record: InfractionRecord) -> bool:
+    """Daily fines of the record's embargoes still owed: a day of breach not yet charged, or a
+    charge neither paid nor in Dívida Ativa (art. 31)."""
+    if record.status == RecordStatus.ANNULLED:
+        return False
+    return (
+        EmbargoFineCharge.objects.filter(penalty__record=record, status=ChargeStatus.OPEN).exists()
+        or EmbargoBreach.objects.filter(penalty__record=record, charge__isnull=True).exists()
+    )

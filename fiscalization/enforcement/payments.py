@@ -1,4 +1,5 @@
-"""The fine's payment at the UFESP of the payment date (art. 36), or Dívida Ativa (art. 22 IV)."""
+"""The fine's payment at the UFESP of the payment date (art. 36), or Dívida Ativa (art. 22 IV);
+the same for the daily fines of a disobeyed embargo (art. 31)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,40 @@ from config.br import br_date
 
 from .. import deadlines, fines
 from ..models.enforcement import (
+    ChargeStatus,
+    EmbargoFineCharge,
     InfractionRecord,
     RecordStatus,
 )
 from .actions import check
 from .errors import EnforcementError
-from .facts import appeal_last_day, payment_last_day
+from .facts import appeal_last_day, charge_last_day, payment_last_day
 from .procedure import close_if_settled
+
+
+def _in_reais(amount_ufesp, paid_on: datetime.date):
+    try:
+        return fines.to_brl(amount_ufesp, paid_on)
+    except fines.UfespRateMissing as exc:
+        # The same refusal as every other of the payment, on the field that carries the year.
+        raise EnforcementError(exc.message, exc.code, "paid_on") from None
+
+
+def _check_paid_on(paid_on: datetime.date, earliest: datetime.date, of: str) -> None:
+    if paid_on > timezone.localdate():
+        raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
+    if paid_on < earliest:
+        raise EnforcementError(f"O pagamento não pode ser anterior {of}.", "date", "paid_on")
+
+
+def _check_due(on: datetime.date, last: datetime.date, what: str) -> None:
+    """Dívida Ativa only once the payment deadline has passed (art. 36, art. 22 IV)."""
+    if on <= last:
+        raise EnforcementError(
+            f"O prazo de pagamento vai até {br_date(last)}: só depois {what} à Dívida Ativa "
+            "(art. 36, art. 22 IV).",
+            "payment_running",
+        )
 
 
 @transaction.atomic
@@ -26,15 +54,8 @@ def register_payment(record: InfractionRecord, paid_on: datetime.date) -> Infrac
     day it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     check("register_payment", record)
-    if paid_on > timezone.localdate():
-        raise EnforcementError("A data do pagamento está no futuro.", "future", "paid_on")
-    if paid_on < deadlines.local_date(record.drawn_up_at):
-        raise EnforcementError("O pagamento não pode ser anterior ao auto.", "date", "paid_on")
-    try:
-        amount = fines.to_brl(record.total_ufesp, paid_on)
-    except fines.UfespRateMissing as exc:
-        # The same refusal as every other of the payment, on the field that carries the year.
-        raise EnforcementError(exc.message, exc.code, "paid_on") from None
+    _check_paid_on(paid_on, deadlines.local_date(record.drawn_up_at), "ao auto")
+    amount = _in_reais(record.total_ufesp, paid_on)
     record.paid_on, record.paid_brl, record.status = paid_on, amount, RecordStatus.PAID
     record.save(update_fields=["paid_on", "paid_brl", "status"])
     close_if_settled(record.case, paid_on)
@@ -48,13 +69,7 @@ def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = No
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     on = on or timezone.localdate()
     check("send_to_divida_ativa", record)
-    last = payment_last_day(record)
-    if on <= last:
-        raise EnforcementError(
-            f"O prazo de pagamento vai até {br_date(last)}: só depois o auto pode ser enviado "
-            "à Dívida Ativa (art. 36, art. 22 IV).",
-            "payment_running",
-        )
+    _check_due(on, payment_last_day(record), "o auto pode ser enviado")
     if record.status == RecordStatus.ISSUED:
         appeal_last = appeal_last_day(record)
         if appeal_last is None or on <= appeal_last:
@@ -67,3 +82,41 @@ def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = No
     record.save(update_fields=["status"])
     close_if_settled(record.case, on)
     return record
+
+
+def _lock_charge(charge: EmbargoFineCharge) -> EmbargoFineCharge:
+    return (
+        EmbargoFineCharge.objects.select_for_update(of=("self",))
+        .select_related("penalty__record__case")
+        .get(pk=charge.pk)
+    )
+
+
+@transaction.atomic
+def register_charge_payment(charge: EmbargoFineCharge, paid_on: datetime.date):
+    """The daily fines of the embargo paid in reais at the UFESP of the payment date
+    (art. 31, art. 36); after the due date it is late, but a payment while not in Dívida
+    Ativa."""
+    charge = _lock_charge(charge)
+    check("register_charge_payment", charge)
+    _check_paid_on(paid_on, charge.assessed_on, "ao lançamento da multa diária")
+    charge.paid_on, charge.paid_brl = paid_on, _in_reais(charge.amount_ufesp, paid_on)
+    charge.status = ChargeStatus.PAID
+    charge.save(update_fields=["paid_on", "paid_brl", "status"])
+    close_if_settled(charge.penalty.record.case, paid_on)
+    return charge
+
+
+@transaction.atomic
+def send_charge_to_divida_ativa(charge: EmbargoFineCharge, on: datetime.date | None = None):
+    """Daily fines unpaid after their 30 days: to Dívida Ativa (art. 22 IV), as the record's."""
+    charge = _lock_charge(charge)
+    on = on or timezone.localdate()
+    check("send_charge_to_divida_ativa", charge)
+    _check_due(on, charge_last_day(charge), "a multa diária pode ser enviada")
+    if on > timezone.localdate():
+        raise EnforcementError("A data do envio está no futuro.", "future", "on")
+    charge.status = ChargeStatus.DIVIDA_ATIVA
+    charge.save(update_fields=["status"])
+    close_if_settled(charge.penalty.record.case, on)
+    return charge

@@ -15,16 +15,19 @@ from config.br import br_date
 from ctr.models import RegistrationStatus, Transporter
 from pev_network.models import FacilityLicense, LicenseStatus
 
-from .. import deadlines
+from .. import deadlines, fines
 from ..models.enforcement import (
     EmbargoBreach,
+    EmbargoFineCharge,
     InfractionRecord,
     Offender,
     Penalty,
     PenaltyKind,
+    RecordStatus,
 )
 from .actions import PENALTIES, check
 from .errors import EnforcementError
+from .facts import uncharged_breaches
 from .procedure import close_if_settled
 
 ONE_DAY = datetime.timedelta(days=1)
@@ -73,6 +76,33 @@ def register_embargo_breach(penalty: Penalty, day: datetime.date, note: str = ""
         raise EnforcementError(
             f"O descumprimento de {br_date(day)} já foi registrado.", "duplicate", "day"
         ) from None
+
+
+@transaction.atomic
+def assess_embargo_fine(penalty: Penalty, on: datetime.date) -> EmbargoFineCharge:
+    """Make the daily fines of the days of breach registered up to `on` and not yet charged
+    payable (art. 31: one UFESP a day): one charge, its amount in UFESP frozen now, paid at
+    the UFESP of the payment date (art. 36), due 30 days after `on`."""
+    penalty = (
+        Penalty.objects.select_for_update(of=("self",)).select_related("record").get(pk=penalty.pk)
+    )
+    check("assess_embargo_fine", penalty)
+    if penalty.record.status == RecordStatus.ANNULLED:
+        raise EnforcementError("O auto foi anulado: não cabe multa diária.", "annulled")
+    if on > timezone.localdate():
+        raise EnforcementError("A data do lançamento está no futuro.", "future", "on")
+    days = list(uncharged_breaches(penalty).filter(day__lte=on).select_for_update())
+    if not days:
+        raise EnforcementError(
+            f"Não há dia de descumprimento do embargo até {br_date(on)} ainda sem cobrança.",
+            "no_breach",
+            "on",
+        )
+    charge = EmbargoFineCharge.objects.create(
+        penalty=penalty, assessed_on=on, amount_ufesp=fines.embargo_fine(len(days))
+    )
+    EmbargoBreach.objects.filter(pk__in=[b.pk for b in days]).update(charge=charge)
+    return charge
 
 
 @transaction.atomic
@@ -191,6 +221,7 @@ def apply_revocation(
         record=record, kind=PenaltyKind.REVOCATION, starts_on=starts_on, details=details.strip()
     )
     _restrict(record.case.offender, PenaltyKind.REVOCATION, starts_on, None)
+    close_if_settled(record.case, starts_on)  # the revocation was what kept it open (art. 34)
     return penalty
 
 

@@ -40,7 +40,15 @@ from ..models.enforcement import (
 from ..models.reports import DumpingReport
 from .actions import check
 from .errors import EnforcementError
-from .facts import earlier_final_records, earlier_suspension, is_recidivist, notice_due
+from .facts import (
+    charges_pending,
+    earlier_final_records,
+    earlier_suspension,
+    is_recidivist,
+    notice_due,
+    repair_owed,
+    revocation_pending,
+)
 
 # Which link an offender of each role of art. 24 may have: the transporter for the driver or
 # vehicle owner and the company's director (III-IV), the facility for its owner, operator or
@@ -502,6 +510,33 @@ def publish_record_edital(
     return record
 
 
+@transaction.atomic
+def register_repair(
+    record: InfractionRecord, repaired_at: datetime.datetime | None = None
+) -> InfractionRecord:
+    """The damage repaired after the record: paying the fine does not end the duty to repair
+    (art. 30 §2), so the case closes only once this is registered."""
+    record = (
+        InfractionRecord.objects.select_for_update(of=("self",))
+        .select_related("case")
+        .get(pk=record.pk)
+    )
+    check("register_repair", record)
+    if not repair_owed(record):
+        raise EnforcementError("A reparação do dano já foi registrada.", "repaired")
+    repaired_at = repaired_at or timezone.localtime()
+    if repaired_at > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data da reparação está no futuro.", "future", "repaired_at")
+    if repaired_at < record.case.opened_at:
+        raise EnforcementError(
+            "A reparação não pode ser anterior à constatação.", "date", "repaired_at"
+        )
+    record.repaired_at = repaired_at
+    record.save(update_fields=["repaired_at"])
+    close_if_settled(record.case, deadlines.local_date(repaired_at))
+    return record
+
+
 # --- closing ----------------------------------------------------------------------------------
 
 
@@ -513,9 +548,22 @@ def _penalty_pending(penalty: Penalty, today: datetime.date) -> bool:
     return penalty.kind in (PenaltyKind.EMBARGO, PenaltyKind.SEIZURE)
 
 
+def _record_pending(record: InfractionRecord, today: datetime.date) -> bool:
+    """What keeps a record that is paid or in Dívida Ativa from being settled: an embargo,
+    seizure or suspension still standing; a revocation the law requires and not applied
+    (art. 34, "deverá"); the repair still owed (art. 30 §2); daily fines of an embargo not
+    charged, paid or sent to Dívida Ativa (art. 31)."""
+    return (
+        any(_penalty_pending(p, today) for p in record.penalties.all())
+        or revocation_pending(record)
+        or repair_owed(record)
+        or charges_pending(record)
+    )
+
+
 def close_if_settled(case: EnforcementCase, today: datetime.date) -> bool:
-    """Close the case when its record is paid, annulled or in Dívida Ativa and no embargo,
-    seizure or suspension is pending."""
+    """Close the case when its records are paid, annulled or in Dívida Ativa and nothing else
+    is pending in them (_record_pending)."""
     given, case = case, EnforcementCase.objects.select_for_update().get(pk=case.pk)
     if case.status != CaseStatus.RECORDED:
         return False
@@ -526,7 +574,7 @@ def close_if_settled(case: EnforcementCase, today: datetime.date) -> bool:
     for record in records:
         if record.status == RecordStatus.ANNULLED:
             continue
-        if any(_penalty_pending(p, today) for p in record.penalties.all()):
+        if _record_pending(record, today):
             return False
     case.status = given.status = CaseStatus.CLOSED
     case.save(update_fields=["status"])

@@ -13,7 +13,9 @@ from config.br import br_date, br_money, br_number
 
 from .. import deadlines, fines
 from ..models.enforcement import (
+    ChargeStatus,
     DeliveryMethod,
+    EmbargoFineCharge,
     EnforcementCase,
     InfractionRecord,
     Penalty,
@@ -21,7 +23,17 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .actions import AT_REST, PENALTIES, allowed, hint
-from .facts import has_appeal, is_recidivist, paid_late, payment_last_day, receipt_of, record_fine
+from .facts import (
+    charge_last_day,
+    charge_paid_late,
+    has_appeal,
+    is_recidivist,
+    paid_late,
+    payment_last_day,
+    receipt_of,
+    record_fine,
+    repair_owed,
+)
 
 ONE_DAY = datetime.timedelta(days=1)
 
@@ -294,6 +306,11 @@ def _record_steps(
             )
         )
 
+    if record.repaired_at:
+        add(Step(record.repaired_at, "Dano reparado após o auto", "", "art. 30 §2"))
+    elif record.status in (RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA) and repair_owed(record):
+        tl.due(hint("register_repair", record))
+
     for penalty in record.penalties.all():
         _penalty_steps(penalty, today, tl, record.status == RecordStatus.ANNULLED)
 
@@ -318,6 +335,12 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         if breaches:
             ufesp = br_number(fines.embargo_fine(len(breaches)))
             tl.due(hint("register_embargo_breach", days=len(breaches), ufesp=ufesp))
+        uncharged = [b for b in breaches if b.charge_id is None]
+        if uncharged:
+            ufesp = br_number(fines.embargo_fine(len(uncharged)))
+            tl.due(hint("assess_embargo_fine", penalty, days=len(uncharged), ufesp=ufesp))
+        for charge in penalty.charges.all():
+            _charge_steps(charge, today, tl)
         if penalty.lifted_on:
             add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú."))
         elif not annulled:
@@ -353,3 +376,33 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
             tl.due(hint("lift_penalty", penalty, "suspension", ends=br_date(penalty.ends_on)))
     elif penalty.lifted_on:
         add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", ""))
+
+
+def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline) -> None:
+    """The daily fines of an embargo made payable (art. 31): paid at the UFESP of the payment
+    date within 30 days (art. 36), or to Dívida Ativa (art. 22 IV)."""
+    add = tl.steps.append
+    ufesp = br_number(charge.amount_ufesp)
+    add(Step(charge.assessed_on, f"Multa diária do embargo lançada: {ufesp} UFESP", "", "art. 31"))
+    if charge.status == ChargeStatus.CANCELLED:
+        return
+    last = charge_last_day(charge)
+    paid_in_time = charge.paid_on is not None and charge.paid_on <= last
+    add(
+        Step(
+            last,
+            "Prazo de pagamento da multa diária (30 dias)",
+            "",
+            "art. 36",
+            _deadline_state(paid_in_time, today > last),
+        )
+    )
+    if charge.paid_on:
+        late = " (fora do prazo)" if charge_paid_late(charge) else ""
+        add(Step(charge.paid_on, f"Multa diária paga{late}", br_money(charge.paid_brl), "art. 36"))
+    elif charge.status == ChargeStatus.DIVIDA_ATIVA:
+        add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV"))
+    elif today <= last:
+        tl.due(hint("register_charge_payment", charge, ufesp=ufesp, last=br_date(last)))
+    else:
+        tl.due(hint("send_charge_to_divida_ativa", charge, last=br_date(last)))

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("fiscalization", "0006_updated_at_set_by_the_services"),
+        ("fiscalization", "0007_embargo_fine_charge_and_repair"),
     ]
 
     operations = [

@@ -264,9 +264,6 @@ class RecordStatus(models.TextChoices):
     DIVIDA_ATIVA = "DIVIDA_ATIVA", "Enviado à Dívida Ativa"
 
 
-FINAL_RECORD_STATUSES = (RecordStatus.UPHELD, RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA)
-
-
 class InfractionRecord(models.Model):
     """Auto de infração (art. 22 III, art. 36): the infractions, the fine in UFESP (cumulative,
     art. 30 §3; doubled for a recidivist, art. 30), and the offender's signature or the
@@ -306,6 +303,9 @@ class InfractionRecord(models.Model):
     paid_on = models.DateField("pago em", null=True, blank=True)
     paid_brl = models.DecimalField("valor pago (R$)", max_digits=12, decimal_places=2, null=True,
                                    blank=True)  # fmt: skip
+    # Paying does not end the duty to repair (art. 30 §2): the repair found after the record,
+    # when no notice of the case registered it.
+    repaired_at = models.DateTimeField("dano reparado em (art. 30 §2)", null=True, blank=True)
 
     class Meta:
         verbose_name = "auto de infração"
@@ -448,11 +448,54 @@ class Penalty(models.Model):
         ]
 
 
+class ChargeStatus(models.TextChoices):
+    OPEN = "OPEN", "Em aberto"
+    PAID = "PAID", "Paga"
+    DIVIDA_ATIVA = "DIVIDA_ATIVA", "Enviada à Dívida Ativa"
+    CANCELLED = "CANCELLED", "Cancelada (auto anulado)"
+
+
+class EmbargoFineCharge(models.Model):
+    """The daily fines of a disobeyed embargo (art. 31, one UFESP a day) made payable: the
+    days of breach not yet charged, their amount in UFESP frozen when assessed, paid in reais
+    at the UFESP of the payment date (art. 36) or sent to Dívida Ativa (art. 22 IV)."""
+
+    penalty = models.ForeignKey(
+        Penalty, on_delete=models.PROTECT, related_name="charges", verbose_name="embargo"
+    )
+    assessed_on = models.DateField("lançada em")
+    amount_ufesp = models.DecimalField("valor (UFESP)", max_digits=10, decimal_places=2)
+    status = models.CharField(
+        "situação", max_length=15, choices=ChargeStatus.choices, default=ChargeStatus.OPEN
+    )
+    paid_on = models.DateField("paga em", null=True, blank=True)
+    paid_brl = models.DecimalField(
+        "valor pago (R$)", max_digits=12, decimal_places=2, null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = "multa diária de embargo"
+        verbose_name_plural = "multas diárias de embargo"
+        ordering = ["assessed_on", "pk"]
+
+    def __str__(self) -> str:
+        return f"Multa diária de {self.amount_ufesp} UFESP ({self.assessed_on:%d/%m/%Y})"
+
+
 class EmbargoBreach(models.Model):
     """A day on which an embargo was found disobeyed: one UFESP of daily fine (art. 31)."""
 
     penalty = models.ForeignKey(
         Penalty, on_delete=models.PROTECT, related_name="breaches", verbose_name="penalidade"
+    )
+    # The charge that made this day's fine payable; None while not yet charged.
+    charge = models.ForeignKey(
+        EmbargoFineCharge,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="breaches",
+        verbose_name="cobrança",
     )
     day = models.DateField("dia")
     note = models.TextField("observação", blank=True)

@@ -110,6 +110,8 @@ def build_objects() -> dict[str, object]:
     record = record_for(world)
     by_mail = record_for(world, opened_at=at(2025, 5, 5, 9), delivery=DeliveryMethod.MAIL)
     embargo = enforcement.apply_embargo(record, datetime.date(2025, 3, 7), "Obra da Rua A, 1")
+    enforcement.register_embargo_breach(embargo, datetime.date(2025, 3, 8))
+    charge = enforcement.assess_embargo_fine(embargo, datetime.date(2025, 3, 9))
     basin = CatchmentBasin.objects.create(
         municipality=world.town,
         code="B-01",
@@ -139,6 +141,7 @@ def build_objects() -> dict[str, object]:
         "basin": basin.pk,
         "alfa_id": world.alfa.pk,
         "penalty": embargo.pk,
+        "charge": charge.pk,
         "beta_id": world.beta.pk,
         "month": f"{today:%Y-%m}",
     }

@@ -14,7 +14,7 @@ from django.urls import resolve, reverse
 
 from fiscalization import enforcement, enforcement_forms
 from fiscalization.enforcement import ACTIONS, EnforcementError, actions
-from fiscalization.models.enforcement import CaseStatus, PenaltyKind, RecordStatus
+from fiscalization.models.enforcement import CaseStatus, ChargeStatus, PenaltyKind, RecordStatus
 from tests.ctr_world import build_world
 from tests.enforcement_world import D, record_for
 
@@ -26,6 +26,7 @@ STATES = {
     actions.NOTICE: set(CaseStatus.values),
     actions.RECORD: set(RecordStatus.values),
     actions.PENALTY: set(PenaltyKind.values),
+    actions.CHARGE: set(ChargeStatus.values),
 }
 
 

@@ -125,7 +125,9 @@ def _earlier(world, status: str) -> InfractionRecord:
         (RecordStatus.DIVIDA_ATIVA, True),
         (RecordStatus.ANNULLED, False),
         (RecordStatus.APPEALED, False),
-        (RecordStatus.ISSUED, False),
+        # Delivered by hand on 09/01, its appeal window ended on 08/02 with no appeal: final,
+        # paid or not (issue 13; tests/fiscalization/test_enforcement_recidivism.py).
+        (RecordStatus.ISSUED, True),
     ],
 )
 def test_only_an_earlier_final_record_makes_a_recidivist(world, status, recidivist):

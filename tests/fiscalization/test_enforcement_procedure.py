@@ -319,6 +319,8 @@ def test_upheld_record_is_due_30_days_after_the_decision(world):
 
 def test_payment_on_day_30_is_on_time(world):
     record = record_for(world)  # drawn up 06/03/2025
+    # Paying does not end the duty to repair (art. 30 §2): repaired, the payment closes the case.
+    enforcement.register_repair(record, at(2025, 3, 20, 10))
     record = enforcement.register_payment(record, D(2025, 4, 5))
     assert not enforcement.paid_late(record)
     assert record.paid_brl == Decimal("3702.00")  # 100 UFESP × R$ 37,02 (2025)
