@@ -9,6 +9,7 @@ from config.br import br_number
 from pev_network.models import Municipality
 
 from .. import deadlines, fines
+from ..deadlines import ONE_DAY
 from ..models.enforcement import (
     CaseStatus,
     EnforcementCase,
@@ -20,8 +21,6 @@ from ..models.enforcement import (
 )
 from .facts import appeal_last_day, notice_due, payment_last_day
 from .penalties import ended_facility_suspensions
-
-ONE_DAY = datetime.timedelta(days=1)
 
 
 @dataclass

@@ -14,6 +14,7 @@ from django.db.models import QuerySet
 from pev_network.models import Municipality
 
 from .. import deadlines, fines
+from ..deadlines import ONE_DAY
 from ..models.enforcement import (
     Appeal,
     ChargeStatus,
@@ -27,8 +28,6 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
-
-ONE_DAY = datetime.timedelta(days=1)
 
 
 def calendar_for(municipality: Municipality) -> deadlines.WorkCalendar:

@@ -16,6 +16,7 @@ from ctr.models import RegistrationStatus, Transporter
 from pev_network.models import FacilityLicense, LicenseStatus
 
 from .. import deadlines, fines
+from ..deadlines import ONE_DAY
 from ..models.enforcement import (
     EmbargoBreach,
     EmbargoFineCharge,
@@ -29,8 +30,6 @@ from .actions import PENALTIES, check
 from .errors import EnforcementError
 from .facts import uncharged_breaches
 from .procedure import close_if_settled
-
-ONE_DAY = datetime.timedelta(days=1)
 
 
 def _record_for_penalty(

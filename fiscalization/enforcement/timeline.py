@@ -12,6 +12,7 @@ from django.utils import timezone
 from config.br import br_date, br_money, br_number
 
 from .. import deadlines, fines
+from ..deadlines import ONE_DAY
 from ..models.enforcement import (
     ChargeStatus,
     DeliveryMethod,
@@ -34,8 +35,6 @@ from .facts import (
     record_fine,
     repair_owed,
 )
-
-ONE_DAY = datetime.timedelta(days=1)
 
 
 @dataclass
