@@ -22,7 +22,7 @@ from ctr.models import Generator, Transporter
 from pev_network.models import Municipality, ReceivingFacility
 
 from . import enforcement, fines
-from .deadlines import SUSPENSION_MAX_DAYS, br_deadline
+from .deadlines import br_deadline
 from .intake import normalize_protocol
 from .models.enforcement import (
     FAILURE_OUTCOMES,
@@ -531,12 +531,24 @@ class RecordForm(StepForm):
 
     def notes(self) -> list[str]:
         case, notes = self.subject, []
-        if enforcement.is_recidivist(case):
-            notes.append("Infrator reincidente: a multa será cobrada em dobro (art. 30).")
-        if case.obstructed_inspection:
+        framework = case.framework
+        earlier = enforcement.earlier_final_records(case).count()
+        if earlier:
+            factor = fines.recidivism_factor(earlier, framework)
             notes.append(
-                "Embaraço à fiscalização registrado: agravante de "
-                f"{br_number(fines.obstruction_multiplier())}× (art. 26 I)."
+                f"Infrator reincidente ({earlier} auto(s) anterior(es) definitivo(s)): a multa "
+                f"será multiplicada por {br_number(factor)} "
+                f"({framework.cite('recidivism_escalation')})."
+            )
+        if case.obstructed_inspection:
+            factor = fines.obstruction_factor(True, framework)
+            notes.append(
+                "Embaraço à fiscalização registrado como agravante "
+                + (
+                    f"de {br_number(factor)}× ({framework.cite('obstruction_factor')})."
+                    if factor > 1
+                    else f"sem fator: {framework.cite('obstruction_factor')}."
+                )
             )
         suspension = enforcement.earlier_suspension(case)
         if suspension:
@@ -604,10 +616,20 @@ class PaymentForm(StepForm):
 
     def intro(self) -> str:
         record = self.subject
+        framework = record.case.framework
+        last = enforcement.payment_last_day(record)
+        due = f"a pagar até {br_date(last)}" if last else "prazo de pagamento ainda não iniciado"
+        discount = enforcement.discount_last_day(record)
+        offer = (
+            f"Desconto de {framework.discount_percent}% se pago até {br_date(discount)} "
+            f"({framework.cite('discount_percent')})."
+            if discount
+            else "Não há desconto por pagamento antecipado."
+        )
         return (
-            f"{br_number(record.total_ufesp, 2)} UFESP, a pagar até "
-            f"{br_date(enforcement.payment_last_day(record))}, em reais pela UFESP da data do "
-            "pagamento. Não há desconto por pagamento antecipado."
+            f"{br_number(record.total_ufesp, 2)} {enforcement.unit_label(framework)}, {due} "
+            f"({framework.cite('payment_days')}), em reais pelo valor da data do pagamento. "
+            + offer
         )
 
     def done(self, record) -> str:
@@ -705,19 +727,24 @@ class SeizureForm(PenaltyForm):
 class SuspensionForm(PenaltyForm):
     kind = PenaltyKind.SUSPENSION
     lead = (
-        "No máximo 15 dias. Transportador ou área vinculados ficam impedidos de emitir e "
-        "receber CTRs desde o primeiro dia."
+        "Transportador ou área vinculados ficam impedidos de emitir e receber CTRs desde o "
+        "primeiro dia."
     )
 
     starts_on = date_field("Primeiro dia da suspensão")
-    days = forms.IntegerField(
-        label="Dias de suspensão",
-        min_value=1,
-        help_text=f"No máximo {SUSPENSION_MAX_DAYS} dias (art. 25 IV).",
-    )
+    days = forms.IntegerField(label="Dias de suspensão", min_value=1)
     details = forms.CharField(
         label="Observações", widget=forms.Textarea(attrs={"rows": 2}), required=False
     )
+
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        framework = subject.case.framework
+        if framework.suspension_max_days:
+            self.fields["days"].help_text = (
+                f"No máximo {framework.suspension_max_days} dias "
+                f"({framework.cite('suspension_max_days')})."
+            )
 
 
 class RevocationForm(PenaltyForm):
