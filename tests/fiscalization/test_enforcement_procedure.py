@@ -668,7 +668,7 @@ def test_notice_pdf_has_the_deadline_and_the_legal_references(world):
         "Dirigente legal da empresa transportadora",
         "06/03/2025 às 10h00",
         "art. 28",
-        "Art. 25",
+        "Lei 3.978/2007 art. 28 §1 (72 horas)",
     ):
         assert expected in text, expected
 
@@ -701,8 +701,13 @@ def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
         "02/04/2025",
         "Certidão do servidor",
         "Recusou-se a assinar.",
-        "Art. 36",
-        "Art. 34",
+        "Lei 3.978/2007 art. 36",
+        "Lei 3.978/2007 art. 34",
+        # The framework's figures with their sources (issue 13 point 8).
+        "Fundamentação legal (Lei Municipal nº 3.978, de 9 de novembro de 2007",
+        "Secretário Municipal de Serviços Urbanos (art. 35)",
+        "agravante registrado, sem fator",
+        "Lei 3.190/2013 art. 13",
     ):
         assert expected in text, expected
 
