@@ -23,6 +23,7 @@ from pev_network.models import Municipality, ReceivingFacility
 
 from . import enforcement, fines
 from .deadlines import br_deadline
+from .enforcement.terms import terms_of
 from .intake import normalize_protocol
 from .models.enforcement import (
     FAILURE_OUTCOMES,
@@ -30,6 +31,7 @@ from .models.enforcement import (
     CaseStatus,
     DeliveryMethod,
     DeliveryOutcome,
+    EnforcementCase,
     Notice,
     OffenderRole,
     PenaltyKind,
@@ -226,9 +228,24 @@ class CaseForm(forms.Form):
         return data
 
 
+def case_of(subject) -> EnforcementCase:
+    """The case a step's subject (case, notice, record, penalty or charge) belongs to."""
+    while not isinstance(subject, EnforcementCase):
+        subject = next(
+            getattr(subject, name)
+            for name in ("case", "record", "penalty")
+            if hasattr(subject, name)
+        )
+    return subject
+
+
 class StepForm(forms.Form):
     """The page of a step of the procedure, about `subject` (the case, notice, record or
-    penalty the step acts on): its fields, its title and lead, what the user is told after."""
+    penalty the step acts on): its fields, its title and lead, what the user is told after.
+
+    The lead and the fields' help texts name the case's framework figures as `{hours}`,
+    `{unit}`, `{appeal}`... (enforcement.terms.terms_of), so no page states a number the
+    case's law does not give."""
 
     title = ""
     lead = ""
@@ -237,12 +254,16 @@ class StepForm(forms.Form):
     def __init__(self, data=None, *, subject, **kwargs):
         self.subject = subject
         super().__init__(data, **kwargs)
+        self.terms = terms_of(case_of(subject).framework)
+        for field in self.fields.values():
+            if "{" in str(field.help_text):
+                field.help_text = str(field.help_text).format(**self.terms)
 
     def heading(self) -> str:
         return self.title
 
     def intro(self) -> str:
-        return self.lead
+        return self.lead.format(**self.terms)
 
     def notes(self) -> list[str]:
         return []
@@ -266,8 +287,8 @@ INDIVIDUAL_CHOICES = [(m.value, m.label) for m in INDIVIDUAL_DELIVERY]
 class NoticeForm(StepForm):
     title = "Notificação para reparar o dano"
     lead = (
-        "O infrator não reincidente tem 72 horas, contadas do recebimento, para reparar o "
-        "dano; só depois cabem as penalidades (art. 27-29)."
+        "O infrator tem {hours}, contadas do recebimento, para reparar o dano; só depois cabem "
+        "as penalidades ({hours_cite})."
     )
     submit = "Emitir notificação"
 
@@ -275,7 +296,7 @@ class NoticeForm(StepForm):
         label="O que o infrator deve fazer",
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=2000,
-        help_text="A reparação do dano exigida em 72 horas (art. 28 §1).",
+        help_text="A reparação do dano exigida em {hours} ({hours_cite}).",
     )
     delivery_method = forms.ChoiceField(
         label="Forma de entrega",
@@ -292,12 +313,11 @@ class NoticeForm(StepForm):
 
 
 DELIVERY_LEADS = {
-    DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as 72 horas contam "
+    DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as horas contam "
     "de minuto a minuto.",
     DeliveryMethod.MAIL: "Carta registrada: vale a data e a hora da entrega no aviso de "
-    "recebimento (AR); as 72 horas contam de minuto a minuto, os prazos em dias no dia seguinte.",
-    DeliveryMethod.PUBLIC_NOTICE: "Edital: os prazos contam a partir do primeiro dia útil após "
-    "a publicação (art. 28 §2).",
+    "recebimento (AR); as horas contam de minuto a minuto, os prazos em dias no dia seguinte.",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital: {edital} ({edital_cite}).",
 }
 
 
@@ -310,7 +330,8 @@ class DeliveryForm(StepForm):
         label="Hora do recibo",
         required=False,
         widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
-        help_text="As 72 horas contam de minuto a minuto a partir desta hora (art. 28 §1).",
+        help_text="As horas contam de minuto a minuto a partir desta hora (Código Civil art. "
+        "132 §4).",
     )
 
     def __init__(self, data=None, *, subject, **kwargs):
@@ -423,11 +444,7 @@ class EditalForm(StepForm):
     """The public notice that supplies a failed individual delivery (art. 28 §2)."""
 
     submit = "Registrar a publicação"
-    lead = (
-        "Os prazos contam a partir do primeiro dia útil seguinte ao da publicação (art. 28 §2): "
-        "publicado numa sexta-feira, contam da segunda; antes de um feriado, do dia útil "
-        "seguinte."
-    )
+    lead = "Edital: {edital} ({edital_cite})."
 
     published_on = date_field("Data da publicação do edital")
 
@@ -562,7 +579,8 @@ class RecordForm(StepForm):
         return {**self.cleaned_data, "entries": list(self.cleaned_data["entries"])}
 
     def done(self, record) -> str:
-        return f"Auto {record.number} lavrado: {br_number(record.total_ufesp, 2)} UFESP."
+        total = f"{br_number(record.total_ufesp, 2)} {self.terms['unit']}"
+        return f"Auto {record.number} lavrado: {total}."
 
 
 class AppealForm(StepForm):
@@ -576,7 +594,10 @@ class AppealForm(StepForm):
 
     def intro(self) -> str:
         last = enforcement.appeal_last_day(self.subject)
-        return f"Prazo: 30 dias corridos do recebimento, até {br_date(last)}." if last else ""
+        terms = self.terms
+        if not last:
+            return ""
+        return f"Prazo: {terms['appeal']}, até {br_date(last)} ({terms['appeal_cite']})."
 
     def done(self, appeal) -> str:
         return "Recurso registrado; o auto aguarda a decisão."
@@ -584,8 +605,8 @@ class AppealForm(StepForm):
 
 class DecisionForm(StepForm):
     lead = (
-        "Mantido, o auto fica definitivo e a multa vence 30 dias após a decisão. Anulado, as "
-        "penalidades caem."
+        "Mantido, o auto fica definitivo e a multa vence em {post_appeal} ({post_appeal_cite}). "
+        "Anulado, as penalidades caem."
     )
 
     decided_on = date_field("Decidido em")
@@ -608,7 +629,7 @@ class DecisionForm(StepForm):
 
 class PaymentForm(StepForm):
     paid_on = date_field(
-        "Pago em", "O valor em reais é calculado pela UFESP da data do pagamento (art. 36)."
+        "Pago em", "O valor em reais é calculado pela {unit} da data do pagamento ({money_cite})."
     )
 
     def heading(self) -> str:
@@ -699,7 +720,7 @@ class PenaltyForm(StepForm):
 
 class EmbargoForm(PenaltyForm):
     kind = PenaltyKind.EMBARGO
-    lead = "Descumprido o embargo, multa diária de uma UFESP (art. 31)."
+    lead = "Descumprido o embargo, multa diária: {daily_fine} ({daily_fine_cite})."
 
     starts_on = date_field("Início do embargo")
     details = forms.CharField(
@@ -759,7 +780,7 @@ class RevocationForm(PenaltyForm):
 
 class BreachForm(StepForm):
     title = "Descumprimento do embargo"
-    lead = "Cada dia de descumprimento constatado soma uma UFESP de multa diária."
+    lead = "Cada dia de descumprimento constatado soma a multa diária: {daily_fine}."
 
     day = date_field("Dia do descumprimento")
     note = forms.CharField(
@@ -767,8 +788,11 @@ class BreachForm(StepForm):
     )
 
     def done(self, breach) -> str:
+        if self.subject.record.case.framework.embargo_daily_fine is None:
+            return f"Descumprimento de {br_date(breach.day)} registrado."
         total = br_number(enforcement.embargo_fine_ufesp(self.subject))
-        return f"Descumprimento de {br_date(breach.day)} registrado: total de {total} UFESP."
+        unit = self.terms["unit"]
+        return f"Descumprimento de {br_date(breach.day)} registrado: total de {total} {unit}."
 
 
 class EmbargoFineForm(DateOnlyForm):
@@ -781,22 +805,28 @@ class EmbargoFineForm(DateOnlyForm):
 
     def intro(self) -> str:
         days = enforcement.uncharged_breaches(self.subject).count()
+        framework, terms = self.subject.record.case.framework, self.terms
+        if framework.embargo_daily_fine is None:
+            return f"Multa diária {terms['daily_fine']} ({terms['daily_fine_cite']})."
         return (
             f"{days} dia(s) de descumprimento ainda sem cobrança: "
-            f"{br_number(fines.embargo_fine(days))} UFESP (uma UFESP por dia, art. 31), a pagar "
-            "em 30 dias em reais pela UFESP da data do pagamento (art. 36)."
+            f"{br_number(fines.embargo_fine(days, framework))} {terms['unit']} "
+            f"({terms['daily_fine']}, {terms['daily_fine_cite']}), a pagar em "
+            f"{terms['payment']} ({terms['payment_cite']}), em reais pelo valor da data do "
+            "pagamento."
         )
 
     def done(self, charge) -> str:
         return (
-            f"Multa diária lançada: {br_number(charge.amount_ufesp)} UFESP, a pagar até "
+            f"Multa diária lançada: {br_number(charge.amount_ufesp)} {self.terms['unit']}, a "
+            "pagar até "
             f"{br_date(enforcement.charge_last_day(charge))}."
         )
 
 
 class ChargePaymentForm(StepForm):
     paid_on = date_field(
-        "Paga em", "O valor em reais é calculado pela UFESP da data do pagamento (art. 36)."
+        "Paga em", "O valor em reais é calculado pela {unit} da data do pagamento ({money_cite})."
     )
 
     def heading(self) -> str:
@@ -805,8 +835,8 @@ class ChargePaymentForm(StepForm):
     def intro(self) -> str:
         charge = self.subject
         return (
-            f"{br_number(charge.amount_ufesp)} UFESP, a pagar até "
-            f"{br_date(enforcement.charge_last_day(charge))}, em reais pela UFESP da data do "
+            f"{br_number(charge.amount_ufesp)} {self.terms['unit']}, a pagar até "
+            f"{br_date(enforcement.charge_last_day(charge))}, em reais pelo valor da data do "
             "pagamento."
         )
 

@@ -48,6 +48,7 @@ from config.pdf import (
 from ctr.documents import document_kind, format_document
 
 from . import deadlines, enforcement
+from .enforcement.terms import terms_of
 from .models.enforcement import (
     DeliveryMethod,
     EnforcementCase,
@@ -57,7 +58,7 @@ from .models.enforcement import (
     RecordStatus,
     UfespRate,
 )
-from .models.frameworks import DayCount, EditalReceipt, Escalation, PaymentFrom, PenaltyFramework
+from .models.frameworks import PenaltyFramework
 
 HEADER_H = 27 * mm
 CERTIFICATE = make_style("certificate", fontSize=8.5, leading=11)
@@ -68,20 +69,12 @@ INDIVIDUAL_RULES = {
     DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data e hora da entrega escritas no "
     "aviso de recebimento",
 }
-EDITAL_RULES = {
-    EditalReceipt.FIRST_WORKING_DAY: "os prazos contam a partir do primeiro dia útil após a "
-    "publicação, não prosperando a alegação de ignorância",
-    EditalReceipt.END_OF_PERIOD: "presume-se a ciência no término do prazo de {days} dias "
-    "corridos do edital, contado da publicação; os prazos correm do dia seguinte",
-    EditalReceipt.PUBLICATION: "presume-se a ciência na data da publicação; os prazos correm do "
-    "dia seguinte",
-}
 
 
 def _delivery_rule(document: Notice | InfractionRecord, framework: PenaltyFramework) -> str:
     method = document.delivery_method
     if method == DeliveryMethod.PUBLIC_NOTICE:
-        rule = EDITAL_RULES[framework.edital_receipt].format(days=framework.edital_days)
+        rule = terms_of(framework)["edital"]
         return (
             "Edital na imprensa oficial (a entrega individual foi negativa ou impraticável): "
             f"{rule} ({framework.cite('edital_receipt')})."
@@ -94,93 +87,43 @@ def _delivery_rule(document: Notice | InfractionRecord, framework: PenaltyFramew
     return f"{INDIVIDUAL_RULES[method]}; o prazo de recurso começa no dia seguinte."
 
 
-def _days(days: int, count: str) -> str:
-    return f"{days} {DayCount(count).label}"
+# What each figure is called on a document, and its key in terms.terms_of.
+FIGURE_LABELS = {
+    "hours": "Prazo para reparar o dano",
+    "edital": "Edital",
+    "appeal": "Recurso",
+    "payment": "Pagamento",
+    "post_appeal": "Pagamento após recurso mantido",
+    "discount": "Desconto",
+    "recidivism": "Reincidência",
+    "obstruction": "Embaraço à fiscalização",
+    "daily_fine": "Multa diária do embargo descumprido",
+    "suspension": "Suspensão da atividade",
+    "revocation": "Nova infração após suspensão",
+    "money": "Unidade das multas",
+    "authority": "Autoridade que aplica as penalidades",
+}
 
 
 def _figures(framework: PenaltyFramework, keys: tuple[str, ...]) -> list[tuple[str, str, str]]:
     """The framework's figures this document uses: (what, value, source)."""
-    unit = enforcement.unit_label(framework)
-    values = {
-        "repair_hours": ("Prazo para reparar o dano", f"{framework.repair_hours} horas"),
-        "edital_receipt": (
-            "Edital",
-            EDITAL_RULES[framework.edital_receipt].format(days=framework.edital_days),
-        ),
-        "appeal_days": (
-            "Recurso",
-            _days(framework.appeal_days, framework.appeal_day_count)
-            + " do recebimento"
-            + ("" if framework.appeal_suspensive else ", sem efeito suspensivo"),
-        ),
-        "payment_days": (
-            "Pagamento",
-            f"{_days(framework.payment_days, framework.payment_day_count)} "
-            f"{PaymentFrom(framework.payment_from).label}",
-        ),
-        "post_appeal_payment_days": (
-            "Pagamento após recurso mantido",
-            _days(
-                framework.post_appeal_payment_days,
-                framework.post_appeal_day_count or framework.payment_day_count,
-            )
-            + " da decisão"
-            if framework.post_appeal_payment_days
-            else "—",
-        ),
-        "discount_percent": (
-            "Desconto",
-            f"{framework.discount_percent}% se pago em até {framework.discount_days} dias da "
-            "lavratura"
-            if framework.discount_percent
-            else "nenhum",
-        ),
-        "recidivism_escalation": (
-            "Reincidência",
-            f"× {br_number(framework.recidivism_factor)}; "
-            + Escalation(framework.recidivism_escalation).label.lower(),
-        ),
-        "obstruction_factor": (
-            "Embaraço à fiscalização",
-            f"× {br_number(framework.obstruction_factor)}"
-            if framework.obstruction_factor
-            else "agravante registrado, sem fator",
-        ),
-        "embargo_daily_fine": (
-            "Multa diária do embargo descumprido",
-            f"{br_number(framework.embargo_daily_fine)} {unit} por dia"
-            if framework.embargo_daily_fine is not None
-            else "não prevista",
-        ),
-        "suspension_max_days": (
-            "Suspensão da atividade",
-            f"até {framework.suspension_max_days} dias"
-            if framework.suspension_max_days
-            else "não prevista",
-        ),
-        "revocation_after_suspension": (
-            "Nova infração após suspensão",
-            "cassação do alvará" if framework.revocation_after_suspension else "não prevista",
-        ),
-        "money_unit": ("Unidade das multas", framework.money_index),
-        "authority": ("Autoridade que aplica as penalidades", framework.authority),
-    }
-    return [(*values[k], framework.cite(k)) for k in keys]
+    words = terms_of(framework)
+    return [(FIGURE_LABELS[k], words[k], words[f"{k}_cite"]) for k in keys]
 
 
-NOTICE_FIGURES = ("repair_hours", "edital_receipt", "recidivism_escalation", "money_unit")
+NOTICE_FIGURES = ("hours", "edital", "recidivism", "money")
 RECORD_FIGURES = (
-    "appeal_days",
-    "payment_days",
-    "post_appeal_payment_days",
-    "discount_percent",
-    "recidivism_escalation",
-    "obstruction_factor",
-    "embargo_daily_fine",
-    "suspension_max_days",
-    "revocation_after_suspension",
-    "edital_receipt",
-    "money_unit",
+    "appeal",
+    "payment",
+    "post_appeal",
+    "discount",
+    "recidivism",
+    "obstruction",
+    "daily_fine",
+    "suspension",
+    "revocation",
+    "edital",
+    "money",
     "authority",
 )
 
@@ -609,7 +552,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             Spacer(0, 2 * mm),
             p(
                 "Multa diária por descumprimento do embargo: "
-                f"{_figures(framework, ('embargo_daily_fine',))[0][1]} "
+                f"{terms_of(framework)['daily_fine']} "
                 f"({framework.cite('embargo_daily_fine')}).",
                 STRONG,
             ),
@@ -637,24 +580,19 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     appeal_last = enforcement.appeal_last_day(record)
     payment_last = enforcement.payment_last_day(record)
     discount_last = enforcement.discount_last_day(record)
-    appeal_terms = _days(framework.appeal_days, framework.appeal_day_count) + " do recebimento"
-    pay_terms = (
-        f"{_days(framework.payment_days, framework.payment_day_count)} "
-        f"{PaymentFrom(framework.payment_from).label}"
-    )
+    words = terms_of(framework)
     story += _delivery_block(
         record,
         [
             (
                 "Recurso*",
-                (f"até {br_date(appeal_last)}" if appeal_last else appeal_terms)
-                + ("" if framework.appeal_suspensive else ", sem efeito suspensivo")
-                + f" ({framework.cite('appeal_days')}).",
+                (f"até {br_date(appeal_last)}: " if appeal_last else "")
+                + f"{words['appeal']} ({words['appeal_cite']}).",
             ),
             (
                 "Pagamento*",
                 (f"até {br_date(payment_last)}, " if payment_last else "")
-                + f"{pay_terms} ({framework.cite('payment_days')}), em guia própria, em reais "
+                + f"{words['payment']} ({words['payment_cite']}), em guia própria, em reais "
                 f"pelo valor da data do pagamento; "
                 + (
                     f"desconto de {framework.discount_percent}% se pago até "
