@@ -64,6 +64,7 @@ def open_case(
     offender: OffenderData | None = None,
     obstructed: bool = False,
 ) -> EnforcementCase:
+    ensure_frameworks()
     return enforcement.open_case(
         municipality=world.town,
         inspector=world.fiscal,
