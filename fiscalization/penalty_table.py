@@ -268,6 +268,11 @@ class TableImport:
         return sum(1 for line in self.lines if line.action == action and not line.problems)
 
     @property
+    def described(self) -> list[tuple[LineResult, str]]:
+        """Each line of the file with what the import does with it, in Portuguese."""
+        return [(line, line.describe(self.dry_run)) for line in self.lines]
+
+    @property
     def written(self) -> bool:
         return self.ok and not self.dry_run
 

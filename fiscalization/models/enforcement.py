@@ -12,6 +12,7 @@ import datetime
 from django.conf import settings
 from django.contrib.gis.db import models
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db.models import Q
 from django.utils import timezone
@@ -188,6 +189,28 @@ class PenaltyTableEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} — {self.description}"
+
+    def clean(self):
+        if self.status == EntryStatus.CONFIRMED and not self.confirming_act.strip():
+            raise ValidationError(
+                {"confirming_act": "Para confirmar a linha, informe o ato que fixa o valor."}
+            )
+        if self.municipality_id and self.valid_from:
+            # One line per code on any day, so a record's line is never ambiguous.
+            overlapping = PenaltyTableEntry.objects.filter(
+                Q(valid_until__isnull=True) | Q(valid_until__gte=self.valid_from),
+                municipality_id=self.municipality_id,
+                code=self.code,
+            ).exclude(pk=self.pk)
+            if self.valid_until:
+                overlapping = overlapping.filter(valid_from__lte=self.valid_until)
+            if other := overlapping.first():
+                raise ValidationError(
+                    {
+                        "valid_from": f"A linha {other.code} vigente desde "
+                        f"{other.valid_from:%d/%m/%Y} já vale neste período: encerre-a antes."
+                    }
+                )
 
     def refusal(self, municipality: Municipality, day: datetime.date) -> str:
         """Why a record of `municipality` for an infraction on `day` cannot use this line
