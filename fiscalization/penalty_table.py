@@ -270,7 +270,8 @@ class TableImport:
     @property
     def described(self) -> list[tuple[LineResult, str]]:
         """Each line of the file with what the import does with it, in Portuguese."""
-        return [(line, line.describe(self.dry_run)) for line in self.lines]
+        simulated = self.dry_run or not self.ok
+        return [(line, line.describe(simulated)) for line in self.lines]
 
     @property
     def written(self) -> bool:
@@ -341,13 +342,13 @@ def import_table(
             for e in PenaltyTableEntry.objects.select_for_update().filter(municipality=municipality)
         }
         _check_periods(parsed, existing)
-        if not report.ok:
-            return report
         for result, line in parsed:
-            _write(result, line, existing, report, by, at)
-        if dry_run:
-            # The same writes as a real import, so a simulation also meets the database's
-            # constraints; then nothing stays.
+            if not result.problems:
+                _write(result, line, existing, report, by, at)
+        if dry_run or not report.ok:
+            # The same writes as a real import, so a simulation (and a refused file's report)
+            # says what each good line would do and meets the database's constraints; then
+            # nothing stays.
             transaction.set_rollback(True)
     return report
 
