@@ -241,9 +241,9 @@ def test_a_file_without_the_required_columns_is_refused_whole(world):
 
     with pytest.raises(CSVFileError, match="Faltam colunas obrigatórias no cabeçalho: multa_ufesp"):
         penalty_table.import_table(
-            csv_bytes("INF-01;art. 2;x;01/01/2026", header="codigo;fundamento_legal;descricao;vigente_desde"),
+            csv_bytes("INF-01;art. 2;x;01/01/2026", header=HEADER.replace("multa_ufesp;", "")),
             world.town,
-        )  # fmt: skip
+        )
 
 
 def test_command_simulates_then_confirms(world, tmp_path):
