@@ -25,6 +25,7 @@ from fiscalization.models.enforcement import (
 from tests.builders import municipality
 from tests.ctr_world import build_world
 from tests.enforcement_world import D, at, entries, notified_and_expired, open_case, record_for
+from tests.migrations import migrate
 
 pytestmark = pytest.mark.django_db
 
@@ -308,6 +309,31 @@ def test_admin_page_shows_the_bad_line_and_writes_nothing(world):
     assert not PenaltyTableEntry.objects.filter(municipality=world.town).exists()
 
 
+def test_confirming_a_line_in_the_admin_records_who_and_needs_the_act(world):
+    entry = line(world.town, status=EntryStatus.PROVISIONAL, confirmed_at=None, confirming_act="")
+    client = admin_client()
+    url = f"/admin/fiscalization/penaltytableentry/{entry.pk}/change/"
+    fields = {
+        "municipality": world.town.pk,
+        "code": entry.code,
+        "legal_reference": entry.legal_reference,
+        "description": entry.description,
+        "fine_ufesp": "100",
+        "offender_roles": [OffenderRole.DRIVER],
+        "valid_from": "09/11/2007",
+        "valid_until": "",
+        "active": "on",
+        "status": EntryStatus.CONFIRMED,
+        "note": "",
+    }
+    refused = client.post(url, {**fields, "confirming_act": ""})
+    assert "Para confirmar a linha, informe o ato que fixa o valor." in refused.content.decode()
+    client.post(url, {**fields, "confirming_act": ACT})
+    entry.refresh_from_db()
+    assert (entry.status, entry.confirming_act) == (EntryStatus.CONFIRMED, ACT)
+    assert entry.confirmed_by.username == "gestor" and entry.confirmed_at is not None
+
+
 # --- an issued record keeps the lines it used ------------------------------------------------
 
 
@@ -352,27 +378,13 @@ BEFORE = [("fiscalization", "0008_delivery_attempts")]
 AFTER = [("fiscalization", "0010_penalty_table_per_municipality")]
 
 
-def migrate(targets):
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-
-
 @pytest.fixture
 def latest_schema_afterwards():
     yield
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("guaratingueta", [True, False])
 def test_migration_keeps_every_record_and_leaves_nothing_usable(
     latest_schema_afterwards, guaratingueta
