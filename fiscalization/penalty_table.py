@@ -286,10 +286,15 @@ class TableImport:
             )
         head = "Simulação (nada gravado)" if self.dry_run else "Importação concluída"
         status = f"confirmadas pelo ato “{self.act}”" if self.confirm else "provisórias"
+        ignored = (
+            f" Colunas ignoradas: {', '.join(self.ignored_columns)}."
+            if self.ignored_columns
+            else ""
+        )
         return (
             f"{head} — tabela de {town}, linhas {status}: {self.count(CREATE)} nova(s), "
             f"{self.count(CHANGE)} alterada(s), {self.count(CONFIRM)} confirmada(s), "
-            f"{self.count(SAME)} sem alteração."
+            f"{self.count(SAME)} sem alteração.{ignored}"
         )
 
 
