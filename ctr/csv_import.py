@@ -99,8 +99,11 @@ def sniff_delimiter(header_line: str) -> str:
     return ";" if header_line.count(";") >= header_line.count(",") else ","
 
 
-def read_header(reader) -> tuple[list[str], list[str]]:
-    """(columns, ignored columns) from the reader's first row, or CSVFileError."""
+def read_header(
+    reader, required: tuple[str, ...] = REQUIRED_COLUMNS, known: tuple[str, ...] = COLUMNS
+) -> tuple[list[str], list[str]]:
+    """(columns, ignored columns) from the reader's first row, or CSVFileError. `required` and
+    `known` are the CTR file's columns unless another format (the art. 23 table) says."""
     header = next(reader, None)
     if not header or not any(cell.strip() for cell in header):
         raise CSVFileError("O arquivo não tem a linha de cabeçalho com os nomes das colunas.")
@@ -108,14 +111,14 @@ def read_header(reader) -> tuple[list[str], list[str]]:
     duplicated = sorted({c for c in columns if c and columns.count(c) > 1})
     if duplicated:
         raise CSVFileError(f"Coluna(s) repetida(s) no cabeçalho: {', '.join(duplicated)}.")
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    missing = [c for c in required if c not in columns]
     if missing:
         raise CSVFileError(
             f"Faltam colunas obrigatórias no cabeçalho: {', '.join(missing)}. "
             "A primeira linha do arquivo deve ter os nomes das colunas "
             f"(separados por “{reader.dialect.delimiter}”)."
         )
-    return columns, [c for c in columns if c and c not in COLUMNS]
+    return columns, [c for c in columns if c and c not in known]
 
 
 def records(reader, columns: list[str]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -134,24 +137,30 @@ def records(reader, columns: list[str]) -> Iterator[tuple[int, dict[str, str]]]:
         yield line, row
 
 
-def read_rows(text: str) -> tuple[list[str], list[tuple[int, dict[str, str]]], str, list[str]]:
-    """(columns, [(line, row)], delimiter, ignored columns) or CSVFileError."""
+def read_rows(
+    text: str,
+    required: tuple[str, ...] = REQUIRED_COLUMNS,
+    known: tuple[str, ...] = COLUMNS,
+    noun: str = "de CTR",
+) -> tuple[list[str], list[tuple[int, dict[str, str]]], str, list[str]]:
+    """(columns, [(line, row)], delimiter, ignored columns) or CSVFileError; `noun` names a
+    row in the messages ("linhas de CTR")."""
     first_line = text.lstrip("\ufeff").split("\n", 1)[0]
     delimiter = sniff_delimiter(first_line)
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""), delimiter=delimiter)
     try:
-        columns, ignored = read_header(reader)
+        columns, ignored = read_header(reader, required, known)
         rows: list[tuple[int, dict[str, str]]] = []
         for line, row in records(reader, columns):
             if len(rows) >= MAX_ROWS:
                 raise CSVFileError(
-                    f"O arquivo tem mais de {MAX_ROWS} linhas de CTR; divida-o em arquivos menores."
+                    f"O arquivo tem mais de {MAX_ROWS} linhas {noun}; divida-o em arquivos menores."
                 )
             rows.append((line, row))
     except csv.Error as error:
         raise CSVFileError(f"O arquivo não pôde ser lido como CSV: {error}.") from None
     if not rows:
-        raise CSVFileError("O arquivo só tem o cabeçalho: nenhuma linha de CTR.")
+        raise CSVFileError(f"O arquivo só tem o cabeçalho: nenhuma linha {noun}.")
     return columns, rows, delimiter, ignored
 
 

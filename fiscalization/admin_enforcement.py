@@ -1,24 +1,35 @@
 """Admin of the enforcement procedure.
 
 Data the municipality keeps is editable here: the infraction table of art. 23 (its published
-table was lost: the seeded lines are provisional), the UFESP values, the municipal holidays.
+table was lost: the seeded lines are provisional; each municipality confirms its own lines,
+here or by the CSV import of this admin's "Importar CSV"), the UFESP values, the municipal
+holidays.
 The procedure itself (cases, notices, records, appeals, penalties) changes only through the
 inspectors' pages (/fiscalizacao/processos/), whose services check the deadlines and apply the
 effects on the CTR rules (suspension, revocation); here it is read-only.
 """
 
-from django.contrib import admin
-from django.urls import reverse
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from config.br import br_number
+from config.errors import DomainError, add_to_form
 from ctr.admin import formatted_document
+from ctr.csv_import import MAX_BYTES
+from pev_network.models import Municipality
 
+from . import penalty_table
 from .models.enforcement import (
     Appeal,
     DeliveryAttempt,
     EmbargoBreach,
     EnforcementCase,
+    EntryStatus,
     InfractionItem,
     InfractionRecord,
     MunicipalHoliday,
@@ -30,31 +41,127 @@ from .models.enforcement import (
 )
 
 
+class PenaltyTableImportForm(forms.Form):
+    file = forms.FileField(
+        label="Arquivo CSV",
+        help_text="Colunas e formato em docs/fiscalizacao.md; separado por ponto e vírgula.",
+        widget=forms.ClearableFileInput({"accept": ".csv,text/csv"}),
+    )
+    municipality = forms.ModelChoiceField(
+        Municipality.objects.defer("boundary").order_by("name"), label="Município"
+    )
+    dry_run = forms.BooleanField(
+        label="Simular: mostrar o que seria criado ou alterado, sem gravar nada",
+        required=False,
+        initial=True,
+    )
+    confirm = forms.BooleanField(
+        label="Confirmar os valores (sem isto as linhas ficam provisórias e não podem ser usadas)",
+        required=False,
+    )
+    act = forms.CharField(
+        label="Ato que fixa os valores",
+        required=False,
+        max_length=200,
+        help_text="Obrigatório para confirmar, ex.: “Decreto nº 1.234/2026”.",
+    )
+
+
 @admin.register(PenaltyTableEntry)
 class PenaltyTableEntryAdmin(admin.ModelAdmin):
-    list_display = ["code", "description", "legal_reference", "fine", "active"]
-    list_filter = ["active"]
-    search_fields = ["code", "description", "legal_reference"]
+    list_display = [
+        "code",
+        "description",
+        "legal_reference",
+        "fine",
+        "municipality",
+        "valid_from",
+        "valid_until",
+        "status",
+        "active",
+    ]
+    list_filter = ["municipality", "status", "active"]
+    search_fields = ["code", "description", "legal_reference", "confirming_act"]
     fields = [
+        "municipality",
         "code",
         "legal_reference",
         "description",
         "fine_ufesp",
         "offender_roles",
+        "valid_from",
+        "valid_until",
         "active",
+        "status",
+        "confirming_act",
+        "confirmed_by",
+        "confirmed_at",
         "note",
     ]
+    readonly_fields = ["confirmed_by", "confirmed_at"]
 
     @admin.display(description="multa (UFESP)", ordering="fine_ufesp")
     def fine(self, entry):
         return br_number(entry.fine_ufesp, 2)
 
+    def save_model(self, request, obj, form, change):
+        # Whoever confirms (or changes a confirmed line) is the one on record, now.
+        if obj.status == EntryStatus.CONFIRMED:
+            if not change or form.changed_data:
+                obj.confirmed_by, obj.confirmed_at = request.user, timezone.now()
+        else:
+            obj.confirmed_by = obj.confirmed_at = None
+        super().save_model(request, obj, form, change)
+
     def has_delete_permission(self, request, obj=None):
-        # A line used by a record stays (records keep the fine they were drawn up with);
-        # retire it by unticking "vigente".
+        # A line used by a record stays (records keep the line as they were drawn up with
+        # it); retire it by unticking "ativa" or ending its validity.
         if obj is not None and InfractionItem.objects.filter(entry=obj).exists():
             return False
         return super().has_delete_permission(request, obj)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.import_view)
+        return [
+            path("importar/", view, name="fiscalization_penaltytableentry_import"),
+            *super().get_urls(),
+        ]
+
+    def import_view(self, request):
+        """Upload the CSV of a municipality's table: a simulation (dry run) by default, the
+        report line by line; nothing half-written (fiscalization.penalty_table)."""
+        if not self.has_add_permission(request) or not self.has_change_permission(request):
+            raise PermissionDenied
+        form = PenaltyTableImportForm(request.POST or None, request.FILES or None)
+        report = None
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                report = penalty_table.import_table(
+                    data["file"].read(MAX_BYTES + 1),
+                    data["municipality"],
+                    dry_run=data["dry_run"],
+                    confirm=data["confirm"],
+                    act=data["act"],
+                    by=request.user,
+                )
+            except DomainError as error:
+                add_to_form(form, error, {"act": "act"})
+            else:
+                if report.written:
+                    self.message_user(request, report.summary(), messages.SUCCESS)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Importar a tabela de infrações (CSV)",
+            "form": form,
+            "report": report,
+            "columns": penalty_table.COLUMN_HELP,
+            "required": penalty_table.REQUIRED_COLUMNS,
+        }
+        return TemplateResponse(
+            request, "admin/fiscalization/penaltytableentry/import.html", context
+        )
 
 
 @admin.register(UfespRate)
@@ -154,7 +261,7 @@ class NoticeAdmin(ReadOnlyAdmin):
 
 class ItemInline(ReadOnlyInline):
     model = InfractionItem
-    fields = ["entry", "fine_ufesp"]
+    fields = ["code", "description", "legal_reference", "fine_ufesp", "entry"]
     readonly_fields = fields
 
 

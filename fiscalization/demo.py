@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import Point
 from django.db import connection, transaction
@@ -42,7 +43,7 @@ from ctr.models import Generator, RegistrationStatus, Transporter
 from pev_network import services as network
 from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
 
-from . import deadlines, enforcement, hotspots, intake
+from . import deadlines, enforcement, hotspots, intake, penalty_table
 from .enforcement import OffenderData
 from .models import (
     DeliveryMethod,
@@ -63,6 +64,14 @@ SEED = 3518404 + 4
 INSPECTOR = "fiscal"
 SUSPENDED_TRANSPORTER = next(s for s in TRANSPORTERS if s.key == "C")
 MIN_SPACING_M = 300  # between scattered reports and from the hotspots' centres
+# The demo's table of art. 23: the model lines with their provisional amounts, confirmed by no
+# act (penalty_table: a record uses only confirmed lines).
+DEMO_TABLE = "tabela_infracoes_lei_3978_2007.csv"
+DEMO_ACT = "Valores fictícios da demonstração (nenhum ato municipal)"
+DEMO_NOTE = (
+    "Valores fictícios da demonstração: a tabela do art. 23 da Lei 3.978/2007 não consta do "
+    "texto publicado; nenhuma norma municipal fixou estes valores."
+)
 OLD_CASE_DAYS = 200  # the recidivist's first record was paid about this long ago
 
 S = ReportStatus
@@ -304,7 +313,10 @@ class _Loader:
         self.taken = [Point(*c, srid=4326) for c in HOTSPOT_CENTRES.values()]
         self.basins = list(CatchmentBasin.objects.filter(municipality=town).order_by("code"))
         self.facilities = list(ReceivingFacility.objects.only("code", "area").order_by("pk"))
-        self.entries = {e.code: e for e in PenaltyTableEntry.objects.all()}
+        self.entries = {
+            e.code: e
+            for e in PenaltyTableEntry.objects.filter(municipality=town, confirming_act=DEMO_ACT)
+        }
 
     # --- time ---
 
@@ -978,7 +990,25 @@ def is_loaded() -> bool:
     return EnforcementCase.objects.filter(offender__document=CLANDESTINE[1]).exists()
 
 
+def confirm_demo_table(town: Municipality, at: datetime.datetime) -> None:
+    """The demo's art. 23 table: the model lines of Lei 3.978/2007 confirmed for the demo town
+    with fictitious amounts, said so in the act and the note. The lines seeded by migration
+    stay provisional: a demo never confirms them."""
+    data = (settings.BASE_DIR / "fixtures" / DEMO_TABLE).read_bytes()
+    seeded = PenaltyTableEntry.objects.filter(municipality=town).exclude(confirming_act=DEMO_ACT)
+    if seeded.exists():
+        raise ValueError(
+            f"A tabela de infrações de {town.name} já tem linhas que não são da demonstração: "
+            "a demonstração não as confirma nem as altera."
+        )
+    penalty_table.import_table(data, town, confirm=True, act=DEMO_ACT, at=at)
+    PenaltyTableEntry.objects.filter(municipality=town, confirming_act=DEMO_ACT).update(
+        note=DEMO_NOTE
+    )
+
+
 def _create(now: datetime.datetime, town: Municipality, inspector) -> None:
+    confirm_demo_table(town, now)
     ld = _Loader(now, town, inspector)
     found = suspended_transporter()
     caught = ld.on(found[0].status_since - datetime.timedelta(days=13), 8) if found else None

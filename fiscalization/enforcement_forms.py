@@ -21,8 +21,8 @@ from ctr.documents import format_document, normalize_document
 from ctr.models import Generator, Transporter
 from pev_network.models import Municipality, ReceivingFacility
 
-from . import enforcement, fines
-from .deadlines import br_deadline
+from . import enforcement, fines, penalty_table
+from .deadlines import br_deadline, local_date
 from .enforcement.terms import terms_of
 from .intake import normalize_protocol
 from .models.enforcement import (
@@ -515,7 +515,7 @@ class RecordForm(StepForm):
     submit = "Lavrar auto"
 
     entries = EntryChoiceField(
-        PenaltyTableEntry.objects.filter(active=True),
+        PenaltyTableEntry.objects.none(),
         label="Infrações (tabela do art. 23)",
         widget=forms.CheckboxSelectMultiple,
         help_text="Infrações simultâneas somam as multas (art. 30 §3).",
@@ -538,16 +538,22 @@ class RecordForm(StepForm):
     def __init__(self, data=None, *, subject, **kwargs):
         super().__init__(data, subject=subject, **kwargs)
         role = subject.offender.role
-        # Lines that name the offender's role, and those that name none.
-        ids = [
-            e.pk
-            for e in PenaltyTableEntry.objects.filter(active=True)
-            if not e.offender_roles or role in e.offender_roles
-        ]
-        self.fields["entries"].queryset = PenaltyTableEntry.objects.filter(pk__in=ids)
+        # The lines the record may use (confirmed, active, of the case's municipality, valid
+        # on the day of the finding) that name the offender's role, and those that name none.
+        day = local_date(subject.opened_at)
+        usable = PenaltyTableEntry.objects.usable(subject.municipality, day)
+        self.no_usable_entry = not usable.exists()
+        ids = [e.pk for e in usable if not e.offender_roles or role in e.offender_roles]
+        field = self.fields["entries"]
+        field.queryset = PenaltyTableEntry.objects.filter(pk__in=ids)
+        if self.no_usable_entry:
+            field.help_text = "Nenhuma linha da tabela pode ser usada: veja o aviso acima."
 
     def notes(self) -> list[str]:
         case, notes = self.subject, []
+        if self.no_usable_entry:
+            day = local_date(case.opened_at)
+            notes.append(penalty_table.no_usable_entry_message(case.municipality, day))
         framework = case.framework
         earlier = enforcement.earlier_final_records(case).count()
         if earlier:

@@ -409,13 +409,9 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         ]
 
     rows = [
-        [
-            item.entry.code,
-            item.entry.description,
-            item.entry.legal_reference,
-            br_number(item.fine_ufesp, 2),
-        ]
-        for item in record.items.select_related("entry").order_by("entry__code")
+        # The line as frozen when the record was drawn up, never the table as it reads now.
+        [item.code, item.description, item.legal_reference, br_number(item.fine_ufesp, 2)]
+        for item in record.items.order_by("code")
     ]
     rows.append(
         [

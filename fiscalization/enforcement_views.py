@@ -243,7 +243,7 @@ def case_detail(request, pk: int):
         )
     records = []
     for record in case.records.order_by("drawn_up_at").prefetch_related(
-        "items__entry", "penalties__breaches"
+        "items", "penalties__breaches"
     ):
         fine = enforcement.record_fine(record)
         records.append(

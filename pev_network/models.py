@@ -243,6 +243,11 @@ def in_period(valid_from: datetime.date, valid_until: datetime.date | None, day)
     return valid_from <= day and (valid_until is None or valid_until >= day)
 
 
+def period_q(day: datetime.date) -> Q:
+    """Queryset condition: `day` inside the row's valid_from..valid_until (in_period as a Q)."""
+    return Q(valid_from__lte=day) & (Q(valid_until__gte=day) | Q(valid_until__isnull=True))
+
+
 def period_sql(valid_from: str, valid_until: str, day: str) -> str:
     """SQL condition: `day` inside the period; each argument is an SQL expression."""
     return f"({valid_from} <= {day} AND ({valid_until} IS NULL OR {valid_until} >= {day}))"
@@ -267,11 +272,7 @@ def licensed_sql(facility: str, day: str = "%(day)s") -> str:
 class LicenseQuerySet(models.QuerySet):
     def valid_on(self, day: datetime.date) -> LicenseQuerySet:
         """Licenses in force on `day` (valid_on_sql as a queryset)."""
-        return self.filter(
-            Q(valid_from__lte=day),
-            Q(valid_until__gte=day) | Q(valid_until__isnull=True),
-            Q(status=LicenseStatus.ACTIVE) | Q(status_since__gt=day),
-        )
+        return self.filter(period_q(day), Q(status=LicenseStatus.ACTIVE) | Q(status_since__gt=day))
 
 
 class FacilityLicense(models.Model):

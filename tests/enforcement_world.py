@@ -8,10 +8,11 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management import call_command
 from django.utils import timezone
 
-from fiscalization import enforcement
+from fiscalization import enforcement, penalty_table
 from fiscalization.enforcement import OffenderData
 from fiscalization.models.enforcement import (
     DeliveryMethod,
@@ -21,6 +22,7 @@ from fiscalization.models.enforcement import (
     PenaltyTableEntry,
 )
 from fiscalization.models.frameworks import PenaltyFramework
+from pev_network.models import Municipality
 from tests.ctr_world import CNPJ_ALFA, World
 
 D = datetime.date
@@ -33,9 +35,26 @@ def at(year: int, month: int, day: int, hour: int = 10, minute: int = 0) -> date
     return timezone.make_aware(datetime.datetime(year, month, day, hour, minute))
 
 
-def entries(*codes: str) -> list[PenaltyTableEntry]:
-    """Lines of the seeded table (migration 0003), in the order given."""
-    by_code = {e.code: e for e in PenaltyTableEntry.objects.filter(code__in=codes)}
+TEST_ACT = "Valores de teste (tabela modelo da Lei 3.978/2007)"
+
+
+def confirmed_table(town: Municipality) -> None:
+    """The model table of Lei 3.978/2007 (fixtures/tabela_infracoes_lei_3978_2007.csv),
+    confirmed for `town` with test amounts: the seeded lines are provisional and unusable, and
+    a record needs lines its municipality confirmed (art. 23)."""
+    if PenaltyTableEntry.objects.filter(municipality=town, confirming_act=TEST_ACT).exists():
+        return
+    data = (settings.BASE_DIR / "fixtures" / "tabela_infracoes_lei_3978_2007.csv").read_bytes()
+    penalty_table.import_table(data, town, confirm=True, act=TEST_ACT)
+
+
+def entries(*codes: str, town: Municipality | None = None) -> list[PenaltyTableEntry]:
+    """Confirmed lines of the test table of `town` (by default the test world's Guaratinguetá),
+    in the order given."""
+    town = town or Municipality.objects.get(ibge_code="3518404")
+    confirmed_table(town)
+    lines = PenaltyTableEntry.objects.filter(municipality=town, confirming_act=TEST_ACT)
+    by_code = {e.code: e for e in lines.filter(code__in=codes)}
     return [by_code[c] for c in codes]
 
 

@@ -16,7 +16,7 @@ from ctr.documents import normalize_document
 from ctr.models import Generator, Transporter, Worksite
 from pev_network.models import Municipality, ReceivingFacility
 
-from .. import deadlines, fines
+from .. import deadlines, fines, penalty_table
 from ..models.enforcement import (
     FAILURE_OUTCOMES,
     INDIVIDUAL_DELIVERY,
@@ -467,9 +467,7 @@ def draw_up_record(
         # By hand the copy is handed over in the act (Lei 3.190/2013 art. 11 I).
         delivered_on=drawn_up_at if delivery_method == DeliveryMethod.HAND else None,
     )
-    InfractionItem.objects.bulk_create(
-        [InfractionItem(record=record, entry=e, fine_ufesp=e.fine_ufesp) for e in entries]
-    )
+    InfractionItem.objects.bulk_create([InfractionItem.frozen(record, e) for e in entries])
     case.status = CaseStatus.RECORDED
     case.save(update_fields=["status"])
     return record
@@ -483,10 +481,13 @@ def _check_entries(case: EnforcementCase, entries: list[PenaltyTableEntry]) -> N
     if len({e.pk for e in entries}) != len(entries):
         raise EnforcementError("A mesma infração foi escolhida duas vezes.", "entries", "entries")
     role = case.offender.role
+    # The table in force where and when the infraction was found (art. 23): only lines the
+    # municipality confirmed, never the provisional amounts no law gives.
+    day = deadlines.local_date(case.opened_at)
     for entry in entries:
-        if not entry.active:
+        if why := entry.refusal(case.municipality, day):
             raise EnforcementError(
-                f"A infração {entry.code} não está vigente na tabela.", "entries", "entries"
+                penalty_table.refusal_message(entry, why), "entry_not_usable", "entries"
             )
         if entry.offender_roles and role not in entry.offender_roles:
             raise EnforcementError(

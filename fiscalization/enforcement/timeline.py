@@ -163,7 +163,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
             tl.due(hint("issue_notice", case))
 
     for record in case.records.order_by("drawn_up_at").prefetch_related(
-        "items__entry", "penalties__breaches"
+        "items", "penalties__breaches"
     ):
         _record_steps(record, now, today, tl)
 

@@ -38,6 +38,12 @@ UFESP = [(2023, "34.26"), (2024, "35.36"), (2025, "37.02")]
 
 
 def seed(apps, schema_editor):
+    seed_table(apps)
+    seed_ufesp(apps)
+
+
+def seed_table(apps):
+    # The table's schema of migration 0002; 0010 gives each line a municipality.
     entry_model = apps.get_model("fiscalization", "PenaltyTableEntry")
     for code, reference, description, fine, roles in ENTRIES:
         entry_model.objects.update_or_create(
@@ -50,6 +56,10 @@ def seed(apps, schema_editor):
                 "note": NOTE,
             },
         )
+
+
+def seed_ufesp(apps):
+    """The UFESP values (idempotent: tests that flushed the database run it again)."""
     rate_model = apps.get_model("fiscalization", "UfespRate")
     for year, value in UFESP:
         rate_model.objects.update_or_create(year=year, defaults={"value_brl": Decimal(value)})

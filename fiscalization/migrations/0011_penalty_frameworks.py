@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('fiscalization', '0008_delivery_attempts'),
+        ('fiscalization', '0010_penalty_table_per_municipality'),
     ]
 
     operations = [

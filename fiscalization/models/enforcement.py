@@ -7,16 +7,19 @@ free numbers typed by hand; what is stored are the facts (dates of delivery, of 
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.contrib.gis.db import models
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db.models import Q
 from django.utils import timezone
 
 from ctr.documents import validate_document
 from ctr.models import Generator, Transporter, Worksite
-from pev_network.models import Municipality, ReceivingFacility
+from pev_network.models import Municipality, ReceivingFacility, in_period, period_q
 
 from .frameworks import MoneyUnit, PenaltyFramework
 from .reports import DumpingReport
@@ -107,12 +110,37 @@ class EnforcementSequence(models.Model):
         ]
 
 
-class PenaltyTableEntry(models.Model):
-    """A line of the infraction table of art. 23: data, not code. The published text lost its
-    table; the seeded lines (migration) are the law's obligations with provisional fines, for
-    the municipality to confirm in the admin."""
+class EntryStatus(models.TextChoices):
+    # Nothing invented is usable: a line counts only once the municipality confirmed its amount
+    # by a norm of its own (the published Lei 3.978/2007 lost the table of art. 23).
+    PROVISIONAL = "PROVISIONAL", "Provisória (não confirmada pelo município)"
+    CONFIRMED = "CONFIRMED", "Confirmada pelo município"
 
-    code = models.CharField("código", max_length=20, unique=True)
+
+class PenaltyTableEntryQuerySet(models.QuerySet):
+    def usable(self, municipality: Municipality, day: datetime.date) -> PenaltyTableEntryQuerySet:
+        """The lines a record of `municipality` may use for an infraction on `day`: confirmed,
+        active and valid then (PenaltyTableEntry.refusal for a line in memory)."""
+        return self.filter(
+            period_q(day),
+            municipality=municipality,
+            status=EntryStatus.CONFIRMED,
+            active=True,
+        )
+
+
+class PenaltyTableEntry(models.Model):
+    """A line of the infraction table of art. 23 of one municipality, valid from a day: data,
+    not code. The published text lost its table; the lines seeded by migration 0003 are the
+    law's obligations with provisional fines, kept inactive and provisional until the
+    municipality confirms each amount by a norm of its own (admin or CSV import)."""
+
+    Status = EntryStatus
+
+    municipality = models.ForeignKey(
+        Municipality, on_delete=models.PROTECT, related_name="+", verbose_name="município"
+    )
+    code = models.CharField("código", max_length=20)
     legal_reference = models.CharField("fundamento legal", max_length=120)
     description = models.CharField("infração", max_length=400)
     fine_ufesp = models.DecimalField(
@@ -124,16 +152,89 @@ class PenaltyTableEntry(models.Model):
         default=list,
         blank=True,
     )
-    active = models.BooleanField("vigente", default=True)
+    valid_from = models.DateField("vigente desde")
+    valid_until = models.DateField("vigente até", null=True, blank=True)
+    active = models.BooleanField("ativa", default=True)
+    status = models.CharField(
+        "situação", max_length=12, choices=EntryStatus.choices, default=EntryStatus.PROVISIONAL
+    )
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="confirmada por",
+    )
+    confirmed_at = models.DateTimeField("confirmada em", null=True, blank=True)
+    confirming_act = models.CharField(
+        "ato que fixa o valor",
+        max_length=200,
+        blank=True,
+        help_text="A norma municipal que dá a multa desta linha, ex.: “Decreto nº 1.234/2026”.",
+    )
     note = models.TextField("observação", blank=True)
+
+    objects = PenaltyTableEntryQuerySet.as_manager()
 
     class Meta:
         verbose_name = "linha da tabela de infrações"
         verbose_name_plural = "tabela de infrações (art. 23)"
-        ordering = ["code"]
+        ordering = ["municipality", "code", "-valid_from"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["municipality", "code", "valid_from"], name="penalty_entry_unique_code"
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=models.F("valid_from")),
+                name="penalty_entry_period_ordered",
+                violation_error_message="A vigência termina antes de começar.",
+            ),
+            models.CheckConstraint(
+                condition=Q(status=EntryStatus.PROVISIONAL)
+                | (Q(confirmed_at__isnull=False) & ~Q(confirming_act="")),
+                name="penalty_entry_confirmed_by_an_act",
+                violation_error_message="Uma linha confirmada diz quando e por qual ato.",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.code} — {self.description}"
+
+    def clean(self):
+        if self.status == EntryStatus.CONFIRMED and not self.confirming_act.strip():
+            raise ValidationError(
+                {"confirming_act": "Para confirmar a linha, informe o ato que fixa o valor."}
+            )
+        if self.municipality_id and self.valid_from:
+            # One line per code on any day, so a record's line is never ambiguous.
+            overlapping = PenaltyTableEntry.objects.filter(
+                Q(valid_until__isnull=True) | Q(valid_until__gte=self.valid_from),
+                municipality_id=self.municipality_id,
+                code=self.code,
+            ).exclude(pk=self.pk)
+            if self.valid_until:
+                overlapping = overlapping.filter(valid_from__lte=self.valid_until)
+            if other := overlapping.first():
+                raise ValidationError(
+                    {
+                        "valid_from": f"A linha {other.code} vigente desde "
+                        f"{other.valid_from:%d/%m/%Y} já vale neste período: encerre-a antes."
+                    }
+                )
+
+    def refusal(self, municipality: Municipality, day: datetime.date) -> str:
+        """Why a record of `municipality` for an infraction on `day` cannot use this line
+        ("" when it can): PenaltyTableEntryQuerySet.usable for a line in memory."""
+        if self.municipality_id != municipality.pk:
+            return "é da tabela de outro município"
+        if self.status != EntryStatus.CONFIRMED:
+            return "é provisória: o município não confirmou o valor"
+        if not self.active:
+            return "está inativa"
+        if not in_period(self.valid_from, self.valid_until, day):
+            return f"não está vigente em {day:%d/%m/%Y}"
+        return ""
 
 
 class Offender(models.Model):
@@ -363,12 +464,28 @@ class InfractionItem(models.Model):
     entry = models.ForeignKey(
         PenaltyTableEntry, on_delete=models.PROTECT, verbose_name="infração (art. 23)"
     )
-    # The table's fine when the record was drawn up: later edits of the table do not reach it.
+    # The table's line as it read when the record was drawn up: an issued record is a legal
+    # act, and later edits of the table (or a new line's validity) never reach it.
+    code = models.CharField("código", max_length=20)
+    legal_reference = models.CharField("fundamento legal", max_length=120)
+    description = models.CharField("infração", max_length=400)
     fine_ufesp = models.DecimalField("multa (UFESP)", max_digits=8, decimal_places=2)
 
     class Meta:
         verbose_name = "infração do auto"
         verbose_name_plural = "infrações do auto"
+        ordering = ["code"]
+
+    @classmethod
+    def frozen(cls, record: InfractionRecord, entry: PenaltyTableEntry) -> InfractionItem:
+        return cls(
+            record=record,
+            entry=entry,
+            code=entry.code,
+            legal_reference=entry.legal_reference,
+            description=entry.description,
+            fine_ufesp=entry.fine_ufesp,
+        )
 
 
 class DeliveryOutcome(models.TextChoices):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from rest_framework.test import APIClient
 
 from ctr.models import CTR, Worksite
 from tests.ctr_world import CPF_GENERATOR, build_world, ctr_payload
+from tests.migrations import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,20 +18,12 @@ BEFORE = [("ctr", "0005_municipality_transporter_index")]
 AFTER = [("ctr", "0006_declared_generator_name_unique_worksite")]
 
 
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-
-
 @pytest.fixture(autouse=True)
 def latest_schema_afterwards():
     """Going back to ctr 0005 also unapplies the migrations of other apps that depend on a later
     ctr one (fiscalization's): the tests after this one need the whole schema again."""
     yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()
 
 
 def test_duplicates_are_merged_into_the_oldest():

@@ -15,9 +15,10 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def demo():
-    # The demo needs the rows a migration seeds (UFESP values, the art. 23 table), which the
-    # live-server tests before this one flushed; the seed is idempotent.
-    importlib.import_module("fiscalization.migrations.0003_seed_penalty_table").seed(apps, None)
+    # The demo needs the UFESP values and the penalty frameworks migrations load, which the
+    # live-server tests before this one flushed; both are idempotent (the demo confirms its
+    # own art. 23 table).
+    importlib.import_module("fiscalization.migrations.0003_seed_penalty_table").seed_ufesp(apps)
     ensure_frameworks()
     for command in ("load_demo", "load_ctr_demo", "load_fiscalization_demo"):
         call_command(command, verbosity=0)

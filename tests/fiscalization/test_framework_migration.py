@@ -8,28 +8,22 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from fiscalization import enforcement
 from fiscalization.models.enforcement import EnforcementCase, InfractionRecord, RecordStatus
 from tests.ctr_world import build_world
 from tests.enforcement_world import GUARATINGUETA, at, ensure_frameworks, record_for
+from tests.migrations import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("fiscalization", "0008_delivery_attempts")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
+BEFORE = [("fiscalization", "0010_penalty_table_per_municipality")]
 
 
 @pytest.fixture(autouse=True)
 def latest_schema_afterwards():
     yield
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate()
 
 
 def test_existing_cases_get_guaratinguetas_framework_and_keep_their_fines():
@@ -45,7 +39,7 @@ def test_existing_cases_get_guaratinguetas_framework_and_keep_their_fines():
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM fiscalization_enforcementcase")
         assert cursor.fetchone()[0] == 2
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate()
 
     assert sorted(EnforcementCase.objects.values_list("number", flat=True)) == cases
     for case in EnforcementCase.objects.select_related("framework"):
