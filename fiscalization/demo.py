@@ -60,6 +60,8 @@ from .models.enforcement import CaseStatus
 
 SEED = 3518404 + 4
 INSPECTOR = "fiscal"
+# Who applies the penalties (art. 35): the demo account of the Autoridade group.
+AUTHORITY = "autoridade"
 SUSPENDED_TRANSPORTER = next(s for s in TRANSPORTERS if s.key == "C")
 MIN_SPACING_M = 300  # between scattered reports and from the hotspots' centres
 OLD_CASE_DAYS = 200  # the recidivist's first record was paid about this long ago
@@ -287,11 +289,12 @@ class DemoResult:
 class _Loader:
     """Plans the reports and cases as steps in time, then runs the steps in order."""
 
-    def __init__(self, now: datetime.datetime, town: Municipality, inspector):
+    def __init__(self, now: datetime.datetime, town: Municipality, inspector, authority):
         self.now = now
         self.today = timezone.localdate(now)
         self.town = town
         self.inspector = inspector
+        self.authority = authority
         self.rng = random.Random(SEED)
         self.plans: dict[str, ReportPlan] = {}
         self.reports: dict[str, DumpingReport] = {}
@@ -494,13 +497,18 @@ class _Loader:
         delivered: datetime.datetime,
     ) -> None:
         def issue():
-            self.notices[key] = enforcement.issue_notice(self.cases[key], action, method, at)
+            self.notices[key] = enforcement.issue_notice(
+                self.cases[key], action, method, at, by=self.inspector
+            )
 
         self.add(at, issue)
         self.add(
             delivered,
             lambda: self.notices.__setitem__(
-                key, enforcement.register_notice_delivery(self.notices[key], delivered)
+                key,
+                enforcement.register_notice_delivery(
+                    self.notices[key], delivered, by=self.inspector
+                ),
             ),
         )
 
@@ -520,6 +528,7 @@ class _Loader:
                 signed_by_offender=not no_signature_reason,
                 no_signature_reason=no_signature_reason,
                 drawn_up_at=at,
+                by=self.inspector,
             )
 
         self.add(at, run)
@@ -715,7 +724,10 @@ def plan_repaired(ld: _Loader) -> None:
         issued,
     )
     repaired = ld.day(15, 16, 30)
-    ld.add(repaired, lambda: enforcement.mark_repaired(ld.notices["repaired"], repaired))
+    ld.add(
+        repaired,
+        lambda: enforcement.mark_repaired(ld.notices["repaired"], repaired, by=ld.inspector),
+    )
     ld.plans["market"].moves.append(
         (
             repaired + datetime.timedelta(minutes=40),
@@ -787,8 +799,14 @@ def plan_recidivist(ld: _Loader, paid_on: datetime.date) -> None:
     )
     # The damage repaired after the record: paying alone would not close the case (art. 30 §2).
     repaired = ld.on(paid_on - datetime.timedelta(days=2), 15)
-    ld.add(repaired, lambda: enforcement.register_repair(ld.records["first"], repaired))
-    ld.add(ld.on(paid_on, 11), lambda: enforcement.register_payment(ld.records["first"], paid_on))
+    ld.add(
+        repaired,
+        lambda: enforcement.register_repair(ld.records["first"], repaired, by=ld.inspector),
+    )
+    ld.add(
+        ld.on(paid_on, 11),
+        lambda: enforcement.register_payment(ld.records["first"], paid_on, by=ld.inspector),
+    )
     ld.open_case(
         "recidivist",
         ld.day(6, 9, 40),
@@ -841,7 +859,12 @@ def plan_appeal(ld: _Loader) -> None:
         "Responsável pela obra ausente no local; auto enviado por carta com aviso de recebimento.",
     )
     delivered = ld.day(27, 12, 0)
-    ld.add(delivered, lambda: enforcement.register_record_delivery(ld.records["appeal"], delivered))
+    ld.add(
+        delivered,
+        lambda: enforcement.register_record_delivery(
+            ld.records["appeal"], delivered, by=ld.inspector
+        ),
+    )
     filed = ld.today - datetime.timedelta(days=14)
     ld.add(
         ld.on(filed, 15),
@@ -850,6 +873,7 @@ def plan_appeal(ld: _Loader) -> None:
             filed,
             "A construtora alega que o material foi deixado por terceiros e junta os CTRs "
             "de todas as cargas da obra no período.",
+            by=ld.inspector,
         ),
     )
 
@@ -899,7 +923,7 @@ def suspended_transporter() -> tuple[Transporter, int] | None:
     return transporter, days
 
 
-def _suspend(record: InfractionRecord, transporter: Transporter, days: int) -> None:
+def _suspend(record: InfractionRecord, transporter: Transporter, days: int, by) -> None:
     """apply_suspension, for a transporter the CTR demo already left suspended.
 
     The service refuses to suspend a transporter already suspended that day, and the CTR demo
@@ -914,6 +938,7 @@ def _suspend(record: InfractionRecord, transporter: Transporter, days: int) -> N
         transporter.status_since,
         days,
         "Suspensão das atividades de transporte de RCC (art. 25, IV).",
+        by=by,
     )
     transporter.refresh_from_db()
     if (transporter.status, transporter.status_since, transporter.suspended_until) != kept:
@@ -953,7 +978,7 @@ def plan_suspension(ld: _Loader, found: tuple[Transporter, int]) -> None:
     ld.record("suspension", drawn, ("INF-01", "INF-04"), DeliveryMethod.HAND)
     ld.add(
         drawn + datetime.timedelta(minutes=30),
-        lambda: _suspend(ld.records["suspension"], transporter, days),
+        lambda: _suspend(ld.records["suspension"], transporter, days, ld.authority),
     )
 
 
@@ -976,8 +1001,8 @@ def is_loaded() -> bool:
     return EnforcementCase.objects.filter(offender__document=CLANDESTINE[1]).exists()
 
 
-def _create(now: datetime.datetime, town: Municipality, inspector) -> None:
-    ld = _Loader(now, town, inspector)
+def _create(now: datetime.datetime, town: Municipality, inspector, authority) -> None:
+    ld = _Loader(now, town, inspector, authority)
     found = suspended_transporter()
     caught = ld.on(found[0].status_since - datetime.timedelta(days=13), 8) if found else None
     plan_hotspot_reports(ld, caught)
@@ -1014,10 +1039,13 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
     town = Municipality.objects.defer("boundary").filter(ibge_code=IBGE_CODE).first()
     if town is None or not CatchmentBasin.objects.filter(municipality=town).exists():
         raise ValueError("Rede de demonstração não carregada: rode manage.py load_demo antes.")
-    inspector = get_user_model().objects.filter(username=INSPECTOR).first()
-    if inspector is None:
+    users = get_user_model().objects
+    inspector = users.filter(username=INSPECTOR).first()
+    authority = users.filter(username=AUTHORITY).first()
+    if inspector is None or authority is None:
         raise ValueError(
-            "Conta da fiscalização não encontrada: rode manage.py load_ctr_demo antes."
+            "Contas da fiscalização e da autoridade não encontradas: rode manage.py "
+            "load_ctr_demo antes."
         )
     created = False
     with transaction.atomic():
@@ -1026,7 +1054,7 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SEED])
         if not is_loaded():
             created = True
-            _create(now, town, inspector)
+            _create(now, town, inspector, authority)
     reports = DumpingReport.objects.filter(municipality=town)
     cases = demo_cases()
     return DemoResult(

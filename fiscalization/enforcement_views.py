@@ -205,16 +205,16 @@ def generator_suggestions(request):
     return response
 
 
-def _buttons(subject) -> list[Button]:
-    """The buttons of the steps the table offers for `subject` (a case, notice, record,
-    penalty or daily-fine charge), in its order."""
+def _buttons(subject, user) -> list[Button]:
+    """The buttons of the steps the table offers `user` for `subject` (a case, notice, record,
+    penalty or daily-fine charge), in its order: an inspector sees no penalty (art. 35)."""
     return [
         Button(
             action.label_for(subject),
             reverse(action.url, args=[subject.pk, *action.url_args]),
             action.is_primary(subject),
         )
-        for action in enforcement.offered(subject)
+        for action in enforcement.offered(subject, user)
     ]
 
 
@@ -238,7 +238,7 @@ def case_detail(request, pk: int):
                 "notice": notice,
                 "due": due,
                 "due_text": deadlines.br_deadline(due) if due else "",
-                "actions": _buttons(notice),
+                "actions": _buttons(notice, request.user),
             }
         )
     records = []
@@ -254,18 +254,18 @@ def case_detail(request, pk: int):
                 "payment_last_day": enforcement.payment_last_day(record),
                 "paid_late": enforcement.paid_late(record),
                 "appeal": record.appeal if enforcement.has_appeal(record) else None,
-                "actions": _buttons(record),
+                "actions": _buttons(record, request.user),
                 "penalties": [
                     {
                         "penalty": p,
                         "breach_fine": enforcement.embargo_fine_ufesp(p),
-                        "actions": _buttons(p),
+                        "actions": _buttons(p, request.user),
                         "charges": [
                             {
                                 "charge": c,
                                 "last_day": enforcement.charge_last_day(c),
                                 "days": len(c.breaches.all()),
-                                "actions": _buttons(c),
+                                "actions": _buttons(c, request.user),
                             }
                             for c in p.charges.prefetch_related("breaches")
                         ],
@@ -286,7 +286,7 @@ def case_detail(request, pk: int):
             "timeline": timeline,
             "notices": notices,
             "records": records,
-            "actions": _buttons(case),
+            "actions": _buttons(case, request.user),
             "nav": "fiscalizacao",
         },
     )
@@ -318,6 +318,10 @@ def step_view(action: actions.Action):
     @require_http_methods(["GET", "POST"])
     @ROLE_CHECKS[action.who]
     def view(request, pk: int, **url_kwargs):
+        if not action.permits(request.user):
+            # Who may take it and why (art. 35), before the page shows anything.
+            message = actions.AUTHORITY_REFUSALS[action.permission]
+            return render(request, "ctr/forbidden.html", {"message": message}, status=403)
         return step_page(request, pk, action.url, *url_kwargs.values())
 
     return view
@@ -334,7 +338,8 @@ def step_page(request, pk: int, url: str, *url_args: str):
     form = getattr(forms, action.form)(request.POST or None, subject=subject)
     if request.method == "POST" and form.is_valid():
         try:
-            result = getattr(enforcement, action.name)(subject, **form.arguments())
+            service = getattr(enforcement, action.name)
+            result = service(subject, **form.arguments(), by=request.user)
         except EnforcementError as exc:
             add_to_form(form, exc)
         else:

@@ -24,6 +24,7 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .actions import AT_REST, PENALTIES, allowed, hint
+from .authorship import author_text
 from .facts import (
     charge_last_day,
     charge_paid_late,
@@ -47,6 +48,8 @@ class Step:
     legal: str = ""
     # event | met (deadline met) | pending (running) | expired (passed, not met)
     state: str = "event"
+    # Who did it and in what capacity, as recorded with the act (art. 35); "" not recorded.
+    by: str = ""
 
     @property
     def is_deadline(self) -> bool:
@@ -100,6 +103,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
             "Irregularidade constatada; processo aberto",
             f"{offender.name} — {offender.get_role_display()} (art. 24)",
             "art. 21-22",
+            by=_opened_by(case),
         )
     )
     if case.obstructed_inspection:
@@ -114,6 +118,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 f"Notificação {notice.number} emitida ({_issued_by(notice)})",
                 notice.required_action,
                 "art. 28",
+                by=author_text(notice, "issued"),
             )
         )
         _failed_steps(notice, tl)
@@ -124,7 +129,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 or hint("register_notice_delivery", notice, number=notice.number)
             )
             continue
-        add(Step(_delivered_when(notice), _delivery_label(notice), _receipt_detail(receipt)))
+        add(_delivery_step(notice, receipt))
         due = deadlines.repair_deadline(receipt)
         in_time = notice.repaired_at is not None and notice.repaired_at <= due
         add(
@@ -142,6 +147,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                     notice.repaired_at,
                     "Dano reparado" + ("" if in_time else " fora do prazo"),
                     "Sem penalidade (art. 27)." if in_time else "",
+                    by=author_text(notice, "repair"),
                 )
             )
         if now <= due and not notice.repaired_at:
@@ -166,6 +172,20 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
     return tl
 
 
+def _opened_by(case: EnforcementCase) -> str:
+    name = case.inspector.get_full_name() or case.inspector.get_username()
+    return f"{name} — {case.opened_as}" if case.opened_as else name
+
+
+def _delivery_step(document, receipt: deadlines.Receipt) -> Step:
+    return Step(
+        _delivered_when(document),
+        _delivery_label(document),
+        _receipt_detail(receipt),
+        by=author_text(document, "delivery"),
+    )
+
+
 def _issued_by(notice) -> str:
     """How the notice was sent: an edital only supplied it, after its first attempt failed."""
     first = notice.failed_deliveries.first()
@@ -187,6 +207,7 @@ def _failed_steps(document, tl: Timeline) -> None:
                 f"Entrega frustrada: {attempt.get_outcome_display()}",
                 attempt.reason,
                 "art. 28 §2",
+                by=author_text(attempt, "registered"),
             )
         )
 
@@ -220,7 +241,8 @@ def _record_steps(
         detail += " (em dobro: reincidente)"
     if record.obstruction_multiplier > 1:
         detail += f" (× {br_number(fine.obstruction_factor)} por embaraço à fiscalização)"
-    add(Step(record.drawn_up_at, f"Auto de infração {record.number} lavrado", detail, "art. 36"))
+    drawn = f"Auto de infração {record.number} lavrado"
+    add(Step(record.drawn_up_at, drawn, detail, "art. 36", by=author_text(record, "drawn_up")))
     if record.proposes_revocation:
         add(
             Step(
@@ -245,7 +267,7 @@ def _record_steps(
         )
     else:
         if record.delivery_method != DeliveryMethod.HAND:
-            add(Step(_delivered_when(record), _delivery_label(record), _receipt_detail(receipt)))
+            add(_delivery_step(record, receipt))
         last = deadlines.appeal_last_day(receipt)
         add(
             Step(
@@ -259,13 +281,15 @@ def _record_steps(
         if today <= last:
             tl.due(hint("file_appeal", record, last=br_date(last)))
     if appeal is not None:
-        add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200]))
+        filed = author_text(appeal, "filed")
+        add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200], by=filed))
         if appeal.decided_on:
             add(
                 Step(
                     appeal.decided_on,
                     "Recurso decidido: auto " + ("mantido" if appeal.upheld else "anulado"),
                     appeal.decision[:200],
+                    by=author_text(appeal, "decided"),
                 )
             )
         else:
@@ -294,7 +318,16 @@ def _record_steps(
             tl.due(hint("send_to_divida_ativa", record))
     if record.paid_on:
         late = " (fora do prazo)" if paid_late(record) else ""
-        add(Step(record.paid_on, f"Multa paga{late}", br_money(record.paid_brl), "art. 36"))
+        paid = br_money(record.paid_brl)
+        add(
+            Step(
+                record.paid_on,
+                f"Multa paga{late}",
+                paid,
+                "art. 36",
+                by=author_text(record, "payment"),
+            )
+        )
     if record.status == RecordStatus.DIVIDA_ATIVA:
         add(
             Step(
@@ -302,11 +335,13 @@ def _record_steps(
                 "Auto enviado à Dívida Ativa (após o vencimento)",
                 "",
                 "art. 22 IV",
+                by=author_text(record, "divida_ativa"),
             )
         )
 
     if record.repaired_at:
-        add(Step(record.repaired_at, "Dano reparado após o auto", "", "art. 30 §2"))
+        repair = author_text(record, "repair")
+        add(Step(record.repaired_at, "Dano reparado após o auto", "", "art. 30 §2", by=repair))
     elif record.status in (RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA) and repair_owed(record):
         tl.due(hint("register_repair", record))
 
@@ -319,7 +354,10 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
     legal = PENALTIES[penalty.kind].legal.removeprefix("Lei 3.978/2007 ")
     # "Penalidade" carries the gender: an embargo is masculine, the other penalties feminine.
     applied = f"Penalidade aplicada: {penalty.get_kind_display()}"
-    add(Step(penalty.starts_on, applied, penalty.details, legal))
+    add(
+        Step(penalty.starts_on, applied, penalty.details, legal, by=author_text(penalty, "applied"))
+    )
+    lifted = author_text(penalty, "lifted")
     if penalty.kind == PenaltyKind.EMBARGO:
         breaches = list(penalty.breaches.all())
         for breach in breaches:
@@ -329,6 +367,7 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
                     "Embargo descumprido: multa diária de 1 UFESP",
                     breach.note,
                     "art. 31",
+                    by=author_text(breach, "registered"),
                 )
             )
         if breaches:
@@ -341,7 +380,7 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         for charge in penalty.charges.all():
             _charge_steps(charge, today, tl)
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú."))
+            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú.", by=lifted))
         elif not annulled:
             tl.due(hint("lift_penalty", penalty))
     elif penalty.kind == PenaltyKind.SEIZURE:
@@ -352,10 +391,11 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
                     "Custos de apreensão, remoção e guarda pagos",
                     br_money(penalty.custody_costs_brl),
                     "art. 32 p.ú.",
+                    by=author_text(penalty, "costs"),
                 )
             )
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Equipamentos liberados", "", "art. 32 p.ú."))
+            add(Step(penalty.lifted_on, "Equipamentos liberados", "", "art. 32 p.ú.", by=lifted))
         elif not annulled:
             tl.due(hint("release_seizure", penalty))
     elif penalty.kind == PenaltyKind.SUSPENSION:
@@ -370,11 +410,11 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
             )
         )
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Suspensão levantada", ""))
+            add(Step(penalty.lifted_on, "Suspensão levantada", "", by=lifted))
         if today < ended and not annulled:
             tl.due(hint("lift_penalty", penalty, "suspension", ends=br_date(penalty.ends_on)))
     elif penalty.lifted_on:
-        add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", ""))
+        add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", "", by=lifted))
 
 
 def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline) -> None:
@@ -382,7 +422,8 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     date within 30 days (art. 36), or to Dívida Ativa (art. 22 IV)."""
     add = tl.steps.append
     ufesp = br_number(charge.amount_ufesp)
-    add(Step(charge.assessed_on, f"Multa diária do embargo lançada: {ufesp} UFESP", "", "art. 31"))
+    assessed = f"Multa diária do embargo lançada: {ufesp} UFESP"
+    add(Step(charge.assessed_on, assessed, "", "art. 31", by=author_text(charge, "assessed")))
     if charge.status == ChargeStatus.CANCELLED:
         return
     last = charge_last_day(charge)
@@ -398,9 +439,12 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     )
     if charge.paid_on:
         late = " (fora do prazo)" if charge_paid_late(charge) else ""
-        add(Step(charge.paid_on, f"Multa diária paga{late}", br_money(charge.paid_brl), "art. 36"))
+        paid = br_money(charge.paid_brl)
+        by = author_text(charge, "payment")
+        add(Step(charge.paid_on, f"Multa diária paga{late}", paid, "art. 36", by=by))
     elif charge.status == ChargeStatus.DIVIDA_ATIVA:
-        add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV"))
+        by = author_text(charge, "divida_ativa")
+        add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV", by=by))
     elif today <= last:
         tl.due(hint("register_charge_payment", charge, ufesp=ufesp, last=br_date(last)))
     else:
