@@ -318,10 +318,6 @@ def step_view(action: actions.Action):
     @require_http_methods(["GET", "POST"])
     @ROLE_CHECKS[action.who]
     def view(request, pk: int, **url_kwargs):
-        if not action.permits(request.user):
-            # Who may take it and why (art. 35), before the page shows anything.
-            message = actions.AUTHORITY_REFUSALS[action.permission]
-            return render(request, "ctr/forbidden.html", {"message": message}, status=403)
         return step_page(request, pk, action.url, *url_kwargs.values())
 
     return view
@@ -331,6 +327,10 @@ def step_page(request, pk: int, url: str, *url_args: str):
     action = enforcement.for_url(url, *url_args)
     if action is None:
         raise Http404
+    if not action.permits(request.user):
+        # Who may take the step and why (art. 35), before the page shows anything.
+        message = actions.AUTHORITY_REFUSALS[action.permission]
+        return render(request, "ctr/forbidden.html", {"message": message}, status=403)
     queryset, case_of = PAGE_SUBJECTS[action.subject]
     subject = get_object_or_404(queryset, pk=pk)
     if not action.has_page(subject):

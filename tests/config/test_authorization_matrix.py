@@ -45,6 +45,7 @@ USERNAMES = {
     "operador": "operador",
     "operador_pev": "operador_pev",
     "nucleo": "nucleo",
+    "autoridade": "autoridade",
     "fiscal": "fiscal",
     "curioso": "curioso",
 }
