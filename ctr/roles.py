@@ -70,11 +70,6 @@ class IsMunicipal(permissions.BasePermission):
         return is_municipal(request.user)
 
 
-def is_authority(user) -> bool:
-    """In the Autoridade group (art. 35)."""
-    return user.is_authenticated and user.groups.filter(name=AUTORIDADE).exists()
-
-
 def is_inspector(user) -> bool:
     """In the Fiscalização group and not the Núcleo's (who also sees the fiscalização)."""
     if not user.is_authenticated or user.is_superuser:

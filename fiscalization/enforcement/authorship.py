@@ -2,10 +2,12 @@
 
 A service writes the acting user and his capacity on the act's own row when it does the act
 (`signed`, `sign`): the capacity is text, fixed then, so a later change of the user's groups
-leaves the record as it was. The timeline and the case page read it back with `author_text`.
+leaves the record as it was. The timeline and the case page read it back with `Authors`.
 """
 
 from __future__ import annotations
+
+from django.contrib.auth import get_user_model
 
 from ctr import roles
 
@@ -46,11 +48,20 @@ def sign(row, act: str, by, authority: bool = False) -> list[str]:
     return list(fields)
 
 
-def author_text(row, act: str) -> str:
-    """“Name — capacity” of who did `act` on `row`, "" when not recorded."""
-    user = getattr(row, f"{act}_by")
-    if user is None:
-        return ""
-    name = user.get_full_name() or user.get_username()
-    as_ = getattr(row, f"{act}_as")
-    return f"{name} — {as_}" if as_ else name
+class Authors:
+    """“Name — capacity” of who did an act, each user read once however many acts he did."""
+
+    def __init__(self):
+        self._names: dict[int, str] = {}
+
+    def text(self, row, act: str, user_field: str = "") -> str:
+        """Of `act` on `row` (its `<act>_by`, or `user_field`, and `<act>_as`); "" when the
+        author was not recorded."""
+        user_id = getattr(row, f"{user_field or act + '_by'}_id")
+        if user_id is None:
+            return ""
+        if user_id not in self._names:
+            user = get_user_model().objects.get(pk=user_id)
+            self._names[user_id] = user.get_full_name() or user.get_username()
+        capacity = getattr(row, f"{act}_as")
+        return f"{self._names[user_id]} — {capacity}" if capacity else self._names[user_id]

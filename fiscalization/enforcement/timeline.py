@@ -24,7 +24,7 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .actions import AT_REST, PENALTIES, allowed, hint
-from .authorship import author_text
+from .authorship import Authors
 from .facts import (
     charge_last_day,
     charge_paid_late,
@@ -76,6 +76,8 @@ class Step:
 class Timeline:
     steps: list[Step] = field(default_factory=list)
     next_due: list[str] = field(default_factory=list)
+    # Who did each act, each user read once (the case list builds a timeline per case).
+    by: Authors = field(default_factory=Authors, repr=False)
 
     def due(self, hint: str | None) -> None:
         """What to do next, when the step may happen (actions.hint gives None otherwise)."""
@@ -103,7 +105,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
             "Irregularidade constatada; processo aberto",
             f"{offender.name} — {offender.get_role_display()} (art. 24)",
             "art. 21-22",
-            by=_opened_by(case),
+            by=tl.by.text(case, "opened", user_field="inspector"),
         )
     )
     if case.obstructed_inspection:
@@ -118,7 +120,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 f"Notificação {notice.number} emitida ({_issued_by(notice)})",
                 notice.required_action,
                 "art. 28",
-                by=author_text(notice, "issued"),
+                by=tl.by.text(notice, "issued"),
             )
         )
         _failed_steps(notice, tl)
@@ -129,7 +131,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 or hint("register_notice_delivery", notice, number=notice.number)
             )
             continue
-        add(_delivery_step(notice, receipt))
+        add(_delivery_step(notice, receipt, tl))
         due = deadlines.repair_deadline(receipt)
         in_time = notice.repaired_at is not None and notice.repaired_at <= due
         add(
@@ -147,7 +149,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                     notice.repaired_at,
                     "Dano reparado" + ("" if in_time else " fora do prazo"),
                     "Sem penalidade (art. 27)." if in_time else "",
-                    by=author_text(notice, "repair"),
+                    by=tl.by.text(notice, "repair"),
                 )
             )
         if now <= due and not notice.repaired_at:
@@ -172,17 +174,12 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
     return tl
 
 
-def _opened_by(case: EnforcementCase) -> str:
-    name = case.inspector.get_full_name() or case.inspector.get_username()
-    return f"{name} — {case.opened_as}" if case.opened_as else name
-
-
-def _delivery_step(document, receipt: deadlines.Receipt) -> Step:
+def _delivery_step(document, receipt: deadlines.Receipt, tl: Timeline) -> Step:
     return Step(
         _delivered_when(document),
         _delivery_label(document),
         _receipt_detail(receipt),
-        by=author_text(document, "delivery"),
+        by=tl.by.text(document, "delivery"),
     )
 
 
@@ -207,7 +204,7 @@ def _failed_steps(document, tl: Timeline) -> None:
                 f"Entrega frustrada: {attempt.get_outcome_display()}",
                 attempt.reason,
                 "art. 28 §2",
-                by=author_text(attempt, "registered"),
+                by=tl.by.text(attempt, "registered"),
             )
         )
 
@@ -242,7 +239,7 @@ def _record_steps(
     if record.obstruction_multiplier > 1:
         detail += f" (× {br_number(fine.obstruction_factor)} por embaraço à fiscalização)"
     drawn = f"Auto de infração {record.number} lavrado"
-    add(Step(record.drawn_up_at, drawn, detail, "art. 36", by=author_text(record, "drawn_up")))
+    add(Step(record.drawn_up_at, drawn, detail, "art. 36", by=tl.by.text(record, "drawn_up")))
     if record.proposes_revocation:
         add(
             Step(
@@ -267,7 +264,7 @@ def _record_steps(
         )
     else:
         if record.delivery_method != DeliveryMethod.HAND:
-            add(_delivery_step(record, receipt))
+            add(_delivery_step(record, receipt, tl))
         last = deadlines.appeal_last_day(receipt)
         add(
             Step(
@@ -281,7 +278,7 @@ def _record_steps(
         if today <= last:
             tl.due(hint("file_appeal", record, last=br_date(last)))
     if appeal is not None:
-        filed = author_text(appeal, "filed")
+        filed = tl.by.text(appeal, "filed")
         add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200], by=filed))
         if appeal.decided_on:
             add(
@@ -289,7 +286,7 @@ def _record_steps(
                     appeal.decided_on,
                     "Recurso decidido: auto " + ("mantido" if appeal.upheld else "anulado"),
                     appeal.decision[:200],
-                    by=author_text(appeal, "decided"),
+                    by=tl.by.text(appeal, "decided"),
                 )
             )
         else:
@@ -325,7 +322,7 @@ def _record_steps(
                 f"Multa paga{late}",
                 paid,
                 "art. 36",
-                by=author_text(record, "payment"),
+                by=tl.by.text(record, "payment"),
             )
         )
     if record.status == RecordStatus.DIVIDA_ATIVA:
@@ -335,12 +332,12 @@ def _record_steps(
                 "Auto enviado à Dívida Ativa (após o vencimento)",
                 "",
                 "art. 22 IV",
-                by=author_text(record, "divida_ativa"),
+                by=tl.by.text(record, "divida_ativa"),
             )
         )
 
     if record.repaired_at:
-        repair = author_text(record, "repair")
+        repair = tl.by.text(record, "repair")
         add(Step(record.repaired_at, "Dano reparado após o auto", "", "art. 30 §2", by=repair))
     elif record.status in (RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA) and repair_owed(record):
         tl.due(hint("register_repair", record))
@@ -354,10 +351,8 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
     legal = PENALTIES[penalty.kind].legal.removeprefix("Lei 3.978/2007 ")
     # "Penalidade" carries the gender: an embargo is masculine, the other penalties feminine.
     applied = f"Penalidade aplicada: {penalty.get_kind_display()}"
-    add(
-        Step(penalty.starts_on, applied, penalty.details, legal, by=author_text(penalty, "applied"))
-    )
-    lifted = author_text(penalty, "lifted")
+    add(Step(penalty.starts_on, applied, penalty.details, legal, by=tl.by.text(penalty, "applied")))
+    lifted = tl.by.text(penalty, "lifted")
     if penalty.kind == PenaltyKind.EMBARGO:
         breaches = list(penalty.breaches.all())
         for breach in breaches:
@@ -367,7 +362,7 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
                     "Embargo descumprido: multa diária de 1 UFESP",
                     breach.note,
                     "art. 31",
-                    by=author_text(breach, "registered"),
+                    by=tl.by.text(breach, "registered"),
                 )
             )
         if breaches:
@@ -391,7 +386,7 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
                     "Custos de apreensão, remoção e guarda pagos",
                     br_money(penalty.custody_costs_brl),
                     "art. 32 p.ú.",
-                    by=author_text(penalty, "costs"),
+                    by=tl.by.text(penalty, "costs"),
                 )
             )
         if penalty.lifted_on:
@@ -423,7 +418,7 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     add = tl.steps.append
     ufesp = br_number(charge.amount_ufesp)
     assessed = f"Multa diária do embargo lançada: {ufesp} UFESP"
-    add(Step(charge.assessed_on, assessed, "", "art. 31", by=author_text(charge, "assessed")))
+    add(Step(charge.assessed_on, assessed, "", "art. 31", by=tl.by.text(charge, "assessed")))
     if charge.status == ChargeStatus.CANCELLED:
         return
     last = charge_last_day(charge)
@@ -440,10 +435,10 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     if charge.paid_on:
         late = " (fora do prazo)" if charge_paid_late(charge) else ""
         paid = br_money(charge.paid_brl)
-        by = author_text(charge, "payment")
+        by = tl.by.text(charge, "payment")
         add(Step(charge.paid_on, f"Multa diária paga{late}", paid, "art. 36", by=by))
     elif charge.status == ChargeStatus.DIVIDA_ATIVA:
-        by = author_text(charge, "divida_ativa")
+        by = tl.by.text(charge, "divida_ativa")
         add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV", by=by))
     elif today <= last:
         tl.due(hint("register_charge_payment", charge, ufesp=ufesp, last=br_date(last)))

@@ -14,8 +14,7 @@ from django.urls import reverse
 
 from ctr import roles
 from fiscalization import enforcement
-from fiscalization.enforcement import PENALTIES, authorship
-from fiscalization.enforcement.errors import AuthorityRequired
+from fiscalization.enforcement import PENALTIES, AuthorityRequired, authorship
 from fiscalization.models.enforcement import (
     Appeal,
     DeliveryMethod,
