@@ -60,7 +60,8 @@ class PenaltyTableEntryAdmin(admin.ModelAdmin):
 
 @admin.register(UfespRate)
 class UfespRateAdmin(admin.ModelAdmin):
-    list_display = ["year", "value_brl"]
+    list_display = ["unit", "year", "value_brl"]
+    list_filter = ["unit"]
 
 
 @admin.register(MunicipalHoliday)

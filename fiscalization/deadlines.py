@@ -1,37 +1,32 @@
 """Deadlines of the enforcement procedure: pure date arithmetic, no database.
 
-Which day counts as the offender's receipt of a notice or record, and when each deadline ends:
+Every figure (hours, days, how they count, from which event) is a field of the case's penalty
+framework (fiscalization.models.frameworks), passed in by the caller with the municipality's
+WorkCalendar; the citation of each is in the framework. What is fixed here is how any deadline
+is read:
 
-- Presumed receipt (Lei 3.190/2013 de Ferraz de Vasconcelos art. 11-12, same procedure family;
-  Lei 3.978/2007 art. 28 §2 for the public notice):
-    HAND           the date and hour on the signed receipt;
-    MAIL           the date and hour of delivery on the returned AR (aviso de recebimento);
-    PUBLIC_NOTICE  the publication date in the official paper, which only supplies an
-                   individual notice that failed (art. 28 §2: "quando negativas ou
-                   impraticáveis"; fiscalization.enforcement refuses it otherwise).
+- Presumed receipt: HAND, the date and hour on the signed receipt; MAIL, the date and hour of
+  delivery on the returned AR (Lei 3.190/2013 art. 12 I-II); PUBLIC_NOTICE, the publication,
+  read by the framework's edital rule. The edital only supplies an individual notice that
+  failed (Lei 3.978/2007 art. 28 §2: "quando negativas ou impraticáveis"; Lei 3.190/2013
+  art. 11 III: "quando improfícuo"); fiscalization.enforcement refuses it otherwise.
 - Counting. A deadline in days leaves out the day of receipt and starts on the next day (Código
-  Civil art. 132; CPC art. 224). For the public notice, art. 28 §2 says "contando-se os prazos
-  a partir do primeiro dia útil da publicação": we read it as the CPC reads publication
-  (art. 224 §3): counting starts on the first *working* day after the publication day. A notice
+  Civil art. 132; CPC art. 224). Guaratinguetá's edital (art. 28 §2, "contando-se os prazos a
+  partir do primeiro dia útil da publicação") is read as the CPC reads publication (art. 224
+  §3): counting starts on the first *working* day after the publication day, so a notice
   published on a Friday before a holiday Monday starts counting on Tuesday.
-- 72 hours to repair (art. 28 §1). Hours run minute by minute (Código Civil art. 132 §4): handed
-  over at 10:00, due three days later at 10:00. By mail the same, from the date and hour the
-  postman wrote on the AR. By public notice no hour of receipt exists: the 72 hours run from
-  00:00 of the first working day after the publication and end at 00:00 three days later, i.e.
-  at the end of the third day.
-- 30 calendar days to appeal from receipt (Lei 3.190/2013 art. 13, "dias corridos"): day 1 is
-  the first counting day, the appeal filed on day 30 is in time, on day 31 it is not.
-- The fine is paid within 30 days of the drawing up of the record (Lei 3.978/2007 art. 36):
-  paid on day 30 is on time, on day 31 it is late, and unpaid it goes to Dívida Ativa
-  (art. 22 IV). Guaratinguetá's law grants no discount for early payment: the 30% for payment
-  within 10 days is in the Rio de Janeiro law and does not apply here.
-- A deadline that ends on a weekend or holiday is NOT carried to the next working day: the laws
-  count calendar days ("dias corridos") and do not say so (Lei 9.784/1999 art. 66 §1, federal,
-  would; the municipality may decide to follow it).
+- Hours run minute by minute (Código Civil art. 132 §4): handed over at 10:00, 72 hours are due
+  three days later at 10:00; by mail from the date and hour on the AR. By edital no hour of
+  receipt exists: the hours run from 00:00 of the first counting day.
+- Days: in calendar days ("dias corridos") day N is the last, filed on day 30 of 30 is in time,
+  on day 31 it is not; in working days the Nth working day is the last. A calendar-day deadline
+  ending on a weekend or holiday is NOT carried to the next working day: the laws do not say so
+  (the federal Lei 9.784/1999 art. 66 §1 would; a municipality following it sets its framework
+  to working days).
 
-Working days are Monday to Friday except Brazil's national and São Paulo state holidays (the
-`holidays` package) and the municipality's own holidays (fiscalization.MunicipalHoliday), which
-the caller passes in a WorkCalendar.
+Working days are Monday to Friday except Brazil's national and state holidays (the `holidays`
+package) and the municipality's own holidays (fiscalization.MunicipalHoliday), which the
+caller passes in a WorkCalendar.
 """
 
 from __future__ import annotations
@@ -40,14 +35,13 @@ import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import holidays
 from django.utils import timezone
 
-REPAIR_HOURS = 72  # art. 28 §1
-APPEAL_DAYS = 30  # Lei 3.190/2013 art. 13
-PAYMENT_DAYS = 30  # art. 36
-SUSPENSION_MAX_DAYS = 15  # art. 25 IV
+if TYPE_CHECKING:
+    from .models.frameworks import PenaltyFramework
 
 HAND = "HAND"
 MAIL = "MAIL"
@@ -127,10 +121,12 @@ class Receipt:
 def presumed_receipt(
     method: str,
     delivered: datetime.datetime | datetime.date,
-    calendar: WorkCalendar = DEFAULT_CALENDAR,
+    calendar: WorkCalendar,
+    framework: PenaltyFramework,
 ) -> Receipt:
     """The presumed receipt of a notice or record delivered by `method` at `delivered` (the
-    receipt's date and hour, the AR's date and hour, or the publication date)."""
+    receipt's date and hour, the AR's date and hour, or the publication date), under the
+    framework's edital rule."""
     day = local_date(delivered)
     if method in (HAND, MAIL):
         if not isinstance(delivered, datetime.datetime):
@@ -140,52 +136,131 @@ def presumed_receipt(
                 else "A entrega pelo correio exige data e hora do AR."
             )
         return Receipt(method, day, day + ONE_DAY, delivered)
-    if method == PUBLIC_NOTICE:
-        # Art. 28 §2: "a partir do primeiro dia útil da publicação".
+    if method != PUBLIC_NOTICE:
+        raise ValueError(f"Forma de entrega desconhecida: {method}")
+    rule = framework.edital_receipt
+    if rule == "FIRST_WORKING_DAY":
+        # Lei 3.978/2007 art. 28 §2: "a partir do primeiro dia útil da publicação".
         first = calendar.next_working_day_after(day)
         return Receipt(method, day, first, start_of_day(first))
-    raise ValueError(f"Forma de entrega desconhecida: {method}")
+    if rule == "END_OF_PERIOD":
+        # Lei 3.190/2013 art. 11 III, art. 12 III: received when the edital's days, counted
+        # from the publication, end; the deadlines run from the next day.
+        received = day + datetime.timedelta(days=framework.edital_days)
+        return Receipt(method, received, received + ONE_DAY, start_of_day(received + ONE_DAY))
+    if rule == "PUBLICATION":
+        # Rio de Janeiro's elevators law art. 148: "após ciência ou publicação".
+        return Receipt(method, day, day + ONE_DAY, start_of_day(day + ONE_DAY))
+    raise ValueError(f"Regra de edital desconhecida: {rule}")
 
 
-def repair_deadline(receipt: Receipt) -> datetime.datetime:
-    """The instant the 72 hours to repair end (art. 28 §1). Repaired at that instant is in
-    time; a minute later is not."""
-    return receipt.counting_from + datetime.timedelta(hours=REPAIR_HOURS)
+def last_day(
+    first_day: datetime.date, days: int, day_count: str, calendar: WorkCalendar
+) -> datetime.date:
+    """The last day of a deadline of `days` days whose day 1 is `first_day`: in calendar days
+    day `days` itself; in working days the `days`-th working day from `first_day` on."""
+    if day_count == "CALENDAR":
+        return first_day + datetime.timedelta(days=days - 1)
+    day = (
+        first_day
+        if calendar.is_working_day(first_day)
+        else calendar.next_working_day_after(first_day)
+    )
+    for _ in range(days - 1):
+        day = calendar.next_working_day_after(day)
+    return day
 
 
-def repaired_in_time(receipt: Receipt, repaired_at: datetime.datetime) -> bool:
-    return repaired_at <= repair_deadline(receipt)
+def repair_deadline(receipt: Receipt, framework: PenaltyFramework) -> datetime.datetime:
+    """The instant the hours to repair end (Lei 3.978/2007 art. 28 §1: 72). Repaired at that
+    instant is in time; a minute later is not."""
+    return receipt.counting_from + datetime.timedelta(hours=framework.repair_hours)
 
 
-def appeal_last_day(receipt: Receipt) -> datetime.date:
-    """The last day to appeal: day 30 counted from the first counting day as day 1."""
-    return receipt.first_day + datetime.timedelta(days=APPEAL_DAYS - 1)
+def repaired_in_time(
+    receipt: Receipt, repaired_at: datetime.datetime, framework: PenaltyFramework
+) -> bool:
+    return repaired_at <= repair_deadline(receipt, framework)
 
 
-def appeal_in_time(receipt: Receipt, filed_on: datetime.date) -> bool:
-    return filed_on <= appeal_last_day(receipt)
+def appeal_last_day(
+    receipt: Receipt, framework: PenaltyFramework, calendar: WorkCalendar
+) -> datetime.date:
+    """The last day to appeal, the first counting day being day 1."""
+    return last_day(receipt.first_day, framework.appeal_days, framework.appeal_day_count, calendar)
+
+
+def appeal_in_time(
+    receipt: Receipt,
+    filed_on: datetime.date,
+    framework: PenaltyFramework,
+    calendar: WorkCalendar,
+) -> bool:
+    return filed_on <= appeal_last_day(receipt, framework, calendar)
+
+
+@dataclass(frozen=True)
+class PaymentFacts:
+    """What the payment deadline counts from: the record's drawing up, its receipt (None
+    while not delivered), the last day of its appeal window (None while no window runs) and
+    the decision that upheld it (None without one)."""
+
+    drawn_up: datetime.datetime | datetime.date
+    receipt: Receipt | None = None
+    appeal_last: datetime.date | None = None
+    upheld_on: datetime.date | None = None
 
 
 def payment_last_day(
-    drawn_up: datetime.datetime | datetime.date, upheld_on: datetime.date | None = None
-) -> datetime.date:
-    """The last day to pay the fine: day 30 after the record was drawn up (art. 36).
+    facts: PaymentFacts, framework: PenaltyFramework, calendar: WorkCalendar
+) -> datetime.date | None:
+    """The last day to pay the fine, None while it cannot be known (counted from a receipt or
+    a final decision that has not happened yet).
 
-    An appeal filed in time suspends collection; when the record is upheld the offender gets
-    the same 30 days from the decision (never fewer than from the record). The law is silent
-    on this; the sibling Lei 3.190/2013 art. 15 counts the payment from the final decision."""
-    last = local_date(drawn_up) + datetime.timedelta(days=PAYMENT_DAYS)
-    if upheld_on is not None:
-        last = max(last, upheld_on + datetime.timedelta(days=PAYMENT_DAYS))
+    RECORD (Lei 3.978/2007 art. 36): day 1 is the day after the record; a suspensive appeal
+    decided against the offender gives him the framework's post-appeal days from the decision
+    (never fewer than from the record). RECEIPT: from the day after the receipt. FINAL
+    (Lei 3.190/2013 art. 15, "contados da decisão final"): from the day after the decision,
+    or after the last day of the appeal window when nobody appealed."""
+    start = framework.payment_from
+    if start == "RECORD":
+        first = local_date(facts.drawn_up) + ONE_DAY
+    elif start == "RECEIPT":
+        if facts.receipt is None:
+            return None
+        first = facts.receipt.first_day
+    elif start == "FINAL":
+        final = facts.upheld_on or facts.appeal_last
+        if final is None:
+            return None
+        first = final + ONE_DAY
+    else:
+        raise ValueError(f"Início do prazo de pagamento desconhecido: {start}")
+    last = last_day(first, framework.payment_days, framework.payment_day_count, calendar)
+    if (
+        facts.upheld_on is not None
+        and start != "FINAL"
+        and framework.appeal_suspensive
+        and framework.post_appeal_payment_days
+    ):
+        after = last_day(
+            facts.upheld_on + ONE_DAY,
+            framework.post_appeal_payment_days,
+            framework.post_appeal_day_count or framework.payment_day_count,
+            calendar,
+        )
+        last = max(last, after)
     return last
 
 
-def paid_on_time(
-    paid_on: datetime.date,
-    drawn_up: datetime.datetime | datetime.date,
-    upheld_on: datetime.date | None = None,
-) -> bool:
-    return paid_on <= payment_last_day(drawn_up, upheld_on)
+def discount_last_day(
+    drawn_up: datetime.datetime | datetime.date, framework: PenaltyFramework
+) -> datetime.date | None:
+    """The last day of the early-payment discount (Rio de Janeiro art. 183: 10 days of the
+    record), None when the framework grants none."""
+    if not framework.discount_days:
+        return None
+    return local_date(drawn_up) + datetime.timedelta(days=framework.discount_days)
 
 
 def suspension_end(starts_on: datetime.date, days: int) -> datetime.date:

@@ -57,6 +57,7 @@ from .models import (
     UfespRate,
 )
 from .models.enforcement import CaseStatus
+from .models.frameworks import PenaltyFramework
 
 SEED = 3518404 + 4
 INSPECTOR = "fiscal"
@@ -908,7 +909,7 @@ def plan_running_notice(ld: _Loader) -> None:
 
 def suspended_transporter() -> tuple[Transporter, int] | None:
     """The CTR demo's suspended transporter and the days of its suspension, when it is
-    suspended for at most 15 days as the CTR demo leaves it."""
+    suspended for at most the default framework's days (15) as the CTR demo leaves it."""
     transporter = Transporter.objects.filter(document=SUSPENDED_TRANSPORTER.document).first()
     if (
         transporter is None
@@ -918,7 +919,8 @@ def suspended_transporter() -> tuple[Transporter, int] | None:
     ):
         return None
     days = deadlines.suspension_days(transporter.status_since, transporter.suspended_until)
-    if not 1 <= days <= deadlines.SUSPENSION_MAX_DAYS:
+    longest = PenaltyFramework.objects.get(is_default=True).suspension_max_days
+    if not 1 <= days <= longest:
         return None
     return transporter, days
 

@@ -22,7 +22,8 @@ from ctr.models import Generator, Transporter
 from pev_network.models import Municipality, ReceivingFacility
 
 from . import enforcement, fines
-from .deadlines import SUSPENSION_MAX_DAYS, br_deadline
+from .deadlines import br_deadline
+from .enforcement.terms import terms_of
 from .intake import normalize_protocol
 from .models.enforcement import (
     FAILURE_OUTCOMES,
@@ -30,6 +31,7 @@ from .models.enforcement import (
     CaseStatus,
     DeliveryMethod,
     DeliveryOutcome,
+    EnforcementCase,
     Notice,
     OffenderRole,
     PenaltyKind,
@@ -226,9 +228,24 @@ class CaseForm(forms.Form):
         return data
 
 
+def case_of(subject) -> EnforcementCase:
+    """The case a step's subject (case, notice, record, penalty or charge) belongs to."""
+    while not isinstance(subject, EnforcementCase):
+        subject = next(
+            getattr(subject, name)
+            for name in ("case", "record", "penalty")
+            if hasattr(subject, name)
+        )
+    return subject
+
+
 class StepForm(forms.Form):
     """The page of a step of the procedure, about `subject` (the case, notice, record or
-    penalty the step acts on): its fields, its title and lead, what the user is told after."""
+    penalty the step acts on): its fields, its title and lead, what the user is told after.
+
+    The lead and the fields' help texts name the case's framework figures as `{hours}`,
+    `{unit}`, `{appeal}`... (enforcement.terms.terms_of), so no page states a number the
+    case's law does not give."""
 
     title = ""
     lead = ""
@@ -237,12 +254,16 @@ class StepForm(forms.Form):
     def __init__(self, data=None, *, subject, **kwargs):
         self.subject = subject
         super().__init__(data, **kwargs)
+        self.terms = terms_of(case_of(subject).framework)
+        for field in self.fields.values():
+            if "{" in str(field.help_text):
+                field.help_text = str(field.help_text).format(**self.terms)
 
     def heading(self) -> str:
         return self.title
 
     def intro(self) -> str:
-        return self.lead
+        return self.lead.format(**self.terms)
 
     def notes(self) -> list[str]:
         return []
@@ -266,8 +287,8 @@ INDIVIDUAL_CHOICES = [(m.value, m.label) for m in INDIVIDUAL_DELIVERY]
 class NoticeForm(StepForm):
     title = "Notificação para reparar o dano"
     lead = (
-        "O infrator não reincidente tem 72 horas, contadas do recebimento, para reparar o "
-        "dano; só depois cabem as penalidades (art. 27-29)."
+        "O infrator tem {hours}, contadas do recebimento, para reparar o dano; só depois cabem "
+        "as penalidades ({hours_cite})."
     )
     submit = "Emitir notificação"
 
@@ -275,7 +296,7 @@ class NoticeForm(StepForm):
         label="O que o infrator deve fazer",
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=2000,
-        help_text="A reparação do dano exigida em 72 horas (art. 28 §1).",
+        help_text="A reparação do dano exigida em {hours} ({hours_cite}).",
     )
     delivery_method = forms.ChoiceField(
         label="Forma de entrega",
@@ -292,12 +313,11 @@ class NoticeForm(StepForm):
 
 
 DELIVERY_LEADS = {
-    DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as 72 horas contam "
+    DeliveryMethod.HAND: "Entrega pessoal: vale a data e a hora do recibo; as horas contam "
     "de minuto a minuto.",
     DeliveryMethod.MAIL: "Carta registrada: vale a data e a hora da entrega no aviso de "
-    "recebimento (AR); as 72 horas contam de minuto a minuto, os prazos em dias no dia seguinte.",
-    DeliveryMethod.PUBLIC_NOTICE: "Edital: os prazos contam a partir do primeiro dia útil após "
-    "a publicação (art. 28 §2).",
+    "recebimento (AR); as horas contam de minuto a minuto, os prazos em dias no dia seguinte.",
+    DeliveryMethod.PUBLIC_NOTICE: "Edital: {edital} ({edital_cite}).",
 }
 
 
@@ -310,7 +330,8 @@ class DeliveryForm(StepForm):
         label="Hora do recibo",
         required=False,
         widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
-        help_text="As 72 horas contam de minuto a minuto a partir desta hora (art. 28 §1).",
+        help_text="As horas contam de minuto a minuto a partir desta hora (Código Civil art. "
+        "132 §4).",
     )
 
     def __init__(self, data=None, *, subject, **kwargs):
@@ -423,11 +444,7 @@ class EditalForm(StepForm):
     """The public notice that supplies a failed individual delivery (art. 28 §2)."""
 
     submit = "Registrar a publicação"
-    lead = (
-        "Os prazos contam a partir do primeiro dia útil seguinte ao da publicação (art. 28 §2): "
-        "publicado numa sexta-feira, contam da segunda; antes de um feriado, do dia útil "
-        "seguinte."
-    )
+    lead = "Edital: {edital} ({edital_cite})."
 
     published_on = date_field("Data da publicação do edital")
 
@@ -531,12 +548,24 @@ class RecordForm(StepForm):
 
     def notes(self) -> list[str]:
         case, notes = self.subject, []
-        if enforcement.is_recidivist(case):
-            notes.append("Infrator reincidente: a multa será cobrada em dobro (art. 30).")
-        if case.obstructed_inspection:
+        framework = case.framework
+        earlier = enforcement.earlier_final_records(case).count()
+        if earlier:
+            factor = fines.recidivism_factor(earlier, framework)
             notes.append(
-                "Embaraço à fiscalização registrado: agravante de "
-                f"{br_number(fines.obstruction_multiplier())}× (art. 26 I)."
+                f"Infrator reincidente ({earlier} auto(s) anterior(es) definitivo(s)): a multa "
+                f"será multiplicada por {br_number(factor)} "
+                f"({framework.cite('recidivism_escalation')})."
+            )
+        if case.obstructed_inspection:
+            factor = fines.obstruction_factor(True, framework)
+            notes.append(
+                "Embaraço à fiscalização registrado como agravante "
+                + (
+                    f"de {br_number(factor)}× ({framework.cite('obstruction_factor')})."
+                    if factor > 1
+                    else f"sem fator: {framework.cite('obstruction_factor')}."
+                )
             )
         suspension = enforcement.earlier_suspension(case)
         if suspension:
@@ -550,7 +579,8 @@ class RecordForm(StepForm):
         return {**self.cleaned_data, "entries": list(self.cleaned_data["entries"])}
 
     def done(self, record) -> str:
-        return f"Auto {record.number} lavrado: {br_number(record.total_ufesp, 2)} UFESP."
+        total = f"{br_number(record.total_ufesp, 2)} {self.terms['unit']}"
+        return f"Auto {record.number} lavrado: {total}."
 
 
 class AppealForm(StepForm):
@@ -564,7 +594,10 @@ class AppealForm(StepForm):
 
     def intro(self) -> str:
         last = enforcement.appeal_last_day(self.subject)
-        return f"Prazo: 30 dias corridos do recebimento, até {br_date(last)}." if last else ""
+        terms = self.terms
+        if not last:
+            return ""
+        return f"Prazo: {terms['appeal']}, até {br_date(last)} ({terms['appeal_cite']})."
 
     def done(self, appeal) -> str:
         return "Recurso registrado; o auto aguarda a decisão."
@@ -572,8 +605,8 @@ class AppealForm(StepForm):
 
 class DecisionForm(StepForm):
     lead = (
-        "Mantido, o auto fica definitivo e a multa vence 30 dias após a decisão. Anulado, as "
-        "penalidades caem."
+        "Mantido, o auto fica definitivo e a multa vence em {post_appeal} ({post_appeal_cite}). "
+        "Anulado, as penalidades caem."
     )
 
     decided_on = date_field("Decidido em")
@@ -596,7 +629,7 @@ class DecisionForm(StepForm):
 
 class PaymentForm(StepForm):
     paid_on = date_field(
-        "Pago em", "O valor em reais é calculado pela UFESP da data do pagamento (art. 36)."
+        "Pago em", "O valor em reais é calculado pela {unit} da data do pagamento ({money_cite})."
     )
 
     def heading(self) -> str:
@@ -604,10 +637,20 @@ class PaymentForm(StepForm):
 
     def intro(self) -> str:
         record = self.subject
+        framework = record.case.framework
+        last = enforcement.payment_last_day(record)
+        due = f"a pagar até {br_date(last)}" if last else "prazo de pagamento ainda não iniciado"
+        discount = enforcement.discount_last_day(record)
+        offer = (
+            f"Desconto de {framework.discount_percent}% se pago até {br_date(discount)} "
+            f"({framework.cite('discount_percent')})."
+            if discount
+            else "Não há desconto por pagamento antecipado."
+        )
         return (
-            f"{br_number(record.total_ufesp, 2)} UFESP, a pagar até "
-            f"{br_date(enforcement.payment_last_day(record))}, em reais pela UFESP da data do "
-            "pagamento. Não há desconto por pagamento antecipado."
+            f"{br_number(record.total_ufesp, 2)} {enforcement.unit_label(framework)}, {due} "
+            f"({framework.cite('payment_days')}), em reais pelo valor da data do pagamento. "
+            + offer
         )
 
     def done(self, record) -> str:
@@ -677,7 +720,7 @@ class PenaltyForm(StepForm):
 
 class EmbargoForm(PenaltyForm):
     kind = PenaltyKind.EMBARGO
-    lead = "Descumprido o embargo, multa diária de uma UFESP (art. 31)."
+    lead = "Descumprido o embargo, multa diária: {daily_fine} ({daily_fine_cite})."
 
     starts_on = date_field("Início do embargo")
     details = forms.CharField(
@@ -705,19 +748,24 @@ class SeizureForm(PenaltyForm):
 class SuspensionForm(PenaltyForm):
     kind = PenaltyKind.SUSPENSION
     lead = (
-        "No máximo 15 dias. Transportador ou área vinculados ficam impedidos de emitir e "
-        "receber CTRs desde o primeiro dia."
+        "Transportador ou área vinculados ficam impedidos de emitir e receber CTRs desde o "
+        "primeiro dia."
     )
 
     starts_on = date_field("Primeiro dia da suspensão")
-    days = forms.IntegerField(
-        label="Dias de suspensão",
-        min_value=1,
-        help_text=f"No máximo {SUSPENSION_MAX_DAYS} dias (art. 25 IV).",
-    )
+    days = forms.IntegerField(label="Dias de suspensão", min_value=1)
     details = forms.CharField(
         label="Observações", widget=forms.Textarea(attrs={"rows": 2}), required=False
     )
+
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        framework = subject.case.framework
+        if framework.suspension_max_days:
+            self.fields["days"].help_text = (
+                f"No máximo {framework.suspension_max_days} dias "
+                f"({framework.cite('suspension_max_days')})."
+            )
 
 
 class RevocationForm(PenaltyForm):
@@ -732,7 +780,7 @@ class RevocationForm(PenaltyForm):
 
 class BreachForm(StepForm):
     title = "Descumprimento do embargo"
-    lead = "Cada dia de descumprimento constatado soma uma UFESP de multa diária."
+    lead = "Cada dia de descumprimento constatado soma a multa diária: {daily_fine}."
 
     day = date_field("Dia do descumprimento")
     note = forms.CharField(
@@ -740,8 +788,11 @@ class BreachForm(StepForm):
     )
 
     def done(self, breach) -> str:
+        if self.subject.record.case.framework.embargo_daily_fine is None:
+            return f"Descumprimento de {br_date(breach.day)} registrado."
         total = br_number(enforcement.embargo_fine_ufesp(self.subject))
-        return f"Descumprimento de {br_date(breach.day)} registrado: total de {total} UFESP."
+        unit = self.terms["unit"]
+        return f"Descumprimento de {br_date(breach.day)} registrado: total de {total} {unit}."
 
 
 class EmbargoFineForm(DateOnlyForm):
@@ -754,22 +805,28 @@ class EmbargoFineForm(DateOnlyForm):
 
     def intro(self) -> str:
         days = enforcement.uncharged_breaches(self.subject).count()
+        framework, terms = self.subject.record.case.framework, self.terms
+        if framework.embargo_daily_fine is None:
+            return f"Multa diária {terms['daily_fine']} ({terms['daily_fine_cite']})."
         return (
             f"{days} dia(s) de descumprimento ainda sem cobrança: "
-            f"{br_number(fines.embargo_fine(days))} UFESP (uma UFESP por dia, art. 31), a pagar "
-            "em 30 dias em reais pela UFESP da data do pagamento (art. 36)."
+            f"{br_number(fines.embargo_fine(days, framework))} {terms['unit']} "
+            f"({terms['daily_fine']}, {terms['daily_fine_cite']}), a pagar em "
+            f"{terms['payment']} ({terms['payment_cite']}), em reais pelo valor da data do "
+            "pagamento."
         )
 
     def done(self, charge) -> str:
         return (
-            f"Multa diária lançada: {br_number(charge.amount_ufesp)} UFESP, a pagar até "
+            f"Multa diária lançada: {br_number(charge.amount_ufesp)} {self.terms['unit']}, a "
+            "pagar até "
             f"{br_date(enforcement.charge_last_day(charge))}."
         )
 
 
 class ChargePaymentForm(StepForm):
     paid_on = date_field(
-        "Paga em", "O valor em reais é calculado pela UFESP da data do pagamento (art. 36)."
+        "Paga em", "O valor em reais é calculado pela {unit} da data do pagamento ({money_cite})."
     )
 
     def heading(self) -> str:
@@ -778,8 +835,8 @@ class ChargePaymentForm(StepForm):
     def intro(self) -> str:
         charge = self.subject
         return (
-            f"{br_number(charge.amount_ufesp)} UFESP, a pagar até "
-            f"{br_date(enforcement.charge_last_day(charge))}, em reais pela UFESP da data do "
+            f"{br_number(charge.amount_ufesp)} {self.terms['unit']}, a pagar até "
+            f"{br_date(enforcement.charge_last_day(charge))}, em reais pelo valor da data do "
             "pagamento."
         )
 

@@ -1,6 +1,9 @@
 """PDFs of the notice to repair (Lei 3.978/2007 art. 28) and of the infraction record (art. 22
-III, art. 36), drawn with the platform's PDF kit (config.pdf) like the printed CTR, with the
-legal references printed in full.
+III, art. 36), drawn with the platform's PDF kit (config.pdf) like the printed CTR.
+
+Every deadline, amount and rule printed comes from the case's penalty framework (the one in
+force when the case opened) with the article that gives it: the framework's legal text, then a
+table of the figures this document uses, each with its source.
 
 Functions take domain objects and return the PDF bytes; they never see a request."""
 
@@ -45,6 +48,7 @@ from config.pdf import (
 from ctr.documents import document_kind, format_document
 
 from . import deadlines, enforcement
+from .enforcement.terms import terms_of
 from .models.enforcement import (
     DeliveryMethod,
     EnforcementCase,
@@ -54,80 +58,74 @@ from .models.enforcement import (
     RecordStatus,
     UfespRate,
 )
+from .models.frameworks import PenaltyFramework
 
-LAW = "Lei Municipal nº 3.978/2007 de Guaratinguetá"
 HEADER_H = 27 * mm
 CERTIFICATE = make_style("certificate", fontSize=8.5, leading=11)
 
-# What each delivery method means for the presumed receipt (printed on the document).
-NOTICE_RULES = {
-    DeliveryMethod.HAND: "Entrega pessoal: recebido na data e hora do recibo; as 72 horas contam "
-    "de minuto a minuto.",
-    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data e hora da entrega escritas "
-    "no aviso de recebimento; as 72 horas contam de minuto a minuto.",
-    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial (a notificação individual foi "
-    "negativa ou impraticável): os prazos contam a partir do primeiro dia útil após a "
-    "publicação (art. 28 §2), não prosperando a alegação de ignorância.",
-}
-RECORD_RULES = {
-    DeliveryMethod.HAND: "Entrega pessoal no ato da lavratura (Lei 3.190/2013 art. 11 I): o "
-    "prazo de recurso começa no dia seguinte.",
-    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data do aviso de recebimento; o "
-    "prazo de recurso começa no dia seguinte.",
-    DeliveryMethod.PUBLIC_NOTICE: "Edital na imprensa oficial (a entrega individual foi "
-    "frustrada): os prazos contam a partir do primeiro dia útil após a publicação (art. 28 §2).",
+# How a delivery by hand or by mail is presumed received (Lei 3.190/2013 art. 12 I-II).
+INDIVIDUAL_RULES = {
+    DeliveryMethod.HAND: "Entrega pessoal: recebido na data e hora do recibo",
+    DeliveryMethod.MAIL: "Carta registrada com AR: recebido na data e hora da entrega escritas no "
+    "aviso de recebimento",
 }
 
-# Art. 24-36, as printed on the record: the offender must be able to read what applies.
-LEGAL_REFERENCES = [
-    (
-        "Art. 24",
-        "Infratores: I proprietário, ocupante, locatário ou síndico do imóvel; II "
-        "representante legal do proprietário ou responsável técnico da obra; III motorista ou "
-        "proprietário do veículo transportador; IV dirigente legal da empresa transportadora; V "
-        "proprietário, operador ou responsável técnico da área de recepção.",
-    ),
-    (
-        "Art. 25",
-        "Penalidades: I multa; II embargo de obra; III apreensão de equipamentos; IV "
-        "suspensão por até 15 dias do exercício da atividade; V cassação do alvará.",
-    ),
-    ("Art. 26", "Agravantes: I impedir ou dificultar a ação fiscalizadora; II reincidir."),
-    (
-        "Art. 27-29",
-        "As penalidades se aplicam se a irregularidade não for sanada no prazo da "
-        "notificação; o infrator não reincidente tem 72 horas para reparar o dano; a notificação "
-        "pessoal negativa ou impraticável é suprida por edital, contando-se os prazos a partir do "
-        "primeiro dia útil da publicação.",
-    ),
-    (
-        "Art. 30",
-        "Não sanada a irregularidade, multa; na reincidência, em dobro; multas cumulativas "
-        "para infrações simultâneas (§3); o pagamento não exime de reparar o dano (§2).",
-    ),
-    ("Art. 31", "Embargo descumprido: multa diária de uma UFESP, sem prejuízo das sanções penais."),
-    (
-        "Art. 32",
-        "Equipamentos apreendidos são liberados, sanada a irregularidade, após o "
-        "recolhimento dos custos de apreensão, remoção e guarda.",
-    ),
-    ("Art. 34", "Após a suspensão, nova infração leva à cassação."),
-    (
-        "Art. 35",
-        "As penalidades são aplicadas pelo Secretário Municipal responsável pela fiscalização.",
-    ),
-    (
-        "Art. 36",
-        "A multa é cobrada pela UFESP da data do pagamento, no prazo máximo de 30 dias "
-        "da lavratura do auto; o auto é assinado pelo infrator ou o servidor certifica o motivo da "
-        "falta de assinatura.",
-    ),
-    (
-        "Lei 3.190/2013",
-        "Recurso em 30 dias corridos do recebimento (art. 13), aplicado por "
-        "analogia ao mesmo rito.",
-    ),
-]
+
+def _delivery_rule(document: Notice | InfractionRecord, framework: PenaltyFramework) -> str:
+    method = document.delivery_method
+    if method == DeliveryMethod.PUBLIC_NOTICE:
+        rule = terms_of(framework)["edital"]
+        return (
+            "Edital na imprensa oficial (a entrega individual foi negativa ou impraticável): "
+            f"{rule} ({framework.cite('edital_receipt')})."
+        )
+    if isinstance(document, Notice):
+        return (
+            f"{INDIVIDUAL_RULES[method]}; as {framework.repair_hours} horas contam de minuto a "
+            "minuto."
+        )
+    return f"{INDIVIDUAL_RULES[method]}; o prazo de recurso começa no dia seguinte."
+
+
+# What each figure is called on a document, and its key in terms.terms_of.
+FIGURE_LABELS = {
+    "hours": "Prazo para reparar o dano",
+    "edital": "Edital",
+    "appeal": "Recurso",
+    "payment": "Pagamento",
+    "post_appeal": "Pagamento após recurso mantido",
+    "discount": "Desconto",
+    "recidivism": "Reincidência",
+    "obstruction": "Embaraço à fiscalização",
+    "daily_fine": "Multa diária do embargo descumprido",
+    "suspension": "Suspensão da atividade",
+    "revocation": "Nova infração após suspensão",
+    "money": "Unidade das multas",
+    "authority": "Autoridade que aplica as penalidades",
+}
+
+
+def _figures(framework: PenaltyFramework, keys: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """The framework's figures this document uses: (what, value, source)."""
+    words = terms_of(framework)
+    return [(FIGURE_LABELS[k], words[k], words[f"{k}_cite"]) for k in keys]
+
+
+NOTICE_FIGURES = ("hours", "edital", "recidivism", "money")
+RECORD_FIGURES = (
+    "appeal",
+    "payment",
+    "post_appeal",
+    "discount",
+    "recidivism",
+    "obstruction",
+    "daily_fine",
+    "suspension",
+    "revocation",
+    "edital",
+    "money",
+    "authority",
+)
 
 
 def _header(
@@ -192,9 +190,7 @@ def _facts_block(case: EnforcementCase) -> list:
     return [section("Irregularidade constatada (art. 22)"), fields(pairs), Spacer(0, 3 * mm)]
 
 
-def _delivery_block(
-    document: Notice | InfractionRecord, rules: dict, extra: list[tuple[str, str]]
-) -> list:
+def _delivery_block(document: Notice | InfractionRecord, extra: list[tuple[str, str]]) -> list:
     receipt = enforcement.receipt_of(document)
     if receipt is None:
         delivered = "a registrar"
@@ -219,7 +215,7 @@ def _delivery_block(
         *failed,
         ("Forma", document.get_delivery_method_display()),
         ("Recebimento", delivered),
-        ("Regra*", rules[document.delivery_method]),
+        ("Regra*", _delivery_rule(document, document.case.framework)),
         *extra,
     ]
     return [section("Entrega e prazos"), fields(pairs), Spacer(0, 3 * mm)]
@@ -248,21 +244,38 @@ def _certificate_box(text: str, signer: str) -> Table:
     return table
 
 
-def _legal_block(keys: tuple[str, ...] | None = None) -> list:
+def _legal_block(framework: PenaltyFramework, text: str, keys: tuple[str, ...]) -> list:
+    """The framework's legal text, then each figure of the document with its source."""
     rows = [
-        Paragraph(f"<b>{escape(article)}</b> — {escape(text)}", SMALL)
-        for article, text in LEGAL_REFERENCES
-        if keys is None or article in keys
+        [
+            Paragraph(escape(what), SMALL),
+            Paragraph(escape(value), SMALL),
+            Paragraph(escape(src), SMALL),
+        ]
+        for what, value, src in _figures(framework, keys)
     ]
-    return [section(f"Fundamentação legal ({LAW})"), Spacer(0, 1 * mm), *rows]
+    return [
+        section(f"Fundamentação legal ({framework.law})"),
+        Spacer(0, 1 * mm),
+        p(text, SMALL),
+        Spacer(0, 1.5 * mm),
+        grid(
+            ["Prazo ou valor", "Neste processo", "Fundamento"],
+            rows,
+            [42 * mm, 62 * mm, CONTENT_W - 104 * mm],
+        ),
+    ]
 
 
 # --- the notice -------------------------------------------------------------------------------
 
 
 def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
-    """The notice to repair the damage within 72 hours (art. 28)."""
+    """The notice to repair the damage within the framework's hours (Lei 3.978/2007 art. 28:
+    72)."""
     case = notice.case
+    framework = case.framework
+    hours = f"{framework.repair_hours} horas"
     buffer = io.BytesIO()
     doc = document(
         buffer,
@@ -270,7 +283,7 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
         first_page=_header(
             case,
             "Notificação para reparação do dano",
-            f"{LAW}, art. 27 a 29 — prazo de 72 horas",
+            f"{framework.law} — prazo de {hours}",
             notice.number,
             [f"Emitida em {br_datetime(notice.issued_at)}", f"Processo {case.number}"],
         ),
@@ -283,33 +296,22 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
     deadline = (
         f"até {deadlines.br_deadline(due)}"
         if due
-        else "72 horas contadas do recebimento (regra abaixo)"
+        else f"{hours} contadas do recebimento (regra abaixo)"
     )
     repair_style = make_style("repair", fontName=FONT_BOLD, fontSize=10, leading=13)
     story: list = [NextPageTemplate("later")]
     story += _offender_block(case.offender, "Notificado")
     story += _facts_block(case)
     story += [
-        section("Exigência: reparar o dano em 72 horas (art. 28 §1)"),
+        section(f"Exigência: reparar o dano em {hours} ({framework.cite('repair_hours')})"),
         Spacer(0, 1 * mm),
         p(notice.required_action, BODY),
         Spacer(0, 2 * mm),
         p(f"Prazo: {deadline}.", repair_style),
         Spacer(0, 3 * mm),
     ]
-    story += _delivery_block(notice, NOTICE_RULES, [])
-    story += [
-        p(
-            "Não reparado o dano no prazo, serão aplicadas as penalidades da lei (art. 29): multa "
-            "conforme a tabela do art. 23, em dobro na reincidência e somada para infrações "
-            "simultâneas (art. 30), sem prejuízo de embargo, apreensão de equipamentos, suspensão "
-            "por até 15 dias e cassação do alvará (art. 25). O direito de reparar o dano é do "
-            "infrator não reincidente (art. 28).",
-            SMALL,
-        ),
-        Spacer(0, 3 * mm),
-    ]
-    story += _legal_block(("Art. 24", "Art. 25", "Art. 26", "Art. 27-29", "Art. 30"))
+    story += _delivery_block(notice, [])
+    story += _legal_block(framework, framework.notice_text, NOTICE_FIGURES)
     inspector = case.inspector.get_full_name() or case.inspector.get_username()
     story += [
         Spacer(0, 4 * mm),
@@ -333,16 +335,19 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
 # --- the infraction record --------------------------------------------------------------------
 
 
-def _reference_value(total_ufesp) -> str:
-    """The fine in reais at the latest UFESP on file, for reference only: the amount due is the
-    UFESP of the payment date (art. 36)."""
-    rate = UfespRate.objects.order_by("-year").first()
+def _reference_value(total, framework: PenaltyFramework) -> str:
+    """The fine in reais at the latest value of its unit on file, for reference only: the
+    amount due is the unit's value on the payment date (art. 36)."""
+    if framework.money_unit == "BRL":
+        return f"em reais ({framework.money_index})"
+    unit = enforcement.unit_label(framework)
+    rate = UfespRate.objects.filter(unit=framework.money_unit).order_by("-year").first()
     if rate is None:
-        return "valor em reais calculado pela UFESP da data do pagamento"
-    value = br_money(total_ufesp * rate.value_brl)
+        return f"valor em reais calculado pela {unit} da data do pagamento"
+    value = br_money(total * rate.value_brl)
     return (
-        f"referência: {value} pela UFESP de {rate.year} (R$ {br_number(rate.value_brl, 2)}); "
-        "o valor devido é o da UFESP na data do pagamento"
+        f"referência: {value} pela {unit} de {rate.year} (R$ {br_number(rate.value_brl, 2)}); "
+        f"o valor devido é o da {unit} na data do pagamento"
     )
 
 
@@ -351,6 +356,8 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     and fine, the totals in UFESP with the recidivism and aggravation lines, the deadlines, the
     delivery, the signature or the inspector's certificate, and art. 24-36."""
     case = record.case
+    framework = case.framework
+    unit = enforcement.unit_label(framework)
     buffer = io.BytesIO()
     doc = document(
         buffer,
@@ -358,7 +365,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         first_page=_header(
             case,
             "Auto de infração",
-            f"{LAW}, art. 22 III, 23, 30 e 36",
+            framework.law,
             record.number,
             [
                 f"Lavrado em {br_datetime(record.drawn_up_at)}",
@@ -385,15 +392,19 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         )
         story += [
             p(
-                f"Notificação prévia nº {notice.number}: prazo de 72 horas até "
-                f"{deadlines.br_deadline(due) if due else '—'}, {repaired} (art. 27-29).",
+                f"Notificação prévia nº {notice.number}: prazo de {framework.repair_hours} "
+                f"horas até {deadlines.br_deadline(due) if due else '—'}, {repaired} "
+                f"({framework.cite('notice_first')}).",
                 SMALL,
             ),
             Spacer(0, 3 * mm),
         ]
     elif record.recidivist:
         story += [
-            p("Sem notificação prévia: infrator reincidente (art. 28).", SMALL),
+            p(
+                f"Sem notificação prévia: infrator reincidente ({framework.cite('notice_first')}).",
+                SMALL,
+            ),
             Spacer(0, 3 * mm),
         ]
 
@@ -417,16 +428,26 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     highlight = []
     if record.recidivist:
         earlier = ", ".join(r.number for r in enforcement.earlier_final_records(case)) or "—"
+        if fine.persistent_of is not None:
+            how = (
+                f"reincidência persistente: {br_number(framework.persistent_factor)} × a última "
+                f"multa ({br_number(fine.persistent_of, 2)} {unit})"
+            )
+            factor = f"= {br_number(record.total_ufesp, 2)}"
+        else:
+            how = f"multa × {br_number(fine.recidivism_factor)}"
+            factor = f"× {br_number(fine.recidivism_factor)}"
         rows.append(
             [
                 Paragraph(
-                    f"<b>Reincidência</b>: multa em dobro (art. 30; art. 26 II). Autos "
+                    f"<b>Reincidência</b>: {escape(how)} "
+                    f"({escape(framework.cite('recidivism_escalation'))}; art. 26 II). Autos "
                     f"definitivos anteriores: {escape(earlier)}",
                     SMALL,
                 ),
                 "",
                 "",
-                Paragraph("× 2", RIGHT),
+                Paragraph(factor, RIGHT),
             ]
         )
         highlight.append(len(rows) - 1)
@@ -442,16 +463,30 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             ]
         )
         highlight.append(len(rows) - 1)
+    elif case.obstructed_inspection:
+        rows.append(
+            [
+                Paragraph(
+                    "<b>Agravante registrado</b>: impedir ou dificultar a fiscalização (art. 26 "
+                    f"I), sem fator: {escape(framework.cite('obstruction_factor'))}",
+                    SMALL,
+                ),
+                "",
+                "",
+                Paragraph("× 1", RIGHT),
+            ]
+        )
+        highlight.append(len(rows) - 1)
     rows.append(
         [
-            Paragraph("<b>Multa total (UFESP)</b>", SMALL),
+            Paragraph(f"<b>Multa total ({unit})</b>", SMALL),
             "",
             "",
             Paragraph(br_number(record.total_ufesp, 2), RIGHT_BOLD),
         ]
     )
     table = grid(
-        ["Código", "Infração (tabela do art. 23)", "Fundamento legal", "Multa (UFESP)"],
+        ["Código", "Infração (tabela do art. 23)", "Fundamento legal", f"Multa ({unit})"],
         rows,
         [16 * mm, CONTENT_W - 16 * mm - 38 * mm - 24 * mm, 38 * mm, 24 * mm],
         numeric=(3,),
@@ -469,21 +504,25 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         table,
         Spacer(0, 1.5 * mm),
         p(
-            f"Multa total: {br_number(record.total_ufesp, 2)} UFESP — "
-            f"{_reference_value(record.total_ufesp)} (art. 36).",
+            f"Multa total: {br_number(record.total_ufesp, 2)} {unit} — "
+            f"{_reference_value(record.total_ufesp, framework)} "
+            f"({framework.cite('money_unit')}).",
             SMALL,
         ),
     ]
     if record.proposes_revocation:
         suspension = enforcement.earlier_suspension(case)
         since = f" (suspensão de {br_date(suspension.starts_on)})" if suspension else ""
+        reason = (
+            "Reincidência persistente: proposta a cassação "
+            f"({framework.cite('persistent_factor')})."
+            if fine.persistent_of is not None
+            else f"Nova infração após a penalidade de suspensão{since}: proposta a cassação do "
+            "alvará (art. 34; art. 25 V)."
+        )
         story += [
             Spacer(0, 1.5 * mm),
-            p(
-                f"Nova infração após a penalidade de suspensão{since}: proposta a cassação do "
-                "alvará (art. 34; art. 25 V).",
-                make_style("revoke", fontName=FONT_BOLD, textColor=ERROR),
-            ),
+            p(reason, make_style("revoke", fontName=FONT_BOLD, textColor=ERROR)),
         ]
     penalties = list(record.penalties.order_by("starts_on"))
     if penalties:
@@ -511,10 +550,15 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     if charges:
         story += [
             Spacer(0, 2 * mm),
-            p("Multa diária por descumprimento do embargo: uma UFESP por dia (art. 31).", STRONG),
+            p(
+                "Multa diária por descumprimento do embargo: "
+                f"{terms_of(framework)['daily_fine']} "
+                f"({framework.cite('embargo_daily_fine')}).",
+                STRONG,
+            ),
             Spacer(0, 1 * mm),
             grid(
-                ["Lançada em", "Dias", "UFESP", "Pagar até (art. 36)", "Situação"],
+                ["Lançada em", "Dias", unit, "Pagar até", "Situação"],
                 [
                     [
                         br_date(c.assessed_on),
@@ -535,24 +579,28 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
 
     appeal_last = enforcement.appeal_last_day(record)
     payment_last = enforcement.payment_last_day(record)
+    discount_last = enforcement.discount_last_day(record)
+    words = terms_of(framework)
     story += _delivery_block(
         record,
-        RECORD_RULES,
         [
             (
                 "Recurso*",
-                (
-                    f"até {br_date(appeal_last)}"
-                    if appeal_last
-                    else "30 dias corridos do recebimento"
-                )
-                + ", dirigido à autoridade competente (Lei 3.190/2013 art. 13).",
+                (f"até {br_date(appeal_last)}: " if appeal_last else "")
+                + f"{words['appeal']} ({words['appeal_cite']}).",
             ),
             (
                 "Pagamento*",
-                f"até {br_date(payment_last)}, 30 dias da lavratura, em guia própria, pela UFESP "
-                "da data do pagamento; sem desconto por pagamento antecipado. Não pago no prazo, "
-                "o débito é inscrito em Dívida Ativa (art. 36; art. 22 IV).",
+                (f"até {br_date(payment_last)}, " if payment_last else "")
+                + f"{words['payment']} ({words['payment_cite']}), em guia própria, em reais "
+                f"pelo valor da data do pagamento; "
+                + (
+                    f"desconto de {framework.discount_percent}% se pago até "
+                    f"{br_date(discount_last)} ({framework.cite('discount_percent')})"
+                    if discount_last
+                    else "sem desconto por pagamento antecipado"
+                )
+                + ". Não pago no prazo, o débito é inscrito em Dívida Ativa (art. 22 IV).",
             ),
         ],
     )
@@ -577,7 +625,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             ),
         ]
     story += [KeepTogether(signature), Spacer(0, 4 * mm)]
-    story += _legal_block()
+    story += _legal_block(framework, framework.record_text, RECORD_FIGURES)
     story += [
         Spacer(0, 2 * mm),
         p(

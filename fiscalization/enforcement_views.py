@@ -252,13 +252,16 @@ def case_detail(request, pk: int):
                 "fine": fine,
                 "appeal_last_day": enforcement.appeal_last_day(record),
                 "payment_last_day": enforcement.payment_last_day(record),
+                "discount_last_day": enforcement.discount_last_day(record),
                 "paid_late": enforcement.paid_late(record),
                 "appeal": record.appeal if enforcement.has_appeal(record) else None,
                 "actions": _buttons(record, request.user),
                 "penalties": [
                     {
                         "penalty": p,
-                        "breach_fine": enforcement.embargo_fine_ufesp(p),
+                        "breach_fine": enforcement.embargo_fine_ufesp(p)
+                        if case.framework.embargo_daily_fine is not None
+                        else None,
                         "actions": _buttons(p, request.user),
                         "charges": [
                             {
@@ -281,6 +284,7 @@ def case_detail(request, pk: int):
             "case": case,
             "offender_document": format_document(case.offender.document),
             "recidivist": enforcement.is_recidivist(case),
+            "unit": enforcement.unit_label(case.framework),
             "earlier_records": enforcement.earlier_final_records(case),
             "earlier_suspension": enforcement.earlier_suspension(case),
             "timeline": timeline,

@@ -1,15 +1,22 @@
-"""Fine arithmetic of Lei 3.978/2007: amounts in UFESP, converted to reais on payment.
+"""Fine arithmetic: amounts in the framework's money unit, converted to reais on payment.
 
-- Simultaneous infractions add up (art. 30 §3): the fine is the sum of the record's entries.
-- Recidivism doubles it (art. 30, art. 26 II). Who is a recidivist is decided by
-  enforcement.facts (earlier records of the same offender document in the municipality that
-  were final when the new infraction was found), within RECIDIVISM_LOOKBACK (none by default).
-- Obstructing the inspection is an aggravating factor (art. 26 I) for which the law gives no
-  figure: we multiply the fine by settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER (default 1.5),
-  after the doubling for recidivism, and keep the multiplier used with the record.
-- A disobeyed embargo costs one UFESP per day of breach (art. 31).
-- The fine is paid at the UFESP value of the payment date (art. 36): the UfespRate of the
-  payment's year (the UFESP is set once a year), rounded to the cent.
+The figures are the case's penalty framework's (fiscalization.models.frameworks), each citing
+its article; what is fixed here is how they combine:
+
+- Simultaneous infractions add up (Lei 3.978/2007 art. 30 §3): the base is the sum of the
+  record's entries.
+- Recidivism (who is a recidivist: enforcement.facts) multiplies the base by the framework's
+  factor: once (Lei 3.978/2007 art. 30, "em dobro"), again at each new recidivism (Rio de
+  Janeiro art. 177 §19, "novas multas em dobro"), or, when it persists, the framework's multiple
+  of the last fine applied (Lei 3.190/2013 art. 9 §2: "3 (três) vezes o valor da última multa").
+- Obstructing the inspection is an aggravating circumstance (Lei 3.978/2007 art. 26 I) for
+  which none of the three laws gives a figure: the framework's obstruction factor is empty, the
+  record notes the circumstance and the fine is not multiplied. A framework whose law gives a
+  factor sets it.
+- A disobeyed embargo costs the framework's daily fine per day of breach (art. 31: one UFESP).
+- Paid in reais at the unit's value on the payment date (art. 36): the UfespRate of the unit and
+  the payment's year, rounded to the cent; an amount in reais is paid as it is. An early-payment
+  discount (Rio de Janeiro art. 183) applies when paid within its days.
 """
 
 from __future__ import annotations
@@ -18,56 +25,46 @@ import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-
-from django.conf import settings
+from typing import TYPE_CHECKING
 
 from config.errors import DomainError
 
-RECIDIVISM_FACTOR = Decimal(2)  # art. 30: "em dobro"
-# How far back an earlier final record makes a recidivist (art. 26 II, art. 30), counted from
-# that record's drawing up to the new infraction; None: no limit. Lei 3.978/2007 gives no
-# period (nor do the sibling Lei 3.190/2013 art. 9 §1-2 and the Rio de Janeiro law), so by
-# default every earlier final record counts. A municipality that adopts one (the federal
-# Decreto 6.514/2008 art. 11 uses five years from the earlier record, for environmental
-# infractions) sets it here; issue 13 point 7 moves it into the municipality's framework.
-RECIDIVISM_LOOKBACK: datetime.timedelta | None = None
-DEFAULT_OBSTRUCTION_MULTIPLIER = Decimal("1.5")  # art. 26 I: no figure in the law
-EMBARGO_DAILY_FINE_UFESP = Decimal(1)  # art. 31
+from . import deadlines
+
+if TYPE_CHECKING:
+    from .models.frameworks import PenaltyFramework
+
 CENT = Decimal("0.01")
+ONE = Decimal(1)
+UNIT_NAMES = {"UFESP": "UFESP", "UFIR_RIO": "UFIR-RJ", "BRL": "R$"}
 
 
 class UfespRateMissing(DomainError):
-    """No UFESP value for the payment's year: the fine cannot be converted to reais. A 400,
-    as the payment refused for it has always answered (the input cannot be taken as is)."""
+    """No value of the fiscal unit for the payment's year: the fine cannot be converted to
+    reais. A 400, as the payment refused for it has always answered (the input cannot be taken
+    as is)."""
 
     code = "ufesp_missing"
 
-    def __init__(self, year: int):
-        self.year = year
+    def __init__(self, year: int, unit: str = "UFESP"):
+        self.year, self.unit = year, unit
+        name = UNIT_NAMES.get(unit, unit)
         super().__init__(
-            f"Não há valor da UFESP cadastrado para {year}: cadastre-o em “Valores da UFESP” "
-            "antes de registrar o pagamento (art. 36)."
+            f"Não há valor da {name} cadastrado para {year}: cadastre-o em “Valores das "
+            "unidades fiscais” antes de registrar o pagamento (art. 36)."
         )
-
-
-def obstruction_multiplier() -> Decimal:
-    """The multiplier for obstructing the inspection (art. 26 I), from the settings."""
-    value = Decimal(
-        str(getattr(settings, "ENFORCEMENT_OBSTRUCTION_MULTIPLIER", DEFAULT_OBSTRUCTION_MULTIPLIER))
-    )
-    if value < 1:
-        raise ValueError("ENFORCEMENT_OBSTRUCTION_MULTIPLIER não pode reduzir a multa (< 1).")
-    return value
 
 
 @dataclass(frozen=True)
 class Fine:
-    """How a record's fine is made: base (sum of entries) × recidivism × obstruction."""
+    """How a record's fine is made: base (sum of entries) × recidivism × obstruction, or the
+    multiple of the last fine when recidivism persists (`persistent_of`: that last fine)."""
 
     base_ufesp: Decimal
     recidivism_factor: Decimal
     obstruction_factor: Decimal
     total_ufesp: Decimal
+    persistent_of: Decimal | None = None
 
 
 def cumulative(fines_ufesp: Iterable[Decimal]) -> Decimal:
@@ -75,34 +72,92 @@ def cumulative(fines_ufesp: Iterable[Decimal]) -> Decimal:
     return sum((Decimal(f) for f in fines_ufesp), Decimal(0))
 
 
+def recidivism_factor(earlier: int, framework: PenaltyFramework) -> Decimal:
+    """The factor for an offender with `earlier` final records before (0: none)."""
+    if earlier == 0:
+        return ONE
+    if framework.recidivism_escalation == "REPEATED":
+        return framework.recidivism_factor**earlier
+    return framework.recidivism_factor
+
+
+def is_persistent(earlier: int, framework: PenaltyFramework) -> bool:
+    """Recidivism that persists (Lei 3.190/2013 art. 9 §2): a second recidivism or more."""
+    return framework.recidivism_escalation == "PERSISTENT" and earlier >= 2
+
+
+def obstruction_factor(obstructed: bool, framework: PenaltyFramework) -> Decimal:
+    """The factor for obstructing the inspection: the framework's, 1 when it gives none."""
+    if not obstructed or framework.obstruction_factor is None:
+        return ONE
+    return framework.obstruction_factor
+
+
 def record_fine(
     fines_ufesp: Iterable[Decimal],
-    recidivist: bool,
-    obstruction_factor: Decimal = Decimal(1),
+    framework: PenaltyFramework,
+    earlier: int = 0,
+    obstructed: bool = False,
+    last_fine: Decimal | None = None,
 ) -> Fine:
-    """The fine of a record: the entries added up, doubled for a recidivist, multiplied by the
-    obstruction factor (1 when there was none), rounded to the hundredth of a UFESP."""
+    """The fine of a record under `framework`: the entries added up, times the recidivism
+    factor for `earlier` final records and the obstruction factor, to the hundredth; when
+    recidivism persists, the framework's multiple of `last_fine` instead (if greater)."""
     base = cumulative(fines_ufesp)
-    recidivism = RECIDIVISM_FACTOR if recidivist else Decimal(1)
-    total = (base * recidivism * obstruction_factor).quantize(CENT, rounding=ROUND_HALF_UP)
-    return Fine(base, recidivism, Decimal(obstruction_factor), total)
+    recidivism = recidivism_factor(earlier, framework)
+    obstruction = obstruction_factor(obstructed, framework)
+    total = (base * recidivism * obstruction).quantize(CENT, rounding=ROUND_HALF_UP)
+    persistent_of = None
+    if is_persistent(earlier, framework) and last_fine is not None:
+        persistent_of = Decimal(last_fine)
+        total = max(total, (framework.persistent_factor * persistent_of).quantize(CENT))
+    return Fine(base, recidivism, obstruction, total, persistent_of)
 
 
-def embargo_fine(breach_days: int) -> Decimal:
-    """The daily fine of a disobeyed embargo: one UFESP per day of breach (art. 31)."""
-    return EMBARGO_DAILY_FINE_UFESP * breach_days
+def embargo_fine(breach_days: int, framework: PenaltyFramework) -> Decimal:
+    """The daily fine of a disobeyed embargo times the days of breach (art. 31: one UFESP)."""
+    if framework.embargo_daily_fine is None:
+        raise DomainError(
+            f"{framework.law} não prevê multa diária por embargo descumprido.",
+            "no_daily_fine",
+        )
+    return framework.embargo_daily_fine * breach_days
 
 
-def ufesp_value(day: datetime.date) -> Decimal:
-    """The value of the UFESP in reais on `day` (the rate of its year)."""
+def fiscal_unit_value(unit: str, day: datetime.date) -> Decimal:
+    """The value in reais on `day` of the fiscal unit (the value of its year)."""
     from .models.enforcement import UfespRate
 
-    rate = UfespRate.objects.filter(year=day.year).values_list("value_brl", flat=True).first()
+    rate = (
+        UfespRate.objects.filter(unit=unit, year=day.year).values_list("value_brl", flat=True)
+    ).first()
     if rate is None:
-        raise UfespRateMissing(day.year)
+        raise UfespRateMissing(day.year, unit)
     return rate
 
 
-def to_brl(amount_ufesp: Decimal, paid_on: datetime.date) -> Decimal:
-    """The amount in reais at the UFESP of the payment date (art. 36), to the cent."""
-    return (Decimal(amount_ufesp) * ufesp_value(paid_on)).quantize(CENT, rounding=ROUND_HALF_UP)
+def ufesp_value(day: datetime.date) -> Decimal:
+    return fiscal_unit_value("UFESP", day)
+
+
+def to_brl(amount: Decimal, paid_on: datetime.date, unit: str = "UFESP") -> Decimal:
+    """The amount in reais at the unit's value of the payment date (art. 36), to the cent."""
+    if unit == "BRL":
+        return Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP)
+    value = fiscal_unit_value(unit, paid_on)
+    return (Decimal(amount) * value).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def with_discount(
+    amount: Decimal,
+    drawn_up: datetime.datetime | datetime.date,
+    paid_on: datetime.date,
+    framework: PenaltyFramework,
+) -> Decimal:
+    """The amount less the early-payment discount when paid within its days (Rio de Janeiro
+    art. 183: 30 % if paid within 10 days of the record); unchanged otherwise."""
+    last = deadlines.discount_last_day(drawn_up, framework)
+    if last is None or paid_on > last:
+        return Decimal(amount)
+    rest = (100 - framework.discount_percent) / Decimal(100)
+    return (Decimal(amount) * rest).quantize(CENT, rounding=ROUND_HALF_UP)

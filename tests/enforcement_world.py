@@ -4,6 +4,9 @@ on fixed past dates (the services refuse future ones)."""
 from __future__ import annotations
 
 import datetime
+import json
+from decimal import Decimal
+from pathlib import Path
 
 from django.utils import timezone
 
@@ -16,6 +19,7 @@ from fiscalization.models.enforcement import (
     OffenderRole,
     PenaltyTableEntry,
 )
+from fiscalization.models.frameworks import PenaltyFramework
 from tests.ctr_world import CNPJ_ALFA, World
 
 D = datetime.date
@@ -86,10 +90,11 @@ def record_for(
     obstructed: bool = False,
     delivery: str = DeliveryMethod.HAND,
 ) -> InfractionRecord:
-    """A record through the whole procedure: case, notice (unless recidivist), record."""
+    """A record through the whole procedure: case, notice where the framework requires one
+    (Lei 3.978/2007 art. 28: the non-recidivist), record."""
     case = open_case(world, opened_at, offender, obstructed)
     drawn = case.opened_at + 2 * HOUR
-    if not enforcement.is_recidivist(case):
+    if case.framework.notice_first == "NON_RECIDIVIST" and not enforcement.is_recidivist(case):
         drawn = notified_and_expired(case)
     return enforcement.draw_up_record(
         case,
@@ -98,3 +103,46 @@ def record_for(
         signed_by_offender=True,
         drawn_up_at=drawn,
     )
+
+
+# --- penalty frameworks (fiscalization/fixtures/penalty_frameworks.json) ----------------------
+
+GUARATINGUETA, FERRAZ, RIO = "3518404", "3515707", "3304557"
+FRAMEWORKS_FIXTURE = (
+    Path(__file__).resolve().parent.parent
+    / "fiscalization"
+    / "fixtures"
+    / "penalty_frameworks.json"
+)
+
+
+def fixture_framework(ibge_code: str = GUARATINGUETA) -> PenaltyFramework:
+    """The shipped framework of `ibge_code`, unsaved: for the pure arithmetic of deadlines and
+    fines, with no database."""
+    rows = json.loads(FRAMEWORKS_FIXTURE.read_text(encoding="utf-8"))
+    fields = next(r["fields"] for r in rows if r["fields"]["ibge_code"] == ibge_code)
+    framework = PenaltyFramework(**fields)
+    for name in ("valid_from", "valid_until"):
+        if getattr(framework, name):
+            setattr(framework, name, datetime.date.fromisoformat(getattr(framework, name)))
+    for name in (
+        "recidivism_factor",
+        "persistent_factor",
+        "embargo_daily_fine",
+        "obstruction_factor",
+    ):
+        if getattr(framework, name) is not None:
+            setattr(framework, name, Decimal(getattr(framework, name)))
+    return framework
+
+
+def govern_by(ibge_code: str, municipality) -> PenaltyFramework:
+    """Make the shipped framework of `ibge_code` the one in force in `municipality` (the test
+    world's municipality is Guaratinguetá's): later cases there open under it."""
+    framework = PenaltyFramework.objects.get(ibge_code=ibge_code)
+    PenaltyFramework.objects.filter(pk=framework.pk).update(ibge_code=municipality.ibge_code)
+    PenaltyFramework.objects.filter(ibge_code=municipality.ibge_code).exclude(
+        pk=framework.pk
+    ).update(valid_until=datetime.date(2000, 1, 1), valid_from=datetime.date(2000, 1, 1))
+    framework.refresh_from_db()
+    return framework

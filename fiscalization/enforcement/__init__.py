@@ -52,6 +52,7 @@ from .facts import (
     calendar_for,
     charge_last_day,
     charge_paid_late,
+    discount_last_day,
     earlier_final_records,
     earlier_suspension,
     embargo_fine_ufesp,
@@ -59,6 +60,8 @@ from .facts import (
     has_appeal,
     is_recidivist,
     notice_due,
+    notice_possible,
+    notice_running,
     paid_late,
     payment_last_day,
     receipt_of,
@@ -66,7 +69,9 @@ from .facts import (
     repair_owed,
     revocation_pending,
     uncharged_breaches,
+    unit_label,
 )
+from .frameworks import framework_in_force
 from .payments import (
     register_charge_payment,
     register_payment,
@@ -129,6 +134,11 @@ __all__ = [
     "charge_paid_late",
     "case_timeline",
     "decide_appeal",
+    "discount_last_day",
+    "framework_in_force",
+    "notice_possible",
+    "notice_running",
+    "unit_label",
     "draw_up_record",
     "earlier_final_records",
     "earlier_suspension",

@@ -44,7 +44,7 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .errors import AuthorityRequired, EnforcementError
-from .facts import is_recidivist, repair_owed, uncharged_breaches
+from .facts import notice_possible, notice_running, repair_owed, uncharged_breaches
 
 # What a step acts on; a charge is the daily fines of an embargo made payable (art. 31).
 CASE, NOTICE, RECORD, PENALTY, CHARGE = "case", "notice", "record", "penalty", "charge"
@@ -74,7 +74,10 @@ ACTION_TEMPLATE = "fiscalization/enforcement/action_form.html"
 # The conditions a row names, each about its subject; "not <name>" is the opposite.
 CONDITIONS: dict[str, Callable[[object], bool]] = {
     # case
-    "first_offence": lambda case: not is_recidivist(case),
+    # the framework gives this offender a notice to repair before the record
+    "notice_possible": lambda case: notice_possible(case),
+    # a notice whose hours to repair have not yet run out (or not yet begun): no record yet
+    "notice_running": lambda case: notice_running(case),
     # notice or record
     "delivered": lambda document: document.delivered_on is not None,
     # notice or record: the offender gave a receipt (signed, AR, or the edital published). A
@@ -89,6 +92,10 @@ CONDITIONS: dict[str, Callable[[object], bool]] = {
     "edital": lambda document: document.delivery_method == DeliveryMethod.PUBLIC_NOTICE,
     # notice
     "repaired": lambda notice: notice.repaired_at is not None,
+    # record: under an appeal that suspends collection (the framework's appeal_suspensive)
+    "suspended_by_appeal": lambda record: (
+        record.status == RecordStatus.APPEALED and record.case.framework.appeal_suspensive
+    ),
     # record: by hand it was delivered when drawn up (Lei 3.190/2013 art. 11 I)
     "by_hand": lambda record: record.delivery_method == DeliveryMethod.HAND,
     # record: paid or not, the damage is still to be repaired (art. 30 §2)
@@ -243,7 +250,7 @@ _ROWS = (
         "O processo está “{status}”: a notificação é o primeiro ato depois da constatação.",
         label="Emitir notificação (72 h)",
         primary=True,
-        offered_if=("first_offence",),
+        offered_if=("notice_possible",),
         url="enforcement:notice-new",
         path="fiscalizacao/processos/<int:pk>/notificar/",
         form="NoticeForm",
@@ -256,6 +263,7 @@ _ROWS = (
         frozenset({CaseStatus.OPEN, CaseStatus.NOTIFIED}),
         "O processo está “{status}”: não cabe novo auto.",
         label="Lavrar auto de infração",
+        offered_if=("not notice_running",),
         url="enforcement:record-new",
         path="fiscalizacao/processos/<int:pk>/auto/",
         form="RecordForm",
@@ -414,14 +422,17 @@ _ROWS = (
     Action(
         "register_payment",
         RECORD,
-        frozenset({RecordStatus.ISSUED, RecordStatus.UPHELD}),
+        # Under appeal only where the appeal does not suspend collection (Rio de Janeiro
+        # art. 150 sole §); Lei 3.978/2007 and Lei 3.190/2013 art. 15 wait for the decision.
+        frozenset({RecordStatus.ISSUED, RecordStatus.UPHELD, RecordStatus.APPEALED}),
         "O auto está “{status}”: não cabe registrar pagamento.",
         refused_in={
             RecordStatus.APPEALED: (
-                "O recurso está pendente: registre antes a decisão.",
+                "O recurso está pendente e suspende a cobrança: registre antes a decisão.",
                 "appeal_pending",
             )
         },
+        refused_if=("suspended_by_appeal",),
         label="Registrar pagamento",
         primary=True,
         url="enforcement:payment",
@@ -433,8 +444,15 @@ _ROWS = (
     Action(
         "send_to_divida_ativa",
         RECORD,
-        frozenset({RecordStatus.ISSUED, RecordStatus.UPHELD}),
+        frozenset({RecordStatus.ISSUED, RecordStatus.UPHELD, RecordStatus.APPEALED}),
         "O auto está “{status}”: não vai à Dívida Ativa.",
+        refused_in={
+            RecordStatus.APPEALED: (
+                "O recurso está pendente e suspende a cobrança: registre antes a decisão.",
+                "appeal_pending",
+            )
+        },
+        refused_if=("suspended_by_appeal",),
         label="Enviar à Dívida Ativa",
         url="enforcement:divida-ativa",
         path="fiscalizacao/autos/<int:pk>/divida-ativa/",

@@ -9,7 +9,6 @@ from django.utils import timezone
 
 from config.br import br_date
 
-from .. import deadlines
 from ..models.enforcement import (
     Appeal,
     ChargeStatus,
@@ -17,17 +16,19 @@ from ..models.enforcement import (
     InfractionRecord,
     RecordStatus,
 )
+from ..models.frameworks import DayCount
 from .actions import check
 from .authorship import sign, signed
 from .errors import EnforcementError
-from .facts import receipt_of
+from .facts import appeal_last_day, receipt_of
 from .penalties import end_penalty
 from .procedure import close_if_settled
 
 
 @transaction.atomic
 def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str, *, by=None) -> Appeal:
-    """Recurso within 30 calendar days of receiving the record: day 30 in time, day 31 not."""
+    """Recurso within the framework's days of receiving the record (Lei 3.190/2013 art. 13:
+    30 calendar days; day 30 in time, day 31 not)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     check("file_appeal", record, by)
     receipt = receipt_of(record)
@@ -42,11 +43,13 @@ def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str, *,
         raise EnforcementError(
             "O recurso não pode ser anterior ao recebimento do auto.", "date", "filed_on"
         )
-    last = deadlines.appeal_last_day(receipt)
+    framework = record.case.framework
+    last = appeal_last_day(record)
     if filed_on > last:
+        count = DayCount(framework.appeal_day_count).label
         raise EnforcementError(
-            f"Recurso fora do prazo: os 30 dias corridos contados do recebimento terminaram em "
-            f"{br_date(last)} (Lei 3.190/2013 art. 13).",
+            f"Recurso fora do prazo: os {framework.appeal_days} {count} contados do recebimento "
+            f"terminaram em {br_date(last)} ({framework.cite('appeal_days')}).",
             "appeal_late",
             "filed_on",
         )
@@ -64,8 +67,9 @@ def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str, *,
 def decide_appeal(
     record: InfractionRecord, decided_on: datetime.date, upheld: bool, decision: str, *, by=None
 ) -> Appeal:
-    """Upheld: the record stands and is final (the fine is due 30 days after the decision).
-    Not upheld: the record is annulled and its penalties fall. The authority's (art. 35)."""
+    """Upheld: the record stands and is final (the fine is due as the framework counts from
+    the decision: Lei 3.190/2013 art. 15, 30 working days). Not upheld: the record is
+    annulled and its penalties fall. The authority's (art. 35)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     check("decide_appeal", record, by)
     appeal = Appeal.objects.select_for_update().get(record=record)

@@ -19,7 +19,7 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
-from .facts import appeal_last_day, notice_due, payment_last_day
+from .facts import appeal_last_day, notice_due, payment_last_day, unit_label
 from .penalties import ended_facility_suspensions
 
 
@@ -69,14 +69,14 @@ def expiring(
             out["notices"].append(
                 Due(
                     due,
-                    f"Notificação {notice.number}: 72 horas"
+                    f"Notificação {notice.number}: {notice.case.framework.repair_hours} horas"
                     + (" (reparado fora do prazo)" if late else ""),
                     notice.case,
                     due < now,
                 )
             )
     records = InfractionRecord.objects.filter(case__in=cases).select_related(
-        "case__offender", "case__municipality"
+        "case__offender", "case__municipality", "case__framework"
     )
     for record in records.filter(status=RecordStatus.ISSUED):
         last = appeal_last_day(record)
@@ -104,9 +104,10 @@ def expiring(
         )
     for record in records.filter(status__in=(RecordStatus.ISSUED, RecordStatus.UPHELD)):
         last = payment_last_day(record)
-        if last <= horizon:
+        if last is not None and last <= horizon:
             expired = today > last
-            what = f"Auto {record.number}: pagamento de {br_number(record.total_ufesp, 2)} UFESP"
+            amount = f"{br_number(record.total_ufesp, 2)} {unit_label(record.case.framework)}"
+            what = f"Auto {record.number}: pagamento de {amount}"
             if expired:
                 what += " vencido — Dívida Ativa (art. 22 IV)"
             out["payments"].append(Due(last, what, record.case, expired))
@@ -136,12 +137,14 @@ def expiring(
         )
     for penalty in penalties.filter(kind=PenaltyKind.EMBARGO).select_related("record__case"):
         count = penalty.breaches.count()
-        if count:
+        framework = penalty.record.case.framework
+        if count and framework.embargo_daily_fine is not None:
             out["embargoes"].append(
                 Due(
                     penalty.breaches.order_by("-day").first().day,
                     f"Embargo do auto {penalty.record.number} descumprido em {count} dia(s): "
-                    f"{br_number(fines.embargo_fine(count))} UFESP (art. 31)",
+                    f"{br_number(fines.embargo_fine(count, framework))} "
+                    f"{unit_label(framework)} (art. 31)",
                     penalty.record.case,
                     True,
                 )

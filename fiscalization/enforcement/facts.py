@@ -2,7 +2,8 @@
 suspension, the fines.
 
 The deadline arithmetic has one home, fiscalization.deadlines (pure dates, no database); here
-each notice or record is given to it with its delivery and its municipality's calendar."""
+each notice or record is given to it with its delivery, its municipality's calendar and the
+case's penalty framework (frozen when the case opened), whose fields hold every figure."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import datetime
 from decimal import Decimal
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from pev_network.models import Municipality
 
@@ -28,6 +30,7 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
+from ..models.frameworks import NoticeFirst, PenaltyFramework
 
 
 def calendar_for(municipality: Municipality) -> deadlines.WorkCalendar:
@@ -54,8 +57,8 @@ def earlier_final_records(case: EnforcementCase) -> QuerySet:
     A record becomes final the day after its appeal window ends with no appeal filed
     (appeal_last_day), or on the day an appeal is decided against the offender (upheld).
     Annulled on appeal, still within its window, under an appeal not yet decided then, or not
-    yet delivered (no window runs): it does not count. Only records drawn up within
-    fines.RECIDIVISM_LOOKBACK of the new infraction count (no limit: the law gives none)."""
+    yet delivered (no window runs): it does not count. Only records drawn up within the
+    framework's look-back period count (none of the three laws gives one: no limit)."""
     found = case.opened_at
     candidates = (
         InfractionRecord.objects.filter(
@@ -68,8 +71,9 @@ def earlier_final_records(case: EnforcementCase) -> QuerySet:
         .exclude(status__in=(RecordStatus.ANNULLED, RecordStatus.APPEALED))
         .select_related("case__municipality", "appeal")
     )
-    if fines.RECIDIVISM_LOOKBACK is not None:
-        candidates = candidates.filter(drawn_up_at__gte=found - fines.RECIDIVISM_LOOKBACK)
+    lookback = case.framework.recidivism_lookback_days
+    if lookback is not None:
+        candidates = candidates.filter(drawn_up_at__gte=found - datetime.timedelta(days=lookback))
     day = deadlines.local_date(found)
     final = [r.pk for r in candidates if (final_on(r) or datetime.date.max) <= day]
     return InfractionRecord.objects.filter(pk__in=final)
@@ -89,6 +93,26 @@ def final_on(record: InfractionRecord) -> datetime.date | None:
 
 def is_recidivist(case: EnforcementCase) -> bool:
     return earlier_final_records(case).exists()
+
+
+def notice_possible(case: EnforcementCase) -> bool:
+    """Whether the framework gives the offender a notice to repair before any record: to the
+    non-recidivist (Lei 3.978/2007 art. 28), to anyone (Rio de Janeiro art. 146, optional), or
+    never (Lei 3.190/2013 art. 11: the procedure starts with the record)."""
+    rule = case.framework.notice_first
+    if rule == NoticeFirst.NEVER:
+        return False
+    return rule == NoticeFirst.OPTIONAL or not is_recidivist(case)
+
+
+def notice_running(case: EnforcementCase) -> bool:
+    """A notice of the case not repaired whose hours to repair have not ended: not delivered
+    yet, or delivered and still within them."""
+    notice = case.notices.order_by("-issued_at").first()
+    if notice is None or notice.repaired_at is not None:
+        return False
+    due = notice_due(notice)
+    return due is None or timezone.now() <= due
 
 
 def earlier_suspension(case: EnforcementCase) -> Penalty | None:
@@ -111,24 +135,37 @@ def earlier_suspension(case: EnforcementCase) -> Penalty | None:
 # --- deadlines of a notice and of a record ----------------------------------------------------
 
 
+def unit_label(framework: PenaltyFramework) -> str:
+    """The money unit as documents print it after an amount."""
+    return fines.UNIT_NAMES[framework.money_unit]
+
+
 def receipt_of(document: Notice | InfractionRecord) -> deadlines.Receipt | None:
     """The presumed receipt of a notice or record, None while its delivery is not registered."""
     if document.delivered_on is None:
         return None
+    case = document.case
     return deadlines.presumed_receipt(
-        document.delivery_method, document.delivered_on, calendar_for(document.case.municipality)
+        document.delivery_method,
+        document.delivered_on,
+        calendar_for(case.municipality),
+        case.framework,
     )
 
 
 def notice_due(notice: Notice) -> datetime.datetime | None:
-    """When the 72 hours to repair end (art. 28 §1), None while not delivered."""
+    """When the hours to repair end (Lei 3.978/2007 art. 28 §1: 72), None while not
+    delivered."""
     receipt = receipt_of(notice)
-    return deadlines.repair_deadline(receipt) if receipt else None
+    return deadlines.repair_deadline(receipt, notice.case.framework) if receipt else None
 
 
 def appeal_last_day(record: InfractionRecord) -> datetime.date | None:
     receipt = receipt_of(record)
-    return deadlines.appeal_last_day(receipt) if receipt else None
+    if receipt is None:
+        return None
+    case = record.case
+    return deadlines.appeal_last_day(receipt, case.framework, calendar_for(case.municipality))
 
 
 def _upheld_on(record: InfractionRecord) -> datetime.date | None:
@@ -145,28 +182,44 @@ def has_appeal(record: InfractionRecord) -> bool:
     return True
 
 
-def payment_last_day(record: InfractionRecord) -> datetime.date:
-    return deadlines.payment_last_day(record.drawn_up_at, _upheld_on(record))
+def payment_last_day(record: InfractionRecord) -> datetime.date | None:
+    """The last day to pay the record's fine under its framework; None while it depends on a
+    receipt or a final decision still to come."""
+    case = record.case
+    payment = deadlines.PaymentFacts(
+        drawn_up=record.drawn_up_at,
+        receipt=receipt_of(record),
+        appeal_last=None if has_appeal(record) else appeal_last_day(record),
+        upheld_on=_upheld_on(record),
+    )
+    return deadlines.payment_last_day(payment, case.framework, calendar_for(case.municipality))
+
+
+def discount_last_day(record: InfractionRecord) -> datetime.date | None:
+    return deadlines.discount_last_day(record.drawn_up_at, record.case.framework)
 
 
 def paid_late(record: InfractionRecord) -> bool:
-    return record.paid_on is not None and record.paid_on > payment_last_day(record)
+    last = payment_last_day(record)
+    return record.paid_on is not None and last is not None and record.paid_on > last
 
 
 # --- fines ------------------------------------------------------------------------------------
 
 
 def record_fine(record: InfractionRecord) -> fines.Fine:
-    """The record's fine as drawn up: its items' fines, recidivism, obstruction."""
-    return fines.record_fine(
-        [item.fine_ufesp for item in record.items.all()],
-        record.recidivist,
-        record.obstruction_multiplier,
+    """The record's fine as drawn up: its items' fines and the factors frozen with it."""
+    return fines.Fine(
+        base_ufesp=fines.cumulative(item.fine_ufesp for item in record.items.all()),
+        recidivism_factor=record.recidivism_factor,
+        obstruction_factor=record.obstruction_multiplier,
+        total_ufesp=record.total_ufesp,
+        persistent_of=record.persistent_of_ufesp,
     )
 
 
 def embargo_fine_ufesp(penalty: Penalty) -> Decimal:
-    return fines.embargo_fine(penalty.breaches.count())
+    return fines.embargo_fine(penalty.breaches.count(), penalty.record.case.framework)
 
 
 def uncharged_breaches(penalty: Penalty) -> QuerySet:
@@ -175,9 +228,17 @@ def uncharged_breaches(penalty: Penalty) -> QuerySet:
 
 
 def charge_last_day(charge: EmbargoFineCharge) -> datetime.date:
-    """The last day to pay a daily-fine charge: the 30 days of art. 36, counted from the
-    charge as from the record (the daily fine is a fine like the record's)."""
-    return deadlines.payment_last_day(charge.assessed_on)
+    """The last day to pay a daily-fine charge: the framework's payment days (Lei 3.978/2007
+    art. 36: 30), counted from the day after the charge as from the record (the daily fine is
+    a fine like the record's)."""
+    case = charge.penalty.record.case
+    framework = case.framework
+    return deadlines.last_day(
+        charge.assessed_on + ONE_DAY,
+        framework.payment_days,
+        framework.payment_day_count,
+        calendar_for(case.municipality),
+    )
 
 
 def charge_paid_late(charge: EmbargoFineCharge) -> bool:

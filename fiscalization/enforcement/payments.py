@@ -1,5 +1,6 @@
-"""The fine's payment at the UFESP of the payment date (art. 36), or Dívida Ativa (art. 22 IV);
-the same for the daily fines of a disobeyed embargo (art. 31)."""
+"""The fine's payment in reais at the value of its unit on the payment date (Lei 3.978/2007
+art. 36: the UFESP), less the framework's early-payment discount if any, or Dívida Ativa
+(art. 22 IV); the same for the daily fines of a disobeyed embargo (art. 31)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..models.enforcement import (
     InfractionRecord,
     RecordStatus,
 )
+from ..models.frameworks import PenaltyFramework
 from .actions import check
 from .authorship import sign
 from .errors import EnforcementError
@@ -24,9 +26,9 @@ from .facts import appeal_last_day, charge_last_day, payment_last_day
 from .procedure import close_if_settled
 
 
-def _in_reais(amount_ufesp, paid_on: datetime.date):
+def _in_reais(amount, paid_on: datetime.date, framework: PenaltyFramework):
     try:
-        return fines.to_brl(amount_ufesp, paid_on)
+        return fines.to_brl(amount, paid_on, framework.money_unit)
     except fines.UfespRateMissing as exc:
         # The same refusal as every other of the payment, on the field that carries the year.
         raise EnforcementError(exc.message, exc.code, "paid_on") from None
@@ -39,8 +41,14 @@ def _check_paid_on(paid_on: datetime.date, earliest: datetime.date, of: str) -> 
         raise EnforcementError(f"O pagamento não pode ser anterior {of}.", "date", "paid_on")
 
 
-def _check_due(on: datetime.date, last: datetime.date, what: str) -> None:
+def _check_due(on: datetime.date, last: datetime.date | None, what: str) -> None:
     """Dívida Ativa only once the payment deadline has passed (art. 36, art. 22 IV)."""
+    if last is None:
+        raise EnforcementError(
+            f"O prazo de pagamento ainda não começou a correr: só depois dele {what} à Dívida "
+            "Ativa (art. 22 IV).",
+            "payment_not_started",
+        )
     if on <= last:
         raise EnforcementError(
             f"O prazo de pagamento vai até {br_date(last)}: só depois {what} à Dívida Ativa "
@@ -53,12 +61,15 @@ def _check_due(on: datetime.date, last: datetime.date, what: str) -> None:
 def register_payment(
     record: InfractionRecord, paid_on: datetime.date, *, by=None
 ) -> InfractionRecord:
-    """The fine paid in reais at the UFESP of the payment date (art. 36). Paid after the 30th
-    day it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
+    """The fine paid in reais at its unit's value on the payment date (art. 36), less the
+    framework's discount when paid within its days (Rio de Janeiro art. 183). Paid after the
+    deadline it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     check("register_payment", record, by)
     _check_paid_on(paid_on, deadlines.local_date(record.drawn_up_at), "ao auto")
-    amount = _in_reais(record.total_ufesp, paid_on)
+    framework = record.case.framework
+    owed = fines.with_discount(record.total_ufesp, record.drawn_up_at, paid_on, framework)
+    amount = _in_reais(owed, paid_on, framework)
     record.paid_on, record.paid_brl, record.status = paid_on, amount, RecordStatus.PAID
     record.save(update_fields=["paid_on", "paid_brl", "status", *sign(record, "payment", by)])
     close_if_settled(record.case, paid_on)
@@ -67,13 +78,13 @@ def register_payment(
 
 @transaction.atomic
 def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = None, *, by=None):
-    """Unpaid after the 30 days (and with no appeal pending or possible): to Dívida Ativa
-    (art. 22 IV)."""
+    """Unpaid after the payment deadline (and, where an appeal suspends collection, with no
+    appeal pending or possible): to Dívida Ativa (art. 22 IV)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     on = on or timezone.localdate()
     check("send_to_divida_ativa", record, by)
     _check_due(on, payment_last_day(record), "o auto pode ser enviado")
-    if record.status == RecordStatus.ISSUED:
+    if record.status == RecordStatus.ISSUED and record.case.framework.appeal_suspensive:
         appeal_last = appeal_last_day(record)
         if appeal_last is None or on <= appeal_last:
             raise EnforcementError(
@@ -103,7 +114,8 @@ def register_charge_payment(charge: EmbargoFineCharge, paid_on: datetime.date, *
     charge = _lock_charge(charge)
     check("register_charge_payment", charge, by)
     _check_paid_on(paid_on, charge.assessed_on, "ao lançamento da multa diária")
-    charge.paid_on, charge.paid_brl = paid_on, _in_reais(charge.amount_ufesp, paid_on)
+    framework = charge.penalty.record.case.framework
+    charge.paid_on, charge.paid_brl = paid_on, _in_reais(charge.amount_ufesp, paid_on, framework)
     charge.status = ChargeStatus.PAID
     charge.save(update_fields=["paid_on", "paid_brl", "status", *sign(charge, "payment", by)])
     close_if_settled(charge.penalty.record.case, paid_on)
@@ -114,7 +126,8 @@ def register_charge_payment(charge: EmbargoFineCharge, paid_on: datetime.date, *
 def send_charge_to_divida_ativa(
     charge: EmbargoFineCharge, on: datetime.date | None = None, *, by=None
 ):
-    """Daily fines unpaid after their 30 days: to Dívida Ativa (art. 22 IV), as the record's."""
+    """Daily fines unpaid after their payment days: to Dívida Ativa (art. 22 IV), as the
+    record's."""
     charge = _lock_charge(charge)
     on = on or timezone.localdate()
     check("send_charge_to_divida_ativa", charge, by)

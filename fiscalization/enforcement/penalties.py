@@ -92,12 +92,22 @@ def register_embargo_breach(
 @transaction.atomic
 def assess_embargo_fine(penalty: Penalty, on: datetime.date, *, by=None) -> EmbargoFineCharge:
     """Make the daily fines of the days of breach registered up to `on` and not yet charged
-    payable (art. 31: one UFESP a day): one charge, its amount in UFESP frozen now, paid at
-    the UFESP of the payment date (art. 36), due 30 days after `on`."""
+    payable (art. 31: one UFESP a day, the framework's daily fine): one charge, its amount
+    frozen now, paid at the unit's value of the payment date (art. 36), due the framework's
+    payment days after `on`."""
     penalty = (
-        Penalty.objects.select_for_update(of=("self",)).select_related("record").get(pk=penalty.pk)
+        Penalty.objects.select_for_update(of=("self",))
+        .select_related("record__case__framework")
+        .get(pk=penalty.pk)
     )
     check("assess_embargo_fine", penalty, by)
+    framework = penalty.record.case.framework
+    if framework.embargo_daily_fine is None:
+        raise EnforcementError(
+            f"{framework.law} não prevê multa diária por embargo descumprido "
+            f"({framework.cite('embargo_daily_fine')}).",
+            "no_daily_fine",
+        )
     if penalty.record.status == RecordStatus.ANNULLED:
         raise EnforcementError("O auto foi anulado: não cabe multa diária.", "annulled")
     if on > timezone.localdate():
@@ -112,7 +122,7 @@ def assess_embargo_fine(penalty: Penalty, on: datetime.date, *, by=None) -> Emba
     charge = EmbargoFineCharge.objects.create(
         penalty=penalty,
         assessed_on=on,
-        amount_ufesp=fines.embargo_fine(len(days)),
+        amount_ufesp=fines.embargo_fine(len(days), framework),
         **signed("assessed", by),
     )
     EmbargoBreach.objects.filter(pk__in=[b.pk for b in days]).update(charge=charge)
@@ -199,17 +209,26 @@ def release_seizure(
 def apply_suspension(
     record: InfractionRecord, starts_on: datetime.date, days: int, details: str = "", *, by=None
 ) -> Penalty:
-    """Suspension of the activity for up to 15 days (art. 25 IV). A transporter offender is
-    SUSPENDED from `starts_on` to the last day (rule TRANSPORTER_SUSPENDED); a facility's
-    licenses in force are SUSPENDED from `starts_on` (rule FACILITY_NOT_LICENSED)."""
-    if days < 1 or days > deadlines.SUSPENSION_MAX_DAYS:
+    """Suspension of the activity for up to the framework's days (art. 25 IV: 15). A
+    transporter offender is SUSPENDED from `starts_on` to the last day (rule
+    TRANSPORTER_SUSPENDED); a facility's licenses in force are SUSPENDED from `starts_on`
+    (rule FACILITY_NOT_LICENSED)."""
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION, by)
+    framework = record.case.framework
+    longest = framework.suspension_max_days
+    if longest is None:
         raise EnforcementError(
-            f"A suspensão dura de 1 a {deadlines.SUSPENSION_MAX_DAYS} dias (art. 25 IV): "
+            f"{framework.law} não prevê a suspensão da atividade "
+            f"({framework.cite('suspension_max_days')}).",
+            "no_suspension",
+        )
+    if days < 1 or days > longest:
+        raise EnforcementError(
+            f"A suspensão dura de 1 a {longest} dias ({framework.cite('suspension_max_days')}): "
             f"{days} dias não é possível.",
             "suspension_too_long",
             "days",
         )
-    record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION, by)
     ends_on = deadlines.suspension_end(starts_on, days)
     offender = record.case.offender
     if offender.transporter_id:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
@@ -37,6 +36,7 @@ from ..models.enforcement import (
     PenaltyTableEntry,
     RecordStatus,
 )
+from ..models.frameworks import NoticeFirst
 from ..models.reports import DumpingReport
 from .actions import check
 from .authorship import capacity, sign, signed
@@ -45,11 +45,11 @@ from .facts import (
     charges_pending,
     earlier_final_records,
     earlier_suspension,
-    is_recidivist,
     notice_due,
     repair_owed,
     revocation_pending,
 )
+from .frameworks import framework_in_force
 
 # Which link an offender of each role of art. 24 may have: the transporter for the driver or
 # vehicle owner and the company's director (III-IV), the facility for its owner, operator or
@@ -153,8 +153,10 @@ def open_case(
     opened_at = opened_at or timezone.localtime()
     if opened_at > timezone.now() + datetime.timedelta(minutes=5):
         raise EnforcementError("A data da constatação está no futuro.", "future", "opened_at")
+    framework = framework_in_force(municipality, deadlines.local_date(opened_at))
     person = _offender(offender)
     return EnforcementCase.objects.create(
+        framework=framework,
         number=next_number(municipality, deadlines.local_date(opened_at).year, CASE),
         municipality=municipality,
         offender=person,
@@ -189,11 +191,19 @@ def issue_notice(
     *,
     by=None,
 ) -> Notice:
-    """Notificação to repair within 72 hours, for a non-recidivist only (art. 28)."""
+    """Notificação to repair within the framework's hours (Lei 3.978/2007 art. 28: 72, for a
+    non-recidivist only)."""
     case = lock_case(case)
     check("issue_notice", case, by)
+    framework = case.framework
+    if framework.notice_first == NoticeFirst.NEVER:
+        raise EnforcementError(
+            f"{framework.law} não prevê notificação para reparar: o procedimento começa pela "
+            f"lavratura do auto ({framework.cite('notice_first')}).",
+            "no_notice",
+        )
     earlier = earlier_final_records(case).order_by("-drawn_up_at").first()
-    if earlier is not None:
+    if earlier is not None and framework.notice_first == NoticeFirst.NON_RECIDIVIST:
         raise EnforcementError(
             f"O infrator é reincidente (auto {earlier.number}, definitivo): o direito de reparar o "
             "dano é só do infrator não reincidente (art. 28). Lavre o auto de infração.",
@@ -299,8 +309,9 @@ def _failed_delivery(
 
 
 def _publish_edital(document: Notice | InfractionRecord, published_on: datetime.date, by) -> None:
-    """The edital supplies the failed individual delivery; its deadlines count from the first
-    working day after the publication (fiscalization.deadlines, art. 28 §2)."""
+    """The edital supplies the failed individual delivery; its deadlines count as the case's
+    framework reads the publication (fiscalization.deadlines: Lei 3.978/2007 art. 28 §2, from
+    the first working day after it)."""
     last = document.failed_deliveries.order_by("-attempted_at").first()
     if published_on > timezone.localdate():
         raise EnforcementError("A data da publicação está no futuro.", "future", "published_on")
@@ -390,10 +401,13 @@ def draw_up_record(
     by=None,
 ) -> InfractionRecord:
     """Auto de infração for one or more lines of the table (art. 23). The fine adds the lines
-    up (art. 30 §3), is doubled for a recidivist (art. 30) and multiplied for obstruction
-    (art. 26 I). A non-recidivist must first have had 72 hours to repair (art. 27-29). A new
-    infraction after a suspension proposes revocation (art. 34). Signed by the offender or
-    certified by the inspector (art. 36 sole §); handed over in the act when by hand."""
+    up (art. 30 §3) and is raised for recidivism as the case's framework says (Lei 3.978/2007
+    art. 30: doubled); obstruction (art. 26 I) multiplies it only when the framework gives a
+    factor. Where the framework gives a notice first (art. 27-29), the hours to repair must
+    have run out. A new infraction after a suspension proposes revocation (art. 34), and so
+    does persisting recidivism where the framework says so (Lei 3.190/2013 art. 9 §2). Signed
+    by the offender or certified by the inspector (art. 36 sole §); handed over in the act
+    when by hand."""
     case = lock_case(case)
     drawn_up_at = drawn_up_at or timezone.localtime()
     check("draw_up_record", case, by)
@@ -401,13 +415,16 @@ def draw_up_record(
         raise EnforcementError("A data do auto está no futuro.", "future", "drawn_up_at")
     if drawn_up_at < case.opened_at:
         raise EnforcementError("O auto não pode ser anterior à constatação.", "date")
-    recidivist = is_recidivist(case)
-    if not recidivist:
-        notice = _live_notice(case)
+    framework = case.framework
+    earlier = list(earlier_final_records(case).order_by("-drawn_up_at"))
+    recidivist = bool(earlier)
+    notice = _live_notice(case)
+    needs_notice = framework.notice_first == NoticeFirst.NON_RECIDIVIST and not recidivist
+    if needs_notice or (notice is not None and framework.notice_first == NoticeFirst.OPTIONAL):
         if notice is None:
             raise EnforcementError(
-                "Infrator não reincidente: notifique-o antes para reparar o dano em 72 horas "
-                "(art. 27-28).",
+                "Infrator não reincidente: notifique-o antes para reparar o dano em "
+                f"{framework.repair_hours} horas ({framework.cite('notice_first')}).",
                 "notice_required",
             )
         due = notice_due(notice)
@@ -436,16 +453,26 @@ def draw_up_record(
             "signature",
             "no_signature_reason",
         )
-    obstruction = fines.obstruction_multiplier() if case.obstructed_inspection else Decimal(1)
-    fine = fines.record_fine([e.fine_ufesp for e in entries], recidivist, obstruction)
+    fine = fines.record_fine(
+        [e.fine_ufesp for e in entries],
+        framework,
+        earlier=len(earlier),
+        obstructed=case.obstructed_inspection,
+        last_fine=earlier[0].total_ufesp if earlier else None,
+    )
+    persistent = fines.is_persistent(len(earlier), framework)
     record = InfractionRecord.objects.create(
         case=case,
         number=next_number(case.municipality, deadlines.local_date(drawn_up_at).year, RECORD),
         drawn_up_at=drawn_up_at,
         recidivist=recidivist,
-        obstruction_multiplier=obstruction,
+        earlier_records=len(earlier),
+        recidivism_factor=fine.recidivism_factor,
+        persistent_of_ufesp=fine.persistent_of,
+        obstruction_multiplier=fine.obstruction_factor,
         total_ufesp=fine.total_ufesp,
-        proposes_revocation=earlier_suspension(case) is not None,
+        proposes_revocation=persistent
+        or (framework.revocation_after_suspension and earlier_suspension(case) is not None),
         signed_by_offender=signed_by_offender,
         no_signature_reason="" if signed_by_offender else reason,
         delivery_method=delivery_method,

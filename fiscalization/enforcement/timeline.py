@@ -23,11 +23,15 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
+from ..models.frameworks import DayCount
 from .actions import AT_REST, PENALTIES, allowed, hint
 from .authorship import Authors
 from .facts import (
+    appeal_last_day,
     charge_last_day,
     charge_paid_late,
+    discount_last_day,
+    embargo_fine_ufesp,
     has_appeal,
     is_recidivist,
     paid_late,
@@ -35,6 +39,7 @@ from .facts import (
     receipt_of,
     record_fine,
     repair_owed,
+    unit_label,
 )
 
 
@@ -132,14 +137,15 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
             )
             continue
         add(_delivery_step(notice, receipt, tl))
-        due = deadlines.repair_deadline(receipt)
+        framework = notice.case.framework
+        due = deadlines.repair_deadline(receipt, framework)
         in_time = notice.repaired_at is not None and notice.repaired_at <= due
         add(
             Step(
                 due,
-                "Prazo de 72 horas para reparar o dano",
+                f"Prazo de {framework.repair_hours} horas para reparar o dano",
                 "",
-                "art. 28 §1",
+                framework.cite("repair_hours"),
                 _deadline_state(in_time, now > due),
             )
         )
@@ -232,21 +238,39 @@ def _record_steps(
     record: InfractionRecord, now: datetime.datetime, today: datetime.date, tl: Timeline
 ) -> None:
     add = tl.steps.append
+    framework = record.case.framework
     fine = record_fine(record)
-    detail = f"Multa de {br_number(record.total_ufesp, 2)} UFESP"
-    if record.recidivist:
-        detail += " (em dobro: reincidente)"
+    detail = f"Multa de {br_number(record.total_ufesp, 2)} {unit_label(framework)}"
+    if fine.persistent_of is not None:
+        detail += (
+            f" ({br_number(framework.persistent_factor)} × a última multa, "
+            f"{br_number(fine.persistent_of, 2)}: reincidência persistente)"
+        )
+    elif record.recidivist:
+        detail += f" (× {br_number(fine.recidivism_factor)}: reincidente)"
     if record.obstruction_multiplier > 1:
         detail += f" (× {br_number(fine.obstruction_factor)} por embaraço à fiscalização)"
-    drawn = f"Auto de infração {record.number} lavrado"
-    add(Step(record.drawn_up_at, drawn, detail, "art. 36", by=tl.by.text(record, "drawn_up")))
+    elif record.case.obstructed_inspection:
+        detail += " (embaraço à fiscalização: agravante registrado, sem fator legal)"
+    add(
+        Step(
+            record.drawn_up_at,
+            f"Auto de infração {record.number} lavrado",
+            detail,
+            framework.cite("payment_from"),
+            by=tl.by.text(record, "drawn_up"),
+        )
+    )
     if record.proposes_revocation:
+        persistent = fine.persistent_of is not None
         add(
             Step(
                 record.drawn_up_at,
-                "Nova infração após suspensão: cassação proposta",
+                "Reincidência persistente: cassação proposta"
+                if persistent
+                else "Nova infração após suspensão: cassação proposta",
                 "",
-                "art. 34",
+                framework.cite("recidivism_escalation") if persistent else "art. 34",
             )
         )
         if not any(p.kind == PenaltyKind.REVOCATION for p in record.penalties.all()):
@@ -265,13 +289,14 @@ def _record_steps(
     else:
         if record.delivery_method != DeliveryMethod.HAND:
             add(_delivery_step(record, receipt, tl))
-        last = deadlines.appeal_last_day(receipt)
+        last = appeal_last_day(record)
         add(
             Step(
                 last,
-                "Prazo de recurso (30 dias corridos do recebimento)",
-                "",
-                "Lei 3.190/2013 art. 13",
+                f"Prazo de recurso ({framework.appeal_days} "
+                f"{DayCount(framework.appeal_day_count).label} do recebimento)",
+                "" if framework.appeal_suspensive else "Sem efeito suspensivo.",
+                framework.cite("appeal_days"),
                 _deadline_state(appeal is not None, today > last),
             )
         )
@@ -292,14 +317,19 @@ def _record_steps(
         else:
             tl.due(hint("decide_appeal", record))
 
-    if record.status != RecordStatus.ANNULLED and not (appeal and appeal.decided_on is None):
-        last_pay = payment_last_day(record)
+    suspended = appeal is not None and appeal.decided_on is None and framework.appeal_suspensive
+    last_pay = payment_last_day(record)
+    if record.status != RecordStatus.ANNULLED and not suspended and last_pay is not None:
+        discount = discount_last_day(record)
         add(
             Step(
                 last_pay,
-                "Prazo de pagamento da multa (30 dias)",
-                "Sem desconto por pagamento antecipado.",
-                "art. 36",
+                f"Prazo de pagamento da multa ({framework.payment_days} "
+                f"{DayCount(framework.payment_day_count).label})",
+                f"Desconto de {framework.discount_percent}% se pago até {br_date(discount)}."
+                if discount
+                else "Sem desconto por pagamento antecipado.",
+                framework.cite("payment_days"),
                 _deadline_state(
                     record.paid_on is not None and record.paid_on <= last_pay, today > last_pay
                 ),
@@ -307,8 +337,10 @@ def _record_steps(
         )
         if today <= last_pay:
             tl.due(hint("register_payment", record, last=br_date(last_pay)))
-        elif record.status == RecordStatus.ISSUED and (
-            receipt is None or today <= deadlines.appeal_last_day(receipt)
+        elif (
+            record.status == RecordStatus.ISSUED
+            and framework.appeal_suspensive
+            and (receipt is None or today <= appeal_last_day(record))
         ):
             tl.due(hint("send_to_divida_ativa", record, "appeal_running", last=br_date(last_pay)))
         else:
@@ -325,10 +357,10 @@ def _record_steps(
                 by=tl.by.text(record, "payment"),
             )
         )
-    if record.status == RecordStatus.DIVIDA_ATIVA:
+    if record.status == RecordStatus.DIVIDA_ATIVA and last_pay is not None:
         add(
             Step(
-                payment_last_day(record) + ONE_DAY,
+                last_pay + ONE_DAY,
                 "Auto enviado à Dívida Ativa (após o vencimento)",
                 "",
                 "art. 22 IV",
@@ -354,23 +386,25 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
     add(Step(penalty.starts_on, applied, penalty.details, legal, by=tl.by.text(penalty, "applied")))
     lifted = tl.by.text(penalty, "lifted")
     if penalty.kind == PenaltyKind.EMBARGO:
+        framework = penalty.record.case.framework
         breaches = list(penalty.breaches.all())
         for breach in breaches:
             add(
                 Step(
                     breach.day,
-                    "Embargo descumprido: multa diária de 1 UFESP",
+                    _breach_label(framework),
                     breach.note,
                     "art. 31",
                     by=tl.by.text(breach, "registered"),
                 )
             )
-        if breaches:
-            ufesp = br_number(fines.embargo_fine(len(breaches)))
+        daily_fine = framework.embargo_daily_fine is not None
+        if breaches and daily_fine:
+            ufesp = br_number(embargo_fine_ufesp(penalty))
             tl.due(hint("register_embargo_breach", days=len(breaches), ufesp=ufesp))
         uncharged = [b for b in breaches if b.charge_id is None]
-        if uncharged:
-            ufesp = br_number(fines.embargo_fine(len(uncharged)))
+        if uncharged and daily_fine:
+            ufesp = br_number(fines.embargo_fine(len(uncharged), framework))
             tl.due(hint("assess_embargo_fine", penalty, days=len(uncharged), ufesp=ufesp))
         for charge in penalty.charges.all():
             _charge_steps(charge, today, tl)
@@ -412,23 +446,33 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", "", by=lifted))
 
 
+def _breach_label(framework) -> str:
+    if framework.embargo_daily_fine is None:
+        return "Embargo descumprido"
+    daily = br_number(framework.embargo_daily_fine)
+    return f"Embargo descumprido: multa diária de {daily} {unit_label(framework)}"
+
+
 def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline) -> None:
-    """The daily fines of an embargo made payable (art. 31): paid at the UFESP of the payment
-    date within 30 days (art. 36), or to Dívida Ativa (art. 22 IV)."""
+    """The daily fines of an embargo made payable (art. 31): paid at the unit's value of the
+    payment date within the framework's payment days (art. 36), or to Dívida Ativa
+    (art. 22 IV)."""
     add = tl.steps.append
     ufesp = br_number(charge.amount_ufesp)
     assessed = f"Multa diária do embargo lançada: {ufesp} UFESP"
     add(Step(charge.assessed_on, assessed, "", "art. 31", by=tl.by.text(charge, "assessed")))
     if charge.status == ChargeStatus.CANCELLED:
         return
+    framework = charge.penalty.record.case.framework
     last = charge_last_day(charge)
     paid_in_time = charge.paid_on is not None and charge.paid_on <= last
     add(
         Step(
             last,
-            "Prazo de pagamento da multa diária (30 dias)",
+            f"Prazo de pagamento da multa diária ({framework.payment_days} "
+            f"{DayCount(framework.payment_day_count).label})",
             "",
-            "art. 36",
+            framework.cite("payment_days"),
             _deadline_state(paid_in_time, today > last),
         )
     )

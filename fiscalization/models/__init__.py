@@ -18,6 +18,15 @@ from .enforcement import (  # noqa: F401
     RecordStatus,
     UfespRate,
 )
+from .frameworks import (  # noqa: F401
+    DayCount,
+    EditalReceipt,
+    Escalation,
+    MoneyUnit,
+    NoticeFirst,
+    PaymentFrom,
+    PenaltyFramework,
+)
 from .reports import (  # noqa: F401
     DumpingCategory,
     DumpingPhoto,

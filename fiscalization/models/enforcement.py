@@ -18,6 +18,7 @@ from ctr.documents import validate_document
 from ctr.models import Generator, Transporter, Worksite
 from pev_network.models import Municipality, ReceivingFacility
 
+from .frameworks import MoneyUnit, PenaltyFramework
 from .reports import DumpingReport
 
 
@@ -52,21 +53,31 @@ class OffenderRole(models.TextChoices):
 
 
 class UfespRate(models.Model):
-    """Value of the UFESP (São Paulo state fiscal unit) in reais, per year: fines are set in
-    UFESP and paid in reais at the value of the payment date (art. 36)."""
+    """Value in reais, per year, of the fiscal unit fines are set in: the UFESP (São Paulo
+    state) for Lei 3.978/2007, whose fines are paid at the value of the payment date (art. 36);
+    the framework names the unit (PenaltyFramework.money_unit)."""
 
-    year = models.PositiveSmallIntegerField("ano", unique=True)
+    unit = models.CharField(
+        "unidade",
+        max_length=8,
+        choices=[(u, label) for u, label in MoneyUnit.choices if u != MoneyUnit.BRL],
+        default=MoneyUnit.UFESP,
+    )
+    year = models.PositiveSmallIntegerField("ano")
     value_brl = models.DecimalField(
-        "valor (R$)", max_digits=10, decimal_places=2, validators=[MinValueValidator(0)]
+        "valor (R$)", max_digits=10, decimal_places=4, validators=[MinValueValidator(0)]
     )
 
     class Meta:
-        verbose_name = "valor da UFESP"
-        verbose_name_plural = "valores da UFESP"
-        ordering = ["-year"]
+        verbose_name = "valor de unidade fiscal"
+        verbose_name_plural = "valores das unidades fiscais"
+        ordering = ["unit", "-year"]
+        constraints = [
+            models.UniqueConstraint(fields=["unit", "year"], name="fiscal_unit_value_per_year")
+        ]
 
     def __str__(self) -> str:
-        return f"UFESP {self.year}: R$ {self.value_brl}"
+        return f"{self.get_unit_display()} {self.year}: R$ {self.value_brl}"
 
 
 class MunicipalHoliday(models.Model):
@@ -231,6 +242,14 @@ class EnforcementCase(models.Model):
     status = models.CharField(
         "situação", max_length=10, choices=CaseStatus.choices, default=CaseStatus.OPEN
     )
+    # The framework in force in the municipality when the case opened: its deadlines, fines
+    # and texts govern the whole case, whatever changes later.
+    framework = models.ForeignKey(
+        PenaltyFramework,
+        on_delete=models.PROTECT,
+        related_name="cases",
+        verbose_name="regime de penalidades",
+    )
 
     class Meta:
         verbose_name = "processo de fiscalização"
@@ -301,8 +320,22 @@ class InfractionRecord(models.Model):
         PenaltyTableEntry, through="InfractionItem", verbose_name="infrações"
     )
     recidivist = models.BooleanField("reincidente (art. 26 II, art. 30)", default=False)
-    # Art. 26 I names obstruction an aggravating factor without a figure: the multiplier in
-    # force (settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER) is kept with the record, 1 = none.
+    # How many earlier final records made the offender a recidivist (the escalation of the
+    # framework reads it) and the factor applied, frozen with the record.
+    earlier_records = models.PositiveSmallIntegerField("autos anteriores definitivos", default=0)
+    recidivism_factor = models.DecimalField(
+        "fator de reincidência aplicado", max_digits=8, decimal_places=2, default=1
+    )
+    # Lei 3.190/2013 art. 9 §2: persisting recidivism costs a multiple of the last fine.
+    persistent_of_ufesp = models.DecimalField(
+        "última multa multiplicada (reincidência persistente)",
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+    )
+    # The factor for obstruction (art. 26 I) the framework gave, 1 = none. Records drawn up
+    # before frameworks (issue 13) may hold the 1.5 of the old setting: kept as drawn up.
     obstruction_multiplier = models.DecimalField(
         "agravante por embaraço à fiscalização (art. 26 I)",
         max_digits=4,
@@ -475,14 +508,16 @@ class Penalty(models.Model):
     class Meta:
         verbose_name = "penalidade"
         verbose_name_plural = "penalidades"
-        # The authority's, not the inspectors' (art. 35; ctr.roles.AUTORIDADE).
+        # The longest suspension is the framework's (Lei 3.978/2007 art. 25 IV: 15 days),
+        # checked by apply_suspension; the database only asks for an end.
+        # Applying one is the authority's, not the inspectors' (art. 35; ctr.roles.AUTORIDADE).
         permissions = [("apply_penalty", "Pode aplicar penalidades (art. 25 II-V, art. 35)")]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(kind="SUSPENSION")
-                | (Q(ends_on__isnull=False) & Q(ends_on__lte=models.F("starts_on") + 14)),
-                name="suspension_at_most_15_days",
-                violation_error_message="A suspensão dura no máximo 15 dias (art. 25 IV).",
+                | (Q(ends_on__isnull=False) & Q(ends_on__gte=models.F("starts_on"))),
+                name="suspension_has_an_end",
+                violation_error_message="A suspensão tem início e fim.",
             )
         ]
 

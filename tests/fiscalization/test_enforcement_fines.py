@@ -1,6 +1,7 @@
 """Fines of Lei 3.978/2007: cumulative (art. 30 §3), doubled for recidivism (art. 30) from
-earlier FINAL records only, aggravated for obstruction (art. 26 I), daily fine of a disobeyed
-embargo (art. 31), reais at the UFESP of the payment date (art. 36)."""
+earlier FINAL records only, obstruction (art. 26 I) an aggravating circumstance with no factor,
+daily fine of a disobeyed embargo (art. 31), reais at the UFESP of the payment date (art. 36).
+The other frameworks' fines: test_penalty_frameworks.py."""
 
 from decimal import Decimal
 
@@ -15,9 +16,17 @@ from fiscalization.models.enforcement import (
     UfespRate,
 )
 from tests.ctr_world import build_world
-from tests.enforcement_world import CPF_OTHER, D, at, record_for, transporter_offender
+from tests.enforcement_world import (
+    CPF_OTHER,
+    D,
+    at,
+    fixture_framework,
+    record_for,
+    transporter_offender,
+)
 
 pytestmark = pytest.mark.django_db
+GUARA = fixture_framework()  # Lei 3.978/2007
 
 
 @pytest.fixture
@@ -29,44 +38,43 @@ def world():
 
 
 def test_three_simultaneous_infractions_add_up():
-    fine = fines.record_fine([Decimal("100"), Decimal("30"), Decimal("20")], recidivist=False)
+    fine = fines.record_fine([Decimal("100"), Decimal("30"), Decimal("20")], GUARA)
     assert fine.base_ufesp == Decimal("150")
-    assert fine.total_ufesp == Decimal("150.00")
+    assert fine.total_ufesp == Decimal("150.00")  # Lei 3.978/2007 art. 30 §3
 
 
 def test_recidivist_pays_double_the_sum():
-    fine = fines.record_fine([Decimal("100"), Decimal("30"), Decimal("20")], recidivist=True)
+    fine = fines.record_fine([Decimal("100"), Decimal("30"), Decimal("20")], GUARA, earlier=1)
+    assert fine.total_ufesp == Decimal("300.00")  # Lei 3.978/2007 art. 30
+
+
+def test_obstruction_has_no_factor_where_the_law_gives_none():
+    # Lei 3.978/2007 art. 26 I names the aggravating circumstance without a figure: the
+    # record notes it, the fine stays (issue 13 removed the invented 1.5).
+    assert GUARA.obstruction_factor is None
+    fine = fines.record_fine([Decimal("100")], GUARA, obstructed=True)
+    assert fine.obstruction_factor == 1
+    assert fine.total_ufesp == Decimal("100.00")
+
+
+def test_obstruction_factor_applies_only_when_the_framework_defines_one():
+    framework = fixture_framework()
+    framework.obstruction_factor = Decimal("1.5")
+    fine = fines.record_fine([Decimal("100")], framework, earlier=1, obstructed=True)
     assert fine.total_ufesp == Decimal("300.00")
-
-
-def test_obstruction_multiplier_defaults_to_one_and_a_half():
-    assert fines.obstruction_multiplier() == Decimal("1.5")
-    fine = fines.record_fine([Decimal("100")], False, fines.obstruction_multiplier())
-    assert fine.total_ufesp == Decimal("150.00")
-
-
-def test_obstruction_multiplier_is_a_setting(settings):
-    settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER = "2"
-    assert fines.obstruction_multiplier() == Decimal("2")
-    settings.ENFORCEMENT_OBSTRUCTION_MULTIPLIER = "0.5"
-    with pytest.raises(ValueError, match=r"MULTIPLIER não pode reduzir a multa \(< 1\)"):
-        fines.obstruction_multiplier()
-
-
-def test_recidivism_and_obstruction_both_apply():
-    fine = fines.record_fine([Decimal("100")], True, Decimal("1.5"))
-    assert fine.total_ufesp == Decimal("300.00")
+    assert fines.record_fine([Decimal("100")], framework).total_ufesp == Decimal("100.00")
 
 
 def test_total_is_rounded_half_up_to_the_hundredth():
-    assert fines.record_fine([Decimal("33.33")], False, Decimal("1.5")).total_ufesp == Decimal(
-        "50.00"
-    )  # 49.995
+    framework = fixture_framework()
+    framework.obstruction_factor = Decimal("1.5")
+    fine = fines.record_fine([Decimal("33.33")], framework, obstructed=True)
+    assert fine.total_ufesp == Decimal("50.00")  # 49.995
 
 
 def test_embargo_disobeyed_three_days_is_three_ufesp():
-    assert fines.embargo_fine(3) == Decimal("3")
-    assert fines.embargo_fine(0) == Decimal("0")
+    assert fines.embargo_fine(3, GUARA) == Decimal("3")  # Lei 3.978/2007 art. 31
+    assert fines.embargo_fine(0, GUARA) == Decimal("0")
 
 
 def test_conversion_uses_the_ufesp_of_the_payment_year():
@@ -86,7 +94,9 @@ def test_a_missing_rate_is_a_domain_error_the_pages_and_the_api_show():
     with pytest.raises(DomainError) as info:
         fines.ufesp_value(D(2025, 6, 1))
     assert (info.value.code, info.value.status) == ("ufesp_missing", 400)
-    assert "cadastre-o em “Valores da UFESP”" in info.value.message
+    assert "UFESP cadastrado para 2025: cadastre-o em “Valores das unidades fiscais”" in (
+        info.value.message
+    )
 
 
 # --- through the service ----------------------------------------------------------------------
@@ -105,10 +115,11 @@ def test_record_keeps_the_fine_of_its_day_when_the_table_changes(world):
     assert enforcement.record_fine(record).total_ufesp == Decimal("100.00")
 
 
-def test_obstruction_recorded_in_the_case_aggravates_the_record(world):
+def test_obstruction_recorded_in_the_case_is_noted_without_a_factor(world):
     record = record_for(world, codes=("INF-01",), obstructed=True)
-    assert record.obstruction_multiplier == Decimal("1.5")
-    assert record.total_ufesp == Decimal("150.00")
+    assert record.case.obstructed_inspection
+    assert record.obstruction_multiplier == Decimal("1")  # art. 26 I: no figure in the law
+    assert record.total_ufesp == Decimal("100.00")
 
 
 def _earlier(world, status: str) -> InfractionRecord:

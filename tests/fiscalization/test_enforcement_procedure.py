@@ -306,7 +306,7 @@ def test_annulled_record_lifts_the_suspension(world):
     assert EnforcementCase.objects.get(pk=record.case_id).status == CaseStatus.CLOSED
 
 
-def test_upheld_record_is_due_30_days_after_the_decision(world):
+def test_upheld_record_is_due_30_working_days_after_the_decision(world):
     record = record_for(world)
     enforcement.file_appeal(record, D(2025, 3, 20), "Razões")
     with fail("appeal_pending"):
@@ -315,7 +315,9 @@ def test_upheld_record_is_due_30_days_after_the_decision(world):
         record, D(2025, 5, 2), upheld=True, decision="Mantido.", by=world.authority
     )
     record.refresh_from_db()
-    assert enforcement.payment_last_day(record) == D(2025, 6, 1)
+    # Guaratinguetá's framework after an appeal: Lei 3.190/2013 art. 15, 30 working days from
+    # the decision (Fri 02/05): day 1 Mon 05/05, day 30 Fri 13/06 (was 01/06, calendar days).
+    assert enforcement.payment_last_day(record) == D(2025, 6, 13)
 
 
 # --- payment (art. 36) ------------------------------------------------------------------------
@@ -387,14 +389,16 @@ def test_suspension_of_16_days_is_refused_with_the_reason(world):
     ).ends_on == D(2025, 3, 24)
 
 
-def test_suspension_of_16_days_is_refused_by_the_database(world):
+def test_suspension_without_an_end_is_refused_by_the_database(world):
+    # The longest suspension is the framework's (art. 25 IV: 15 days; apply_suspension checks
+    # it); the database keeps only what holds under any framework: an end after the start.
     record = record_for(world)
-    with pytest.raises(IntegrityError, match="suspension_at_most_15_days"), transaction.atomic():
+    with pytest.raises(IntegrityError, match="suspension_has_an_end"), transaction.atomic():
         Penalty.objects.create(
             record=record,
             kind=PenaltyKind.SUSPENSION,
             starts_on=D(2025, 3, 10),
-            ends_on=D(2025, 3, 25),
+            ends_on=D(2025, 3, 9),
         )
 
 
@@ -675,7 +679,7 @@ def test_notice_pdf_has_the_deadline_and_the_legal_references(world):
         "Dirigente legal da empresa transportadora",
         "06/03/2025 às 10h00",
         "art. 28",
-        "Art. 25",
+        "Lei 3.978/2007 art. 28 §1 (72 horas)",
     ):
         assert expected in text, expected
 
@@ -693,7 +697,8 @@ def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
     )
     response = client_for(world.fiscal).get(f"/fiscalizacao/autos/{record.pk}/pdf/")
     text = pdf_text(response.content)
-    assert record.total_ufesp == Decimal("450.00")
+    # 100 + 30 + 20, doubled (art. 30); obstruction noted, no factor (art. 26 I).
+    assert record.total_ufesp == Decimal("300.00")
     for expected in (
         record.number,
         "Auto de infração",
@@ -703,12 +708,17 @@ def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
         "Reincidência",
         earlier.number,
         "art. 26 I",
-        "450,00",
+        "300,00",
         "02/04/2025",
         "Certidão do servidor",
         "Recusou-se a assinar.",
-        "Art. 36",
-        "Art. 34",
+        "Lei 3.978/2007 art. 36",
+        "Lei 3.978/2007 art. 34",
+        # The framework's figures with their sources (issue 13 point 8).
+        "Fundamentação legal (Lei Municipal nº 3.978, de 9 de novembro de 2007",
+        "Secretário Municipal de Serviços Urbanos (art. 35)",
+        "agravante registrado, sem fator",
+        "Lei 3.190/2013 art. 13",
     ):
         assert expected in text, expected
 

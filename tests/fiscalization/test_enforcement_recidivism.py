@@ -7,8 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from fiscalization import enforcement, fines
+from fiscalization import enforcement
 from fiscalization.models.enforcement import DeliveryMethod, InfractionRecord
+from fiscalization.models.frameworks import PenaltyFramework
 from tests.ctr_world import build_world
 from tests.enforcement_world import HOUR, D, at, entries, open_case, record_for
 
@@ -99,10 +100,13 @@ def test_a_record_never_delivered_does_not_count(world):
     assert not enforcement.is_recidivist(second_case(world, D(2025, 6, 2)))
 
 
-def test_the_look_back_period_is_one_parameter(world, monkeypatch):
+def test_the_look_back_period_is_one_parameter_of_the_framework(world):
     earlier(world)  # drawn up 09/01/2025
-    assert fines.RECIDIVISM_LOOKBACK is None  # the law gives no period: every record counts
+    framework = PenaltyFramework.objects.get(is_default=True)
+    # Lei 3.978/2007 gives no period: every earlier final record counts.
+    assert framework.recidivism_lookback_days is None
+    assert "não fixa período" in framework.cite("recidivism_lookback_days")
     assert enforcement.is_recidivist(second_case(world, D(2025, 6, 2)))
-    monkeypatch.setattr(fines, "RECIDIVISM_LOOKBACK", datetime.timedelta(days=90))
+    PenaltyFramework.objects.filter(pk=framework.pk).update(recidivism_lookback_days=90)
     assert not enforcement.is_recidivist(second_case(world, D(2025, 6, 2)))
     assert enforcement.is_recidivist(second_case(world, D(2025, 3, 3)))

@@ -1,0 +1,38 @@
+"""Admin of the penalty frameworks: the municipality's procedure as data.
+
+A framework that governs a case is shown read-only except its end of validity: changing a
+figure would change deadlines and amounts of acts already done (the model refuses it too).
+A new law or decree is a new framework with its own validity."""
+
+from django.contrib import admin
+
+from .models.frameworks import PARAMETERS, PenaltyFramework
+
+
+@admin.register(PenaltyFramework)
+class PenaltyFrameworkAdmin(admin.ModelAdmin):
+    list_display = ["name", "ibge_code", "valid_from", "valid_until", "is_default", "cases"]
+    list_filter = ["is_default", "money_unit"]
+    search_fields = ["name", "law", "ibge_code"]
+    fieldsets = [
+        (None, {"fields": ["name", "law", "ibge_code", "is_default", "valid_from", "valid_until"]}),
+        ("Parâmetros do procedimento", {"fields": list(PARAMETERS) + ["money_index"]}),
+        (
+            "Fundamentos e textos",
+            {"fields": ["citations", "notice_text", "record_text", "readings"]},
+        ),
+    ]
+
+    @admin.display(description="processos")
+    def cases(self, framework):
+        return framework.cases.count()
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and obj.governs_cases():
+            return [f.name for f in obj._meta.concrete_fields if f.name != "valid_until"]
+        return []
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.governs_cases():
+            return False
+        return super().has_delete_permission(request, obj)

@@ -1,0 +1,38 @@
+"""The three penalty frameworks of fixtures/penalty_frameworks.json, and every existing case
+governed by the default one (Guaratinguetá, Lei 3.978/2007): the procedure the cases were
+opened under. Records keep their fines; a recidivist record drawn up before frameworks had its
+fine doubled once (art. 30), which its frozen factor now says."""
+
+import json
+from pathlib import Path
+
+from django.db import migrations
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "penalty_frameworks.json"
+
+
+def load(apps, schema_editor):
+    Framework = apps.get_model("fiscalization", "PenaltyFramework")
+    known = {f.name for f in Framework._meta.get_fields()}
+    for row in json.loads(FIXTURE.read_text(encoding="utf-8")):
+        fields = {k: v for k, v in row["fields"].items() if k in known}
+        Framework.objects.update_or_create(
+            ibge_code=fields["ibge_code"], valid_from=fields["valid_from"], defaults=fields
+        )
+    default = Framework.objects.get(is_default=True)
+    apps.get_model("fiscalization", "EnforcementCase").objects.filter(
+        framework__isnull=True
+    ).update(framework=default)
+    Record = apps.get_model("fiscalization", "InfractionRecord")
+    Record.objects.filter(recidivist=True).update(recidivism_factor=2, earlier_records=1)
+
+
+def unload(apps, schema_editor):
+    apps.get_model("fiscalization", "EnforcementCase").objects.update(framework=None)
+    apps.get_model("fiscalization", "PenaltyFramework").objects.all().delete()
+
+
+class Migration(migrations.Migration):
+    dependencies = [("fiscalization", "0011_penalty_frameworks")]
+
+    operations = [migrations.RunPython(load, unload)]

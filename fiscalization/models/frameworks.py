@@ -1,0 +1,264 @@
+"""Penalty frameworks: the procedure's figures as the municipality's law gives them.
+
+Every number the enforcement procedure uses (hours to repair, days to appeal and to pay, how
+they count, the discount, the recidivism escalation, the embargo's daily fine, the longest
+suspension, the money unit) is a field of the framework in force in the case's municipality
+when the case opens; the case keeps that framework for good (EnforcementCase.framework). Each
+field cites its article in `citations`; a field the law leaves empty is None and says so.
+
+Three frameworks ship with the system (fixtures/penalty_frameworks.json, loaded by a
+migration): Guaratinguetá, Lei 3.978/2007 (the default, used by any municipality without its
+own), Ferraz de Vasconcelos, Lei 3.190/2013, and the procedure of Rio de Janeiro's elevators
+law (as amended by Leis 3.417/2002 and 3.429/2002). A framework
+that governs a case cannot be changed: a new version with its own validity is created instead.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+
+class DayCount(models.TextChoices):
+    CALENDAR = "CALENDAR", "dias corridos"
+    WORKING = "WORKING", "dias úteis"
+
+
+class NoticeFirst(models.TextChoices):
+    # Who gets a notice to repair before any record.
+    NON_RECIDIVIST = "NON_RECIDIVIST", "Notificação para reparar antes do auto, ao não reincidente"
+    OPTIONAL = "OPTIONAL", "Intimação facultativa antes do auto"
+    NEVER = "NEVER", "O procedimento começa pela lavratura do auto"
+
+
+class EditalReceipt(models.TextChoices):
+    # When a public notice (edital) is presumed received, i.e. from when its deadlines run.
+    FIRST_WORKING_DAY = (
+        "FIRST_WORKING_DAY",
+        "Prazos a partir do primeiro dia útil após a publicação",
+    )
+    END_OF_PERIOD = "END_OF_PERIOD", "Ciência no término do prazo do edital, contado da publicação"
+    PUBLICATION = "PUBLICATION", "Ciência na data da publicação"
+
+
+class PaymentFrom(models.TextChoices):
+    RECORD = "RECORD", "da lavratura do auto"
+    RECEIPT = "RECEIPT", "da ciência do auto"
+    FINAL = "FINAL", "da decisão final (fim do prazo de recurso ou julgamento)"
+
+
+class Escalation(models.TextChoices):
+    # How recidivism raises the fine.
+    ONCE = "ONCE", "Em dobro na reincidência"
+    REPEATED = "REPEATED", "Em dobro a cada nova reincidência"
+    PERSISTENT = "PERSISTENT", "Em dobro; persistindo, cassação e múltiplo da última multa"
+
+
+class MoneyUnit(models.TextChoices):
+    UFESP = "UFESP", "UFESP"
+    UFIR_RIO = "UFIR_RIO", "UFIR-RJ (valores convertidos pela Lei Municipal 3.145/2000)"
+    BRL = "BRL", "Reais"
+
+
+# The procedure's parameters: each must cite its article in `citations` (None included: the
+# citation then says the law gives no such figure).
+PARAMETERS = (
+    "repair_hours",
+    "notice_first",
+    "edital_receipt",
+    "edital_days",
+    "appeal_days",
+    "appeal_day_count",
+    "appeal_suspensive",
+    "payment_days",
+    "payment_day_count",
+    "payment_from",
+    "post_appeal_payment_days",
+    "post_appeal_day_count",
+    "discount_percent",
+    "discount_days",
+    "recidivism_factor",
+    "recidivism_escalation",
+    "persistent_factor",
+    "recidivism_lookback_days",
+    "embargo_daily_fine",
+    "suspension_max_days",
+    "revocation_after_suspension",
+    "obstruction_factor",
+    "money_unit",
+    "authority",
+)
+
+
+class PenaltyFramework(models.Model):
+    """The enforcement procedure of one law, in force in one municipality for a period."""
+
+    name = models.CharField("nome", max_length=160)
+    law = models.CharField(
+        "lei", max_length=300, help_text="A norma, como é citada nos documentos."
+    )
+    ibge_code = models.CharField(
+        "código IBGE do município",
+        max_length=7,
+        validators=[RegexValidator(r"^\d{7}$", "O código IBGE tem 7 dígitos.")],
+    )
+    is_default = models.BooleanField(
+        "padrão",
+        default=False,
+        help_text="Rege os municípios que não têm regime próprio cadastrado.",
+    )
+    valid_from = models.DateField("vigente desde")
+    valid_until = models.DateField("vigente até", null=True, blank=True)
+
+    # Notice to repair.
+    repair_hours = models.PositiveSmallIntegerField(
+        "prazo para reparar o dano (horas)", null=True, blank=True
+    )
+    notice_first = models.CharField("notificação prévia", max_length=16, choices=NoticeFirst)
+    # Public notice (edital).
+    edital_receipt = models.CharField("ciência por edital", max_length=20, choices=EditalReceipt)
+    edital_days = models.PositiveSmallIntegerField(
+        "prazo do edital (dias corridos)", null=True, blank=True
+    )
+    # Appeal.
+    appeal_days = models.PositiveSmallIntegerField("prazo de recurso (dias)")
+    appeal_day_count = models.CharField("contagem do recurso", max_length=8, choices=DayCount)
+    appeal_suspensive = models.BooleanField("recurso com efeito suspensivo")
+    # Payment.
+    payment_days = models.PositiveSmallIntegerField("prazo de pagamento (dias)")
+    payment_day_count = models.CharField("contagem do pagamento", max_length=8, choices=DayCount)
+    payment_from = models.CharField("pagamento contado", max_length=8, choices=PaymentFrom)
+    # After a suspensive appeal decided against the offender, when the law counts the payment
+    # from the record: days from the decision (never fewer than the ordinary deadline).
+    post_appeal_payment_days = models.PositiveSmallIntegerField(
+        "prazo de pagamento após o julgamento do recurso (dias)", null=True, blank=True
+    )
+    post_appeal_day_count = models.CharField(
+        "contagem do pagamento após o recurso", max_length=8, choices=DayCount, blank=True
+    )
+    discount_percent = models.PositiveSmallIntegerField(
+        "desconto por pagamento antecipado (%)",
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(100)],
+    )
+    discount_days = models.PositiveSmallIntegerField(
+        "desconto se pago até (dias corridos da lavratura)", null=True, blank=True
+    )
+    # Recidivism.
+    recidivism_factor = models.DecimalField(
+        "fator de reincidência",
+        max_digits=4,
+        decimal_places=2,
+        validators=[MinValueValidator(1)],
+    )
+    recidivism_escalation = models.CharField(
+        "agravamento da reincidência", max_length=12, choices=Escalation
+    )
+    persistent_factor = models.DecimalField(
+        "múltiplo da última multa na reincidência persistente",
+        max_digits=4,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+    )
+    recidivism_lookback_days = models.PositiveIntegerField(
+        "reincidência conta autos dos últimos (dias)", null=True, blank=True
+    )
+    # Other sanctions.
+    embargo_daily_fine = models.DecimalField(
+        "multa diária por embargo descumprido",
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+    )
+    suspension_max_days = models.PositiveIntegerField(
+        "suspensão máxima (dias)", null=True, blank=True
+    )
+    revocation_after_suspension = models.BooleanField("cassação após suspensão")
+    obstruction_factor = models.DecimalField(
+        "fator por embaraço à fiscalização",
+        max_digits=4,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Vazio: a lei não fixa fator; o embaraço é registrado como agravante.",
+    )
+    money_unit = models.CharField("unidade das multas", max_length=8, choices=MoneyUnit)
+    money_index = models.CharField("atualização dos valores", max_length=300)
+    authority = models.CharField("autoridade que aplica as penalidades", max_length=200)
+
+    citations = models.JSONField(
+        "fundamento de cada parâmetro",
+        default=dict,
+        help_text="Para cada parâmetro, o artigo que o fixa (ou que a lei não o fixa).",
+    )
+    notice_text = models.TextField("texto legal impresso na notificação")
+    record_text = models.TextField("texto legal impresso no auto")
+    readings = models.TextField("leituras adotadas do texto legal", blank=True)
+
+    class Meta:
+        verbose_name = "regime de penalidades"
+        verbose_name_plural = "regimes de penalidades"
+        ordering = ["ibge_code", "-valid_from"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=models.F("valid_from")),
+                name="framework_validity_ordered",
+                violation_error_message="O fim da vigência é anterior ao início.",
+            ),
+            models.UniqueConstraint(
+                fields=["is_default"],
+                condition=Q(is_default=True),
+                name="one_default_framework",
+                violation_error_message="Só um regime pode ser o padrão.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (desde {self.valid_from:%d/%m/%Y})"
+
+    def save(self, *args, **kwargs):
+        if self.pk and self.governs_cases():
+            stored = PenaltyFramework.objects.get(pk=self.pk)
+            changed = [
+                f.name
+                for f in self._meta.concrete_fields
+                if f.name not in ("valid_until", "is_default")
+                and getattr(stored, f.attname) != getattr(self, f.attname)
+            ]
+            if changed:
+                raise ValidationError(
+                    "Este regime já rege processos e não pode ser alterado (mudaria prazos e "
+                    "valores de atos já praticados): encerre a vigência dele e cadastre uma nova "
+                    "versão."
+                )
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        missing = [p for p in PARAMETERS if not str(self.citations.get(p, "")).strip()]
+        if missing:
+            labels = ", ".join(str(self._meta.get_field(p).verbose_name) for p in missing)
+            raise ValidationError({"citations": f"Cite o artigo de: {labels}."})
+        if (self.discount_percent is None) != (self.discount_days is None):
+            raise ValidationError(
+                {"discount_days": "Informe o desconto e o prazo dele, ou nenhum dos dois."}
+            )
+        if self.edital_receipt == EditalReceipt.END_OF_PERIOD and not self.edital_days:
+            raise ValidationError({"edital_days": "Informe o prazo do edital."})
+        if self.recidivism_escalation == Escalation.PERSISTENT and self.persistent_factor is None:
+            raise ValidationError({"persistent_factor": "Informe o múltiplo da última multa."})
+        if self.notice_first != NoticeFirst.NEVER and not self.repair_hours:
+            raise ValidationError({"repair_hours": "Informe o prazo para reparar o dano."})
+
+    def governs_cases(self) -> bool:
+        return self.pk is not None and self.cases.exists()
+
+    def cite(self, parameter: str) -> str:
+        """The article that gives `parameter`, as printed beside it."""
+        return self.citations.get(parameter, "")

@@ -1,0 +1,303 @@
+"""Penalty frameworks as data (issue 13 point 7): the same facts through the three shipped
+frameworks, each giving its own deadlines, discounts and escalations, with the article that
+gives each figure; a case keeps the framework in force when it opened; a framework that
+governs a case cannot change; every parameter cites its source."""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from fiscalization import deadlines, enforcement, fines
+from fiscalization.models.enforcement import (
+    DeliveryMethod,
+    DeliveryOutcome,
+    RecordStatus,
+    UfespRate,
+)
+from fiscalization.models.frameworks import PARAMETERS, PenaltyFramework
+from tests.ctr_world import build_world
+from tests.enforcement_world import (
+    FERRAZ,
+    GUARATINGUETA,
+    HOUR,
+    RIO,
+    D,
+    at,
+    entries,
+    fixture_framework,
+    govern_by,
+    open_case,
+)
+
+pytestmark = pytest.mark.django_db
+ALL = (GUARATINGUETA, FERRAZ, RIO)
+
+
+@pytest.fixture
+def world():
+    return build_world()
+
+
+def governed(world, ibge_code):
+    if ibge_code != GUARATINGUETA:
+        govern_by(ibge_code, world.town)
+    return PenaltyFramework.objects.get(
+        ibge_code=world.town.ibge_code, valid_from__gt=D(2001, 1, 1)
+    )
+
+
+def record_without_notice(world, drawn_up=None, **kw):
+    """The same facts under any framework: found on Mon 10/03/2025 at 9:00, record drawn up at
+    11:00 the same day (where the framework needs a notice first, after its hours)."""
+    drawn_up = drawn_up or at(2025, 3, 10, 11)
+    case = open_case(world, drawn_up - 2 * HOUR, **kw)
+    if case.framework.notice_first == "NON_RECIDIVIST" and not enforcement.is_recidivist(case):
+        notice = enforcement.issue_notice(
+            case, "Remover o entulho.", DeliveryMethod.HAND, case.opened_at + HOUR
+        )
+        enforcement.register_notice_delivery(notice, case.opened_at + HOUR)
+        drawn_up = case.opened_at + HOUR + deadlines.datetime.timedelta(hours=72, minutes=1)
+    return enforcement.draw_up_record(
+        case,
+        entries("INF-01"),
+        delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=True,
+        drawn_up_at=drawn_up,
+    )
+
+
+# --- the shipped frameworks -------------------------------------------------------------------
+
+
+def test_three_frameworks_ship_each_parameter_citing_its_article():
+    frameworks = {f.ibge_code: f for f in PenaltyFramework.objects.all()}
+    assert set(ALL) <= set(frameworks)
+    assert frameworks[GUARATINGUETA].is_default
+    for framework in frameworks.values():
+        framework.full_clean()
+        for parameter in PARAMETERS:
+            assert framework.cite(parameter).strip(), (framework.name, parameter)
+    # Where the law gives no figure the citation says so.
+    guara = frameworks[GUARATINGUETA]
+    assert guara.obstruction_factor is None
+    assert "sem valor fixado" in guara.cite("obstruction_factor")
+    assert guara.recidivism_lookback_days is None
+
+
+def test_a_framework_without_citations_is_refused():
+    framework = fixture_framework()
+    framework.citations = {k: v for k, v in framework.citations.items() if k != "payment_days"}
+    with pytest.raises(ValidationError, match="Cite o artigo de: prazo de pagamento"):
+        framework.full_clean()
+
+
+def test_the_same_case_under_each_framework_has_its_own_notice_rule(world):
+    # Lei 3.978/2007 art. 27-28: a non-recidivist is notified to repair before any record.
+    case = open_case(world, at(2025, 3, 10, 9))
+    assert case.framework.ibge_code == GUARATINGUETA
+    with pytest.raises(enforcement.EnforcementError, match="72 horas") as info:
+        enforcement.draw_up_record(
+            case, entries("INF-01"), delivery_method="HAND", signed_by_offender=True,
+            drawn_up_at=at(2025, 3, 10, 11),
+        )  # fmt: skip
+    assert "art. 27-28" in info.value.message
+    # Lei 3.190/2013 art. 11: the procedure starts with the record; no notice to repair.
+    ferraz = governed(world, FERRAZ)
+    case = open_case(world, at(2025, 3, 10, 9))
+    assert case.framework == ferraz
+    with pytest.raises(enforcement.EnforcementError, match="Lei 3.190/2013 art. 11") as info:
+        enforcement.issue_notice(case, "Remover", DeliveryMethod.HAND, at(2025, 3, 10, 10))
+    assert info.value.code == "no_notice"
+    assert not enforcement.notice_possible(case)
+    record = record_without_notice(world)
+    assert record.case.framework == ferraz
+
+
+@pytest.mark.parametrize(
+    "ibge_code, appeal_last, payment_last, citation",
+    [
+        # Record by hand on Mon 10/03/2025 (Guaratinguetá: after the 72 h, Thu 13/03 11:01).
+        # Lei 3.978/2007 art. 36: 30 calendar days from the record.
+        (GUARATINGUETA, D(2025, 4, 12), D(2025, 4, 12), "Lei 3.978/2007 art. 36"),
+        # Lei 3.190/2013 art. 15: 30 working days from the final decision; with no appeal the
+        # decision is final when the 30 days of art. 13 end (09/04): day 1 Thu 10/04, skipping
+        # Good Friday 18/04, Tiradentes 21/04 and 1 May, day 30 is Mon 26/05.
+        (FERRAZ, D(2025, 4, 9), D(2025, 5, 26), "Lei 3.190/2013 art. 15"),
+        # Rio de Janeiro art. 148 (read for payment too): 30 calendar days from the receipt.
+        (RIO, D(2025, 4, 9), D(2025, 4, 9), "Art. 148"),
+    ],
+)
+def test_each_framework_counts_its_own_deadlines(
+    world, ibge_code, appeal_last, payment_last, citation
+):
+    framework = governed(world, ibge_code)
+    record = record_without_notice(world)
+    assert enforcement.appeal_last_day(record) == appeal_last
+    assert enforcement.payment_last_day(record) == payment_last
+    assert citation in framework.cite("payment_days") + framework.cite("payment_from")
+
+
+@pytest.mark.parametrize(
+    "ibge_code, first_day, citation",
+    [
+        # Lei 3.978/2007 art. 28 §2: from the first working day after the publication.
+        (GUARATINGUETA, D(2025, 3, 17), "art. 28 §2"),
+        # Lei 3.190/2013 art. 11 III, 12 III: received when the 5 days end (Wed 19/03).
+        (FERRAZ, D(2025, 3, 20), "art. 12 III"),
+        # Rio de Janeiro art. 148: from the publication.
+        (RIO, D(2025, 3, 15), "Art. 148"),
+    ],
+)
+def test_each_framework_reads_an_edital_published_on_a_friday_its_way(
+    world, ibge_code, first_day, citation
+):
+    framework = governed(world, ibge_code)
+    case = open_case(world, at(2025, 3, 10, 9))
+    if framework.notice_first == "NON_RECIDIVIST":
+        notice = enforcement.issue_notice(case, "Remover", "HAND", at(2025, 3, 10, 10))
+        enforcement.register_notice_delivery(notice, at(2025, 3, 10, 10))
+    record = enforcement.draw_up_record(
+        case, entries("INF-01"), delivery_method="MAIL", signed_by_offender=True,
+        drawn_up_at=at(2025, 3, 13, 11),
+    )  # fmt: skip
+    enforcement.register_record_failure(
+        record, DeliveryOutcome.RETURNED, at(2025, 3, 13, 15), "AR devolvido: mudou-se."
+    )
+    enforcement.publish_record_edital(record, D(2025, 3, 14))  # a Friday
+    record.refresh_from_db()
+    assert enforcement.receipt_of(record).first_day == first_day
+    assert citation in framework.cite("edital_receipt")
+
+
+def test_rio_grants_30_percent_if_paid_within_10_days_and_the_others_do_not(world):
+    UfespRate.objects.create(unit="UFIR_RIO", year=2025, value_brl=Decimal("4.5000"))
+    rio = governed(world, RIO)
+    record = record_without_notice(world)  # 100 UFIR, drawn up 10/03
+    assert rio.discount_percent == 30 and "Art. 183" in rio.cite("discount_percent")
+    assert enforcement.discount_last_day(record) == D(2025, 3, 20)
+    paid = enforcement.register_payment(record, D(2025, 3, 20))
+    assert paid.paid_brl == Decimal("315.00")  # 100 × 70 % × R$ 4,50 (art. 183)
+    # Lei 3.978/2007 grants no discount: 100 UFESP × R$ 37,02 whenever paid in time.
+    guara = fixture_framework(GUARATINGUETA)
+    assert fines.with_discount(Decimal(100), at(2025, 3, 10), D(2025, 3, 11), guara) == 100
+    assert "não concede desconto" in guara.cite("discount_percent")
+
+
+def test_ferraz_fines_are_in_reais_with_no_conversion(world):
+    governed(world, FERRAZ)
+    record = record_without_notice(world)
+    paid = enforcement.register_payment(record, D(2025, 4, 20))
+    assert paid.paid_brl == Decimal("100.00")  # Lei 3.190/2013 art. 9 I-II: reais
+
+
+def test_rio_appeal_does_not_suspend_payment_and_guaratingueta_does(world):
+    # Rio de Janeiro art. 150 sole §: "os recursos interpostos não terão efeito suspensivo".
+    UfespRate.objects.create(unit="UFIR_RIO", year=2025, value_brl=Decimal("4.5000"))
+    governed(world, RIO)
+    record = record_without_notice(world)
+    enforcement.file_appeal(record, D(2025, 3, 12), "Razões")
+    assert enforcement.register_payment(record, D(2025, 3, 25)).status == RecordStatus.PAID
+
+
+def test_guaratingueta_appeal_suspends_payment(world):
+    record = record_without_notice(world)
+    enforcement.file_appeal(record, D(2025, 3, 20), "Razões")
+    with pytest.raises(enforcement.EnforcementError, match="suspende a cobrança"):
+        enforcement.register_payment(record, D(2025, 3, 25))
+
+
+@pytest.mark.parametrize(
+    "ibge_code, factors, citation",
+    [
+        # Lei 3.978/2007 art. 30: "em dobro", once.
+        (GUARATINGUETA, ("100.00", "200.00", "200.00", "200.00"), "art. 30"),
+        # Lei 3.190/2013 art. 9 §1-2: doubled; persisting, 3 × the last fine (here 200).
+        (FERRAZ, ("100.00", "200.00", "600.00", "600.00"), "art. 9 §2"),
+        # Rio de Janeiro art. 177 §19: "novas multas em dobro" at each new recidivism.
+        (RIO, ("100.00", "200.00", "400.00", "800.00"), "Art. 177 §19"),
+    ],
+)
+def test_each_framework_escalates_recidivism_its_way(ibge_code, factors, citation):
+    framework = fixture_framework(ibge_code)
+    last = Decimal("200")
+    totals = [
+        str(fines.record_fine([Decimal(100)], framework, earlier=n, last_fine=last).total_ufesp)
+        for n in range(4)
+    ]
+    assert totals == list(factors)
+    assert citation in framework.cite("recidivism_escalation")
+
+
+def test_persisting_recidivism_under_ferraz_proposes_revocation_through_the_service(world):
+    governed(world, FERRAZ)
+    first = record_without_notice(world, drawn_up=at(2025, 1, 6, 11))
+    second = record_without_notice(world, drawn_up=at(2025, 3, 10, 11))
+    assert second.recidivist and second.total_ufesp == Decimal("200.00")  # art. 9 §1
+    assert not second.proposes_revocation
+    # Both earlier records final (no appeal within 30 days): the third is persistent.
+    case = open_case(world, at(2025, 6, 2, 9))
+    third = enforcement.draw_up_record(
+        case, entries("INF-01"), delivery_method="HAND", signed_by_offender=True,
+        drawn_up_at=at(2025, 6, 2, 11),
+    )  # fmt: skip
+    assert third.earlier_records == 2
+    assert third.persistent_of_ufesp == second.total_ufesp
+    assert third.total_ufesp == Decimal("600.00")  # 3 × the last fine (art. 9 §2)
+    assert third.proposes_revocation  # "será cassada a Licença de Funcionamento"
+    assert first.pk != second.pk
+
+
+def test_embargo_daily_fine_and_suspension_exist_only_where_the_law_gives_them(world):
+    governed(world, FERRAZ)
+    record = record_without_notice(world)
+    with pytest.raises(enforcement.EnforcementError, match="não prevê a suspensão"):
+        enforcement.apply_suspension(record, D(2025, 3, 11), 5, by=world.authority)
+    embargo = enforcement.apply_embargo(record, D(2025, 3, 11), "Depósito", by=world.authority)
+    enforcement.register_embargo_breach(embargo, D(2025, 3, 12))
+    with pytest.raises(enforcement.EnforcementError, match="não prevê multa diária"):
+        enforcement.assess_embargo_fine(embargo, D(2025, 3, 13))
+
+
+def test_guaratingueta_suspension_is_at_most_15_days_from_the_framework(world):
+    record = record_without_notice(world)
+    with pytest.raises(enforcement.EnforcementError, match=r"1 a 15 dias \(Lei 3.978/2007 art"):
+        enforcement.apply_suspension(record, D(2025, 3, 14), 16, by=world.authority)
+    assert enforcement.apply_suspension(
+        record, D(2025, 3, 14), 15, by=world.authority
+    ).ends_on == D(2025, 3, 28)
+
+
+# --- a case keeps its framework ---------------------------------------------------------------
+
+
+def test_a_case_keeps_the_framework_in_force_when_it_opened(world):
+    case = open_case(world, at(2025, 3, 10, 9))
+    old = case.framework
+    # The municipality adopts a new framework from 01/04/2025 (here: Ferraz's rules).
+    new = PenaltyFramework.objects.get(ibge_code=FERRAZ)
+    PenaltyFramework.objects.filter(pk=new.pk).update(
+        ibge_code=world.town.ibge_code, valid_from=D(2025, 4, 1)
+    )
+    later = open_case(world, at(2025, 4, 2, 9))
+    case.refresh_from_db()
+    assert case.framework == old
+    assert later.framework.pk == new.pk
+    assert open_case(world, at(2025, 3, 31, 9)).framework == old
+
+
+def test_a_framework_that_governs_a_case_cannot_change(world):
+    case = open_case(world, at(2025, 3, 10, 9))
+    framework = case.framework
+    framework.payment_days = 45
+    with pytest.raises(ValidationError, match="já rege processos"):
+        framework.save()
+    framework.refresh_from_db()
+    framework.valid_until = D(2026, 12, 31)  # ending its validity is allowed
+    framework.save()
+
+
+def test_no_framework_in_force_is_a_clear_refusal(world):
+    PenaltyFramework.objects.update(valid_from=D(2030, 1, 1))
+    with pytest.raises(enforcement.EnforcementError, match="Não há regime de penalidades"):
+        open_case(world, at(2025, 3, 10, 9))
