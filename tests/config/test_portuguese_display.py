@@ -36,7 +36,9 @@ from tests.enforcement_world import at, record_for
 pytestmark = pytest.mark.django_db
 
 APPS = ["ctr", "pev_network", "fiscalization", "audit"]
-LAW_TERMS = {"PEV", "ATT"}  # codes that are also the law's own names
+# Codes that are also the law's own names: the UFESP is the unit Lei 3.978/2007 sets its fees
+# and fines in (art. 12 §3, 31, 36), and a penalty framework's money unit.
+LAW_TERMS = {"PEV", "ATT", "UFESP"}
 
 
 def choice_codes() -> set[str]:

@@ -7,6 +7,7 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
+from tests.enforcement_world import ensure_frameworks
 from tour import walk as tour
 
 pytestmark = pytest.mark.e2e
@@ -17,6 +18,7 @@ def demo():
     # The demo needs the rows a migration seeds (UFESP values, the art. 23 table), which the
     # live-server tests before this one flushed; the seed is idempotent.
     importlib.import_module("fiscalization.migrations.0003_seed_penalty_table").seed(apps, None)
+    ensure_frameworks()
     for command in ("load_demo", "load_ctr_demo", "load_fiscalization_demo"):
         call_command(command, verbosity=0)
     return tour.demo_references()

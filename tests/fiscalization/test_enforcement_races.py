@@ -11,12 +11,13 @@ from fiscalization import enforcement
 from fiscalization.models.enforcement import EmbargoBreach, EmbargoFineCharge
 from tests.ctr.test_ctr_races import all_at_once
 from tests.ctr_world import build_world
-from tests.enforcement_world import D, record_for
+from tests.enforcement_world import D, ensure_frameworks, record_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_five_concurrent_assessments_make_one_charge():
+    ensure_frameworks()
     world = build_world()
     record = record_for(world, codes=("INF-01",))
     embargo = enforcement.apply_embargo(

@@ -13,7 +13,7 @@ from django.db.migrations.executor import MigrationExecutor
 from fiscalization import enforcement
 from fiscalization.models.enforcement import EnforcementCase, InfractionRecord, RecordStatus
 from tests.ctr_world import build_world
-from tests.enforcement_world import GUARATINGUETA, at, record_for
+from tests.enforcement_world import GUARATINGUETA, at, ensure_frameworks, record_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,6 +33,7 @@ def latest_schema_afterwards():
 
 
 def test_existing_cases_get_guaratinguetas_framework_and_keep_their_fines():
+    ensure_frameworks()
     world = build_world()
     first = record_for(world, opened_at=at(2025, 1, 6, 9))
     InfractionRecord.objects.filter(pk=first.pk).update(status=RecordStatus.PAID)
