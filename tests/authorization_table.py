@@ -51,6 +51,12 @@ def row(default: str, **roles: str) -> dict[str, str]:
     return {role: roles.get(role, default) for role in ROLES}
 
 
+def municipal(outcome: str) -> dict[str, str]:
+    """The same outcome for the municipal roles (Núcleo, autoridade, Fiscalização), who see the
+    same pages; only the authority's steps (art. 35) tell them apart."""
+    return dict.fromkeys(("nucleo", "autoridade", "fiscal"), outcome)
+
+
 @dataclass(frozen=True)
 class Check:
     kwargs: dict = field(default_factory=dict)
@@ -68,10 +74,8 @@ class Check:
 PUBLIC = row("200")
 POST_ONLY = row("405")  # require_POST comes first: a GET is refused before any role check
 # Web pages (session): anonymous users go to the sign-in page, the wrong role gets a 403.
-MUNICIPAL_PAGE = row("403", anon="login", nucleo="200", fiscal="200", autoridade="200")
-MUNICIPAL_FORM = row(
-    "403", anon="login", nucleo="400", fiscal="400", autoridade="400"
-)  # empty POST: invalid
+MUNICIPAL_PAGE = row("403", anon="login", **municipal("200"))
+MUNICIPAL_FORM = row("403", anon="login", **municipal("400"))  # empty POST: invalid
 TRANSPORTER_PAGE = row("403", anon="login", alfa="200", beta="200")
 TRANSPORTER_FORM = row("403", anon="login", alfa="400", beta="400")
 OPERATOR_PAGE = row("403", anon="login", operador="200", operador_pev="200")
@@ -81,9 +85,9 @@ API_SIGNED_IN = row("200", anon="401")  # lists filtered by role (empty for curi
 # The authority's steps (art. 35): an inspector or the Núcleo is refused like any other role.
 AUTHORITY_PAGE = row("403", anon="login", autoridade="200")
 AUTHORITY_FORM = row("403", anon="login", autoridade="400")
-API_MUNICIPAL = row("403", anon="401", nucleo="200", fiscal="200", autoridade="200")
-API_MUNICIPAL_NO_GET = row("403", anon="401", nucleo="405", fiscal="405", autoridade="405")
-API_MUNICIPAL_FORM = row("403", anon="401", nucleo="400", fiscal="400", autoridade="400")
+API_MUNICIPAL = row("403", anon="401", **municipal("200"))
+API_MUNICIPAL_NO_GET = row("403", anon="401", **municipal("405"))
+API_MUNICIPAL_FORM = row("403", anon="401", **municipal("400"))
 API_TRANSPORTER_FORM = row("403", anon="401", alfa="400", beta="400")
 
 
@@ -124,9 +128,7 @@ TABLE: dict[str, list[Check]] = {
                 anon="401",
                 alfa="200",
                 operador="200",
-                nucleo="200",
-                fiscal="200",
-                autoridade="200",
+                **municipal("200"),
             ),
         )
     ],
@@ -139,9 +141,7 @@ TABLE: dict[str, list[Check]] = {
                 "404",
                 anon="401",
                 alfa="403",
-                nucleo="403",
-                fiscal="403",
-                autoridade="403",
+                **municipal("403"),
                 operador="200",
             ),
             data={"received_volume_m3": "3"},
@@ -155,9 +155,7 @@ TABLE: dict[str, list[Check]] = {
                 "404",
                 anon="401",
                 alfa="403",
-                nucleo="403",
-                fiscal="403",
-                autoridade="403",
+                **municipal("403"),
                 operador="200",
             ),
             data={"reason": "Carga misturada"},
@@ -171,9 +169,7 @@ TABLE: dict[str, list[Check]] = {
                 "404",
                 anon="401",
                 operador="403",
-                nucleo="403",
-                fiscal="403",
-                autoridade="403",
+                **municipal("403"),
                 alfa="200",
             ),
             data={"reason": "Obra adiada"},
@@ -218,21 +214,21 @@ TABLE: dict[str, list[Check]] = {
         Check(kwargs={"collection_id": "facilities"}, get=PUBLIC),
         Check(
             kwargs={"collection_id": "ctr-origins"},
-            get=row("404", nucleo="200", fiscal="200", autoridade="200"),
+            get=row("404", **municipal("200")),
         ),
     ],
     "ogc-items": [
         Check(kwargs={"collection_id": "facilities"}, get=PUBLIC),
         Check(
             kwargs={"collection_id": "ctr-origins"},
-            get=row("404", nucleo="200", fiscal="200", autoridade="200"),
+            get=row("404", **municipal("200")),
         ),
     ],
     "ogc-item": [
         Check(kwargs={"collection_id": "facilities", "feature_id": "{facility}"}, get=PUBLIC),
         Check(
             kwargs={"collection_id": "ctr-origins", "feature_id": "{ctr_pk}"},
-            get=row("404", nucleo="200", fiscal="200", autoridade="200"),
+            get=row("404", **municipal("200")),
         ),
     ],
     # --- web: sign-in, dashboard, public pages -----------------------------------------------
@@ -334,9 +330,7 @@ TABLE: dict[str, list[Check]] = {
                 anon="login",
                 alfa="200",
                 operador="200",
-                nucleo="200",
-                fiscal="200",
-                autoridade="200",
+                **municipal("200"),
             ),
         )
     ],
@@ -344,13 +338,13 @@ TABLE: dict[str, list[Check]] = {
     "worksite-report": [
         Check(
             kwargs={"pk": "{worksite}"},
-            get=row("404", anon="login", alfa="200", nucleo="200", fiscal="200", autoridade="200"),
+            get=row("404", anon="login", alfa="200", **municipal("200")),
         )
     ],
     "worksite-report-pdf": [
         Check(
             kwargs={"pk": "{worksite}"},
-            get=row("404", anon="login", alfa="200", nucleo="200", fiscal="200", autoridade="200"),
+            get=row("404", anon="login", alfa="200", **municipal("200")),
         )
     ],
     # Fee statements: a transporter its own, the municipality any; asking for alfa's by id,
@@ -369,9 +363,7 @@ TABLE: dict[str, list[Check]] = {
                 anon="login",
                 alfa="200",
                 beta="404",
-                nucleo="200",
-                fiscal="200",
-                autoridade="200",
+                **municipal("200"),
             ),
         ),
     ],
@@ -388,9 +380,7 @@ TABLE: dict[str, list[Check]] = {
                 anon="login",
                 alfa="200",
                 beta="404",
-                nucleo="200",
-                fiscal="200",
-                autoridade="200",
+                **municipal("200"),
             ),
         ),
     ],

@@ -45,8 +45,8 @@ def authored(row, act: str) -> tuple[str | None, str]:
     return (user.username if user else None, getattr(row, f"{act}_as"))
 
 
-def record_by_mail(world):
-    """Case, notice and its delivery, a record sent by mail: every act by the inspector."""
+def drawn_up(world, method: str):
+    """Case, notice and its delivery, and a record delivered `method`: all by the inspector."""
     case = open_case(world, at(2025, 3, 3, 9))
     notice = enforcement.issue_notice(
         case, "Remover o entulho.", DeliveryMethod.HAND, at(2025, 3, 3, 10), by=world.fiscal
@@ -55,7 +55,7 @@ def record_by_mail(world):
     record = enforcement.draw_up_record(
         case,
         entries("INF-01"),
-        delivery_method=DeliveryMethod.MAIL,
+        delivery_method=method,
         signed_by_offender=True,
         drawn_up_at=at(2025, 3, 7, 10),
         by=world.fiscal,
@@ -63,21 +63,13 @@ def record_by_mail(world):
     return case, notice, record
 
 
+def record_by_mail(world):
+    return drawn_up(world, DeliveryMethod.MAIL)
+
+
 def by_hand(world):
     """A record drawn up and handed over by the inspector."""
-    case = open_case(world, at(2025, 3, 3, 9))
-    notice = enforcement.issue_notice(
-        case, "Remover o entulho.", DeliveryMethod.HAND, at(2025, 3, 3, 10), by=world.fiscal
-    )
-    enforcement.register_notice_delivery(notice, at(2025, 3, 3, 10), by=world.fiscal)
-    return enforcement.draw_up_record(
-        case,
-        entries("INF-01"),
-        delivery_method=DeliveryMethod.HAND,
-        signed_by_offender=True,
-        drawn_up_at=at(2025, 3, 7, 10),
-        by=world.fiscal,
-    )
+    return drawn_up(world, DeliveryMethod.HAND)[2]
 
 
 # --- every act stores its author and his capacity ---------------------------------------------
