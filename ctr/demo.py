@@ -297,13 +297,19 @@ def ensure_accounts(transporters: dict[str, Transporter]) -> tuple[list[str], di
     view = Permission.objects.filter(
         content_type__app_label__in=["pev_network", "ctr"], codename__startswith="view_"
     )
-    for username, group in (("nucleo", roles.NUCLEO), ("fiscal", roles.FISCAL)):
+    municipal = (
+        ("nucleo", roles.NUCLEO),
+        ("fiscal", roles.FISCAL),
+        ("autoridade", roles.AUTORIDADE),
+    )
+    for username, group in municipal:
         user = _user(username, is_staff=True)
         user.groups.add(Group.objects.get(name=group))
         user.user_permissions.add(*view)
         listed.append(user)
     _restore_passwords(listed)
-    names = [DEMO_ADMIN[0], "nucleo", "fiscal", "transportador", "transportador2", "operador"]
+    names = [DEMO_ADMIN[0], "nucleo", "fiscal", "autoridade"]
+    names += ["transportador", "transportador2", "operador"]
     return names, {"transporters": transporter_users, "operators": operators}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import wraps
 
-from django.contrib.auth.models import AnonymousUser, Group
+from django.contrib.auth.models import AnonymousUser, Group, Permission
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import QuerySet
 from django.shortcuts import render
@@ -12,12 +12,24 @@ from rest_framework import permissions
 
 NUCLEO = "Núcleo Permanente de Gestão"
 FISCAL = "Fiscalização"
-MUNICIPAL_GROUPS = (NUCLEO, FISCAL)
+# The authority that applies the penalties: in Guaratinguetá the Secretário Municipal de
+# Serviços Urbanos (Lei 3.978/2007 art. 35), not the inspectors who draw up the records.
+AUTORIDADE = "Autoridade"
+MUNICIPAL_GROUPS = (NUCLEO, FISCAL, AUTORIDADE)
+# What only the authority may do (the permissions are fiscalization's models').
+APPLY_PENALTY = "fiscalization.apply_penalty"
+DECIDE_APPEAL = "fiscalization.decide_appeal"
+GROUP_PERMISSIONS = {AUTORIDADE: (APPLY_PENALTY, DECIDE_APPEAL)}
 
 
 def ensure_groups() -> None:
     for name in MUNICIPAL_GROUPS:
-        Group.objects.get_or_create(name=name)
+        group, _ = Group.objects.get_or_create(name=name)
+        for permission in GROUP_PERMISSIONS.get(name, ()):
+            app_label, codename = permission.split(".")
+            group.permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
 
 
 def is_municipal(user) -> bool:

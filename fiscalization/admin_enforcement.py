@@ -28,6 +28,7 @@ from .models.enforcement import (
     Appeal,
     DeliveryAttempt,
     EmbargoBreach,
+    EmbargoFineCharge,
     EnforcementCase,
     EntryStatus,
     InfractionItem,
@@ -291,7 +292,7 @@ class InfractionRecordAdmin(ReadOnlyAdmin):
 
 @admin.register(Appeal)
 class AppealAdmin(ReadOnlyAdmin):
-    list_display = ["record", "filed_on", "decided_on", "upheld"]
+    list_display = ["record", "filed_on", "decided_on", "upheld", "decided_by", "decided_as"]
     list_filter = ["upheld"]
 
 
@@ -303,7 +304,15 @@ class BreachInline(ReadOnlyInline):
 
 @admin.register(Penalty)
 class PenaltyAdmin(ReadOnlyAdmin):
-    list_display = ["record", "kind", "starts_on", "ends_on", "lifted_on"]
+    list_display = [
+        "record",
+        "kind",
+        "starts_on",
+        "ends_on",
+        "lifted_on",
+        "applied_by",
+        "applied_as",
+    ]
     list_filter = ["kind"]
     inlines = [BreachInline]
 
@@ -311,3 +320,11 @@ class PenaltyAdmin(ReadOnlyAdmin):
 @admin.register(EmbargoBreach)
 class EmbargoBreachAdmin(ReadOnlyAdmin):
     list_display = ["penalty", "day"]
+
+
+@admin.register(EmbargoFineCharge)
+class EmbargoFineChargeAdmin(ReadOnlyAdmin):
+    # The daily fines of a disobeyed embargo made payable (art. 31).
+    list_display = ["penalty", "assessed_on", "amount_ufesp", "status", "paid_on", "paid_brl"]
+    list_filter = ["status"]
+    search_fields = ["penalty__record__number", "penalty__record__case__number"]

@@ -62,6 +62,8 @@ from .models.frameworks import PenaltyFramework
 
 SEED = 3518404 + 4
 INSPECTOR = "fiscal"
+# Who applies the penalties (art. 35): the demo account of the Autoridade group.
+AUTHORITY = "autoridade"
 SUSPENDED_TRANSPORTER = next(s for s in TRANSPORTERS if s.key == "C")
 MIN_SPACING_M = 300  # between scattered reports and from the hotspots' centres
 # The demo's table of art. 23: the model lines with their provisional amounts, confirmed by no
@@ -297,11 +299,12 @@ class DemoResult:
 class _Loader:
     """Plans the reports and cases as steps in time, then runs the steps in order."""
 
-    def __init__(self, now: datetime.datetime, town: Municipality, inspector):
+    def __init__(self, now: datetime.datetime, town: Municipality, inspector, authority):
         self.now = now
         self.today = timezone.localdate(now)
         self.town = town
         self.inspector = inspector
+        self.authority = authority
         self.rng = random.Random(SEED)
         self.plans: dict[str, ReportPlan] = {}
         self.reports: dict[str, DumpingReport] = {}
@@ -507,13 +510,18 @@ class _Loader:
         delivered: datetime.datetime,
     ) -> None:
         def issue():
-            self.notices[key] = enforcement.issue_notice(self.cases[key], action, method, at)
+            self.notices[key] = enforcement.issue_notice(
+                self.cases[key], action, method, at, by=self.inspector
+            )
 
         self.add(at, issue)
         self.add(
             delivered,
             lambda: self.notices.__setitem__(
-                key, enforcement.register_notice_delivery(self.notices[key], delivered)
+                key,
+                enforcement.register_notice_delivery(
+                    self.notices[key], delivered, by=self.inspector
+                ),
             ),
         )
 
@@ -533,6 +541,7 @@ class _Loader:
                 signed_by_offender=not no_signature_reason,
                 no_signature_reason=no_signature_reason,
                 drawn_up_at=at,
+                by=self.inspector,
             )
 
         self.add(at, run)
@@ -728,7 +737,10 @@ def plan_repaired(ld: _Loader) -> None:
         issued,
     )
     repaired = ld.day(15, 16, 30)
-    ld.add(repaired, lambda: enforcement.mark_repaired(ld.notices["repaired"], repaired))
+    ld.add(
+        repaired,
+        lambda: enforcement.mark_repaired(ld.notices["repaired"], repaired, by=ld.inspector),
+    )
     ld.plans["market"].moves.append(
         (
             repaired + datetime.timedelta(minutes=40),
@@ -800,8 +812,14 @@ def plan_recidivist(ld: _Loader, paid_on: datetime.date) -> None:
     )
     # The damage repaired after the record: paying alone would not close the case (art. 30 §2).
     repaired = ld.on(paid_on - datetime.timedelta(days=2), 15)
-    ld.add(repaired, lambda: enforcement.register_repair(ld.records["first"], repaired))
-    ld.add(ld.on(paid_on, 11), lambda: enforcement.register_payment(ld.records["first"], paid_on))
+    ld.add(
+        repaired,
+        lambda: enforcement.register_repair(ld.records["first"], repaired, by=ld.inspector),
+    )
+    ld.add(
+        ld.on(paid_on, 11),
+        lambda: enforcement.register_payment(ld.records["first"], paid_on, by=ld.inspector),
+    )
     ld.open_case(
         "recidivist",
         ld.day(6, 9, 40),
@@ -854,7 +872,12 @@ def plan_appeal(ld: _Loader) -> None:
         "Responsável pela obra ausente no local; auto enviado por carta com aviso de recebimento.",
     )
     delivered = ld.day(27, 12, 0)
-    ld.add(delivered, lambda: enforcement.register_record_delivery(ld.records["appeal"], delivered))
+    ld.add(
+        delivered,
+        lambda: enforcement.register_record_delivery(
+            ld.records["appeal"], delivered, by=ld.inspector
+        ),
+    )
     filed = ld.today - datetime.timedelta(days=14)
     ld.add(
         ld.on(filed, 15),
@@ -863,6 +886,7 @@ def plan_appeal(ld: _Loader) -> None:
             filed,
             "A construtora alega que o material foi deixado por terceiros e junta os CTRs "
             "de todas as cargas da obra no período.",
+            by=ld.inspector,
         ),
     )
 
@@ -913,7 +937,7 @@ def suspended_transporter() -> tuple[Transporter, int] | None:
     return transporter, days
 
 
-def _suspend(record: InfractionRecord, transporter: Transporter, days: int) -> None:
+def _suspend(record: InfractionRecord, transporter: Transporter, days: int, by) -> None:
     """apply_suspension, for a transporter the CTR demo already left suspended.
 
     The service refuses to suspend a transporter already suspended that day, and the CTR demo
@@ -928,6 +952,7 @@ def _suspend(record: InfractionRecord, transporter: Transporter, days: int) -> N
         transporter.status_since,
         days,
         "Suspensão das atividades de transporte de RCC (art. 25, IV).",
+        by=by,
     )
     transporter.refresh_from_db()
     if (transporter.status, transporter.status_since, transporter.suspended_until) != kept:
@@ -967,7 +992,7 @@ def plan_suspension(ld: _Loader, found: tuple[Transporter, int]) -> None:
     ld.record("suspension", drawn, ("INF-01", "INF-04"), DeliveryMethod.HAND)
     ld.add(
         drawn + datetime.timedelta(minutes=30),
-        lambda: _suspend(ld.records["suspension"], transporter, days),
+        lambda: _suspend(ld.records["suspension"], transporter, days, ld.authority),
     )
 
 
@@ -1007,9 +1032,9 @@ def confirm_demo_table(town: Municipality, at: datetime.datetime) -> None:
     )
 
 
-def _create(now: datetime.datetime, town: Municipality, inspector) -> None:
+def _create(now: datetime.datetime, town: Municipality, inspector, authority) -> None:
     confirm_demo_table(town, now)
-    ld = _Loader(now, town, inspector)
+    ld = _Loader(now, town, inspector, authority)
     found = suspended_transporter()
     caught = ld.on(found[0].status_since - datetime.timedelta(days=13), 8) if found else None
     plan_hotspot_reports(ld, caught)
@@ -1046,10 +1071,13 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
     town = Municipality.objects.defer("boundary").filter(ibge_code=IBGE_CODE).first()
     if town is None or not CatchmentBasin.objects.filter(municipality=town).exists():
         raise ValueError("Rede de demonstração não carregada: rode manage.py load_demo antes.")
-    inspector = get_user_model().objects.filter(username=INSPECTOR).first()
-    if inspector is None:
+    users = get_user_model().objects
+    inspector = users.filter(username=INSPECTOR).first()
+    authority = users.filter(username=AUTHORITY).first()
+    if inspector is None or authority is None:
         raise ValueError(
-            "Conta da fiscalização não encontrada: rode manage.py load_ctr_demo antes."
+            "Contas da fiscalização e da autoridade não encontradas: rode manage.py "
+            "load_ctr_demo antes."
         )
     created = False
     with transaction.atomic():
@@ -1058,7 +1086,7 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SEED])
         if not is_loaded():
             created = True
-            _create(now, town, inspector)
+            _create(now, town, inspector, authority)
     reports = DumpingReport.objects.filter(municipality=town)
     cases = demo_cases()
     return DemoResult(

@@ -205,16 +205,16 @@ def generator_suggestions(request):
     return response
 
 
-def _buttons(subject) -> list[Button]:
-    """The buttons of the steps the table offers for `subject` (a case, notice, record,
-    penalty or daily-fine charge), in its order."""
+def _buttons(subject, user) -> list[Button]:
+    """The buttons of the steps the table offers `user` for `subject` (a case, notice, record,
+    penalty or daily-fine charge), in its order: an inspector sees no penalty (art. 35)."""
     return [
         Button(
             action.label_for(subject),
             reverse(action.url, args=[subject.pk, *action.url_args]),
             action.is_primary(subject),
         )
-        for action in enforcement.offered(subject)
+        for action in enforcement.offered(subject, user)
     ]
 
 
@@ -238,7 +238,7 @@ def case_detail(request, pk: int):
                 "notice": notice,
                 "due": due,
                 "due_text": deadlines.br_deadline(due) if due else "",
-                "actions": _buttons(notice),
+                "actions": _buttons(notice, request.user),
             }
         )
     records = []
@@ -255,20 +255,20 @@ def case_detail(request, pk: int):
                 "discount_last_day": enforcement.discount_last_day(record),
                 "paid_late": enforcement.paid_late(record),
                 "appeal": record.appeal if enforcement.has_appeal(record) else None,
-                "actions": _buttons(record),
+                "actions": _buttons(record, request.user),
                 "penalties": [
                     {
                         "penalty": p,
                         "breach_fine": enforcement.embargo_fine_ufesp(p)
                         if case.framework.embargo_daily_fine is not None
                         else None,
-                        "actions": _buttons(p),
+                        "actions": _buttons(p, request.user),
                         "charges": [
                             {
                                 "charge": c,
                                 "last_day": enforcement.charge_last_day(c),
                                 "days": len(c.breaches.all()),
-                                "actions": _buttons(c),
+                                "actions": _buttons(c, request.user),
                             }
                             for c in p.charges.prefetch_related("breaches")
                         ],
@@ -290,7 +290,7 @@ def case_detail(request, pk: int):
             "timeline": timeline,
             "notices": notices,
             "records": records,
-            "actions": _buttons(case),
+            "actions": _buttons(case, request.user),
             "nav": "fiscalizacao",
         },
     )
@@ -331,6 +331,10 @@ def step_page(request, pk: int, url: str, *url_args: str):
     action = enforcement.for_url(url, *url_args)
     if action is None:
         raise Http404
+    if not action.permits(request.user):
+        # Who may take the step and why (art. 35), before the page shows anything.
+        message = actions.AUTHORITY_REFUSALS[action.permission]
+        return render(request, "ctr/forbidden.html", {"message": message}, status=403)
     queryset, case_of = PAGE_SUBJECTS[action.subject]
     subject = get_object_or_404(queryset, pk=pk)
     if not action.has_page(subject):
@@ -338,7 +342,8 @@ def step_page(request, pk: int, url: str, *url_args: str):
     form = getattr(forms, action.form)(request.POST or None, subject=subject)
     if request.method == "POST" and form.is_valid():
         try:
-            result = getattr(enforcement, action.name)(subject, **form.arguments())
+            service = getattr(enforcement, action.name)
+            result = service(subject, **form.arguments(), by=request.user)
         except EnforcementError as exc:
             add_to_form(form, exc)
         else:

@@ -5,7 +5,9 @@ entry fails that test.
 Roles (tests/ctr_world.py): anon (no session, no token), alfa (transporter A, who issued the
 CTRs of the table), beta (transporter B), operador (operator of the ATT, destination of those
 CTRs), operador_pev (operator of another facility, the PEV), nucleo (Núcleo Permanente de
-Gestão), fiscal (Fiscalização), curioso (signed in, no role).
+Gestão), autoridade (the Autoridade group: sees what the municipality sees, and alone applies
+penalties and decides appeals, Lei 3.978/2007 art. 35), fiscal (Fiscalização), curioso (signed
+in, no role).
 
 Outcomes: "200", "403"... the status code; "login" a redirect to the sign-in page; "302→/x/" a
 redirect elsewhere. Placeholders such as {ctr} name objects that the test builds (alfa's CTR
@@ -18,7 +20,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ROLES = ("anon", "curioso", "beta", "operador_pev", "nucleo", "fiscal", "alfa", "operador")
+ROLES = (
+    "anon",
+    "curioso",
+    "beta",
+    "operador_pev",
+    "nucleo",
+    "autoridade",
+    "fiscal",
+    "alfa",
+    "operador",
+)
 
 # Namespaces left out of the matrix, with the reason.
 EXCLUDED_NAMESPACES = {
@@ -39,6 +51,12 @@ def row(default: str, **roles: str) -> dict[str, str]:
     return {role: roles.get(role, default) for role in ROLES}
 
 
+def municipal(outcome: str) -> dict[str, str]:
+    """The same outcome for the municipal roles (Núcleo, autoridade, Fiscalização), who see the
+    same pages; only the authority's steps (art. 35) tell them apart."""
+    return dict.fromkeys(("nucleo", "autoridade", "fiscal"), outcome)
+
+
 @dataclass(frozen=True)
 class Check:
     kwargs: dict = field(default_factory=dict)
@@ -56,17 +74,20 @@ class Check:
 PUBLIC = row("200")
 POST_ONLY = row("405")  # require_POST comes first: a GET is refused before any role check
 # Web pages (session): anonymous users go to the sign-in page, the wrong role gets a 403.
-MUNICIPAL_PAGE = row("403", anon="login", nucleo="200", fiscal="200")
-MUNICIPAL_FORM = row("403", anon="login", nucleo="400", fiscal="400")  # empty POST: invalid
+MUNICIPAL_PAGE = row("403", anon="login", **municipal("200"))
+MUNICIPAL_FORM = row("403", anon="login", **municipal("400"))  # empty POST: invalid
 TRANSPORTER_PAGE = row("403", anon="login", alfa="200", beta="200")
 TRANSPORTER_FORM = row("403", anon="login", alfa="400", beta="400")
 OPERATOR_PAGE = row("403", anon="login", operador="200", operador_pev="200")
 # API (token): anonymous callers get 401, the wrong role 403.
 API_PUBLIC = row("200")
 API_SIGNED_IN = row("200", anon="401")  # lists filtered by role (empty for curioso)
-API_MUNICIPAL = row("403", anon="401", nucleo="200", fiscal="200")
-API_MUNICIPAL_NO_GET = row("403", anon="401", nucleo="405", fiscal="405")
-API_MUNICIPAL_FORM = row("403", anon="401", nucleo="400", fiscal="400")
+# The authority's steps (art. 35): an inspector or the Núcleo is refused like any other role.
+AUTHORITY_PAGE = row("403", anon="login", autoridade="200")
+AUTHORITY_FORM = row("403", anon="login", autoridade="400")
+API_MUNICIPAL = row("403", anon="401", **municipal("200"))
+API_MUNICIPAL_NO_GET = row("403", anon="401", **municipal("405"))
+API_MUNICIPAL_FORM = row("403", anon="401", **municipal("400"))
 API_TRANSPORTER_FORM = row("403", anon="401", alfa="400", beta="400")
 
 
@@ -102,7 +123,13 @@ TABLE: dict[str, list[Check]] = {
     "ctr-detail": [
         Check(
             kwargs={"number": "{ctr}"},
-            get=row("404", anon="401", alfa="200", operador="200", nucleo="200", fiscal="200"),
+            get=row(
+                "404",
+                anon="401",
+                alfa="200",
+                operador="200",
+                **municipal("200"),
+            ),
         )
     ],
     # Each action on a CTR of its own, with a valid body: only one role may act.
@@ -110,7 +137,13 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"number": "{ctr_to_receive}"},
             get=row("405", anon="401"),
-            post=row("404", anon="401", alfa="403", nucleo="403", fiscal="403", operador="200"),
+            post=row(
+                "404",
+                anon="401",
+                alfa="403",
+                **municipal("403"),
+                operador="200",
+            ),
             data={"received_volume_m3": "3"},
         )
     ],
@@ -118,7 +151,13 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"number": "{ctr_to_refuse}"},
             get=row("405", anon="401"),
-            post=row("404", anon="401", alfa="403", nucleo="403", fiscal="403", operador="200"),
+            post=row(
+                "404",
+                anon="401",
+                alfa="403",
+                **municipal("403"),
+                operador="200",
+            ),
             data={"reason": "Carga misturada"},
         )
     ],
@@ -126,7 +165,13 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"number": "{ctr_to_cancel}"},
             get=row("405", anon="401"),
-            post=row("404", anon="401", operador="403", nucleo="403", fiscal="403", alfa="200"),
+            post=row(
+                "404",
+                anon="401",
+                operador="403",
+                **municipal("403"),
+                alfa="200",
+            ),
             data={"reason": "Obra adiada"},
         )
     ],
@@ -167,17 +212,23 @@ TABLE: dict[str, list[Check]] = {
     "ogc-collections": [Check(get=PUBLIC)],
     "ogc-collection": [
         Check(kwargs={"collection_id": "facilities"}, get=PUBLIC),
-        Check(kwargs={"collection_id": "ctr-origins"}, get=row("404", nucleo="200", fiscal="200")),
+        Check(
+            kwargs={"collection_id": "ctr-origins"},
+            get=row("404", **municipal("200")),
+        ),
     ],
     "ogc-items": [
         Check(kwargs={"collection_id": "facilities"}, get=PUBLIC),
-        Check(kwargs={"collection_id": "ctr-origins"}, get=row("404", nucleo="200", fiscal="200")),
+        Check(
+            kwargs={"collection_id": "ctr-origins"},
+            get=row("404", **municipal("200")),
+        ),
     ],
     "ogc-item": [
         Check(kwargs={"collection_id": "facilities", "feature_id": "{facility}"}, get=PUBLIC),
         Check(
             kwargs={"collection_id": "ctr-origins", "feature_id": "{ctr_pk}"},
-            get=row("404", nucleo="200", fiscal="200"),
+            get=row("404", **municipal("200")),
         ),
     ],
     # --- web: sign-in, dashboard, public pages -----------------------------------------------
@@ -274,20 +325,26 @@ TABLE: dict[str, list[Check]] = {
     "ctr-pdf": [
         Check(
             kwargs={"number": "{ctr}"},
-            get=row("404", anon="login", alfa="200", operador="200", nucleo="200", fiscal="200"),
+            get=row(
+                "404",
+                anon="login",
+                alfa="200",
+                operador="200",
+                **municipal("200"),
+            ),
         )
     ],
     # The worksite of alfa's CTR: the municipality, and alfa (its own CTRs there).
     "worksite-report": [
         Check(
             kwargs={"pk": "{worksite}"},
-            get=row("404", anon="login", alfa="200", nucleo="200", fiscal="200"),
+            get=row("404", anon="login", alfa="200", **municipal("200")),
         )
     ],
     "worksite-report-pdf": [
         Check(
             kwargs={"pk": "{worksite}"},
-            get=row("404", anon="login", alfa="200", nucleo="200", fiscal="200"),
+            get=row("404", anon="login", alfa="200", **municipal("200")),
         )
     ],
     # Fee statements: a transporter its own, the municipality any; asking for alfa's by id,
@@ -301,7 +358,13 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"period": "{month}"},
             query="transportador={alfa_id}",
-            get=row("403", anon="login", alfa="200", beta="404", nucleo="200", fiscal="200"),
+            get=row(
+                "403",
+                anon="login",
+                alfa="200",
+                beta="404",
+                **municipal("200"),
+            ),
         ),
     ],
     "fee-statement-csv": [
@@ -312,7 +375,13 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"period": "{month}"},
             query="transportador={alfa_id}",
-            get=row("403", anon="login", alfa="200", beta="404", nucleo="200", fiscal="200"),
+            get=row(
+                "403",
+                anon="login",
+                alfa="200",
+                beta="404",
+                **municipal("200"),
+            ),
         ),
     ],
     # --- web: dumping reports ------------------------------------------------------------------
@@ -372,8 +441,9 @@ TABLE: dict[str, list[Check]] = {
     "enforcement:appeal-new": [
         Check(kwargs={"pk": "{record}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
     ],
+    # Only the authority decides an appeal and applies a penalty (art. 35).
     "enforcement:appeal-decision": [
-        Check(kwargs={"pk": "{record}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+        Check(kwargs={"pk": "{record}"}, get=AUTHORITY_PAGE, post=AUTHORITY_FORM)
     ],
     "enforcement:payment": [
         Check(kwargs={"pk": "{record}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
@@ -383,7 +453,8 @@ TABLE: dict[str, list[Check]] = {
     ],
     "enforcement:record-pdf": [Check(kwargs={"pk": "{record}"}, get=MUNICIPAL_PAGE)],
     "enforcement:penalty-new": [
-        Check(kwargs={"pk": "{record}", "kind": "embargo"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
+        Check(kwargs={"pk": "{record}", "kind": kind}, get=AUTHORITY_PAGE, post=AUTHORITY_FORM)
+        for kind in ("embargo", "apreensao", "suspensao", "cassacao")
     ],
     "enforcement:embargo-breach": [
         Check(kwargs={"pk": "{penalty}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)

@@ -38,6 +38,7 @@ class World:
     pev_operator: object
     nucleo: object
     fiscal: object
+    authority: object  # applies penalties and decides appeals (art. 35)
     outsider: object  # authenticated, no role
 
     def inside(self, facility: ReceivingFacility):
@@ -103,6 +104,7 @@ def build_world() -> World:
         pev_operator=make_user("operador_pev", facility=pev),
         nucleo=make_user("nucleo", roles.NUCLEO),
         fiscal=make_user("fiscal", roles.FISCAL),
+        authority=make_user("autoridade", roles.AUTORIDADE),
         outsider=make_user("curioso"),
     )
 

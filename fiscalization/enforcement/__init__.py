@@ -30,18 +30,22 @@ Where each part lives:
   procedure   case, notice, record, their deliveries; closing a settled case
   appeals     appeal and decision;  payments   payment and Dívida Ativa
   penalties   embargo, seizure, suspension, revocation, and lifting them
+  authorship  who did each act and in what capacity (art. 35: penalties and appeal decisions
+              are the authority's), written on the act's row by the services above
   facts       deadlines of a notice or record (arithmetic in fiscalization.deadlines),
               recidivism, an earlier suspension, fines (arithmetic in fiscalization.fines)
   timeline    the case's timeline and what is due next
   expiring    what expires across cases (manage.py enforcement_deadlines)
 
 This module is the interface: callers use `from fiscalization import enforcement` and the
-names below.
+names below. Every step's service takes the acting user as `by=` and stores him with his
+capacity (authorship); a penalty or an appeal decision without the authority's permission is
+refused with AuthorityRequired.
 """
 
 from .actions import ACTIONS, PENALTIES, Action, allowed, check, for_url, hint, offered
 from .appeals import decide_appeal, file_appeal
-from .errors import EnforcementError
+from .errors import AuthorityRequired, EnforcementError
 from .expiring import Due, expiring
 from .facts import (
     appeal_last_day,
@@ -113,6 +117,7 @@ __all__ = [
     "for_url",
     "hint",
     "offered",
+    "AuthorityRequired",
     "Due",
     "EnforcementError",
     "OffenderData",

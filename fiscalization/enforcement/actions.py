@@ -6,8 +6,10 @@ of that subject it is allowed from and the refusal otherwise, who may take it, i
 the case page (label, URL name and route, form and template), its legal reference and the hint
 the timeline gives when it is due. Three readers, so that they cannot disagree:
 
-- the services' guards: `check(name, subject)` raises the row's refusal (EnforcementError);
-- the case page: `offered(subject)` is the rows whose button shows for it, in the table's order;
+- the services' guards: `check(name, subject, by)` raises the row's refusal (EnforcementError),
+  or AuthorityRequired when the row needs a permission `by` does not hold (art. 35);
+- the case page: `offered(subject, user)` is the rows whose button shows for it, in the table's
+  order, among those the user may take;
 - the timeline: `hint(name, subject, ...)` is the row's "what to do next", when it is allowed.
 
 The state of a subject is its status: the case's, the record's; a notice's is its case's (the
@@ -27,6 +29,8 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from ctr.roles import APPLY_PENALTY, DECIDE_APPEAL
+
 from ..models.enforcement import (
     CaseStatus,
     ChargeStatus,
@@ -39,7 +43,7 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
-from .errors import EnforcementError
+from .errors import AuthorityRequired, EnforcementError
 from .facts import notice_possible, notice_running, repair_owed, uncharged_breaches
 
 # What a step acts on; a charge is the daily fines of an embargo made payable (art. 31).
@@ -54,6 +58,17 @@ SUBJECTS = {
 HAND = DeliveryMethod.HAND
 # Who may take a step: the municipality's inspectors and its Núcleo (art. 22).
 MUNICIPAL = "municipal"
+# Steps of the authority alone, the permission they need and why others are refused.
+AUTHORITY_REFUSALS = {
+    APPLY_PENALTY: "As penalidades são aplicadas pelo Secretário Municipal de Serviços Urbanos "
+    "(Lei 3.978/2007 art. 35): só a autoridade, com a permissão “aplicar penalidades”, aplica "
+    "embargo, apreensão, suspensão ou cassação. O fiscal lavra o auto e registra os demais "
+    "atos do processo.",
+    DECIDE_APPEAL: "O recurso é decidido pela autoridade que aplica as penalidades, o Secretário "
+    "Municipal de Serviços Urbanos (Lei 3.978/2007 art. 35; Lei 3.190/2013 art. 14), não pelo "
+    "fiscal que lavrou o auto: só a autoridade, com a permissão “decidir recursos”, registra a "
+    "decisão.",
+}
 ACTION_TEMPLATE = "fiscalization/enforcement/action_form.html"
 
 # The conditions a row names, each about its subject; "not <name>" is the opposite.
@@ -124,6 +139,8 @@ class Action:
     refused_in: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     refused_if: tuple[str, ...] = ()  # conditions that refuse too, with the same refusal
     who: str = MUNICIPAL
+    # A Django permission the user must hold besides (AUTHORITY_REFUSALS), "" none.
+    permission: str = ""
     # The button: shown when allowed and every `offered_if` condition holds.
     label: str = ""
     relabel: tuple[tuple[str, str], ...] = ()  # (condition, label): the first that holds
@@ -147,8 +164,17 @@ class Action:
             holds(c, subject) for c in self.refused_if
         )
 
-    def is_offered(self, subject) -> bool:
-        return self.allows(subject) and all(holds(c, subject) for c in self.offered_if)
+    def permits(self, user) -> bool:
+        """Whether `user` may take the step (None: nobody in particular, refused a permission)."""
+        return not self.permission or (user is not None and user.has_perm(self.permission))
+
+    def is_offered(self, subject, user=None) -> bool:
+        """Given a user, only if he may take it; given none, for whoever may."""
+        return (
+            (user is None or self.permits(user))
+            and self.allows(subject)
+            and all(holds(c, subject) for c in self.offered_if)
+        )
 
     def label_for(self, subject) -> str:
         return next((text for c, text in self.relabel if holds(c, subject)), self.label)
@@ -184,6 +210,7 @@ def _penalty_step(kind: PenaltyKind, slug: str, form: str, legal: str, **more) -
         NOT_ANNULLED,
         "O auto foi anulado: não cabe penalidade.",
         code="annulled",
+        permission=APPLY_PENALTY,
         label=f"Aplicar {kind.label.lower()}",
         url="enforcement:penalty-new",
         url_args=(slug,),
@@ -383,6 +410,7 @@ _ROWS = (
         RECORD,
         frozenset({RecordStatus.APPEALED}),
         "Não há recurso pendente neste auto.",
+        permission=DECIDE_APPEAL,
         label="Registrar a decisão do recurso",
         primary=True,
         url="enforcement:appeal-decision",
@@ -586,9 +614,12 @@ AT_REST = {
 }
 
 
-def check(name: str, subject) -> None:
-    """Refuse, with the row's Portuguese message, a step its subject's state does not allow."""
+def check(name: str, subject, by=None) -> None:
+    """Refuse, with the row's Portuguese message, a step `by` may not take (AuthorityRequired,
+    art. 35) or its subject's state does not allow."""
     action = ACTIONS[name]
+    if not action.permits(by):
+        raise AuthorityRequired(AUTHORITY_REFUSALS[action.permission])
     if action.allows(subject):
         return
     state = state_of(subject)
@@ -600,10 +631,12 @@ def allowed(name: str, subject) -> bool:
     return ACTIONS[name].allows(subject)
 
 
-def offered(subject) -> list[Action]:
-    """The steps whose button shows on the case page for `subject`, in the table's order."""
+def offered(subject, user=None) -> list[Action]:
+    """The steps whose button shows on the case page for `subject`, in the table's order: those
+    `user` may take (given none, whoever may)."""
     kind = next(k for k, model in SUBJECTS.items() if isinstance(subject, model))
-    return [row for row in ACTIONS.values() if row.subject == kind and row.is_offered(subject)]
+    rows = ACTIONS.values()
+    return [row for row in rows if row.subject == kind and row.is_offered(subject, user)]
 
 
 def hint(name: str, subject=None, situation: str = "", **values) -> str | None:

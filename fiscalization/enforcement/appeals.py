@@ -18,6 +18,7 @@ from ..models.enforcement import (
 )
 from ..models.frameworks import DayCount
 from .actions import check
+from .authorship import sign, signed
 from .errors import EnforcementError
 from .facts import appeal_last_day, receipt_of
 from .penalties import end_penalty
@@ -25,11 +26,11 @@ from .procedure import close_if_settled
 
 
 @transaction.atomic
-def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str) -> Appeal:
+def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str, *, by=None) -> Appeal:
     """Recurso within the framework's days of receiving the record (Lei 3.190/2013 art. 13:
     30 calendar days; day 30 in time, day 31 not)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    check("file_appeal", record)
+    check("file_appeal", record, by)
     receipt = receipt_of(record)
     if receipt is None:
         raise EnforcementError(
@@ -54,7 +55,9 @@ def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str) ->
         )
     if not text.strip():
         raise EnforcementError("Transcreva ou resuma as razões do recurso.", "text", "text")
-    appeal = Appeal.objects.create(record=record, filed_on=filed_on, text=text.strip())
+    appeal = Appeal.objects.create(
+        record=record, filed_on=filed_on, text=text.strip(), **signed("filed", by)
+    )
     record.status = RecordStatus.APPEALED
     record.save(update_fields=["status"])
     return appeal
@@ -62,13 +65,13 @@ def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str) ->
 
 @transaction.atomic
 def decide_appeal(
-    record: InfractionRecord, decided_on: datetime.date, upheld: bool, decision: str
+    record: InfractionRecord, decided_on: datetime.date, upheld: bool, decision: str, *, by=None
 ) -> Appeal:
     """Upheld: the record stands and is final (the fine is due as the framework counts from
     the decision: Lei 3.190/2013 art. 15, 30 working days). Not upheld: the record is
-    annulled and its penalties fall."""
+    annulled and its penalties fall. The authority's (art. 35)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    check("decide_appeal", record)
+    check("decide_appeal", record, by)
     appeal = Appeal.objects.select_for_update().get(record=record)
     if decided_on < appeal.filed_on:
         raise EnforcementError("A decisão não pode ser anterior ao recurso.", "date", "decided_on")
@@ -77,12 +80,13 @@ def decide_appeal(
     if not decision.strip():
         raise EnforcementError("Registre o teor da decisão.", "decision", "decision")
     appeal.decided_on, appeal.upheld, appeal.decision = decided_on, upheld, decision.strip()
-    appeal.save(update_fields=["decided_on", "upheld", "decision"])
+    authored = sign(appeal, "decided", by, authority=True)
+    appeal.save(update_fields=["decided_on", "upheld", "decision", *authored])
     record.status = RecordStatus.UPHELD if upheld else RecordStatus.ANNULLED
     record.save(update_fields=["status"])
     if not upheld:
         for penalty in record.penalties.filter(lifted_on__isnull=True):
-            end_penalty(penalty, decided_on)
+            end_penalty(penalty, decided_on, by, authority=True)
         # The embargo falls with the record, and the daily fines not yet paid with it.
         EmbargoFineCharge.objects.filter(penalty__record=record, status=ChargeStatus.OPEN).update(
             status=ChargeStatus.CANCELLED

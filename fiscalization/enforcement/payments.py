@@ -20,6 +20,7 @@ from ..models.enforcement import (
 )
 from ..models.frameworks import PenaltyFramework
 from .actions import check
+from .authorship import sign
 from .errors import EnforcementError
 from .facts import appeal_last_day, charge_last_day, payment_last_day
 from .procedure import close_if_settled
@@ -57,29 +58,31 @@ def _check_due(on: datetime.date, last: datetime.date | None, what: str) -> None
 
 
 @transaction.atomic
-def register_payment(record: InfractionRecord, paid_on: datetime.date) -> InfractionRecord:
+def register_payment(
+    record: InfractionRecord, paid_on: datetime.date, *, by=None
+) -> InfractionRecord:
     """The fine paid in reais at its unit's value on the payment date (art. 36), less the
     framework's discount when paid within its days (Rio de Janeiro art. 183). Paid after the
     deadline it is late (paid_late), but still a payment while not sent to Dívida Ativa."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    check("register_payment", record)
+    check("register_payment", record, by)
     _check_paid_on(paid_on, deadlines.local_date(record.drawn_up_at), "ao auto")
     framework = record.case.framework
     owed = fines.with_discount(record.total_ufesp, record.drawn_up_at, paid_on, framework)
     amount = _in_reais(owed, paid_on, framework)
     record.paid_on, record.paid_brl, record.status = paid_on, amount, RecordStatus.PAID
-    record.save(update_fields=["paid_on", "paid_brl", "status"])
+    record.save(update_fields=["paid_on", "paid_brl", "status", *sign(record, "payment", by)])
     close_if_settled(record.case, paid_on)
     return record
 
 
 @transaction.atomic
-def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = None):
+def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = None, *, by=None):
     """Unpaid after the payment deadline (and, where an appeal suspends collection, with no
     appeal pending or possible): to Dívida Ativa (art. 22 IV)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     on = on or timezone.localdate()
-    check("send_to_divida_ativa", record)
+    check("send_to_divida_ativa", record, by)
     _check_due(on, payment_last_day(record), "o auto pode ser enviado")
     if record.status == RecordStatus.ISSUED and record.case.framework.appeal_suspensive:
         appeal_last = appeal_last_day(record)
@@ -90,7 +93,7 @@ def send_to_divida_ativa(record: InfractionRecord, on: datetime.date | None = No
                 "appeal_running",
             )
     record.status = RecordStatus.DIVIDA_ATIVA
-    record.save(update_fields=["status"])
+    record.save(update_fields=["status", *sign(record, "divida_ativa", by)])
     close_if_settled(record.case, on)
     return record
 
@@ -104,32 +107,34 @@ def _lock_charge(charge: EmbargoFineCharge) -> EmbargoFineCharge:
 
 
 @transaction.atomic
-def register_charge_payment(charge: EmbargoFineCharge, paid_on: datetime.date):
+def register_charge_payment(charge: EmbargoFineCharge, paid_on: datetime.date, *, by=None):
     """The daily fines of the embargo paid in reais at the UFESP of the payment date
     (art. 31, art. 36); after the due date it is late, but a payment while not in Dívida
     Ativa."""
     charge = _lock_charge(charge)
-    check("register_charge_payment", charge)
+    check("register_charge_payment", charge, by)
     _check_paid_on(paid_on, charge.assessed_on, "ao lançamento da multa diária")
     framework = charge.penalty.record.case.framework
     charge.paid_on, charge.paid_brl = paid_on, _in_reais(charge.amount_ufesp, paid_on, framework)
     charge.status = ChargeStatus.PAID
-    charge.save(update_fields=["paid_on", "paid_brl", "status"])
+    charge.save(update_fields=["paid_on", "paid_brl", "status", *sign(charge, "payment", by)])
     close_if_settled(charge.penalty.record.case, paid_on)
     return charge
 
 
 @transaction.atomic
-def send_charge_to_divida_ativa(charge: EmbargoFineCharge, on: datetime.date | None = None):
+def send_charge_to_divida_ativa(
+    charge: EmbargoFineCharge, on: datetime.date | None = None, *, by=None
+):
     """Daily fines unpaid after their payment days: to Dívida Ativa (art. 22 IV), as the
     record's."""
     charge = _lock_charge(charge)
     on = on or timezone.localdate()
-    check("send_charge_to_divida_ativa", charge)
+    check("send_charge_to_divida_ativa", charge, by)
     _check_due(on, charge_last_day(charge), "a multa diária pode ser enviada")
     if on > timezone.localdate():
         raise EnforcementError("A data do envio está no futuro.", "future", "on")
     charge.status = ChargeStatus.DIVIDA_ATIVA
-    charge.save(update_fields=["status"])
+    charge.save(update_fields=["status", *sign(charge, "divida_ativa", by)])
     close_if_settled(charge.penalty.record.case, on)
     return charge

@@ -27,20 +27,21 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .actions import PENALTIES, check
+from .authorship import sign, signed
 from .errors import EnforcementError
 from .facts import uncharged_breaches
 from .procedure import close_if_settled
 
 
 def _record_for_penalty(
-    record: InfractionRecord, starts_on: datetime.date, kind: PenaltyKind
+    record: InfractionRecord, starts_on: datetime.date, kind: PenaltyKind, by
 ) -> InfractionRecord:
     record = (
         InfractionRecord.objects.select_for_update(of=("self",))
         .select_related("case__offender__transporter", "case__offender__facility")
         .get(pk=record.pk)
     )
-    check(PENALTIES[kind].name, record)
+    check(PENALTIES[kind].name, record, by)
     if starts_on < deadlines.local_date(record.drawn_up_at):
         raise EnforcementError(
             "A penalidade não pode começar antes do auto de infração.", "date", "starts_on"
@@ -49,28 +50,39 @@ def _record_for_penalty(
 
 
 @transaction.atomic
-def apply_embargo(record: InfractionRecord, starts_on: datetime.date, details: str) -> Penalty:
-    """Embargo of the worksite (art. 25 II); disobeyed, a daily fine of one UFESP (art. 31)."""
-    record = _record_for_penalty(record, starts_on, PenaltyKind.EMBARGO)
+def apply_embargo(
+    record: InfractionRecord, starts_on: datetime.date, details: str, *, by=None
+) -> Penalty:
+    """Embargo of the worksite (art. 25 II); disobeyed, a daily fine of one UFESP (art. 31).
+    By the authority (art. 35), as every penalty."""
+    record = _record_for_penalty(record, starts_on, PenaltyKind.EMBARGO, by)
     if not details.strip():
         raise EnforcementError("Identifique a obra embargada.", "details", "details")
     return Penalty.objects.create(
-        record=record, kind=PenaltyKind.EMBARGO, starts_on=starts_on, details=details.strip()
+        record=record,
+        kind=PenaltyKind.EMBARGO,
+        starts_on=starts_on,
+        details=details.strip(),
+        **signed("applied", by, authority=True),
     )
 
 
 @transaction.atomic
-def register_embargo_breach(penalty: Penalty, day: datetime.date, note: str = "") -> EmbargoBreach:
+def register_embargo_breach(
+    penalty: Penalty, day: datetime.date, note: str = "", *, by=None
+) -> EmbargoBreach:
     """A day on which the embargo was found disobeyed: one UFESP (art. 31)."""
     penalty = Penalty.objects.select_for_update().get(pk=penalty.pk)
-    check("register_embargo_breach", penalty)
+    check("register_embargo_breach", penalty, by)
     if day < penalty.starts_on or (penalty.lifted_on and day >= penalty.lifted_on):
         raise EnforcementError("Nesse dia o embargo não estava em vigor.", "date", "day")
     if day > timezone.localdate():
         raise EnforcementError("O dia do descumprimento está no futuro.", "future", "day")
     try:
         with transaction.atomic():
-            return EmbargoBreach.objects.create(penalty=penalty, day=day, note=note.strip())
+            return EmbargoBreach.objects.create(
+                penalty=penalty, day=day, note=note.strip(), **signed("registered", by)
+            )
     except IntegrityError:
         raise EnforcementError(
             f"O descumprimento de {br_date(day)} já foi registrado.", "duplicate", "day"
@@ -78,7 +90,7 @@ def register_embargo_breach(penalty: Penalty, day: datetime.date, note: str = ""
 
 
 @transaction.atomic
-def assess_embargo_fine(penalty: Penalty, on: datetime.date) -> EmbargoFineCharge:
+def assess_embargo_fine(penalty: Penalty, on: datetime.date, *, by=None) -> EmbargoFineCharge:
     """Make the daily fines of the days of breach registered up to `on` and not yet charged
     payable (art. 31: one UFESP a day, the framework's daily fine): one charge, its amount
     frozen now, paid at the unit's value of the payment date (art. 36), due the framework's
@@ -88,7 +100,7 @@ def assess_embargo_fine(penalty: Penalty, on: datetime.date) -> EmbargoFineCharg
         .select_related("record__case__framework")
         .get(pk=penalty.pk)
     )
-    check("assess_embargo_fine", penalty)
+    check("assess_embargo_fine", penalty, by)
     framework = penalty.record.case.framework
     if framework.embargo_daily_fine is None:
         raise EnforcementError(
@@ -108,32 +120,41 @@ def assess_embargo_fine(penalty: Penalty, on: datetime.date) -> EmbargoFineCharg
             "on",
         )
     charge = EmbargoFineCharge.objects.create(
-        penalty=penalty, assessed_on=on, amount_ufesp=fines.embargo_fine(len(days), framework)
+        penalty=penalty,
+        assessed_on=on,
+        amount_ufesp=fines.embargo_fine(len(days), framework),
+        **signed("assessed", by),
     )
     EmbargoBreach.objects.filter(pk__in=[b.pk for b in days]).update(charge=charge)
     return charge
 
 
 @transaction.atomic
-def apply_seizure(record: InfractionRecord, starts_on: datetime.date, details: str) -> Penalty:
+def apply_seizure(
+    record: InfractionRecord, starts_on: datetime.date, details: str, *, by=None
+) -> Penalty:
     """Seizure of equipment (art. 25 III), kept where the municipality defines (art. 32)."""
-    record = _record_for_penalty(record, starts_on, PenaltyKind.SEIZURE)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SEIZURE, by)
     if not details.strip():
         raise EnforcementError(
             "Liste os equipamentos apreendidos e onde ficam guardados.", "details", "details"
         )
     return Penalty.objects.create(
-        record=record, kind=PenaltyKind.SEIZURE, starts_on=starts_on, details=details.strip()
+        record=record,
+        kind=PenaltyKind.SEIZURE,
+        starts_on=starts_on,
+        details=details.strip(),
+        **signed("applied", by, authority=True),
     )
 
 
 @transaction.atomic
 def register_seizure_costs(
-    penalty: Penalty, custody_costs_brl: Decimal, paid_on: datetime.date | None
+    penalty: Penalty, custody_costs_brl: Decimal, paid_on: datetime.date | None, *, by=None
 ) -> Penalty:
     """The costs of seizure, removal and custody, computed and (when paid) their payment."""
     penalty = Penalty.objects.select_for_update().get(pk=penalty.pk)
-    check("register_seizure_costs", penalty)
+    check("register_seizure_costs", penalty, by)
     if penalty.lifted_on:
         raise EnforcementError("Os equipamentos já foram liberados.", "released")
     if custody_costs_brl is None or custody_costs_brl < 0:
@@ -143,12 +164,14 @@ def register_seizure_costs(
             "A data do pagamento dos custos está fora do período da apreensão.", "date", "paid_on"
         )
     penalty.custody_costs_brl, penalty.costs_paid_on = custody_costs_brl, paid_on
-    penalty.save(update_fields=["custody_costs_brl", "costs_paid_on"])
+    penalty.save(update_fields=["custody_costs_brl", "costs_paid_on", *sign(penalty, "costs", by)])
     return penalty
 
 
 @transaction.atomic
-def release_seizure(penalty: Penalty, on: datetime.date, irregularity_fixed: bool) -> Penalty:
+def release_seizure(
+    penalty: Penalty, on: datetime.date, irregularity_fixed: bool, *, by=None
+) -> Penalty:
     """Release of seized equipment: only once the irregularity is fixed and the costs of
     seizure, removal and custody are paid (art. 32 sole §)."""
     penalty = (
@@ -156,7 +179,7 @@ def release_seizure(penalty: Penalty, on: datetime.date, irregularity_fixed: boo
         .select_related("record__case")
         .get(pk=penalty.pk)
     )
-    check("release_seizure", penalty)
+    check("release_seizure", penalty, by)
     if penalty.lifted_on:
         raise EnforcementError("Os equipamentos já foram liberados.", "released")
     if not irregularity_fixed:
@@ -177,20 +200,20 @@ def release_seizure(penalty: Penalty, on: datetime.date, irregularity_fixed: boo
             "A liberação deve ser posterior ao pagamento dos custos e não futura.", "date", "on"
         )
     penalty.lifted_on = on
-    penalty.save(update_fields=["lifted_on"])
+    penalty.save(update_fields=["lifted_on", *sign(penalty, "lifted", by)])
     close_if_settled(penalty.record.case, on)
     return penalty
 
 
 @transaction.atomic
 def apply_suspension(
-    record: InfractionRecord, starts_on: datetime.date, days: int, details: str = ""
+    record: InfractionRecord, starts_on: datetime.date, days: int, details: str = "", *, by=None
 ) -> Penalty:
     """Suspension of the activity for up to the framework's days (art. 25 IV: 15). A
     transporter offender is SUSPENDED from `starts_on` to the last day (rule
     TRANSPORTER_SUSPENDED); a facility's licenses in force are SUSPENDED from `starts_on`
     (rule FACILITY_NOT_LICENSED)."""
-    record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION, by)
     framework = record.case.framework
     longest = framework.suspension_max_days
     if longest is None:
@@ -221,6 +244,7 @@ def apply_suspension(
         starts_on=starts_on,
         ends_on=ends_on,
         details=details.strip(),
+        **signed("applied", by, authority=True),
     )
     _restrict(offender, PenaltyKind.SUSPENSION, starts_on, ends_on)
     return penalty
@@ -228,15 +252,19 @@ def apply_suspension(
 
 @transaction.atomic
 def apply_revocation(
-    record: InfractionRecord, starts_on: datetime.date, details: str = ""
+    record: InfractionRecord, starts_on: datetime.date, details: str = "", *, by=None
 ) -> Penalty:
     """Revocation of the permit (art. 25 V), the due penalty for a new infraction after a
     suspension (art. 34): the transporter is REVOKED, the facility's licenses in force too."""
-    record = _record_for_penalty(record, starts_on, PenaltyKind.REVOCATION)
+    record = _record_for_penalty(record, starts_on, PenaltyKind.REVOCATION, by)
     if record.penalties.filter(kind=PenaltyKind.REVOCATION).exists():
         raise EnforcementError("A cassação já foi aplicada neste auto.", "duplicate")
     penalty = Penalty.objects.create(
-        record=record, kind=PenaltyKind.REVOCATION, starts_on=starts_on, details=details.strip()
+        record=record,
+        kind=PenaltyKind.REVOCATION,
+        starts_on=starts_on,
+        details=details.strip(),
+        **signed("applied", by, authority=True),
     )
     _restrict(record.case.offender, PenaltyKind.REVOCATION, starts_on, None)
     close_if_settled(record.case, starts_on)  # the revocation was what kept it open (art. 34)
@@ -244,7 +272,7 @@ def apply_revocation(
 
 
 @transaction.atomic
-def lift_penalty(penalty: Penalty, on: datetime.date) -> Penalty:
+def lift_penalty(penalty: Penalty, on: datetime.date, *, by=None) -> Penalty:
     """Cancel an embargo (the offender complied, art. 31 sole §) or lift a suspension early:
     from `on` the transporter or facility works again. Seized equipment is released with
     release_seizure; a revocation falls only with the annulment of the record."""
@@ -253,7 +281,7 @@ def lift_penalty(penalty: Penalty, on: datetime.date) -> Penalty:
         .select_related("record__case__offender__transporter", "record__case__offender__facility")
         .get(pk=penalty.pk)
     )
-    check("lift_penalty", penalty)
+    check("lift_penalty", penalty, by)
     if penalty.lifted_on:
         raise EnforcementError("A penalidade já foi levantada.", "lifted")
     if penalty.kind == PenaltyKind.SUSPENSION and penalty.ends_on < on:
@@ -262,14 +290,15 @@ def lift_penalty(penalty: Penalty, on: datetime.date) -> Penalty:
         )
     if on > timezone.localdate():
         raise EnforcementError("A data do levantamento está no futuro.", "future", "on")
-    end_penalty(penalty, on)
+    end_penalty(penalty, on, by)
     close_if_settled(penalty.record.case, on)
     return penalty
 
 
-def end_penalty(penalty: Penalty, on: datetime.date) -> None:
+def end_penalty(penalty: Penalty, on: datetime.date, by, authority: bool = False) -> None:
+    """Lifted by `by`; `authority`: it falls with the record, by the appeal's decision."""
     penalty.lifted_on = on
-    penalty.save(update_fields=["lifted_on"])
+    penalty.save(update_fields=["lifted_on", *sign(penalty, "lifted", by, authority)])
     if penalty.kind in (PenaltyKind.SUSPENSION, PenaltyKind.REVOCATION):
         _unrestrict(penalty, on)
 

@@ -39,6 +39,7 @@ from ..models.enforcement import (
 from ..models.frameworks import NoticeFirst
 from ..models.reports import DumpingReport
 from .actions import check
+from .authorship import capacity, sign, signed
 from .errors import EnforcementError
 from .facts import (
     charges_pending,
@@ -160,6 +161,7 @@ def open_case(
         municipality=municipality,
         offender=person,
         inspector=inspector,
+        opened_as=capacity(inspector),
         opened_at=opened_at,
         description=description.strip(),
         location=location,
@@ -186,11 +188,13 @@ def issue_notice(
     required_action: str,
     delivery_method: str,
     issued_at: datetime.datetime | None = None,
+    *,
+    by=None,
 ) -> Notice:
     """Notificação to repair within the framework's hours (Lei 3.978/2007 art. 28: 72, for a
     non-recidivist only)."""
     case = lock_case(case)
-    check("issue_notice", case)
+    check("issue_notice", case, by)
     framework = case.framework
     if framework.notice_first == NoticeFirst.NEVER:
         raise EnforcementError(
@@ -221,6 +225,7 @@ def issue_notice(
         issued_at=issued_at,
         delivery_method=delivery_method,
         required_action=required_action.strip(),
+        **signed("issued", by),
     )
     case.status = CaseStatus.NOTIFIED
     case.save(update_fields=["status"])
@@ -252,14 +257,14 @@ def _check_delivery(document, delivered_on: datetime.datetime, issued: datetime.
 
 
 @transaction.atomic
-def register_notice_delivery(notice: Notice, delivered_on: datetime.datetime) -> Notice:
+def register_notice_delivery(notice: Notice, delivered_on: datetime.datetime, *, by=None) -> Notice:
     """The date of the signed receipt (by hand, with the hour), of the returned AR (mail) or of
     the publication (public notice, art. 28 §2): the 72 hours run from the presumed receipt."""
     notice = _lock_notice(notice)
-    check("register_notice_delivery", notice)
+    check("register_notice_delivery", notice, by)
     _check_delivery(notice, delivered_on, notice.issued_at)
     notice.delivered_on = delivered_on
-    notice.save(update_fields=["delivered_on"])
+    notice.save(update_fields=["delivered_on", *sign(notice, "delivery", by)])
     return notice
 
 
@@ -269,6 +274,7 @@ def _failed_delivery(
     outcome: str,
     attempted_at: datetime.datetime,
     reason: str,
+    by,
 ) -> DeliveryAttempt:
     """Record that the individual delivery of `document` failed: the fact the edital needs."""
     method = document.delivery_method
@@ -298,10 +304,11 @@ def _failed_delivery(
         outcome=outcome,
         attempted_at=attempted_at,
         reason=reason.strip(),
+        **signed("registered", by),
     )
 
 
-def _publish_edital(document: Notice | InfractionRecord, published_on: datetime.date) -> None:
+def _publish_edital(document: Notice | InfractionRecord, published_on: datetime.date, by) -> None:
     """The edital supplies the failed individual delivery; its deadlines count as the case's
     framework reads the publication (fiscalization.deadlines: Lei 3.978/2007 art. 28 §2, from
     the first working day after it)."""
@@ -317,7 +324,9 @@ def _publish_edital(document: Notice | InfractionRecord, published_on: datetime.
         )
     document.delivery_method = DeliveryMethod.PUBLIC_NOTICE
     document.delivered_on = deadlines.start_of_day(published_on)
-    document.save(update_fields=["delivery_method", "delivered_on"])
+    document.save(
+        update_fields=["delivery_method", "delivered_on", *sign(document, "delivery", by)]
+    )
 
 
 def _lock_notice(notice: Notice) -> Notice:
@@ -326,32 +335,34 @@ def _lock_notice(notice: Notice) -> Notice:
 
 @transaction.atomic
 def register_notice_failure(
-    notice: Notice, outcome: str, attempted_at: datetime.datetime, reason: str
+    notice: Notice, outcome: str, attempted_at: datetime.datetime, reason: str, *, by=None
 ) -> DeliveryAttempt:
     """The notice could not be delivered: refused or the offender not found (by hand), or the
     AR came back undelivered (mail). From here the edital may supply it (art. 28 §2)."""
     notice = _lock_notice(notice)
-    check("register_notice_failure", notice)
-    return _failed_delivery(notice, notice.issued_at, outcome, attempted_at, reason)
+    check("register_notice_failure", notice, by)
+    return _failed_delivery(notice, notice.issued_at, outcome, attempted_at, reason, by)
 
 
 @transaction.atomic
-def publish_notice_edital(notice: Notice, published_on: datetime.date) -> Notice:
+def publish_notice_edital(notice: Notice, published_on: datetime.date, *, by=None) -> Notice:
     """The notice published in the official paper after a failed individual delivery
     (art. 28 §2): the 72 hours run from the first working day after the publication."""
     notice = _lock_notice(notice)
-    check("publish_notice_edital", notice)
-    _publish_edital(notice, published_on)
+    check("publish_notice_edital", notice, by)
+    _publish_edital(notice, published_on, by)
     return notice
 
 
 @transaction.atomic
-def mark_repaired(notice: Notice, repaired_at: datetime.datetime | None = None) -> Notice:
+def mark_repaired(
+    notice: Notice, repaired_at: datetime.datetime | None = None, *, by=None
+) -> Notice:
     """The offender repaired the damage. In time (art. 28 §1): the case ends without penalty
     (art. 27). Late: it is noted, and the record may still be drawn up (art. 29)."""
     notice = Notice.objects.select_for_update(of=("self",)).select_related("case").get(pk=notice.pk)
     notice.case = case = lock_case(notice.case)
-    check("mark_repaired", notice)
+    check("mark_repaired", notice, by)
     due = notice_due(notice)
     if due is None:
         raise EnforcementError(
@@ -364,7 +375,7 @@ def mark_repaired(notice: Notice, repaired_at: datetime.datetime | None = None) 
     if repaired_at < notice.issued_at:
         raise EnforcementError("A reparação não pode ser anterior à notificação.", "date")
     notice.repaired_at = repaired_at
-    notice.save(update_fields=["repaired_at"])
+    notice.save(update_fields=["repaired_at", *sign(notice, "repair", by)])
     if repaired_at <= due:
         case.status = CaseStatus.REPAIRED
         case.save(update_fields=["status"])
@@ -387,6 +398,7 @@ def draw_up_record(
     signed_by_offender: bool = False,
     no_signature_reason: str = "",
     drawn_up_at: datetime.datetime | None = None,
+    by=None,
 ) -> InfractionRecord:
     """Auto de infração for one or more lines of the table (art. 23). The fine adds the lines
     up (art. 30 §3) and is raised for recidivism as the case's framework says (Lei 3.978/2007
@@ -398,7 +410,7 @@ def draw_up_record(
     when by hand."""
     case = lock_case(case)
     drawn_up_at = drawn_up_at or timezone.localtime()
-    check("draw_up_record", case)
+    check("draw_up_record", case, by)
     if drawn_up_at > timezone.now() + datetime.timedelta(minutes=5):
         raise EnforcementError("A data do auto está no futuro.", "future", "drawn_up_at")
     if drawn_up_at < case.opened_at:
@@ -466,6 +478,8 @@ def draw_up_record(
         delivery_method=delivery_method,
         # By hand the copy is handed over in the act (Lei 3.190/2013 art. 11 I).
         delivered_on=drawn_up_at if delivery_method == DeliveryMethod.HAND else None,
+        **signed("drawn_up", by),
+        **signed("delivery", by if delivery_method == DeliveryMethod.HAND else None),
     )
     InfractionItem.objects.bulk_create([InfractionItem.frozen(record, e) for e in entries])
     case.status = CaseStatus.RECORDED
@@ -499,48 +513,53 @@ def _check_entries(case: EnforcementCase, entries: list[PenaltyTableEntry]) -> N
 
 @transaction.atomic
 def register_record_delivery(
-    record: InfractionRecord, delivered_on: datetime.datetime
+    record: InfractionRecord, delivered_on: datetime.datetime, *, by=None
 ) -> InfractionRecord:
     """Delivery of the record by mail (AR date) or public notice (publication date); by hand it
     was delivered when drawn up. The 30 days to appeal run from the presumed receipt."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    check("register_record_delivery", record)
+    check("register_record_delivery", record, by)
     _check_delivery(record, delivered_on, record.drawn_up_at)
     record.delivered_on = delivered_on
-    record.save(update_fields=["delivered_on"])
+    record.save(update_fields=["delivered_on", *sign(record, "delivery", by)])
     return record
 
 
 @transaction.atomic
 def register_record_failure(
-    record: InfractionRecord, outcome: str, attempted_at: datetime.datetime, reason: str
+    record: InfractionRecord,
+    outcome: str,
+    attempted_at: datetime.datetime,
+    reason: str,
+    *,
+    by=None,
 ) -> DeliveryAttempt:
     """The record could not be delivered: by hand the offender refused the copy or was not
     found (then it was not handed over when drawn up), or the AR came back undelivered."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    check("register_record_failure", record)
-    attempt = _failed_delivery(record, record.drawn_up_at, outcome, attempted_at, reason)
+    check("register_record_failure", record, by)
+    attempt = _failed_delivery(record, record.drawn_up_at, outcome, attempted_at, reason, by)
     if record.delivered_on is not None:  # by hand, presumed handed over when drawn up
         record.delivered_on = None
-        record.save(update_fields=["delivered_on"])
+        record.save(update_fields=["delivered_on", *sign(record, "delivery", None)])
     return attempt
 
 
 @transaction.atomic
 def publish_record_edital(
-    record: InfractionRecord, published_on: datetime.date
+    record: InfractionRecord, published_on: datetime.date, *, by=None
 ) -> InfractionRecord:
     """The record published in the official paper after a failed individual delivery
     (art. 28 §2; Lei 3.190/2013 art. 11 III): the 30 days to appeal run from then."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
-    check("publish_record_edital", record)
-    _publish_edital(record, published_on)
+    check("publish_record_edital", record, by)
+    _publish_edital(record, published_on, by)
     return record
 
 
 @transaction.atomic
 def register_repair(
-    record: InfractionRecord, repaired_at: datetime.datetime | None = None
+    record: InfractionRecord, repaired_at: datetime.datetime | None = None, *, by=None
 ) -> InfractionRecord:
     """The damage repaired after the record: paying the fine does not end the duty to repair
     (art. 30 §2), so the case closes only once this is registered."""
@@ -549,7 +568,7 @@ def register_repair(
         .select_related("case")
         .get(pk=record.pk)
     )
-    check("register_repair", record)
+    check("register_repair", record, by)
     if not repair_owed(record):
         raise EnforcementError("A reparação do dano já foi registrada.", "repaired")
     repaired_at = repaired_at or timezone.localtime()
@@ -560,7 +579,7 @@ def register_repair(
             "A reparação não pode ser anterior à constatação.", "date", "repaired_at"
         )
     record.repaired_at = repaired_at
-    record.save(update_fields=["repaired_at"])
+    record.save(update_fields=["repaired_at", *sign(record, "repair", by)])
     close_if_settled(record.case, deadlines.local_date(repaired_at))
     return record
 

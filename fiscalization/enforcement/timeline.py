@@ -25,6 +25,7 @@ from ..models.enforcement import (
 )
 from ..models.frameworks import DayCount
 from .actions import AT_REST, PENALTIES, allowed, hint
+from .authorship import Authors
 from .facts import (
     appeal_last_day,
     charge_last_day,
@@ -52,6 +53,8 @@ class Step:
     legal: str = ""
     # event | met (deadline met) | pending (running) | expired (passed, not met)
     state: str = "event"
+    # Who did it and in what capacity, as recorded with the act (art. 35); "" not recorded.
+    by: str = ""
 
     @property
     def is_deadline(self) -> bool:
@@ -78,6 +81,8 @@ class Step:
 class Timeline:
     steps: list[Step] = field(default_factory=list)
     next_due: list[str] = field(default_factory=list)
+    # Who did each act, each user read once (the case list builds a timeline per case).
+    by: Authors = field(default_factory=Authors, repr=False)
 
     def due(self, hint: str | None) -> None:
         """What to do next, when the step may happen (actions.hint gives None otherwise)."""
@@ -105,6 +110,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
             "Irregularidade constatada; processo aberto",
             f"{offender.name} — {offender.get_role_display()} (art. 24)",
             "art. 21-22",
+            by=tl.by.text(case, "opened", user_field="inspector"),
         )
     )
     if case.obstructed_inspection:
@@ -119,6 +125,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 f"Notificação {notice.number} emitida ({_issued_by(notice)})",
                 notice.required_action,
                 "art. 28",
+                by=tl.by.text(notice, "issued"),
             )
         )
         _failed_steps(notice, tl)
@@ -129,7 +136,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                 or hint("register_notice_delivery", notice, number=notice.number)
             )
             continue
-        add(Step(_delivered_when(notice), _delivery_label(notice), _receipt_detail(receipt)))
+        add(_delivery_step(notice, receipt, tl))
         framework = notice.case.framework
         due = deadlines.repair_deadline(receipt, framework)
         in_time = notice.repaired_at is not None and notice.repaired_at <= due
@@ -148,6 +155,7 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
                     notice.repaired_at,
                     "Dano reparado" + ("" if in_time else " fora do prazo"),
                     "Sem penalidade (art. 27)." if in_time else "",
+                    by=tl.by.text(notice, "repair"),
                 )
             )
         if now <= due and not notice.repaired_at:
@@ -172,6 +180,15 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
     return tl
 
 
+def _delivery_step(document, receipt: deadlines.Receipt, tl: Timeline) -> Step:
+    return Step(
+        _delivered_when(document),
+        _delivery_label(document),
+        _receipt_detail(receipt),
+        by=tl.by.text(document, "delivery"),
+    )
+
+
 def _issued_by(notice) -> str:
     """How the notice was sent: an edital only supplied it, after its first attempt failed."""
     first = notice.failed_deliveries.first()
@@ -193,6 +210,7 @@ def _failed_steps(document, tl: Timeline) -> None:
                 f"Entrega frustrada: {attempt.get_outcome_display()}",
                 attempt.reason,
                 "art. 28 §2",
+                by=tl.by.text(attempt, "registered"),
             )
         )
 
@@ -240,6 +258,7 @@ def _record_steps(
             f"Auto de infração {record.number} lavrado",
             detail,
             framework.cite("payment_from"),
+            by=tl.by.text(record, "drawn_up"),
         )
     )
     if record.proposes_revocation:
@@ -269,7 +288,7 @@ def _record_steps(
         )
     else:
         if record.delivery_method != DeliveryMethod.HAND:
-            add(Step(_delivered_when(record), _delivery_label(record), _receipt_detail(receipt)))
+            add(_delivery_step(record, receipt, tl))
         last = appeal_last_day(record)
         add(
             Step(
@@ -284,13 +303,15 @@ def _record_steps(
         if today <= last:
             tl.due(hint("file_appeal", record, last=br_date(last)))
     if appeal is not None:
-        add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200]))
+        filed = tl.by.text(appeal, "filed")
+        add(Step(appeal.filed_on, "Recurso apresentado", appeal.text[:200], by=filed))
         if appeal.decided_on:
             add(
                 Step(
                     appeal.decided_on,
                     "Recurso decidido: auto " + ("mantido" if appeal.upheld else "anulado"),
                     appeal.decision[:200],
+                    by=tl.by.text(appeal, "decided"),
                 )
             )
         else:
@@ -326,7 +347,16 @@ def _record_steps(
             tl.due(hint("send_to_divida_ativa", record))
     if record.paid_on:
         late = " (fora do prazo)" if paid_late(record) else ""
-        add(Step(record.paid_on, f"Multa paga{late}", br_money(record.paid_brl), "art. 36"))
+        paid = br_money(record.paid_brl)
+        add(
+            Step(
+                record.paid_on,
+                f"Multa paga{late}",
+                paid,
+                "art. 36",
+                by=tl.by.text(record, "payment"),
+            )
+        )
     if record.status == RecordStatus.DIVIDA_ATIVA and last_pay is not None:
         add(
             Step(
@@ -334,11 +364,13 @@ def _record_steps(
                 "Auto enviado à Dívida Ativa (após o vencimento)",
                 "",
                 "art. 22 IV",
+                by=tl.by.text(record, "divida_ativa"),
             )
         )
 
     if record.repaired_at:
-        add(Step(record.repaired_at, "Dano reparado após o auto", "", "art. 30 §2"))
+        repair = tl.by.text(record, "repair")
+        add(Step(record.repaired_at, "Dano reparado após o auto", "", "art. 30 §2", by=repair))
     elif record.status in (RecordStatus.PAID, RecordStatus.DIVIDA_ATIVA) and repair_owed(record):
         tl.due(hint("register_repair", record))
 
@@ -351,12 +383,21 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
     legal = PENALTIES[penalty.kind].legal.removeprefix("Lei 3.978/2007 ")
     # "Penalidade" carries the gender: an embargo is masculine, the other penalties feminine.
     applied = f"Penalidade aplicada: {penalty.get_kind_display()}"
-    add(Step(penalty.starts_on, applied, penalty.details, legal))
+    add(Step(penalty.starts_on, applied, penalty.details, legal, by=tl.by.text(penalty, "applied")))
+    lifted = tl.by.text(penalty, "lifted")
     if penalty.kind == PenaltyKind.EMBARGO:
         framework = penalty.record.case.framework
         breaches = list(penalty.breaches.all())
         for breach in breaches:
-            add(Step(breach.day, _breach_label(framework), breach.note, "art. 31"))
+            add(
+                Step(
+                    breach.day,
+                    _breach_label(framework),
+                    breach.note,
+                    "art. 31",
+                    by=tl.by.text(breach, "registered"),
+                )
+            )
         daily_fine = framework.embargo_daily_fine is not None
         if breaches and daily_fine:
             ufesp = br_number(embargo_fine_ufesp(penalty))
@@ -368,7 +409,7 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         for charge in penalty.charges.all():
             _charge_steps(charge, today, tl)
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú."))
+            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú.", by=lifted))
         elif not annulled:
             tl.due(hint("lift_penalty", penalty))
     elif penalty.kind == PenaltyKind.SEIZURE:
@@ -379,10 +420,11 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
                     "Custos de apreensão, remoção e guarda pagos",
                     br_money(penalty.custody_costs_brl),
                     "art. 32 p.ú.",
+                    by=tl.by.text(penalty, "costs"),
                 )
             )
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Equipamentos liberados", "", "art. 32 p.ú."))
+            add(Step(penalty.lifted_on, "Equipamentos liberados", "", "art. 32 p.ú.", by=lifted))
         elif not annulled:
             tl.due(hint("release_seizure", penalty))
     elif penalty.kind == PenaltyKind.SUSPENSION:
@@ -397,11 +439,11 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
             )
         )
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Suspensão levantada", ""))
+            add(Step(penalty.lifted_on, "Suspensão levantada", "", by=lifted))
         if today < ended and not annulled:
             tl.due(hint("lift_penalty", penalty, "suspension", ends=br_date(penalty.ends_on)))
     elif penalty.lifted_on:
-        add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", ""))
+        add(Step(penalty.lifted_on, "Cassação desfeita (auto anulado)", "", by=lifted))
 
 
 def _breach_label(framework) -> str:
@@ -417,7 +459,8 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     (art. 22 IV)."""
     add = tl.steps.append
     ufesp = br_number(charge.amount_ufesp)
-    add(Step(charge.assessed_on, f"Multa diária do embargo lançada: {ufesp} UFESP", "", "art. 31"))
+    assessed = f"Multa diária do embargo lançada: {ufesp} UFESP"
+    add(Step(charge.assessed_on, assessed, "", "art. 31", by=tl.by.text(charge, "assessed")))
     if charge.status == ChargeStatus.CANCELLED:
         return
     framework = charge.penalty.record.case.framework
@@ -435,9 +478,12 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     )
     if charge.paid_on:
         late = " (fora do prazo)" if charge_paid_late(charge) else ""
-        add(Step(charge.paid_on, f"Multa diária paga{late}", br_money(charge.paid_brl), "art. 36"))
+        paid = br_money(charge.paid_brl)
+        by = tl.by.text(charge, "payment")
+        add(Step(charge.paid_on, f"Multa diária paga{late}", paid, "art. 36", by=by))
     elif charge.status == ChargeStatus.DIVIDA_ATIVA:
-        add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV"))
+        by = tl.by.text(charge, "divida_ativa")
+        add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV", by=by))
     elif today <= last:
         tl.due(hint("register_charge_payment", charge, ufesp=ufesp, last=br_date(last)))
     else:

@@ -43,7 +43,7 @@ def seed(apps, schema_editor):
 
 
 def seed_table(apps):
-    # The table's schema of migration 0002; 0010 gives each line a municipality.
+    # The table's schema of migration 0002; 0009 gives each line a municipality.
     entry_model = apps.get_model("fiscalization", "PenaltyTableEntry")
     for code, reference, description, fine, roles in ENTRIES:
         entry_model.objects.update_or_create(

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('fiscalization', '0010_penalty_table_per_municipality'),
+        ('fiscalization', '0009_penalty_table_per_municipality'),
     ]
 
     operations = [

@@ -25,6 +25,24 @@ from .frameworks import MoneyUnit, PenaltyFramework
 from .reports import DumpingReport
 
 
+def authorship(act: str) -> tuple[models.ForeignKey, models.CharField]:
+    """Who did an act of the procedure and in what capacity (Lei 3.978/2007 art. 35: the
+    penalties are the Secretary's), both written when the act is done, so that a later change
+    of the user's groups does not rewrite the record. Empty on acts registered before the
+    platform kept their authors."""
+    return (
+        models.ForeignKey(
+            settings.AUTH_USER_MODEL,
+            on_delete=models.PROTECT,
+            null=True,
+            blank=True,
+            related_name="+",
+            verbose_name=f"{act} por",
+        ),
+        models.CharField(f"{act} na qualidade de", max_length=120, blank=True),
+    )
+
+
 class OffenderRole(models.TextChoices):
     # Lei 3.978/2007 art. 24 I-V: who can be the offender.
     PROPERTY = "PROPERTY", "Proprietário, ocupante, locatário ou síndico do imóvel"
@@ -299,6 +317,7 @@ class EnforcementCase(models.Model):
     inspector = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="fiscal"
     )
+    opened_as = models.CharField("aberto na qualidade de", max_length=120, blank=True)
     opened_at = models.DateTimeField("aberto em", default=timezone.now)
     description = models.TextField("irregularidade constatada")
     location = models.PointField("local", srid=4326, null=True, blank=True)
@@ -369,6 +388,10 @@ class Notice(models.Model):
     delivered_on = models.DateTimeField("entregue/publicada em", null=True, blank=True)
     repaired_at = models.DateTimeField("dano reparado em", null=True, blank=True)
     required_action = models.TextField("o que deve ser feito")
+    issued_by, issued_as = authorship("emitida")
+    # The delivery, by receipt or AR, or the edital's publication.
+    delivery_by, delivery_as = authorship("entrega registrada")
+    repair_by, repair_as = authorship("reparação registrada")
 
     class Meta:
         verbose_name = "notificação"
@@ -440,6 +463,11 @@ class InfractionRecord(models.Model):
     # Paying does not end the duty to repair (art. 30 §2): the repair found after the record,
     # when no notice of the case registered it.
     repaired_at = models.DateTimeField("dano reparado em (art. 30 §2)", null=True, blank=True)
+    drawn_up_by, drawn_up_as = authorship("lavrado")
+    delivery_by, delivery_as = authorship("entrega registrada")
+    payment_by, payment_as = authorship("pagamento registrado")
+    divida_ativa_by, divida_ativa_as = authorship("enviado à Dívida Ativa")
+    repair_by, repair_as = authorship("reparação registrada")
 
     class Meta:
         verbose_name = "auto de infração"
@@ -527,6 +555,7 @@ class DeliveryAttempt(models.Model):
     outcome = models.CharField("resultado", max_length=10, choices=DeliveryOutcome.choices)
     attempted_at = models.DateTimeField("tentativa em")
     reason = models.TextField("circunstâncias")
+    registered_by, registered_as = authorship("registrada")
 
     class Meta:
         verbose_name = "entrega frustrada"
@@ -553,10 +582,14 @@ class Appeal(models.Model):
     decided_on = models.DateField("decidido em", null=True, blank=True)
     upheld = models.BooleanField("auto mantido", null=True, blank=True)
     decision = models.TextField("decisão", blank=True)
+    filed_by, filed_as = authorship("recurso registrado")
+    decided_by, decided_as = authorship("decidido")
 
     class Meta:
         verbose_name = "recurso"
         verbose_name_plural = "recursos"
+        # The authority's, not the inspectors' (art. 35; ctr.roles.AUTORIDADE).
+        permissions = [("decide_appeal", "Pode decidir recursos contra autos de infração")]
 
     def __str__(self) -> str:
         return f"Recurso contra o auto {self.record.number}"
@@ -584,12 +617,18 @@ class Penalty(models.Model):
         "custos de remoção e guarda (R$)", max_digits=12, decimal_places=2, null=True, blank=True
     )
     costs_paid_on = models.DateField("custos pagos em", null=True, blank=True)
+    applied_by, applied_as = authorship("aplicada")
+    # Lifted, released, or fallen with the record annulled on appeal.
+    lifted_by, lifted_as = authorship("levantada")
+    costs_by, costs_as = authorship("custos registrados")
 
     class Meta:
         verbose_name = "penalidade"
         verbose_name_plural = "penalidades"
         # The longest suspension is the framework's (Lei 3.978/2007 art. 25 IV: 15 days),
         # checked by apply_suspension; the database only asks for an end.
+        # Applying one is the authority's, not the inspectors' (art. 35; ctr.roles.AUTORIDADE).
+        permissions = [("apply_penalty", "Pode aplicar penalidades (art. 25 II-V, art. 35)")]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(kind="SUSPENSION")
@@ -624,6 +663,9 @@ class EmbargoFineCharge(models.Model):
     paid_brl = models.DecimalField(
         "valor pago (R$)", max_digits=12, decimal_places=2, null=True, blank=True
     )
+    assessed_by, assessed_as = authorship("lançada")
+    payment_by, payment_as = authorship("pagamento registrado")
+    divida_ativa_by, divida_ativa_as = authorship("enviada à Dívida Ativa")
 
     class Meta:
         verbose_name = "multa diária de embargo"
@@ -651,6 +693,7 @@ class EmbargoBreach(models.Model):
     )
     day = models.DateField("dia")
     note = models.TextField("observação", blank=True)
+    registered_by, registered_as = authorship("registrado")
 
     class Meta:
         verbose_name = "descumprimento de embargo"

@@ -45,6 +45,7 @@ USERNAMES = {
     "operador": "operador",
     "operador_pev": "operador_pev",
     "nucleo": "nucleo",
+    "autoridade": "autoridade",
     "fiscal": "fiscal",
     "curioso": "curioso",
 }
@@ -109,7 +110,9 @@ def build_objects() -> dict[str, object]:
     )
     record = record_for(world)
     by_mail = record_for(world, opened_at=at(2025, 5, 5, 9), delivery=DeliveryMethod.MAIL)
-    embargo = enforcement.apply_embargo(record, datetime.date(2025, 3, 7), "Obra da Rua A, 1")
+    embargo = enforcement.apply_embargo(
+        record, datetime.date(2025, 3, 7), "Obra da Rua A, 1", by=world.authority
+    )
     enforcement.register_embargo_breach(embargo, datetime.date(2025, 3, 8))
     charge = enforcement.assess_embargo_fine(embargo, datetime.date(2025, 3, 9))
     basin = CatchmentBasin.objects.create(

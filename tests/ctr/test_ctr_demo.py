@@ -161,7 +161,8 @@ def test_numbers_unique_and_gap_free(demo_output):
 
 
 @pytest.mark.parametrize(
-    "username", ["admin", "nucleo", "fiscal", "transportador", "transportador2", "operador"]
+    "username",
+    ["admin", "nucleo", "fiscal", "autoridade", "transportador", "transportador2", "operador"],
 )
 def test_demo_accounts_authenticate(demo_output, username):
     assert authenticate(username=username, password=PASSWORD) is not None
@@ -171,13 +172,17 @@ def test_demo_accounts_authenticate(demo_output, username):
 def test_demo_account_roles(demo_output):
     users = {u.username: u for u in get_user_model().objects.all()}
     assert users["admin"].is_superuser
-    for name in ("nucleo", "fiscal"):
+    for name in ("nucleo", "fiscal", "autoridade"):
         user = users[name]
         assert roles.is_municipal(user) and user.is_staff and not user.is_superuser
         assert user.has_perm("ctr.view_ctr") and user.has_perm("pev_network.view_receivingfacility")
         assert not user.has_perm("ctr.change_ctr")
     assert users["nucleo"].groups.filter(name=roles.NUCLEO).exists()
     assert users["fiscal"].groups.filter(name=roles.FISCAL).exists()
+    # Penalties and appeal decisions are the authority's (art. 35), not the inspector's.
+    assert users["autoridade"].has_perm(roles.APPLY_PENALTY)
+    assert users["autoridade"].has_perm(roles.DECIDE_APPEAL)
+    assert not users["fiscal"].has_perm(roles.APPLY_PENALTY)
 
     first = roles.transporter_of(users["transportador"])
     assert first.vehicles.count() == 3
@@ -195,7 +200,8 @@ def test_demo_account_roles(demo_output):
     for name in ("transportador", "transportador2", "operador"):
         assert not roles.is_municipal(users[name])
     # Unlisted accounts (other operators, the suspended transporter) cannot log in.
-    listed = {"admin", "nucleo", "fiscal", "transportador", "transportador2", "operador"}
+    listed = {"admin", "nucleo", "fiscal", "autoridade", "transportador", "transportador2"}
+    listed.add("operador")
     for name, user in users.items():
         if name not in listed:
             assert not user.has_usable_password(), name

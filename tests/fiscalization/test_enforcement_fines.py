@@ -173,7 +173,9 @@ def test_recidivism_is_per_document_not_per_name(world):
 
 def test_embargo_breaches_on_three_days_cost_three_ufesp(world):
     record = record_for(world, codes=("INF-01",))
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 10), "Obra da Rua A, 1")
+    embargo = enforcement.apply_embargo(
+        record, D(2025, 3, 10), "Obra da Rua A, 1", by=world.authority
+    )
     for day in (D(2025, 3, 11), D(2025, 3, 12), D(2025, 3, 14)):
         enforcement.register_embargo_breach(embargo, day)
     assert enforcement.embargo_fine_ufesp(embargo) == Decimal("3")

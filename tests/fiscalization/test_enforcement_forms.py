@@ -123,6 +123,14 @@ def web(world):
 
 
 @pytest.fixture
+def authority(world):
+    """The authority's browser: penalties and appeal decisions are his (art. 35)."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world.authority)
+    return client
+
+
+@pytest.fixture
 def clock(time_machine):
     """clock(2025, 6, 2, 9): the inspector's "now" (America/Sao_Paulo), standing still."""
 
@@ -161,7 +169,7 @@ def flash(page: str) -> list[str]:
     return [re.sub(r"\s+", " ", m) for m in re.findall(r'class="flash[^"]*">([^<]*)<', page)]
 
 
-def test_a_case_from_opening_to_payment_through_its_pages(world, web, clock):
+def test_a_case_from_opening_to_payment_through_its_pages(world, web, authority, clock):
     clock(2025, 6, 2, 9)
     page = submit(
         web,
@@ -251,8 +259,8 @@ def test_a_case_from_opening_to_payment_through_its_pages(world, web, clock):
 
     clock(2025, 6, 30, 10)
     page = submit(
-        web,
-        case_page(web, case).link("Registrar a decisão do recurso"),
+        authority,
+        case_page(authority, case).link("Registrar a decisão do recurso"),
         expected_initial={"decided_on": "2025-06-30", "upheld": []},
         upheld="1",
         decision="Fotos e CTR provam o descarte.",
@@ -309,15 +317,15 @@ def penalty_link(page: PageForms, name: str, penalty: Penalty) -> str:
     return url
 
 
-def test_every_penalty_form_through_its_page(world, web, clock):
+def test_every_penalty_form_through_its_page(world, web, authority, clock):
     record = record_for(world, opened_at=at(2025, 5, 5, 9))
     case = record.case
     clock(2025, 6, 2, 10)
     label = {kind: f"Aplicar {kind.label.lower()}" for kind in PenaltyKind}
 
     page = submit(
-        web,
-        case_page(web, case).link(label[PenaltyKind.EMBARGO]),
+        authority,
+        case_page(authority, case).link(label[PenaltyKind.EMBARGO]),
         expected_initial={"starts_on": "2025-06-02"},
         details="Obra da Rua B, 20: parar a descarga.",
     )
@@ -345,8 +353,8 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     assert flash(page) == [f"Penalidade levantada: {PenaltyKind.EMBARGO.label}, em 04/06/2025."]
 
     page = submit(
-        web,
-        case_page(web, case).link(label[PenaltyKind.SEIZURE]),
+        authority,
+        case_page(authority, case).link(label[PenaltyKind.SEIZURE]),
         details="Caçamba C-01, no pátio municipal.",
     )
     seizure = record.penalties.get(kind=PenaltyKind.SEIZURE)
@@ -377,8 +385,8 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     assert flash(page) == ["Equipamentos liberados em 04/06/2025."]
 
     page = submit(
-        web,
-        case_page(web, case).link(label[PenaltyKind.SUSPENSION]),
+        authority,
+        case_page(authority, case).link(label[PenaltyKind.SUSPENSION]),
         expected_initial={"starts_on": "2025-06-04"},
         days="5",
     )
@@ -398,8 +406,8 @@ def test_every_penalty_form_through_its_page(world, web, clock):
     assert flash(page) == [f"Penalidade levantada: {PenaltyKind.SUSPENSION.label}, em 06/06/2025."]
 
     page = submit(
-        web,
-        case_page(web, case).link(label[PenaltyKind.REVOCATION]),
+        authority,
+        case_page(authority, case).link(label[PenaltyKind.REVOCATION]),
         details="Reincidência após a suspensão.",
     )
     revocation = record.penalties.get(kind=PenaltyKind.REVOCATION)

@@ -295,9 +295,11 @@ def test_appeal_by_mail_counts_from_the_ar(world):
 
 def test_annulled_record_lifts_the_suspension(world):
     record = record_for(world)
-    enforcement.apply_suspension(record, D(2025, 3, 10), 15)
+    enforcement.apply_suspension(record, D(2025, 3, 10), 15, by=world.authority)
     enforcement.file_appeal(record, D(2025, 3, 12), "Razões")
-    enforcement.decide_appeal(record, D(2025, 3, 12), upheld=False, decision="Anulado.")
+    enforcement.decide_appeal(
+        record, D(2025, 3, 12), upheld=False, decision="Anulado.", by=world.authority
+    )
     world.alfa.refresh_from_db()
     assert world.alfa.restricted_on(D(2025, 3, 12)) is None
     assert world.alfa.restricted_on(D(2025, 3, 11)) == "SUSPENDED"  # the days served stay
@@ -309,7 +311,9 @@ def test_upheld_record_is_due_30_working_days_after_the_decision(world):
     enforcement.file_appeal(record, D(2025, 3, 20), "Razões")
     with fail("appeal_pending"):
         enforcement.register_payment(record, D(2025, 3, 25))
-    enforcement.decide_appeal(record, D(2025, 5, 2), upheld=True, decision="Mantido.")
+    enforcement.decide_appeal(
+        record, D(2025, 5, 2), upheld=True, decision="Mantido.", by=world.authority
+    )
     record.refresh_from_db()
     # Guaratinguetá's framework after an appeal: Lei 3.190/2013 art. 15, 30 working days from
     # the decision (Fri 02/05): day 1 Mon 05/05, day 30 Fri 13/06 (was 01/06, calendar days).
@@ -379,8 +383,10 @@ def test_divida_ativa_waits_for_the_appeal_window_of_a_late_delivery(world):
 def test_suspension_of_16_days_is_refused_with_the_reason(world):
     record = record_for(world)
     with pytest.raises(EnforcementError, match="1 a 15 dias.*art. 25 IV"):
-        enforcement.apply_suspension(record, D(2025, 3, 10), 16)
-    assert enforcement.apply_suspension(record, D(2025, 3, 10), 15).ends_on == D(2025, 3, 24)
+        enforcement.apply_suspension(record, D(2025, 3, 10), 16, by=world.authority)
+    assert enforcement.apply_suspension(
+        record, D(2025, 3, 10), 15, by=world.authority
+    ).ends_on == D(2025, 3, 24)
 
 
 def test_suspension_without_an_end_is_refused_by_the_database(world):
@@ -398,7 +404,7 @@ def test_suspension_without_an_end_is_refused_by_the_database(world):
 
 def test_new_infraction_after_a_suspension_proposes_revocation(world):
     first = record_for(world, opened_at=at(2025, 1, 6, 9))
-    enforcement.apply_suspension(first, D(2025, 1, 10), 5)
+    enforcement.apply_suspension(first, D(2025, 1, 10), 5, by=world.authority)
     second = record_for(world, opened_at=at(2025, 3, 3, 9))
     assert second.proposes_revocation
     timeline = enforcement.case_timeline(second.case, at(2025, 3, 7))
@@ -407,14 +413,16 @@ def test_new_infraction_after_a_suspension_proposes_revocation(world):
 
 def test_infraction_before_the_suspension_does_not_propose_revocation(world):
     first = record_for(world, opened_at=at(2025, 1, 6, 9))
-    enforcement.apply_suspension(first, D(2025, 3, 20), 5)
+    enforcement.apply_suspension(first, D(2025, 3, 20), 5, by=world.authority)
     second = record_for(world, opened_at=at(2025, 3, 3, 9))
     assert not second.proposes_revocation
 
 
 def test_seizure_release_refused_before_the_costs_are_paid(world):
     record = record_for(world)
-    seizure = enforcement.apply_seizure(record, D(2025, 3, 7), "Caçamba C-01, pátio municipal")
+    seizure = enforcement.apply_seizure(
+        record, D(2025, 3, 7), "Caçamba C-01, pátio municipal", by=world.authority
+    )
     with fail("costs_unpaid"):
         enforcement.release_seizure(seizure, D(2025, 3, 12), irregularity_fixed=True)
     enforcement.register_seizure_costs(seizure, Decimal("450.00"), None)
@@ -429,7 +437,9 @@ def test_seizure_release_refused_before_the_costs_are_paid(world):
 
 def test_embargo_breach_twice_on_a_day_or_after_cancellation_is_refused(world):
     record = record_for(world)
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 7), "Obra da Rua A, 1")
+    embargo = enforcement.apply_embargo(
+        record, D(2025, 3, 7), "Obra da Rua A, 1", by=world.authority
+    )
     enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
     with fail("duplicate"):
         enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
@@ -445,7 +455,7 @@ def test_embargo_breach_twice_on_a_day_or_after_cancellation_is_refused(world):
 def _suspend_alfa(world, starts_on: datetime.date | None = None, days: int = 15):
     starts_on = starts_on or D(2026, 11, 20)
     record = record_for(world, opened_at=at(2026, 11, 2, 9))
-    return enforcement.apply_suspension(record, starts_on, days)
+    return enforcement.apply_suspension(record, starts_on, days, by=world.authority)
 
 
 def test_suspended_transporter_ctr_is_refused_by_rule(world):
@@ -478,7 +488,7 @@ def test_suspension_over_lets_the_transporter_issue_again(world):
 
 def test_revoked_transporter_ctr_is_refused(world):
     record = record_for(world, opened_at=at(2026, 11, 2, 9))
-    enforcement.apply_revocation(record, D(2026, 11, 20), "Art. 34")
+    enforcement.apply_revocation(record, D(2026, 11, 20), "Art. 34", by=world.authority)
     assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
 
 
@@ -486,7 +496,7 @@ def test_suspended_facility_refuses_ctrs_by_rule_until_restored(world):
     record = record_for(
         world, opened_at=at(2026, 11, 2, 9), offender=facility_offender(world), codes=("INF-12",)
     )
-    enforcement.apply_suspension(record, D(2026, 11, 20), 15)
+    enforcement.apply_suspension(record, D(2026, 11, 20), 15, by=world.authority)
     license_ = FacilityLicense.objects.get(facility=world.att)
     assert (license_.status, license_.status_since) == ("SUSPENDED", D(2026, 11, 20))
     assert "FACILITY_NOT_LICENSED" in error_codes(issue(world))
@@ -502,14 +512,14 @@ def test_revoked_facility_refuses_ctrs(world):
     record = record_for(
         world, opened_at=at(2026, 11, 2, 9), offender=facility_offender(world), codes=("INF-12",)
     )
-    enforcement.apply_revocation(record, D(2026, 11, 20))
+    enforcement.apply_revocation(record, D(2026, 11, 20), by=world.authority)
     assert "FACILITY_NOT_LICENSED" in error_codes(issue(world))
 
 
 def test_suspension_of_an_already_suspended_transporter_is_refused(world):
     suspension = _suspend_alfa(world)
     with fail("already_restricted"):
-        enforcement.apply_suspension(suspension.record, D(2026, 11, 25), 2)
+        enforcement.apply_suspension(suspension.record, D(2026, 11, 25), 2, by=world.authority)
 
 
 # --- timeline, command ------------------------------------------------------------------------
@@ -560,7 +570,7 @@ def test_command_apply_restores_a_facility_after_its_suspension(world):
     record = record_for(
         world, opened_at=at(2025, 3, 3, 9), offender=facility_offender(world), codes=("INF-12",)
     )
-    enforcement.apply_suspension(record, D(2025, 3, 10), 5)
+    enforcement.apply_suspension(record, D(2025, 3, 10), 5, by=world.authority)
     out = io.StringIO()
     call_command("enforcement_deadlines", "--today", "2025-03-20", stdout=out)
     assert "restabelecer a licença" in out.getvalue()
@@ -638,7 +648,8 @@ def test_inspector_opens_a_case_notifies_and_draws_up_a_record_on_the_pages(worl
     page = web.get(f"/fiscalizacao/processos/{case.pk}/").content.decode()
     assert record.number in page and "06/04/2025" in page
     assert "enviar à Dívida Ativa" in page  # today is long after the deadline
-    response = web.post(
+    # The penalty is the authority's (art. 35).
+    response = client_for(world.authority).post(
         f"/fiscalizacao/autos/{record.pk}/penalidade/suspensao/",
         {"starts_on": "2025-03-10", "days": "16"},
     )
@@ -714,9 +725,11 @@ def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
 
 def test_every_page_of_a_case_renders(world):
     record = record_for(world, delivery=DeliveryMethod.MAIL)
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 7), "Obra da Rua A, 1")
+    embargo = enforcement.apply_embargo(
+        record, D(2025, 3, 7), "Obra da Rua A, 1", by=world.authority
+    )
     enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
-    seizure = enforcement.apply_seizure(record, D(2025, 3, 7), "Caçamba C-01")
+    seizure = enforcement.apply_seizure(record, D(2025, 3, 7), "Caçamba C-01", by=world.authority)
     notice = record.case.notices.get()
     web = client_for(world.fiscal)
     case, number = record.case, record.number
@@ -743,8 +756,9 @@ def test_every_page_of_a_case_renders(world):
         f"/fiscalizacao/penalidades/{seizure.pk}/liberacao/": "Liberação dos equipamentos "
         "apreendidos",
     }
+    authority = client_for(world.authority)  # the penalties' pages are his (art. 35)
     for url, title in pages.items():
-        response = web.get(url)
+        response = (authority if "/penalidade/" in url else web).get(url)
         assert response.status_code == 200, url
         assert title_of(response).startswith(title), (url, title_of(response))
     for url, number in (

@@ -20,7 +20,9 @@ def test_five_concurrent_assessments_make_one_charge():
     ensure_frameworks()
     world = build_world()
     record = record_for(world, codes=("INF-01",))
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 10), "Obra da Rua A, 1")
+    embargo = enforcement.apply_embargo(
+        record, D(2025, 3, 10), "Obra da Rua A, 1", by=world.authority
+    )
     for day in (D(2025, 3, 11), D(2025, 3, 12), D(2025, 3, 14)):
         enforcement.register_embargo_breach(embargo, day)
 

@@ -71,7 +71,9 @@ def test_a_record_still_within_its_appeal_window_does_not_count_even_paid(world)
 def test_a_record_annulled_on_appeal_does_not_count(world):
     first = earlier(world)
     enforcement.file_appeal(first, D(2025, 1, 20), "O entulho não era nosso.")
-    enforcement.decide_appeal(first, D(2025, 2, 1), upheld=False, decision="Auto anulado.")
+    enforcement.decide_appeal(
+        first, D(2025, 2, 1), upheld=False, decision="Auto anulado.", by=world.authority
+    )
     assert not enforcement.is_recidivist(second_case(world, D(2025, 3, 3)))
 
 
@@ -84,7 +86,9 @@ def test_a_pending_appeal_does_not_count(world):
 def test_an_appeal_pending_when_the_new_infraction_was_found_does_not_count_once_upheld(world):
     first = earlier(world)
     enforcement.file_appeal(first, D(2025, 1, 20), "O entulho não era nosso.")
-    enforcement.decide_appeal(first, D(2025, 3, 10), upheld=True, decision="Auto mantido.")
+    enforcement.decide_appeal(
+        first, D(2025, 3, 10), upheld=True, decision="Auto mantido.", by=world.authority
+    )
     # Found while the appeal was pending (03/03), the new infraction is a first offence; found
     # on the day of the decision against the offender, a recidivism.
     assert not enforcement.is_recidivist(second_case(world, D(2025, 3, 3)))

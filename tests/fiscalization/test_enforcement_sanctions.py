@@ -33,7 +33,9 @@ def status_of(record) -> str:
 
 def embargo_disobeyed(world, *days):
     record = record_for(world)  # drawn up 06/03/2025, by hand
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 7), "Obra da Rua A, 1")
+    embargo = enforcement.apply_embargo(
+        record, D(2025, 3, 7), "Obra da Rua A, 1", by=world.authority
+    )
     for day in days:
         enforcement.register_embargo_breach(embargo, day)
     return record, embargo
@@ -70,14 +72,16 @@ def test_a_repair_registered_late_on_the_notice_counts(world):
 
 def test_a_case_does_not_close_while_the_required_revocation_is_pending(world):
     first = record_for(world, opened_at=at(2025, 1, 6, 9))
-    enforcement.apply_suspension(first, D(2025, 1, 10), 5)
+    enforcement.apply_suspension(first, D(2025, 1, 10), 5, by=world.authority)
     record = record_for(world, opened_at=at(2025, 3, 3, 9))  # recidivist: no notice
     assert record.recidivist and record.proposes_revocation
     enforcement.register_repair(record, at(2025, 3, 4, 9))
     enforcement.register_payment(record, D(2025, 3, 20))
     assert status_of(record) == CaseStatus.RECORDED
     assert enforcement.revocation_pending(record)
-    enforcement.apply_revocation(record, D(2025, 3, 21), "Cassação do alvará (art. 34).")
+    enforcement.apply_revocation(
+        record, D(2025, 3, 21), "Cassação do alvará (art. 34).", by=world.authority
+    )
     assert status_of(record) == CaseStatus.CLOSED
 
 
@@ -126,7 +130,9 @@ def test_annulling_the_record_cancels_its_open_daily_fines(world):
     record, embargo = embargo_disobeyed(world, D(2025, 3, 8))
     charge = enforcement.assess_embargo_fine(embargo, D(2025, 3, 10))
     enforcement.file_appeal(record, D(2025, 3, 11), "Razões.")
-    enforcement.decide_appeal(record, D(2025, 3, 12), upheld=False, decision="Anulado.")
+    enforcement.decide_appeal(
+        record, D(2025, 3, 12), upheld=False, decision="Anulado.", by=world.authority
+    )
     charge.refresh_from_db()
     assert charge.status == ChargeStatus.CANCELLED
     assert status_of(record) == CaseStatus.CLOSED

@@ -17,7 +17,7 @@ from tests.migrations import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("fiscalization", "0010_penalty_table_per_municipality")]
+BEFORE = [("fiscalization", "0009_penalty_table_per_municipality")]
 
 
 @pytest.fixture(autouse=True)

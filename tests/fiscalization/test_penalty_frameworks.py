@@ -252,8 +252,8 @@ def test_embargo_daily_fine_and_suspension_exist_only_where_the_law_gives_them(w
     governed(world, FERRAZ)
     record = record_without_notice(world)
     with pytest.raises(enforcement.EnforcementError, match="não prevê a suspensão"):
-        enforcement.apply_suspension(record, D(2025, 3, 11), 5)
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 11), "Depósito")
+        enforcement.apply_suspension(record, D(2025, 3, 11), 5, by=world.authority)
+    embargo = enforcement.apply_embargo(record, D(2025, 3, 11), "Depósito", by=world.authority)
     enforcement.register_embargo_breach(embargo, D(2025, 3, 12))
     with pytest.raises(enforcement.EnforcementError, match="não prevê multa diária"):
         enforcement.assess_embargo_fine(embargo, D(2025, 3, 13))
@@ -262,8 +262,10 @@ def test_embargo_daily_fine_and_suspension_exist_only_where_the_law_gives_them(w
 def test_guaratingueta_suspension_is_at_most_15_days_from_the_framework(world):
     record = record_without_notice(world)
     with pytest.raises(enforcement.EnforcementError, match=r"1 a 15 dias \(Lei 3.978/2007 art"):
-        enforcement.apply_suspension(record, D(2025, 3, 14), 16)
-    assert enforcement.apply_suspension(record, D(2025, 3, 14), 15).ends_on == D(2025, 3, 28)
+        enforcement.apply_suspension(record, D(2025, 3, 14), 16, by=world.authority)
+    assert enforcement.apply_suspension(
+        record, D(2025, 3, 14), 15, by=world.authority
+    ).ends_on == D(2025, 3, 28)
 
 
 # --- a case keeps its framework ---------------------------------------------------------------

@@ -110,7 +110,7 @@ def test_line_valid_on_the_day_of_the_infraction_is_accepted(world):
 
 
 def test_the_seeded_provisional_lines_draw_up_nothing(world):
-    """The lines of migration 0003 as 0010 leaves them: Guaratinguetá's, inactive, provisional."""
+    """The lines of migration 0003 as 0009 leaves them: Guaratinguetá's, inactive, provisional."""
     seeded = line(world.town, status=EntryStatus.PROVISIONAL, active=False, confirmed_at=None,
                   confirming_act="")  # fmt: skip
     with pytest.raises(EnforcementError, match="INF-01 .* é provisória"):
@@ -372,7 +372,7 @@ def test_changing_the_table_after_the_record_changes_nothing_in_it(world):
     assert page_before.count("INF-01") == page_after.count("INF-01")
 
 
-# --- migration 0010: the existing table becomes Guaratinguetá's, provisional ---------------------
+# --- migration 0009: the existing table becomes Guaratinguetá's, provisional ---------------------
 
 BEFORE = [("fiscalization", "0008_delivery_attempts")]
 
@@ -406,7 +406,7 @@ def test_migration_keeps_every_record_and_leaves_nothing_usable(
                 "UPDATE pev_network_municipality SET ibge_code = '3599999' WHERE id = %s",
                 [world.town.pk],
             )
-    migrate()  # through 0010 (and the later ones, which leave the table alone)
+    migrate()  # through 0009 (and the later ones, which leave the table alone)
 
     record.refresh_from_db()
     assert dict(record.items.values_list("pk", "entry_id")) == used
