@@ -159,7 +159,7 @@ def fixture_framework(ibge_code: str = GUARATINGUETA) -> PenaltyFramework:
 
 def ensure_frameworks() -> None:
     """The shipped frameworks, for transactional tests: the flush after an earlier one removes
-    the rows migration 0012 loaded."""
+    the rows migration 0011 loaded."""
     if not PenaltyFramework.objects.exists():
         call_command("loaddata", "penalty_frameworks", verbosity=0)
 

@@ -1,4 +1,4 @@
-"""Migrations 0011-0013 keep the cases that existed before penalty frameworks valid (issue 13
+"""Migrations 0010-0012 keep the cases that existed before penalty frameworks valid (issue 13
 point 9): each gets Guaratinguetá's framework, the procedure it was opened under; a recidivist
 record keeps its doubled fine, now with the factor frozen beside it; nothing is lost."""
 

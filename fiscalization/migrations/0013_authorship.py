@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("fiscalization", "0013_case_framework_required"),
+        ("fiscalization", "0012_case_framework_required"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("fiscalization", "0012_load_penalty_frameworks")]
+    dependencies = [("fiscalization", "0011_load_penalty_frameworks")]
 
     operations = [
         migrations.AlterField(

@@ -33,6 +33,6 @@ def unload(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("fiscalization", "0011_penalty_frameworks")]
+    dependencies = [("fiscalization", "0010_penalty_frameworks")]
 
     operations = [migrations.RunPython(load, unload)]
