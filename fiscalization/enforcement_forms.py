@@ -23,6 +23,7 @@ from pev_network.models import Municipality, ReceivingFacility
 
 from . import enforcement, fines, penalty_table
 from .deadlines import br_deadline, local_date
+from .enforcement.facts import case_of
 from .enforcement.terms import terms_of
 from .intake import normalize_protocol
 from .models.enforcement import (
@@ -31,7 +32,6 @@ from .models.enforcement import (
     CaseStatus,
     DeliveryMethod,
     DeliveryOutcome,
-    EnforcementCase,
     Notice,
     OffenderRole,
     PenaltyKind,
@@ -226,17 +226,6 @@ class CaseForm(forms.Form):
             raise ValidationError("Informe latitude e longitude, ou nenhuma das duas.")
         data["location"] = Point(float(lon), float(lat), srid=4326) if lat is not None else None
         return data
-
-
-def case_of(subject) -> EnforcementCase:
-    """The case a step's subject (case, notice, record, penalty or charge) belongs to."""
-    while not isinstance(subject, EnforcementCase):
-        subject = next(
-            getattr(subject, name)
-            for name in ("case", "record", "penalty")
-            if hasattr(subject, name)
-        )
-    return subject
 
 
 class StepForm(forms.Form):

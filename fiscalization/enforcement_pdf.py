@@ -48,6 +48,7 @@ from config.pdf import (
 from ctr.documents import document_kind, format_document
 
 from . import deadlines, enforcement
+from .enforcement.authorship import Authors
 from .enforcement.terms import terms_of
 from .models.enforcement import (
     DeliveryMethod,
@@ -221,6 +222,14 @@ def _delivery_block(document: Notice | InfractionRecord, extra: list[tuple[str, 
     return [section("Entrega e prazos"), fields(pairs), Spacer(0, 3 * mm)]
 
 
+def _author(document: Notice | InfractionRecord, act: str, case: EnforcementCase):
+    """(name, capacity) of who did `act` on `document` (art. 35), as recorded then; the case's
+    inspector for documents made before authors were kept."""
+    user = getattr(document, f"{act}_by") or case.inspector
+    capacity = getattr(document, f"{act}_as") or "Fiscal"
+    return user.get_full_name() or user.get_username(), capacity
+
+
 def _certificate_box(text: str, signer: str) -> Table:
     """The inspector's certificate of why the offender did not sign, with its own signature."""
     rows = [
@@ -312,7 +321,7 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
     ]
     story += _delivery_block(notice, [])
     story += _legal_block(framework, framework.notice_text, NOTICE_FIGURES)
-    inspector = case.inspector.get_full_name() or case.inspector.get_username()
+    author, capacity = _author(notice, "issued", case)
     story += [
         Spacer(0, 4 * mm),
         KeepTogether(
@@ -321,7 +330,7 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
                 Spacer(0, 1.5 * mm),
                 signature_boxes(
                     [
-                        ("Fiscal", inspector),
+                        (capacity, author),
                         ("Notificado (recibo: data e hora)", case.offender.name),
                     ]
                 ),
@@ -521,13 +530,14 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             p(reason, make_style("revoke", fontName=FONT_BOLD, textColor=ERROR)),
         ]
     penalties = list(record.penalties.order_by("starts_on"))
+    authors = Authors()
     if penalties:
         story += [
             Spacer(0, 3 * mm),
             section("Penalidades aplicadas (art. 25)"),
             Spacer(0, 1 * mm),
             grid(
-                ["Penalidade", "Início", "Fim / levantamento", "Detalhes"],
+                ["Penalidade", "Início", "Fim / levantamento", "Aplicada por", "Detalhes"],
                 [
                     [
                         pen.get_kind_display(),
@@ -535,11 +545,12 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
                         br_date(pen.lifted_on or pen.ends_on)
                         if (pen.lifted_on or pen.ends_on)
                         else "—",
+                        authors.text(pen, "applied") or "—",
                         pen.details or "—",
                     ]
                     for pen in penalties
                 ],
-                [48 * mm, 22 * mm, 30 * mm, CONTENT_W - 100 * mm],
+                [34 * mm, 20 * mm, 26 * mm, 50 * mm, CONTENT_W - 130 * mm],
             ),
         ]
     charges = [c for pen in penalties for c in pen.charges.prefetch_related("breaches")]
@@ -600,6 +611,18 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             ),
         ],
     )
+    if enforcement.has_appeal(record) and record.appeal.decided_on:
+        appeal = record.appeal
+        by = authors.text(appeal, "decided")
+        story += [
+            p(
+                f"Recurso apresentado em {br_date(appeal.filed_on)}, decidido em "
+                f"{br_date(appeal.decided_on)}{f' por {by}' if by else ''}: auto "
+                + ("mantido." if appeal.upheld else "anulado."),
+                STRONG,
+            ),
+            Spacer(0, 3 * mm),
+        ]
     if record.paid_on:
         late = " (fora do prazo)" if enforcement.paid_late(record) else ""
         story += [
@@ -607,10 +630,10 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             Spacer(0, 3 * mm),
         ]
 
-    inspector = case.inspector.get_full_name() or case.inspector.get_username()
+    inspector, capacity = _author(record, "drawn_up", case)
     signature: list = [section("Assinaturas (art. 36 p.ú.)"), Spacer(0, 1.5 * mm)]
     offender_box = "Autuado" if record.signed_by_offender else "Autuado (não assinou: certidão)"
-    signature.append(signature_boxes([(offender_box, case.offender.name), ("Fiscal", inspector)]))
+    signature.append(signature_boxes([(offender_box, case.offender.name), (capacity, inspector)]))
     if not record.signed_by_offender:
         signature += [
             Spacer(0, 2 * mm),

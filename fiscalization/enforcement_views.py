@@ -331,12 +331,13 @@ def step_page(request, pk: int, url: str, *url_args: str):
     action = enforcement.for_url(url, *url_args)
     if action is None:
         raise Http404
-    if not action.permits(request.user):
-        # Who may take the step and why (art. 35), before the page shows anything.
-        message = actions.AUTHORITY_REFUSALS[action.permission]
-        return render(request, "ctr/forbidden.html", {"message": message}, status=403)
     queryset, case_of = PAGE_SUBJECTS[action.subject]
     subject = get_object_or_404(queryset, pk=pk)
+    if not action.permits(request.user):
+        # Who may take the step and why (art. 35: the case's framework names the authority),
+        # before the page shows anything of the step.
+        message = actions.authority_refusal(action.permission, subject)
+        return render(request, "ctr/forbidden.html", {"message": message}, status=403)
     if not action.has_page(subject):
         raise Http404
     form = getattr(forms, action.form)(request.POST or None, subject=subject)

@@ -44,7 +44,13 @@ from ..models.enforcement import (
     RecordStatus,
 )
 from .errors import AuthorityRequired, EnforcementError
-from .facts import notice_possible, notice_running, repair_owed, uncharged_breaches
+from .facts import (
+    case_of,
+    notice_possible,
+    notice_running,
+    repair_owed,
+    uncharged_breaches,
+)
 
 # What a step acts on; a charge is the daily fines of an embargo made payable (art. 31).
 CASE, NOTICE, RECORD, PENALTY, CHARGE = "case", "notice", "record", "penalty", "charge"
@@ -59,16 +65,22 @@ HAND = DeliveryMethod.HAND
 # Who may take a step: the municipality's inspectors and its Núcleo (art. 22).
 MUNICIPAL = "municipal"
 # Steps of the authority alone, the permission they need and why others are refused.
+# {authority}: the case's framework names it (Lei 3.978/2007 art. 35: the Secretário
+# Municipal de Serviços Urbanos).
 AUTHORITY_REFUSALS = {
-    APPLY_PENALTY: "As penalidades são aplicadas pelo Secretário Municipal de Serviços Urbanos "
-    "(Lei 3.978/2007 art. 35): só a autoridade, com a permissão “aplicar penalidades”, aplica "
-    "embargo, apreensão, suspensão ou cassação. O fiscal lavra o auto e registra os demais "
-    "atos do processo.",
-    DECIDE_APPEAL: "O recurso é decidido pela autoridade que aplica as penalidades, o Secretário "
-    "Municipal de Serviços Urbanos (Lei 3.978/2007 art. 35; Lei 3.190/2013 art. 14), não pelo "
-    "fiscal que lavrou o auto: só a autoridade, com a permissão “decidir recursos”, registra a "
-    "decisão.",
+    APPLY_PENALTY: "As penalidades são aplicadas pela autoridade — {authority}: só ela, com a "
+    "permissão “aplicar penalidades”, aplica embargo, apreensão, suspensão ou cassação. O "
+    "fiscal lavra o auto e registra os demais atos do processo.",
+    DECIDE_APPEAL: "O recurso é decidido pela autoridade que aplica as penalidades — "
+    "{authority} (Lei 3.190/2013 art. 14, por analogia) —, não pelo fiscal que lavrou o auto: "
+    "só a autoridade, com a permissão “decidir recursos”, registra a decisão.",
 }
+
+
+def authority_refusal(permission: str, subject) -> str:
+    return AUTHORITY_REFUSALS[permission].format(authority=case_of(subject).framework.authority)
+
+
 ACTION_TEMPLATE = "fiscalization/enforcement/action_form.html"
 
 # The conditions a row names, each about its subject; "not <name>" is the opposite.
@@ -619,7 +631,7 @@ def check(name: str, subject, by=None) -> None:
     art. 35) or its subject's state does not allow."""
     action = ACTIONS[name]
     if not action.permits(by):
-        raise AuthorityRequired(AUTHORITY_REFUSALS[action.permission])
+        raise AuthorityRequired(authority_refusal(action.permission, subject))
     if action.allows(subject):
         return
     state = state_of(subject)

@@ -11,22 +11,27 @@ from django.contrib.auth import get_user_model
 
 from ctr import roles
 
+from .facts import case_of
+
 INSPECTOR = "Fiscal municipal"
 AUTHORITY = "Autoridade (Secretário Municipal de Serviços Urbanos, art. 35)"
 NUCLEO = "Núcleo Permanente de Gestão"
 ADMIN = "Administrador do sistema"
 
 
-def capacity(user, authority: bool = False) -> str:
+def capacity(user, authority: bool = False, framework=None) -> str:
     """The capacity in which `user` acts now. An act only the authority may take (a penalty,
-    an appeal decision) is the authority's; any other is the user's own role, the inspector's
-    first (who does the field work, art. 22)."""
+    an appeal decision) is the authority's, as the case's framework names it (Lei 3.978/2007
+    art. 35: the Secretário Municipal de Serviços Urbanos); any other is the user's own role,
+    the inspector's first (who does the field work, art. 22)."""
     if user is None:
         return ""
     names = set(user.groups.values_list("name", flat=True))
     if authority:
         # Who passed the permission check holds it; a superuser outside the group holds all.
-        return AUTHORITY if roles.AUTORIDADE in names or not user.is_superuser else ADMIN
+        if roles.AUTORIDADE not in names and user.is_superuser:
+            return ADMIN
+        return f"Autoridade: {framework.authority}" if framework else AUTHORITY
     for group, text in ((roles.FISCAL, INSPECTOR), (roles.NUCLEO, NUCLEO)):
         if group in names:
             return text
@@ -35,14 +40,15 @@ def capacity(user, authority: bool = False) -> str:
     return ADMIN if user.is_superuser else ""
 
 
-def signed(act: str, by, authority: bool = False) -> dict:
-    """The `<act>_by` and `<act>_as` fields of a row being created by `by`."""
-    return {f"{act}_by": by, f"{act}_as": capacity(by, authority)}
+def signed(act: str, by, authority: bool = False, framework=None) -> dict:
+    """The `<act>_by` and `<act>_as` fields of a row being created by `by` (an authority's act
+    under `framework`)."""
+    return {f"{act}_by": by, f"{act}_as": capacity(by, authority, framework)}
 
 
 def sign(row, act: str, by, authority: bool = False) -> list[str]:
     """Write the author of `act` on `row`; the names of the fields, for save(update_fields)."""
-    fields = signed(act, by, authority)
+    fields = signed(act, by, authority, case_of(row).framework if authority else None)
     for name, value in fields.items():
         setattr(row, name, value)
     return list(fields)

@@ -33,6 +33,14 @@ from ..models.enforcement import (
 from ..models.frameworks import NoticeFirst, PenaltyFramework
 
 
+def case_of(subject) -> EnforcementCase:
+    """The case a step's subject (case, notice, record, penalty or charge) belongs to."""
+    while not isinstance(subject, EnforcementCase):
+        parents = ("case", "record", "penalty")
+        subject = next(getattr(subject, n) for n in parents if hasattr(subject, n))
+    return subject
+
+
 def calendar_for(municipality: Municipality) -> deadlines.WorkCalendar:
     """Working days in the municipality: national, state (its UF) and municipal holidays."""
     dates, yearly = set(), set()

@@ -63,7 +63,7 @@ def apply_embargo(
         kind=PenaltyKind.EMBARGO,
         starts_on=starts_on,
         details=details.strip(),
-        **signed("applied", by, authority=True),
+        **signed("applied", by, authority=True, framework=record.case.framework),
     )
 
 
@@ -144,7 +144,7 @@ def apply_seizure(
         kind=PenaltyKind.SEIZURE,
         starts_on=starts_on,
         details=details.strip(),
-        **signed("applied", by, authority=True),
+        **signed("applied", by, authority=True, framework=record.case.framework),
     )
 
 
@@ -244,7 +244,7 @@ def apply_suspension(
         starts_on=starts_on,
         ends_on=ends_on,
         details=details.strip(),
-        **signed("applied", by, authority=True),
+        **signed("applied", by, authority=True, framework=record.case.framework),
     )
     _restrict(offender, PenaltyKind.SUSPENSION, starts_on, ends_on)
     return penalty
@@ -264,7 +264,7 @@ def apply_revocation(
         kind=PenaltyKind.REVOCATION,
         starts_on=starts_on,
         details=details.strip(),
-        **signed("applied", by, authority=True),
+        **signed("applied", by, authority=True, framework=record.case.framework),
     )
     _restrict(record.case.offender, PenaltyKind.REVOCATION, starts_on, None)
     close_if_settled(record.case, starts_on)  # the revocation was what kept it open (art. 34)

@@ -30,7 +30,7 @@ from tests.enforcement_world import D, at, entries, open_case
 pytestmark = pytest.mark.django_db
 
 INSPECTOR = "Fiscal municipal"
-AUTHORITY = "Autoridade (Secretário Municipal de Serviços Urbanos, art. 35)"
+AUTHORITY = "Autoridade: Secretário Municipal de Serviços Urbanos (art. 35)"  # the framework
 NUCLEO = "Núcleo Permanente de Gestão"
 
 
@@ -350,3 +350,20 @@ def test_the_demo_group_of_the_authority_holds_both_permissions(world):
     assert not world.fiscal.has_perm(roles.APPLY_PENALTY)
     assert not world.nucleo.has_perm(roles.DECIDE_APPEAL)
     assert roles.is_municipal(world.authority)
+
+
+def test_the_record_pdf_prints_each_author_and_capacity(world):
+    # Issue 13 point 8: the documents say who did each act, and in what capacity (art. 35).
+    from tests.fiscalization.test_enforcement_procedure import pdf_text
+
+    world.authority.first_name = "Ana"
+    world.authority.last_name = "Secretária"
+    world.authority.save()
+    record = by_hand(world)
+    enforcement.apply_embargo(record, D(2025, 3, 8), "Obra da Rua A, 1", by=world.authority)
+    enforcement.file_appeal(record, D(2025, 3, 10), "Razões", by=world.fiscal)
+    enforcement.decide_appeal(record, D(2025, 3, 20), True, "Mantido.", by=world.authority)
+    text = pdf_text(client_for(world.fiscal).get(f"/fiscalizacao/autos/{record.pk}/pdf/").content)
+    assert INSPECTOR in text  # who drew up the record signs as what he was
+    assert f"Ana Secretária — {AUTHORITY}" in text  # the embargo, and the appeal's decision
+    assert f"decidido em 20/03/2025 por Ana Secretária — {AUTHORITY}: auto mantido" in text

@@ -301,3 +301,17 @@ def test_no_framework_in_force_is_a_clear_refusal(world):
     PenaltyFramework.objects.update(valid_from=D(2030, 1, 1))
     with pytest.raises(enforcement.EnforcementError, match="Não há regime de penalidades"):
         open_case(world, at(2025, 3, 10, 9))
+
+
+def test_the_authority_is_the_one_the_framework_names(world):
+    # Lei 3.978/2007 art. 35 names the Secretário; Lei 3.190/2013 art. 14 a commission.
+    guara = record_without_notice(world)
+    embargo = enforcement.apply_embargo(guara, D(2025, 3, 14), "Obra", by=world.authority)
+    assert embargo.applied_as == "Autoridade: Secretário Municipal de Serviços Urbanos (art. 35)"
+    governed(world, FERRAZ)
+    ferraz = record_without_notice(world)
+    with pytest.raises(enforcement.EnforcementError, match="Comissão designada") as refused:
+        enforcement.apply_embargo(ferraz, D(2025, 3, 11), "Depósito", by=world.fiscal)
+    assert refused.value.code == "authority"
+    embargo = enforcement.apply_embargo(ferraz, D(2025, 3, 11), "Depósito", by=world.authority)
+    assert embargo.applied_as.startswith("Autoridade: Comissão designada pelo Chefe do Executivo")
