@@ -151,6 +151,16 @@ class Generator(models.Model):
     document = models.CharField(
         "CPF/CNPJ", max_length=14, unique=True, validators=[validate_document]
     )
+    # The operator of an ATT or PEV generates the sorted waste it ships onward (art. 3 III):
+    # its onward CTRs name this generator, so CTR.generator stays required for every CTR.
+    facility = models.OneToOneField(
+        ReceivingFacility,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="operator_generator",
+        verbose_name="área que opera (gerador dos CTRs de saída)",
+    )
 
     class Meta:
         verbose_name = "gerador"
@@ -296,6 +306,17 @@ class CTR(models.Model):
     )
     origin = models.PointField("origem", srid=4326, spatial_index=True)
     destination = models.PointField("ponto de descarga", srid=4326, spatial_index=True)
+    # An onward CTR: sorted waste leaving the facility that received it (art. 3 III: the ATT
+    # sorts "e posterior remoção para adequada disposição"); its origin is inside this area.
+    origin_facility = models.ForeignKey(
+        ReceivingFacility,
+        on_delete=models.PROTECT,
+        related_name="onward_ctrs",
+        verbose_name="área de origem (CTR de saída)",
+        null=True,
+        blank=True,
+        db_index=False,
+    )
     destination_facility = models.ForeignKey(
         ReceivingFacility,
         on_delete=models.PROTECT,
@@ -337,6 +358,12 @@ class CTR(models.Model):
             models.Index(fields=["status", "transport_date"]),
             models.Index(fields=["transporter", "-created_at"]),
             models.Index(fields=["destination_facility", "status"]),
+            # The stock of a facility reads its onward CTRs (ctr/stock.py): few CTRs are.
+            models.Index(
+                fields=["origin_facility", "status"],
+                name="ctr_onward_origin",
+                condition=Q(origin_facility__isnull=False),
+            ),
             # "Which transporters carried from this municipality" (the Núcleo's filter form,
             # nucleo/forms.py) and "has this municipality any CTR": answered from the
             # index alone. Without it the planner walked each transporter's CTRs: 1.4 s for
@@ -363,6 +390,10 @@ class CTR(models.Model):
     def goes_to_pev(self) -> bool:
         return self.destination_facility.kind == FacilityKind.PEV
 
+    @property
+    def is_onward(self) -> bool:
+        return self.origin_facility_id is not None
+
 
 class CTRWaste(models.Model):
     ctr = models.ForeignKey(CTR, on_delete=models.CASCADE, related_name="waste", verbose_name="CTR")
@@ -376,6 +407,49 @@ class CTRWaste(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(volume_m3__gt=0), name="ctr_waste_volume_positive")
         ]
+
+
+class ProcessingKind(models.TextChoices):
+    RECYCLED = "recycled", "Agregado reciclado produzido"
+    REUSED = "reused", "Material reutilizado"
+
+
+class OnSiteProcessing(models.Model):
+    """Volume of a class recycled or reused at the facility itself, recorded by its operator:
+    it leaves the stock without an onward CTR (art. 2: triagem, reutilização, reciclagem)."""
+
+    facility = models.ForeignKey(
+        ReceivingFacility,
+        on_delete=models.PROTECT,
+        related_name="processing",
+        verbose_name="área de recebimento",
+    )
+    waste_class = models.CharField("classe", max_length=12, choices=WasteClass.choices)
+    kind = models.CharField("destinação na área", max_length=10, choices=ProcessingKind.choices)
+    volume_m3 = models.DecimalField("volume (m³)", max_digits=10, decimal_places=3)
+    day = models.DateField("data")
+    note = models.CharField("observação", max_length=300, blank=True)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name="registrado por",
+    )
+    recorded_at = models.DateTimeField("registrado em", default=timezone.now)
+
+    class Meta:
+        verbose_name = "beneficiamento na área"
+        verbose_name_plural = "beneficiamentos na área"
+        ordering = ["-day", "-pk"]
+        indexes = [models.Index(fields=["facility", "day"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(volume_m3__gt=0), name="onsite_processing_volume_positive"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.facility}: {self.volume_m3} m³ classe {self.waste_class} em {self.day}"
 
 
 class NumberSequence(models.Model):

@@ -77,6 +77,28 @@ def default_accepted_classes(kind: str) -> list[str]:
     return [str(c) for c in DEFAULT_ACCEPTED_CLASSES[FacilityKind(kind)]]
 
 
+DEFAULT_SORTING_TOLERANCE_PCT = "10"
+
+
+def default_sorting_tolerance() -> dict[str, str]:
+    return {c.value: DEFAULT_SORTING_TOLERANCE_PCT for c in WasteClass}
+
+
+def validate_sorting_tolerance(value) -> None:
+    """A class of the network to a percentage of zero or more (the SQL casts it to numeric)."""
+    if not isinstance(value, dict):
+        raise ValidationError("Informe um objeto: classe → porcentagem.")
+    for key, pct in value.items():
+        if key not in WasteClass.values:
+            raise ValidationError(f"Classe desconhecida: {key}.")
+        try:
+            number = Decimal(str(pct))
+        except ArithmeticError:
+            raise ValidationError(f"Tolerância inválida para a classe {key}: {pct}.") from None
+        if not number.is_finite() or number < 0:
+            raise ValidationError(f"Tolerância inválida para a classe {key}: {pct}.")
+
+
 class Municipality(models.Model):
     ibge_code = models.CharField(
         "código IBGE",
@@ -124,6 +146,23 @@ class Municipality(models.Model):
         validators=[MinValueValidator(Decimal("0"))],
         help_text="Diferença admitida entre o volume declarado e o recebido (art. 13 p.ú.).",
     )
+    # Sorting changes volumes (crushing, separating, re-loading): how far the onward shipments
+    # of a class may exceed what the facility received of it, in % of the received volume.
+    # Default 10 % for every class, the reception's tolerance: both are the same estimate of
+    # a load's volume by eye, and a municipality that measures its ATTs can set each class.
+    sorting_tolerance_pct = models.JSONField(
+        "tolerância de triagem por classe (%)",
+        default=default_sorting_tolerance,
+        blank=True,
+        validators=[validate_sorting_tolerance],
+        help_text="Quanto a saída de uma classe pode exceder o recebido dela (art. 3 III).",
+    )
+    stock_alert_days = models.PositiveIntegerField(
+        "alerta de estoque parado (dias)",
+        default=90,
+        help_text="Estoque acima de zero por mais dias que isto é alerta: a área de triagem "
+        "não pode virar bota-fora (art. 3 III, art. 2 §1).",
+    )
     open_ctr_alert_hours = models.PositiveIntegerField(
         "alerta de CTR aberto (horas)",
         default=48,
@@ -137,6 +176,11 @@ class Municipality(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}/{self.uf}"
+
+    def sorting_tolerance_of(self, waste_class: str) -> Decimal:
+        return Decimal(
+            str((self.sorting_tolerance_pct or {}).get(waste_class, DEFAULT_SORTING_TOLERANCE_PCT))
+        )
 
 
 class MunicipalityPiece(models.Model):
