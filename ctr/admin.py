@@ -9,8 +9,10 @@ from .models import (
     CTREvent,
     CTRWaste,
     Equipment,
+    FacilityOperator,
     Generator,
     Membership,
+    OnSiteProcessing,
     Transporter,
     Vehicle,
     Worksite,
@@ -103,3 +105,22 @@ class CTRAdmin(LeafletGeoAdmin):
 class MembershipAdmin(admin.ModelAdmin):
     list_display = ["user", "transporter", "facility"]
     autocomplete_fields = ["transporter"]
+
+
+@admin.register(FacilityOperator)
+class FacilityOperatorAdmin(admin.ModelAdmin):
+    list_display = ["facility", "generator"]
+    autocomplete_fields = ["generator"]
+
+
+@admin.register(OnSiteProcessing)
+class OnSiteProcessingAdmin(admin.ModelAdmin):
+    """What the operators recorded as recycled or reused at their facility (ctr.stock)."""
+
+    list_display = ["facility", "day", "waste_class", "kind", "volume_m3", "recorded_by"]
+    list_filter = ["kind", "waste_class", "facility__kind"]
+    date_hierarchy = "day"
+    readonly_fields = ["recorded_by", "recorded_at"]
+
+    def has_add_permission(self, request):
+        return False  # recorded by the operator (ctr.services.record_processing)

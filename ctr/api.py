@@ -7,8 +7,15 @@ from decimal import Decimal
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch, prefetch_related_objects
+from django.shortcuts import get_object_or_404
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension, OpenApiViewExtension
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -17,11 +24,13 @@ from rest_framework.views import APIView
 import audit
 from config.api_errors import Problem
 from config.api_filters import BBoxFilter
+from config.api_params import parse_date
 from config.geojson_fields import GeoJSONPointField
 from config.pagination import NewestFirstCursorPagination
 from pev_network.api import problems
+from pev_network.models import ReceivingFacility
 
-from . import roles, rules, services
+from . import roles, rules, services, stock
 from .documents import normalize_document, normalize_plate
 from .models import CTR, CTRStatus, CTRWasteClass, Equipment, Vehicle
 
@@ -146,13 +155,39 @@ class CTRInput(serializers.Serializer):
     generator = GeneratorInput(required=False)
     worksite = WorksiteInput(required=False)
     worksite_id = serializers.IntegerField(required=False, min_value=1)
-    origin = GeoJSONPointField()
+    origin = GeoJSONPointField(
+        required=False,
+        help_text="Obrigatória, exceto no CTR de saída (origin_facility): então, por padrão, "
+        "um ponto dentro da área de origem.",
+    )
     destination = GeoJSONPointField()
     destination_facility = serializers.IntegerField(required=False, min_value=1)
+    origin_facility = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="CTR de saída: a ATT ou o PEV de onde saem os resíduos triados (art. 3 III). "
+        "Emitido pelo operador da área (o município, dos seus PEVs).",
+    )
+    transporter = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="CTR de saída: o transportador cadastrado que leva a carga.",
+    )
     waste = WasteInput(many=True, allow_empty=False, max_length=20)
 
     def validate(self, data):
-        if "generator" not in data and "worksite_id" not in data:
+        onward = "origin_facility" in data
+        if onward and "transporter" not in data:
+            raise serializers.ValidationError(
+                {"transporter": "Informe o transportador que leva a carga do CTR de saída."}
+            )
+        if not onward and "origin" not in data:
+            raise serializers.ValidationError({"origin": "Informe a origem."})
+        if onward and ("worksite" in data or "worksite_id" in data):
+            raise serializers.ValidationError(
+                {"worksite": "O CTR de saída parte de uma área de recebimento, não de uma obra."}
+            )
+        if not onward and "generator" not in data and "worksite_id" not in data:
             raise serializers.ValidationError(
                 {"generator": "Informe o gerador (nome e CPF/CNPJ) ou uma obra já cadastrada."}
             )
@@ -170,7 +205,7 @@ class CTRInput(serializers.Serializer):
             transport_date=data["transport_date"],
             vehicle_plate=data["vehicle_plate"],
             equipment_code=data["equipment_code"].strip().upper(),
-            origin=data["origin"],
+            origin=data.get("origin"),
             destination=data["destination"],
             waste=[
                 rules.WasteLine(w["class"], w["volume_m3"], w.get("description", ""))
@@ -186,6 +221,7 @@ class CTRInput(serializers.Serializer):
             else None,
             worksite_id=data.get("worksite_id"),
             destination_facility_id=data.get("destination_facility"),
+            origin_facility_id=data.get("origin_facility"),
         )
 
 
@@ -227,6 +263,16 @@ class GeneratorOutput(serializers.Serializer):
     )
 
 
+class FacilitySummary(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+
+
+def facility_summary(facility) -> dict:
+    return {"id": facility.pk, "name": facility.name, "kind": facility.kind}
+
+
 class CTROutput(serializers.ModelSerializer):
     municipality = serializers.CharField(source="municipality.ibge_code")
     transporter = serializers.SerializerMethodField()
@@ -234,6 +280,7 @@ class CTROutput(serializers.ModelSerializer):
     equipment_code = serializers.CharField(source="equipment.code", default=None, allow_null=True)
     generator = serializers.SerializerMethodField()
     destination_facility = serializers.SerializerMethodField()
+    origin_facility = serializers.SerializerMethodField()
     origin = GeoJSONPointField()
     destination = GeoJSONPointField()
     waste = serializers.SerializerMethodField()
@@ -244,8 +291,8 @@ class CTROutput(serializers.ModelSerializer):
         fields = [
             "number", "status", "status_label", "municipality", "transport_date", "transporter",
             "vehicle_plate", "equipment_code", "generator", "worksite", "origin", "destination",
-            "destination_facility", "waste", "total_volume_m3", "received_volume_m3",
-            "fee_ufesp", "findings", "created_at", "closed_at",
+            "destination_facility", "origin_facility", "waste", "total_volume_m3",
+            "received_volume_m3", "fee_ufesp", "findings", "created_at", "closed_at",
         ]  # fmt: skip
 
     def get_transporter(self, ctr) -> dict:
@@ -265,8 +312,12 @@ class CTROutput(serializers.ModelSerializer):
         }
 
     def get_destination_facility(self, ctr) -> dict:
-        facility = ctr.destination_facility
-        return {"id": facility.pk, "name": facility.name, "kind": facility.kind}
+        return facility_summary(ctr.destination_facility)
+
+    @extend_schema_field(FacilitySummary(allow_null=True))
+    def get_origin_facility(self, ctr) -> dict | None:
+        """The facility an onward CTR leaves (null for a CTR from a worksite)."""
+        return facility_summary(ctr.origin_facility) if ctr.origin_facility_id else None
 
     def get_waste(self, ctr) -> list[dict]:
         return [
@@ -292,6 +343,7 @@ OUTPUT_RELATIONS = {
     "equipment": None,
     "generator": None,
     "destination_facility": "area",
+    "origin_facility": "area",
 }
 OUTPUT_DEFERRED = [f"{name}__{unused}" for name, unused in OUTPUT_RELATIONS.items() if unused]
 # The same, fetched for a page of CTRs by primary key (one query per relation).
@@ -384,17 +436,33 @@ class CTRViewSet(
         responses={
             201: CTROutput,
             **problems(
-                400, 401, 403, 422, c403="Acesso negado: só usuários de um transportador emitem"
+                400,
+                401,
+                403,
+                422,
+                c403="Acesso negado: só usuários de um transportador emitem; o CTR de saída, "
+                "só o operador da área de origem",
             ),
         },
     )
     def create(self, request, *args, **kwargs):
+        """Emite um CTR: o transportador, da obra; o operador de uma ATT ou PEV, um CTR de
+        saída (origin_facility e transporter), com as regras próprias do CTR de saída."""
+        onward = isinstance(request.data, dict) and request.data.get("origin_facility")
         transporter = roles.transporter_of(request.user)
-        if transporter is None:
+        if transporter is None and not onward:
             raise Problem(403, "Só usuários de um transportador cadastrado emitem CTR.")
+        if onward and str(onward).isdigit():
+            # Who may issue from the facility, before the body: a stranger learns nothing else.
+            services.onward_origin(request.user, int(onward))
         payload = CTRInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        ctr = services.issue(transporter, request.user, payload.to_request())
+        if onward:
+            ctr = services.issue_onward(
+                request.user, payload.validated_data["transporter"], payload.to_request()
+            )
+        else:
+            ctr = services.issue(transporter, request.user, payload.to_request())
         # services.issue returns the CTR with every relation the output shows already loaded.
         return Response(CTROutput(ctr).data, status=status.HTTP_201_CREATED)
 
@@ -550,3 +618,83 @@ class RuleListView(APIView):
     @extend_schema(responses={200: RuleOutput(many=True), **problems(401)})
     def get(self, request):
         return Response(RuleOutput(list(rules.REGISTRY.values()), many=True).data)
+
+
+# --- a facility's stock ----------------------------------------------------------------------
+
+
+class ClassBalanceOutput(serializers.Serializer):
+    waste_class = serializers.CharField(help_text="A, B, C, D ou VOLUMOSO")
+    opening_m3 = serializers.DecimalField(
+        max_digits=12, decimal_places=3, source="opening", help_text="Estoque antes de date_from."
+    )
+    received_m3 = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=3,
+        source="received",
+        help_text="Recebido no período (CTRs recebidos: o volume recebido, repartido pelas "
+        "linhas de resíduo).",
+    )
+    shipped_m3 = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=3,
+        source="shipped",
+        help_text="Expedido no período (CTRs de saída emitidos ou recebidos; recusados e "
+        "cancelados não contam).",
+    )
+    processed_m3 = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=3,
+        source="processed",
+        help_text="Reciclado ou reutilizado na própria área no período.",
+    )
+    closing_m3 = serializers.DecimalField(
+        max_digits=12, decimal_places=3, source="closing", help_text="Estoque ao fim de date_to."
+    )
+
+
+class FacilityBalanceOutput(serializers.Serializer):
+    facility = FacilitySummary()
+    date_from = serializers.DateField(allow_null=True)
+    date_to = serializers.DateField(allow_null=True)
+    classes = ClassBalanceOutput(many=True)
+
+
+class FacilityBalanceView(APIView):
+    """O balanço de uma área de recebimento por classe (art. 3 III): estoque inicial +
+    recebido − expedido − beneficiado na área = estoque final. O operador vê o da sua área;
+    Núcleo e fiscalização, o de todas."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("date_from", OpenApiTypes.DATE, description="Primeiro dia (incluso)"),
+            OpenApiParameter("date_to", OpenApiTypes.DATE, description="Último dia (incluso)"),
+        ],
+        responses={
+            200: FacilityBalanceOutput,
+            **problems(
+                400, 401, 403, 404, c403="Acesso negado: só o operador da área e o município"
+            ),
+        },
+    )
+    def get(self, request, pk: int):
+        facility = get_object_or_404(ReceivingFacility.objects.defer("area"), pk=pk)
+        operated = roles.facility_of(request.user)
+        if not roles.is_municipal(request.user) and (operated is None or operated.pk != pk):
+            raise Problem(403, "Só o operador da área e o município veem o seu balanço.")
+        params = request.query_params
+        date_from = (
+            parse_date("date_from", params["date_from"]) if params.get("date_from") else None
+        )
+        date_to = parse_date("date_to", params["date_to"]) if params.get("date_to") else None
+        if date_from and date_to and date_from > date_to:
+            raise Problem(400, "date_from deve ser anterior ou igual a date_to.")
+        body = {
+            "facility": facility_summary(facility),
+            "date_from": date_from,
+            "date_to": date_to,
+            "classes": stock.balance(facility, date_from, date_to),
+        }
+        return Response(FacilityBalanceOutput(body).data)

@@ -2,7 +2,7 @@ from django.urls import path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import SimpleRouter
 
-from .api import CTRViewSet, EquipmentViewSet, RuleListView, VehicleViewSet
+from .api import CTRViewSet, EquipmentViewSet, FacilityBalanceView, RuleListView, VehicleViewSet
 
 router = SimpleRouter()
 router.register("ctrs", CTRViewSet, basename="ctr")
@@ -12,5 +12,6 @@ router.register("equipment", EquipmentViewSet, basename="equipment")
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("rules/", RuleListView.as_view(), name="rules"),
+    path("facilities/<int:pk>/balance/", FacilityBalanceView.as_view(), name="facility-balance"),
     *router.urls,
 ]

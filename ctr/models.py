@@ -151,16 +151,6 @@ class Generator(models.Model):
     document = models.CharField(
         "CPF/CNPJ", max_length=14, unique=True, validators=[validate_document]
     )
-    # The operator of an ATT or PEV generates the sorted waste it ships onward (art. 3 III):
-    # its onward CTRs name this generator, so CTR.generator stays required for every CTR.
-    facility = models.OneToOneField(
-        ReceivingFacility,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="operator_generator",
-        verbose_name="área que opera (gerador dos CTRs de saída)",
-    )
 
     class Meta:
         verbose_name = "gerador"
@@ -169,6 +159,34 @@ class Generator(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class FacilityOperator(models.Model):
+    """The generator of the sorted waste an ATT or PEV ships onward: its operator (art. 3 III,
+    art. 3 VIII). Its onward CTRs name this generator, so CTR.generator stays required for
+    every CTR; one company may operate several facilities. Set by the first onward CTR that
+    declares the operator's CPF/CNPJ, or in the admin."""
+
+    facility = models.OneToOneField(
+        ReceivingFacility,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="operator_generator",
+        verbose_name="área de recebimento",
+    )
+    generator = models.ForeignKey(
+        Generator,
+        on_delete=models.PROTECT,
+        related_name="operated_facilities",
+        verbose_name="operador (gerador dos CTRs de saída)",
+    )
+
+    class Meta:
+        verbose_name = "operador da área"
+        verbose_name_plural = "operadores das áreas"
+
+    def __str__(self) -> str:
+        return f"{self.facility}: {self.generator}"
 
 
 def address_key(address) -> Func:

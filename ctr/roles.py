@@ -6,7 +6,7 @@ from functools import wraps
 
 from django.contrib.auth.models import AnonymousUser, Group, Permission
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.shortcuts import render
 from rest_framework import permissions
 
@@ -98,8 +98,8 @@ def facility_of(user):
 
 
 def visible_ctrs(user, queryset: QuerySet) -> QuerySet:
-    """A transporter's users see its own CTRs, a facility's operators those destined to it,
-    Núcleo and inspectors all; anyone else none."""
+    """A transporter's users see its own CTRs, a facility's operators those destined to it
+    and those leaving it (onward CTRs), Núcleo and inspectors all; anyone else none."""
     if is_municipal(user):
         return queryset
     member = membership(user)
@@ -108,5 +108,7 @@ def visible_ctrs(user, queryset: QuerySet) -> QuerySet:
     if member.transporter_id:
         return queryset.filter(transporter_id=member.transporter_id)
     if member.facility_id:
-        return queryset.filter(destination_facility_id=member.facility_id)
+        return queryset.filter(
+            Q(destination_facility_id=member.facility_id) | Q(origin_facility_id=member.facility_id)
+        )
     return queryset.none()

@@ -314,6 +314,20 @@ class WasteLine:
     description: str = ""
 
 
+@dataclass(frozen=True)
+class OriginStock:
+    """A class at the origin facility of an onward CTR: its stock at the end of the day, what
+    it received of it up to then, and how far sorting may change the volume (in %)."""
+
+    stock_m3: Decimal
+    received_m3: Decimal
+    tolerance_pct: Decimal
+
+    @property
+    def allowed_m3(self) -> Decimal:
+        return self.stock_m3 + self.received_m3 * self.tolerance_pct / 100
+
+
 @dataclass
 class CTRDraft:
     """Everything the rules read about a CTR, resolved beforehand (spatial facts in PostGIS).
@@ -337,6 +351,19 @@ class CTRDraft:
     facility: ReceivingFacility | None = None
     facility_licensed: bool = False
     recycling_area_available: bool = False
+    # An onward CTR (sorted waste leaving a facility, art. 3 III): the facility, its license on
+    # the day, whether the origin point is inside it, and its stock per class at the end of
+    # the day with the sorting tolerance (ctr.stock).
+    origin_facility: ReceivingFacility | None = None
+    origin_facility_licensed: bool = False
+    origin_in_facility: bool = True
+    origin_stock: dict[str, OriginStock] = field(default_factory=dict)
+
+    def shipped_by_class(self) -> dict[str, Decimal]:
+        shipped: dict[str, Decimal] = {}
+        for line in self.waste:
+            shipped[line.waste_class] = shipped.get(line.waste_class, Decimal("0")) + line.volume_m3
+        return shipped
 
     @property
     def total_volume(self) -> Decimal:
@@ -761,6 +788,126 @@ def class_a_to_landfill(ctr: CTRDraft):
         and any(line.waste_class == WasteClass.A for line in ctr.waste)
     ):
         yield breach("destination_facility")
+
+
+# --- onward CTRs: sorted waste leaving an ATT or a PEV (issue 14) ---------------------------
+
+# The CSV import does not take onward CTRs yet: a row cannot name an origin facility.
+ONWARD_NOT_IN_BULK = (
+    "O arquivo CSV ainda não indica a área de origem: a importação não aceita CTR de saída."
+)
+SHIPPING_KINDS = (FacilityKind.ATT, FacilityKind.PEV)
+
+
+@rule(
+    "ORIGIN_FACILITY_KIND",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 3 III e V",
+    "CTR de saída parte de uma ATT ou de um PEV",
+    message=Message(
+        "Só ATT e PEV expedem resíduos recebidos: “{facility}” é {kind:kind}.",
+    ),
+    not_in_bulk=ONWARD_NOT_IN_BULK,
+)
+def origin_facility_kind(ctr: CTRDraft):
+    """A ATT recebe e faz a triagem dos resíduos para posterior remoção (art. 3 III); o PEV
+    concentra pequenos volumes que o município leva adiante (art. 3 V). Aterro e área de
+    reciclagem são destinos."""
+    facility = ctr.origin_facility
+    if facility is not None and facility.kind not in SHIPPING_KINDS:
+        yield breach("origin_facility", facility=facility.name, kind=facility.kind)
+
+
+@rule(
+    "ORIGIN_FACILITY_NOT_LICENSED",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 14 §1",
+    "Área de origem do CTR de saída com licença válida na data do transporte",
+    message=Message("A área de origem “{facility}” não tem licença válida em {day:date}."),
+    not_in_bulk=ONWARD_NOT_IN_BULK,
+)
+def origin_facility_not_licensed(ctr: CTRDraft):
+    """Os receptores devem ser licenciados (art. 14 §1), também quando expedem o que
+    receberam."""
+    if ctr.origin_facility is not None and not ctr.origin_facility_licensed:
+        yield breach("origin_facility", facility=ctr.origin_facility.name, day=ctr.transport_date)
+
+
+@rule(
+    "ORIGIN_OUTSIDE_ORIGIN_FACILITY",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 3 III e VI",
+    "Origem do CTR de saída dentro da área de origem",
+    message=Message("A origem {origin:point} não está dentro da área “{facility}”."),
+    not_in_bulk=ONWARD_NOT_IN_BULK,
+)
+def origin_outside_origin_facility(ctr: CTRDraft):
+    """O CTR de saída parte da área que recebeu os resíduos: a origem fica dentro do seu
+    polígono, com a tolerância do GPS do município."""
+    if ctr.origin_facility is not None and not ctr.origin_in_facility:
+        yield breach("origin", origin=ctr.origin, facility=ctr.origin_facility.name)
+
+
+@rule(
+    "CLASS_NOT_RECEIVED_AT_ORIGIN",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 3 III",
+    "A área de origem recebeu cada classe que expede",
+    message=Message(
+        "A área “{facility}” não recebeu {cls:class} até {day:date} (CTRs recebidos): não "
+        "pode expedi-la."
+    ),
+    not_in_bulk=ONWARD_NOT_IN_BULK,
+)
+def class_not_received_at_origin(ctr: CTRDraft):
+    """Uma área de triagem expede o que recebeu: uma classe que nenhum CTR confirmado levou
+    até ela não pode sair dela."""
+    if ctr.origin_facility is None:
+        return
+    for index, line in enumerate(ctr.waste):
+        stock = ctr.origin_stock.get(line.waste_class)
+        if stock is None or stock.received_m3 <= 0:
+            yield breach(
+                f"waste[{index}].class",
+                facility=ctr.origin_facility.name,
+                cls=line.waste_class,
+                day=ctr.transport_date,
+            )
+
+
+@rule(
+    "OVER_FACILITY_STOCK",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 3 III, art. 13 p.ú.",
+    "Volume expedido dentro do estoque da área de origem, mais a tolerância de triagem",
+    message=Message(
+        "Saída de {volume:decimal} m³ de {cls:class} acima do que a área “{facility}” pode "
+        "expedir em {day:date}: estoque de {stock:decimal} m³ mais {tolerance:decimal}% do "
+        "recebido ({allowed:decimal} m³)."
+    ),
+    not_in_bulk=ONWARD_NOT_IN_BULK,
+)
+def over_facility_stock(ctr: CTRDraft):
+    """O volume que sai de uma classe não passa do estoque da área (recebido − expedido −
+    beneficiado na área), mais a variação de volume que a triagem admite (parâmetro do
+    município, por classe). Uma classe nunca recebida já é outra constatação."""
+    if ctr.origin_facility is None:
+        return
+    for waste_class, volume in ctr.shipped_by_class().items():
+        stock = ctr.origin_stock.get(waste_class)
+        if stock is None or stock.received_m3 <= 0:
+            continue
+        if volume > stock.allowed_m3:
+            yield breach(
+                "waste",
+                volume=volume,
+                cls=waste_class,
+                facility=ctr.origin_facility.name,
+                day=ctr.transport_date,
+                stock=stock.stock_m3,
+                tolerance=stock.tolerance_pct,
+                allowed=stock.allowed_m3.quantize(Decimal("0.001")),
+            )
 
 
 @dataclass

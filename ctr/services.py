@@ -16,6 +16,7 @@ from django.utils import timezone
 from config.errors import DomainError
 from pev_network import services as network
 from pev_network.models import (
+    DEFAULT_SORTING_TOLERANCE_PCT,
     FacilityKind,
     Municipality,
     ReceivingFacility,
@@ -23,15 +24,17 @@ from pev_network.models import (
     licensed_exists,
 )
 
-from . import roles, rules
+from . import roles, rules, stock
 from .models import (
     CTR,
     CTREvent,
     CTRStatus,
     CTRWaste,
     Equipment,
+    FacilityOperator,
     Generator,
     NumberSequence,
+    OnSiteProcessing,
     Transporter,
     Vehicle,
     Worksite,
@@ -96,6 +99,8 @@ class IssueRequest:
     worksite_id: int | None = None
     equipment_code: str = ""
     destination_facility_id: int | None = None
+    # An onward CTR (issue_onward): the facility the sorted waste leaves.
+    origin_facility_id: int | None = None
     extra: dict = field(default_factory=dict)
 
 
@@ -265,6 +270,16 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         generator = Generator.objects.filter(document=request.generator.document).first() or (
             Generator(name=request.generator.name, document=request.generator.document)
         )
+    origin_facility = None
+    if request.origin_facility_id is not None:
+        origin_facility = ReceivingFacility.objects.filter(pk=request.origin_facility_id).first()
+        if origin_facility is None:
+            raise CTRError(
+                f"A área de origem {request.origin_facility_id} não existe.",
+                "facility_unknown",
+                "origin_facility",
+            )
+        generator = onward_generator(origin_facility, request.generator, generator)
     municipality = network.municipality_at(request.origin)
     tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
     requested_id = request.destination_facility_id
@@ -308,7 +323,59 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
             and any(line.waste_class == WasteClass.A for line in request.waste)
             and recycling_area_available(municipality, request.transport_date)
         ),
+        **(onward_facts(origin_facility, request, tolerance) if origin_facility else {}),
     )
+
+
+def onward_generator(
+    facility: ReceivingFacility, declared: GeneratorData | None, found: Generator | None
+) -> Generator:
+    """The generator of an onward CTR: the facility's operator (FacilityOperator). The first
+    onward CTR of a facility declares it (name and CPF/CNPJ); later ones may omit it, and may
+    not name another."""
+    operator = (
+        FacilityOperator.objects.select_related("generator").filter(facility=facility).first()
+    )
+    if operator is None:
+        if found is None:
+            raise CTRError(
+                f"Informe o operador da área “{facility.name}” (nome e CPF/CNPJ) como gerador: "
+                "é o primeiro CTR de saída desta área.",
+                "generator_required",
+                "generator",
+            )
+        return found
+    if declared is not None and declared.document != operator.generator.document:
+        raise CTRError(
+            f"O gerador de um CTR de saída é o operador da área “{facility.name}”: "
+            f"{operator.generator.name}.",
+            "generator_not_operator",
+            "generator",
+        )
+    return operator.generator
+
+
+def onward_facts(facility: ReceivingFacility, request: IssueRequest, tolerance_m) -> dict:
+    """What the onward rules read: the origin facility's license, whether the origin point is
+    inside it, and its stock per class at the end of the transport day (ctr.stock)."""
+    day = request.transport_date
+    place = facility.municipality
+    balances = stock.stock_on(facility, day)
+    return {
+        "origin_facility": facility,
+        "origin_facility_licensed": facility.license_on(day) is not None,
+        "origin_in_facility": network.point_within_facility(request.origin, facility, tolerance_m),
+        "origin_stock": {
+            waste_class: rules.OriginStock(
+                line.closing,
+                line.received_to_date,
+                place.sorting_tolerance_of(waste_class)
+                if place
+                else Decimal(DEFAULT_SORTING_TOLERANCE_PCT),
+            )
+            for waste_class, line in balances.items()
+        },
+    }
 
 
 def check(transporter: Transporter, request: IssueRequest) -> tuple[CTRDraft, list[Finding]]:
@@ -376,6 +443,10 @@ def issue(
         generator = draft.generator
         if generator.pk is None:
             generator = generator_for(request.generator)
+        if draft.origin_facility is not None:
+            FacilityOperator.objects.get_or_create(
+                facility=draft.origin_facility, defaults={"generator": generator}
+            )
         # What was declared, not what the registry holds for the document (an API client, a
         # CSV row or a form the user confirmed): the CTR records the declaration.
         generator_name = request.generator.name if request.generator else generator.name
@@ -399,6 +470,7 @@ def issue(
             worksite=worksite,
             origin=draft.origin,
             destination=draft.destination,
+            origin_facility=draft.origin_facility,
             destination_facility=draft.facility,
             transport_date=draft.transport_date,
             total_volume_m3=draft.total_volume,
@@ -419,6 +491,49 @@ def issue(
         record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]}, at)
     _remember_waste(ctr, lines)
     return ctr
+
+
+def onward_origin(user, facility_id: int | None) -> ReceivingFacility:
+    """The facility an onward CTR leaves, when `user` may issue from it: its operator, or the
+    municipality for its own PEV collection (art. 6)."""
+    facility = (
+        ReceivingFacility.objects.filter(pk=facility_id).first()
+        if facility_id is not None
+        else None
+    )
+    if facility is None:
+        raise CTRError(
+            f"A área de origem {facility_id} não existe.", "facility_unknown", "origin_facility"
+        )
+    operated = roles.facility_of(user)
+    if operated is not None and operated.pk == facility.pk:
+        return facility
+    if roles.is_municipal(user) and facility.kind == FacilityKind.PEV:
+        return facility
+    raise NotAllowed(
+        f"Só um operador da área “{facility.name}” emite CTR de saída dela (o município, "
+        "dos seus PEVs)."
+    )
+
+
+def issue_onward(
+    user, transporter_id: int | None, request: IssueRequest, at: datetime.datetime | None = None
+) -> CTR:
+    """Issue an onward CTR: sorted waste leaving an ATT or a PEV for a licensed destination
+    (art. 3 III), carried by a registered transporter. The whole catalogue applies, plus the
+    onward rules (origin facility licensed, classes received there, volume within its stock).
+    The origin point defaults to a point inside the facility."""
+    facility = onward_origin(user, request.origin_facility_id)
+    transporter = Transporter.objects.filter(pk=transporter_id).first() if transporter_id else None
+    if transporter is None:
+        raise CTRError(
+            "Informe o transportador cadastrado que leva a carga.",
+            "transporter_unknown",
+            "transporter",
+        )
+    if request.origin is None:
+        request.origin = facility.area.point_on_surface
+    return issue(transporter, user, request, at)
 
 
 def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
@@ -540,13 +655,50 @@ def refuse(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> 
 
 
 def cancel(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
-    """The transporter cancels a CTR before reception."""
-    transporter = roles.transporter_of(user)
-    if transporter is None or transporter.pk != ctr.transporter_id:
-        raise NotAllowed("Só o transportador que emitiu o CTR pode cancelá-lo.")
+    """The transporter cancels a CTR before reception; an onward CTR, the one who issued it
+    (its volume returns to the facility's stock: ctr.stock counts it no more)."""
+    if ctr.origin_facility_id is not None:
+        if ctr.created_by_id != user.pk:
+            raise NotAllowed("Só quem emitiu o CTR de saída pode cancelá-lo.")
+    else:
+        transporter = roles.transporter_of(user)
+        if transporter is None or transporter.pk != ctr.transporter_id:
+            raise NotAllowed("Só o transportador que emitiu o CTR pode cancelá-lo.")
     reason = _reason(reason, "do cancelamento")
     with transaction.atomic():
         return _close(_lock_for("cancel", ctr), user, "cancel", {"reason": reason}, at)
+
+
+# --- the facility's own recycling and reuse ------------------------------------------------
+
+
+def record_processing(
+    user,
+    facility: ReceivingFacility,
+    waste_class: str,
+    volume_m3: Decimal,
+    day: datetime.date,
+    kind: str,
+    note: str = "",
+) -> OnSiteProcessing:
+    """The operator records volume recycled or reused at its facility: it leaves the stock
+    (ctr.stock) without an onward CTR."""
+    operated = roles.facility_of(user)
+    if operated is None or operated.pk != facility.pk:
+        raise NotAllowed(f"Só um operador da área “{facility.name}” registra o seu beneficiamento.")
+    if volume_m3 <= 0:
+        raise CTRError("O volume beneficiado deve ser maior que zero.", field="volume_m3")
+    if waste_class not in WasteClass.values:
+        raise CTRError(f"Classe desconhecida: {waste_class}.", field="waste_class")
+    return OnSiteProcessing.objects.create(
+        facility=facility,
+        waste_class=waste_class,
+        volume_m3=volume_m3,
+        day=day,
+        kind=kind,
+        note=note,
+        recorded_by=user,
+    )
 
 
 # --- alerts --------------------------------------------------------------------------------

@@ -117,7 +117,26 @@ TABLE: dict[str, list[Check]] = {
     "basin-detail": [Check(kwargs={"pk": "{basin}"}, get=API_PUBLIC)],
     # --- API: CTRs ------------------------------------------------------------------------------
     # The list is filtered by role (tests/ctr/test_ctr_api.py); creating is for transporters.
-    "ctr-list": [Check(get=API_SIGNED_IN, post=API_TRANSPORTER_FORM, data={})],
+    "ctr-list": [
+        Check(get=API_SIGNED_IN, post=API_TRANSPORTER_FORM, data={}),
+        # An onward CTR (issue 14): from the ATT only its operator, from a PEV its operator
+        # and the municipality (its own PEV collection); an incomplete body is then a 400.
+        Check(
+            post=row("403", anon="401", operador="400"),
+            data={"origin_facility": "{facility}"},
+        ),
+        Check(
+            post=row("403", anon="401", operador_pev="400", **municipal("400")),
+            data={"origin_facility": "{pev}"},
+        ),
+    ],
+    # A facility's stock (issue 14): its operator and the municipality.
+    "facility-balance": [
+        Check(
+            kwargs={"pk": "{facility}"},
+            get=row("403", anon="401", operador="200", **municipal("200")),
+        )
+    ],
     # alfa's CTR to the ATT: its transporter, the ATT's operator and the municipality see it;
     # another transporter, another facility's operator and curioso are told it does not exist.
     "ctr-detail": [

@@ -133,6 +133,7 @@ def build_objects() -> dict[str, object]:
         "vehicle": world.alfa.vehicles.first().pk,
         "equipment": world.alfa.equipment.first().pk,
         "facility": world.att.pk,
+        "pev": world.pev.pk,
         "municipality": world.town.pk,
         "report": report.pk,
         "protocol": report.protocol,

@@ -1,0 +1,167 @@
+"""The stock of a receiving facility per waste class (Lei 3.978/2007 art. 3 III: the ATT sorts
+the waste "e posterior remoção para adequada disposição"): what it received, what it shipped on,
+what it recycled or reused itself, and what is left. Set-based SQL, one query per question.
+
+A movement is dated by its CTR's transport date (the date the document declares; a reception's
+timestamp is when someone pressed the button) or by the processing's day. A received CTR counts
+its received volume, shared over its waste lines in proportion to what they declared; an onward
+CTR counts while issued or received, so a refused or cancelled one returns its volume to the
+stock simply by no longer counting.
+
+MOVES_SQL is the one description of the movements: the balance reads it here, and the FIFO
+allocation of inbound to onward CTRs (issue 14, point 3) is meant to read the same rows,
+ordered by day within a class.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import connection
+
+from pev_network.models import Municipality, ReceivingFacility
+
+from .models import CTR, CTRStatus, CTRWaste, OnSiteProcessing
+
+# Counted as shipped from the stock: an onward CTR on its way or delivered.
+SHIPPED_STATUSES = (CTRStatus.ISSUED.value, CTRStatus.RECEIVED.value)
+
+# One row per movement of the facility %(facility)s: its class, day, and the volume it adds to
+# (received) or takes from (shipped, processed) the stock.
+MOVES_SQL = f"""
+    SELECT w.waste_class AS waste_class, c.transport_date AS day,
+           CASE WHEN c.received_volume_m3 IS NULL THEN w.volume_m3
+                ELSE w.volume_m3 * c.received_volume_m3 / c.total_volume_m3 END AS received,
+           0::numeric AS shipped, 0::numeric AS processed
+    FROM {CTR._meta.db_table} c JOIN {CTRWaste._meta.db_table} w ON w.ctr_id = c.id
+    WHERE c.destination_facility_id = %(facility)s AND c.status = '{CTRStatus.RECEIVED.value}'
+    UNION ALL
+    SELECT w.waste_class, c.transport_date, 0, w.volume_m3, 0
+    FROM {CTR._meta.db_table} c JOIN {CTRWaste._meta.db_table} w ON w.ctr_id = c.id
+    WHERE c.origin_facility_id = %(facility)s AND c.status IN %(shipped_statuses)s
+    UNION ALL
+    SELECT p.waste_class, p.day, 0, 0, p.volume_m3
+    FROM {OnSiteProcessing._meta.db_table} p
+    WHERE p.facility_id = %(facility)s
+"""
+
+BALANCE_SQL = f"""
+    SELECT waste_class,
+           round(coalesce(sum(received - shipped - processed)
+                 FILTER (WHERE day < %(date_from)s), 0), 3) AS opening,
+           round(coalesce(sum(received) FILTER (WHERE day >= %(date_from)s), 0), 3) AS received,
+           round(coalesce(sum(shipped) FILTER (WHERE day >= %(date_from)s), 0), 3) AS shipped,
+           round(coalesce(sum(processed) FILTER (WHERE day >= %(date_from)s), 0), 3)
+               AS processed,
+           round(sum(received - shipped - processed), 3) AS closing,
+           round(sum(received), 3) AS received_to_date
+    FROM ({MOVES_SQL}) moves
+    WHERE day <= %(date_to)s
+    GROUP BY waste_class
+    ORDER BY waste_class
+"""
+
+# The days each class has had stock above zero without a break, up to %(date_to)s: the running
+# balance after each day's movements; the stock is stale from the day after the last day it
+# was at or below zero (or from its first movement).
+STALE_SQL = f"""
+    WITH daily AS (
+        SELECT waste_class, day, sum(received - shipped - processed) AS delta
+        FROM ({MOVES_SQL}) moves
+        WHERE day <= %(date_to)s
+        GROUP BY waste_class, day
+    ), running AS (
+        SELECT waste_class, day,
+               sum(delta) OVER (PARTITION BY waste_class ORDER BY day) AS balance
+        FROM daily
+    ), last_empty AS (
+        SELECT waste_class,
+               max(day) FILTER (WHERE balance <= 0) AS emptied,
+               min(day) AS first_day,
+               (array_agg(balance ORDER BY day DESC))[1] AS balance
+        FROM running
+        GROUP BY waste_class
+    )
+    SELECT waste_class, round(balance, 3),
+           coalesce(emptied + 1, first_day) AS since
+    FROM last_empty
+    WHERE balance > 0
+    ORDER BY waste_class
+"""
+
+
+@dataclass(frozen=True)
+class ClassBalance:
+    """One class at a facility over a period: opening + received − shipped − processed =
+    closing. `received_to_date` is everything received up to the period's end (the base of
+    the sorting tolerance)."""
+
+    waste_class: str
+    opening: Decimal
+    received: Decimal
+    shipped: Decimal
+    processed: Decimal
+    closing: Decimal
+    received_to_date: Decimal
+
+
+def _params(facility_id: int, date_from, date_to) -> dict:
+    return {
+        "facility": facility_id,
+        "shipped_statuses": SHIPPED_STATUSES,
+        "date_from": date_from or datetime.date.min,
+        "date_to": date_to or datetime.date.max,
+    }
+
+
+def balance(
+    facility: ReceivingFacility | int,
+    date_from: datetime.date | None = None,
+    date_to: datetime.date | None = None,
+) -> list[ClassBalance]:
+    """The facility's balance per class between the two days (both included; open-ended
+    without them): one query."""
+    facility_id = getattr(facility, "pk", facility)
+    with connection.cursor() as cursor:
+        cursor.execute(BALANCE_SQL, _params(facility_id, date_from, date_to))
+        return [ClassBalance(*row) for row in cursor.fetchall()]
+
+
+def stock_on(facility: ReceivingFacility | int, day: datetime.date) -> dict[str, ClassBalance]:
+    """Each class's balance at the end of `day`, by class."""
+    return {line.waste_class: line for line in balance(facility, None, day)}
+
+
+@dataclass(frozen=True)
+class StaleStock:
+    """Stock of a class above zero without a break since `since` (art. 3 III: an ATT is a
+    place of passage, not a dump)."""
+
+    waste_class: str
+    volume_m3: Decimal
+    since: datetime.date
+    days: int
+
+
+def stale_stock(
+    facility: ReceivingFacility, day: datetime.date, alert_days: int | None = None
+) -> list[StaleStock]:
+    """The classes whose stock has stayed above zero for more than the municipality's
+    `stock_alert_days` on `day`."""
+    if alert_days is None:
+        municipality = facility.municipality
+        alert_days = (
+            municipality.stock_alert_days
+            if municipality is not None
+            else Municipality._meta.get_field("stock_alert_days").default
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(STALE_SQL, _params(facility.pk, None, day))
+        rows = cursor.fetchall()
+    return [
+        StaleStock(waste_class, volume, since, (day - since).days)
+        for waste_class, volume, since in rows
+        if (day - since).days > alert_days
+    ]

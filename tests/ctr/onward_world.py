@@ -1,0 +1,87 @@
+"""Sorted waste leaving the world's ATT (issue 14): inbound CTRs received there, onward CTRs
+from it, as tests/ctr/test_ctr_onward.py and test_facility_stock.py build them."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from ctr import services
+from ctr.rules import WasteLine
+from tests.ctr_world import TODAY, World
+
+# The ATT's operator company, the generator of the sorted waste (a valid CNPJ).
+CNPJ_OPERATOR = "12345678000195"
+OPERATOR_GENERATOR = services.GeneratorData("Triagem Vale Ltda.", CNPJ_OPERATOR)
+
+
+def inbound(
+    world: World,
+    lines: dict[str, str],
+    received: str | None = None,
+    day: datetime.date = TODAY,
+    facility=None,
+):
+    """A CTR of Alfa from a worksite to the ATT (or `facility`) with one waste line per class;
+    received with `received` m³ when given (else left issued)."""
+    facility = facility or world.att
+    ctr = services.issue(
+        world.alfa,
+        world.alfa_user,
+        services.IssueRequest(
+            transport_date=day,
+            vehicle_plate="ABC1D23",
+            origin=world.origin,
+            destination=world.inside(facility),
+            waste=[WasteLine(c, Decimal(v), "misturado") for c, v in lines.items()],
+            generator=services.GeneratorData("Maria da Obra", "52998224725"),
+        ),
+    )
+    if received is not None:
+        operator = world.operator if facility == world.att else world.pev_operator
+        services.receive(ctr, operator, Decimal(received))
+    return ctr
+
+
+def onward_request(
+    world: World,
+    lines: dict[str, str],
+    day: datetime.date = TODAY,
+    destination=None,
+    origin=None,
+    facility=None,
+    generator=OPERATOR_GENERATOR,
+) -> services.IssueRequest:
+    """Sorted waste from the ATT (or `facility`) to the recycling area (or `destination`),
+    carried by Beta."""
+    return services.IssueRequest(
+        transport_date=day,
+        vehicle_plate="XYZ9876",
+        origin=origin,
+        destination=world.inside(destination or world.recycling),
+        waste=[WasteLine(c, Decimal(v), "triado") for c, v in lines.items()],
+        generator=generator,
+        origin_facility_id=(facility or world.att).pk,
+    )
+
+
+def onward(world: World, lines: dict[str, str], user=None, **kwargs):
+    return services.issue_onward(
+        user or world.operator, world.beta.pk, onward_request(world, lines, **kwargs)
+    )
+
+
+def onward_findings(world: World, lines: dict[str, str], **kwargs) -> list:
+    """The findings of an onward CTR from the ATT, without storing anything."""
+    request = onward_request(world, lines, **kwargs)
+    facility = request.origin_facility_id
+    if request.origin is None:
+        from pev_network.models import ReceivingFacility
+
+        request.origin = ReceivingFacility.objects.get(pk=facility).area.point_on_surface
+    _, findings = services.check(world.beta, request)
+    return findings
+
+
+def codes(findings) -> list[str]:
+    return sorted(f.code for f in findings if f.severity == "error")
