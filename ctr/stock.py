@@ -63,9 +63,9 @@ BALANCE_SQL = f"""
     ORDER BY waste_class
 """
 
-# The days each class has had stock above zero without a break, up to %(date_to)s: the running
-# balance after each day's movements; the stock is stale from the day after the last day it
-# was at or below zero (or from its first movement).
+# Since when each class has had stock above zero without a break, up to %(date_to)s: the
+# running balance after each day's movements; the stock has been above zero since the first
+# movement after the last day it was at or below zero (or since its first movement).
 STALE_SQL = f"""
     WITH daily AS (
         SELECT waste_class, day, sum(received - shipped - processed) AS delta
@@ -79,16 +79,17 @@ STALE_SQL = f"""
     ), last_empty AS (
         SELECT waste_class,
                max(day) FILTER (WHERE balance <= 0) AS emptied,
-               min(day) AS first_day,
                (array_agg(balance ORDER BY day DESC))[1] AS balance
         FROM running
         GROUP BY waste_class
     )
-    SELECT waste_class, round(balance, 3),
-           coalesce(emptied + 1, first_day) AS since
-    FROM last_empty
-    WHERE balance > 0
-    ORDER BY waste_class
+    SELECT e.waste_class, round(e.balance, 3),
+           (SELECT min(r.day) FROM running r
+            WHERE r.waste_class = e.waste_class
+              AND (e.emptied IS NULL OR r.day > e.emptied)) AS since
+    FROM last_empty e
+    WHERE e.balance > 0
+    ORDER BY e.waste_class
 """
 
 
