@@ -35,6 +35,7 @@ from .documents import normalize_document, normalize_plate
 from .models import CTR, CTRStatus, CTRWasteClass, Equipment, Vehicle
 
 MAX_LINE_VOLUME = Decimal("100")  # m³: no single load of RCC comes near this
+MAX_ID = 2**31 - 1  # the primary keys are PostgreSQL integers
 
 
 # --- schema ----------------------------------------------------------------------------------
@@ -165,12 +166,14 @@ class CTRInput(serializers.Serializer):
     origin_facility = serializers.IntegerField(
         required=False,
         min_value=1,
+        max_value=MAX_ID,
         help_text="CTR de saída: a ATT ou o PEV de onde saem os resíduos triados (art. 3 III). "
         "Emitido pelo operador da área (o município, dos seus PEVs).",
     )
     transporter = serializers.IntegerField(
         required=False,
         min_value=1,
+        max_value=MAX_ID,
         help_text="CTR de saída: o transportador cadastrado que leva a carga.",
     )
     waste = WasteInput(many=True, allow_empty=False, max_length=20)
