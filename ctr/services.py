@@ -13,6 +13,7 @@ from django.db.models import BooleanField, F, FloatField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from config.br import br_date
 from config.errors import DomainError
 from pev_network import services as network
 from pev_network.models import (
@@ -359,22 +360,11 @@ def onward_facts(facility: ReceivingFacility, request: IssueRequest, tolerance_m
     """What the onward rules read: the origin facility's license, whether the origin point is
     inside it, and its stock per class at the end of the transport day (ctr.stock)."""
     day = request.transport_date
-    place = facility.municipality
-    balances = stock.stock_on(facility, day)
     return {
         "origin_facility": facility,
         "origin_facility_licensed": facility.license_on(day) is not None,
         "origin_in_facility": network.point_within_facility(request.origin, facility, tolerance_m),
-        "origin_stock": {
-            waste_class: rules.OriginStock(
-                line.closing,
-                line.received_to_date,
-                place.sorting_tolerance_of(waste_class)
-                if place
-                else Decimal(DEFAULT_SORTING_TOLERANCE_PCT),
-            )
-            for waste_class, line in balances.items()
-        },
+        "origin_stock": origin_stock(facility, day),
     }
 
 
@@ -533,7 +523,31 @@ def issue_onward(
         )
     if request.origin is None:
         request.origin = facility.area.point_on_surface
-    return issue(transporter, user, request, at)
+    with transaction.atomic():
+        # Two onward CTRs from one facility at once would each see the whole stock: they
+        # queue on the facility's row, and the second checks the stock the first left.
+        lock_facility(facility)
+        return issue(transporter, user, request, at)
+
+
+def lock_facility(facility: ReceivingFacility) -> None:
+    ReceivingFacility.objects.select_for_update().filter(pk=facility.pk).values("pk").first()
+
+
+def origin_stock(facility: ReceivingFacility, day: datetime.date) -> dict[str, rules.OriginStock]:
+    """Each class's stock at the facility at the end of `day`, with what it received of it and
+    its municipality's sorting tolerance (ctr.stock)."""
+    place = facility.municipality
+    return {
+        waste_class: rules.OriginStock(
+            line.closing,
+            line.received_to_date,
+            place.sorting_tolerance_of(waste_class)
+            if place
+            else Decimal(DEFAULT_SORTING_TOLERANCE_PCT),
+        )
+        for waste_class, line in stock.stock_on(facility, day).items()
+    }
 
 
 def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
@@ -690,15 +704,27 @@ def record_processing(
         raise CTRError("O volume beneficiado deve ser maior que zero.", field="volume_m3")
     if waste_class not in WasteClass.values:
         raise CTRError(f"Classe desconhecida: {waste_class}.", field="waste_class")
-    return OnSiteProcessing.objects.create(
-        facility=facility,
-        waste_class=waste_class,
-        volume_m3=volume_m3,
-        day=day,
-        kind=kind,
-        note=note,
-        recorded_by=user,
-    )
+    with transaction.atomic():
+        lock_facility(facility)
+        available = origin_stock(facility, day).get(waste_class)
+        if available is None or volume_m3 > available.allowed_m3:
+            allowed = available.allowed_m3 if available else Decimal("0")
+            raise CTRError(
+                f"A área “{facility.name}” não tem {rules.fmt(volume_m3)} m³ de classe "
+                f"{waste_class} em estoque em {br_date(day)} (pode beneficiar até "
+                f"{rules.fmt(allowed.quantize(Decimal('0.001')))} m³).",
+                "over_stock",
+                "volume_m3",
+            )
+        return OnSiteProcessing.objects.create(
+            facility=facility,
+            waste_class=waste_class,
+            volume_m3=volume_m3,
+            day=day,
+            kind=kind,
+            note=note,
+            recorded_by=user,
+        )
 
 
 # --- alerts --------------------------------------------------------------------------------

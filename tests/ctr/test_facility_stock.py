@@ -116,6 +116,20 @@ def test_only_the_facility_s_operator_records_its_processing(world):
     assert not OnSiteProcessing.objects.exists()
 
 
+def test_processing_is_bounded_by_the_stock_plus_tolerance(world):
+    inbound(world, {"A": "10"}, received="10")
+    process(world, "A", "11")  # the 10 % of sorting tolerance on the 10 m³ received
+    with pytest.raises(services.CTRError) as refused:
+        process(world, "A", "0.001")
+    assert str(refused.value) == (
+        "A área “ATT” não tem 0,001 m³ de classe A em estoque em 30/11/2026 (pode beneficiar "
+        "até 0 m³)."
+    )
+    with pytest.raises(services.CTRError):
+        process(world, "B", "1")  # never received
+    assert OnSiteProcessing.objects.count() == 1
+
+
 # --- GET /api/v1/facilities/<id>/balance/ ------------------------------------------------------
 
 
