@@ -85,3 +85,19 @@ def onward_findings(world: World, lines: dict[str, str], **kwargs) -> list:
 
 def codes(findings) -> list[str]:
     return sorted(f.code for f in findings if f.severity == "error")
+
+
+def onward_payload(world: World, **overrides) -> dict:
+    """An onward CTR of 6 m³ of class A from the ATT to the recycling area, as the API takes it."""
+    target = world.inside(world.recycling)
+    body = {
+        "transport_date": TODAY.isoformat(),
+        "vehicle_plate": "XYZ-9876",
+        "origin_facility": world.att.pk,
+        "transporter": world.beta.pk,
+        "generator": {"name": "Triagem Vale Ltda.", "document": "12.345.678/0001-95"},
+        "destination": {"type": "Point", "coordinates": [target.x, target.y]},
+        "waste": [{"class": "A", "volume_m3": "6", "description": "agregado triado"}],
+    }
+    body.update(overrides)
+    return body

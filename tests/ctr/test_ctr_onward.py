@@ -18,6 +18,7 @@ from tests.ctr.onward_world import (
     inbound,
     onward,
     onward_findings,
+    onward_payload,
     onward_request,
 )
 from tests.ctr_world import TODAY, build_world
@@ -40,21 +41,6 @@ def client_for(user) -> APIClient:
     return client
 
 
-def payload(world, **overrides) -> dict:
-    target = world.inside(world.recycling)
-    body = {
-        "transport_date": TODAY.isoformat(),
-        "vehicle_plate": "XYZ-9876",
-        "origin_facility": world.att.pk,
-        "transporter": world.beta.pk,
-        "generator": {"name": "Triagem Vale Ltda.", "document": "12.345.678/0001-95"},
-        "destination": {"type": "Point", "coordinates": [target.x, target.y]},
-        "waste": [{"class": "A", "volume_m3": "6", "description": "agregado triado"}],
-    }
-    body.update(overrides)
-    return body
-
-
 def written() -> tuple[int, ...]:
     return (
         CTR.objects.count(),
@@ -69,7 +55,9 @@ def written() -> tuple[int, ...]:
 
 
 def test_the_att_operator_issues_an_onward_ctr_through_the_api(world):
-    response = client_for(world.operator).post("/api/v1/ctrs/", payload(world), format="json")
+    response = client_for(world.operator).post(
+        "/api/v1/ctrs/", onward_payload(world), format="json"
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["origin_facility"] == {"id": world.att.pk, "name": "ATT", "kind": "ATT"}
@@ -82,7 +70,7 @@ def test_the_att_operator_issues_an_onward_ctr_through_the_api(world):
     assert world.att.area.covers(ctr.origin)
     # The operator's company is now the ATT's generator: the next onward CTR may omit it.
     assert FacilityOperator.objects.get(facility=world.att).generator.document == CNPJ_OPERATOR
-    second = payload(world, waste=[{"class": "A", "volume_m3": "1"}])
+    second = onward_payload(world, waste=[{"class": "A", "volume_m3": "1"}])
     del second["generator"]
     response = client_for(world.operator).post("/api/v1/ctrs/", second, format="json")
     assert response.status_code == 201, response.content
@@ -224,7 +212,7 @@ def test_an_onward_ctr_still_meets_the_whole_catalogue(world):
 
 def test_every_finding_is_given_at_once_and_nothing_is_written(world):
     before = written()
-    body = payload(
+    body = onward_payload(
         world,
         waste=[{"class": "A", "volume_m3": "12"}, {"class": "B", "volume_m3": "1"}],
         destination={"type": "Point", "coordinates": list(world.inside(world.pev).coords)},
@@ -243,7 +231,7 @@ def test_every_finding_is_given_at_once_and_nothing_is_written(world):
 @pytest.mark.parametrize("volume", ["-1", "0", "100.001", "1e9"])
 def test_negative_or_absurd_volumes_are_a_400_and_nothing_is_written(world, volume):
     before = written()
-    body = payload(world, waste=[{"class": "A", "volume_m3": volume}])
+    body = onward_payload(world, waste=[{"class": "A", "volume_m3": volume}])
     response = client_for(world.operator).post("/api/v1/ctrs/", body, format="json")
     assert response.status_code == 400, response.content
     assert "volume_m3" in response.content.decode()
@@ -253,24 +241,26 @@ def test_negative_or_absurd_volumes_are_a_400_and_nothing_is_written(world, volu
 @pytest.mark.parametrize("who", ["pev_operator", "alfa_user", "outsider", "fiscal"])
 def test_who_does_not_operate_the_facility_is_refused_and_nothing_is_written(world, who):
     before = written()
-    response = client_for(getattr(world, who)).post("/api/v1/ctrs/", payload(world), format="json")
+    response = client_for(getattr(world, who)).post(
+        "/api/v1/ctrs/", onward_payload(world), format="json"
+    )
     assert response.status_code == 403, response.content
     assert "Só um operador da área “ATT”" in response.json()["detail"]
     assert written() == before
 
 
 def test_anonymous_callers_get_a_401(world):
-    response = APIClient().post("/api/v1/ctrs/", payload(world), format="json")
+    response = APIClient().post("/api/v1/ctrs/", onward_payload(world), format="json")
     assert response.status_code == 401
 
 
 def test_an_onward_ctr_needs_its_transporter_and_no_worksite(world):
-    body = payload(world)
+    body = onward_payload(world)
     del body["transporter"]
     response = client_for(world.operator).post("/api/v1/ctrs/", body, format="json")
     assert response.status_code == 400
     assert "transportador" in response.content.decode()
-    body = payload(world, worksite_id=1)
+    body = onward_payload(world, worksite_id=1)
     response = client_for(world.operator).post("/api/v1/ctrs/", body, format="json")
     assert response.status_code == 400
     assert "não de uma obra" in response.content.decode()
@@ -278,7 +268,7 @@ def test_an_onward_ctr_needs_its_transporter_and_no_worksite(world):
 
 def test_an_unknown_origin_facility_is_named(world):
     response = client_for(world.operator).post(
-        "/api/v1/ctrs/", payload(world, origin_facility=999999), format="json"
+        "/api/v1/ctrs/", onward_payload(world, origin_facility=999999), format="json"
     )
     assert response.status_code == 400
     assert response.json()["detail"] == "A área de origem 999999 não existe."

@@ -4,8 +4,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from ctr.models import CTR, FacilityOperator
-from tests.ctr.onward_world import inbound
-from tests.ctr.test_ctr_onward import payload
+from tests.ctr.onward_world import inbound, onward_payload
 from tests.ctr.test_ctr_races import all_at_once, call
 from tests.ctr_world import build_world, make_user
 
@@ -19,7 +18,7 @@ def test_onward_ctrs_issued_at_once_never_ship_more_than_the_stock(live_server, 
     inbound(world, {"A": "10"}, received="10")
     second = make_user("operador2", facility=world.att)
     tokens = [Token.objects.create(user=u).key for u in (world.operator, second)]
-    body = payload(world, waste=[{"class": "A", "volume_m3": "3"}])
+    body = onward_payload(world, waste=[{"class": "A", "volume_m3": "3"}])
 
     results = all_at_once(5, lambda i: call(f"{live_server.url}/api/v1/ctrs/", tokens[i % 2], body))
 
