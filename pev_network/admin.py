@@ -30,6 +30,8 @@ class MunicipalityAdmin(LeafletGeoAdmin):
                     "ufesp_value",
                     "ufesp_year",
                     "open_ctr_alert_hours",
+                    "sorting_tolerance_pct",
+                    "stock_alert_days",
                 ]
             },
         ),
