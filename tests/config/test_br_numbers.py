@@ -174,7 +174,9 @@ def test_admin_saves_a_municipality_parameter_typed_with_a_comma():
     data = {}
     for name, field in form.fields.items():
         value = form.initial.get(name, field.initial)
-        shown = field.widget.format_value(value) if value is not None else None
+        # As the page shows it (BoundField.value): prepared first, so a JSON field's dict is
+        # sent back as JSON.
+        shown = field.widget.format_value(field.prepare_value(value)) if value is not None else None
         data[name] = "" if shown is None else shown
     data["boundary"] = town.boundary.geojson
     data["small_volume_limit_m3"] = "1,25"
