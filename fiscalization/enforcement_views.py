@@ -27,6 +27,7 @@ from ctr.roles import municipal_only
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
 from .enforcement import EnforcementError, OffenderData, actions
+from .enforcement.facts import case_of
 from .models import DumpingReport
 from .models.enforcement import (
     EmbargoFineCharge,
@@ -299,18 +300,13 @@ def case_detail(request, pk: int):
 # --- the steps' pages (one per row of fiscalization.enforcement.actions) ------------------------
 
 # Each kind of subject as a step's page loads it, and the case it belongs to.
+# The case of each subject is facts.case_of's to find.
 PAGE_SUBJECTS = {
-    actions.CASE: (EnforcementCase.objects.select_related("offender"), lambda case: case),
-    actions.NOTICE: (Notice.objects.select_related("case__offender"), lambda n: n.case),
-    actions.RECORD: (InfractionRecord.objects.select_related("case__offender"), lambda r: r.case),
-    actions.PENALTY: (
-        Penalty.objects.select_related("record__case__offender"),
-        lambda p: p.record.case,
-    ),
-    actions.CHARGE: (
-        EmbargoFineCharge.objects.select_related("penalty__record__case__offender"),
-        lambda c: c.penalty.record.case,
-    ),
+    actions.CASE: EnforcementCase.objects.select_related("offender"),
+    actions.NOTICE: Notice.objects.select_related("case__offender"),
+    actions.RECORD: InfractionRecord.objects.select_related("case__offender"),
+    actions.PENALTY: Penalty.objects.select_related("record__case__offender"),
+    actions.CHARGE: EmbargoFineCharge.objects.select_related("penalty__record__case__offender"),
 }
 # Who may take a step (Action.who), as a view decorator.
 ROLE_CHECKS = {actions.MUNICIPAL: municipal_only}
@@ -331,8 +327,7 @@ def step_page(request, pk: int, url: str, *url_args: str):
     action = enforcement.for_url(url, *url_args)
     if action is None:
         raise Http404
-    queryset, case_of = PAGE_SUBJECTS[action.subject]
-    subject = get_object_or_404(queryset, pk=pk)
+    subject = get_object_or_404(PAGE_SUBJECTS[action.subject], pk=pk)
     if not action.permits(request.user):
         # Who may take the step and why (art. 35: the case's framework names the authority),
         # before the page shows anything of the step.

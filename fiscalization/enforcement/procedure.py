@@ -460,7 +460,6 @@ def draw_up_record(
         obstructed=case.obstructed_inspection,
         last_fine=earlier[0].total_ufesp if earlier else None,
     )
-    persistent = fines.is_persistent(len(earlier), framework)
     record = InfractionRecord.objects.create(
         case=case,
         number=next_number(case.municipality, deadlines.local_date(drawn_up_at).year, RECORD),
@@ -471,7 +470,7 @@ def draw_up_record(
         persistent_of_ufesp=fine.persistent_of,
         obstruction_multiplier=fine.obstruction_factor,
         total_ufesp=fine.total_ufesp,
-        proposes_revocation=persistent
+        proposes_revocation=fine.persistent_of is not None
         or (framework.revocation_after_suspension and earlier_suspension(case) is not None),
         signed_by_offender=signed_by_offender,
         no_signature_reason="" if signed_by_offender else reason,

@@ -23,7 +23,6 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
-from ..models.frameworks import DayCount
 from .actions import AT_REST, PENALTIES, allowed, hint
 from .authorship import Authors
 from .facts import (
@@ -41,6 +40,7 @@ from .facts import (
     repair_owed,
     unit_label,
 )
+from .terms import days
 
 
 @dataclass
@@ -293,8 +293,8 @@ def _record_steps(
         add(
             Step(
                 last,
-                f"Prazo de recurso ({framework.appeal_days} "
-                f"{DayCount(framework.appeal_day_count).label} do recebimento)",
+                f"Prazo de recurso ({days(framework.appeal_days, framework.appeal_day_count)} "
+                "do recebimento)",
                 "" if framework.appeal_suspensive else "Sem efeito suspensivo.",
                 framework.cite("appeal_days"),
                 _deadline_state(appeal is not None, today > last),
@@ -324,8 +324,8 @@ def _record_steps(
         add(
             Step(
                 last_pay,
-                f"Prazo de pagamento da multa ({framework.payment_days} "
-                f"{DayCount(framework.payment_day_count).label})",
+                "Prazo de pagamento da multa "
+                f"({days(framework.payment_days, framework.payment_day_count)})",
                 f"Desconto de {framework.discount_percent}% se pago até {br_date(discount)}."
                 if discount
                 else "Sem desconto por pagamento antecipado.",
@@ -469,8 +469,8 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     add(
         Step(
             last,
-            f"Prazo de pagamento da multa diária ({framework.payment_days} "
-            f"{DayCount(framework.payment_day_count).label})",
+            "Prazo de pagamento da multa diária "
+            f"({days(framework.payment_days, framework.payment_day_count)})",
             "",
             framework.cite("payment_days"),
             _deadline_state(paid_in_time, today > last),
