@@ -549,3 +549,62 @@ class Membership(models.Model):
                 name="membership_one_side",
             )
         ]
+
+
+class CustodyAllocation(models.Model):
+    """One piece of the FIFO allocation at a facility that ships on (ctr/custody.py): `volume_m3`
+    of the inbound line `inbound` left in the onward line `outbound`, or was processed on site
+    (`processing`), or is still in stock (neither). An outbound piece without an inbound one is
+    volume shipped past what was received (the sorting tolerance). Derived data: rebuilt per
+    facility from the CTRs whenever they change, never edited."""
+
+    # Derived rows, rebuilt by facility: no constraint ties them to the lines they describe,
+    # so deleting a CTR never waits on them (its trigger marks the facility to rebuild).
+    facility = models.ForeignKey(
+        ReceivingFacility, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    waste_class = models.CharField(max_length=12)
+    inbound = models.ForeignKey(
+        CTRWaste,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        related_name="+",
+        db_index=False,
+    )
+    outbound = models.ForeignKey(
+        CTRWaste,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        related_name="+",
+        db_index=False,
+    )
+    processing = models.ForeignKey(
+        OnSiteProcessing,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        related_name="+",
+        db_index=False,
+    )
+    volume_m3 = models.DecimalField(max_digits=20, decimal_places=9)
+    # The piece's share of its inbound line's volume, for following a load through the chain.
+    fraction = models.DecimalField(max_digits=20, decimal_places=18, null=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["facility"], name="custody_facility"),
+            models.Index(fields=["inbound"], name="custody_inbound"),
+            models.Index(fields=["outbound"], name="custody_outbound"),
+        ]
+
+
+class CustodyStale(models.Model):
+    """A facility whose allocation must be rebuilt before it is read: written by database
+    triggers on CTRs, their waste lines and on-site processing (migration 0009), so no path
+    that changes a movement (a service, the bulk import, the admin, a script) can forget it."""
+
+    facility = models.OneToOneField(
+        ReceivingFacility, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )

@@ -7,6 +7,7 @@ import datetime
 from decimal import Decimal
 
 from ctr import services
+from ctr.models import Membership
 from ctr.rules import WasteLine
 from tests.ctr_world import TODAY, World
 
@@ -21,9 +22,10 @@ def inbound(
     received: str | None = None,
     day: datetime.date = TODAY,
     facility=None,
+    worksite: services.WorksiteData | None = None,
 ):
-    """A CTR of Alfa from a worksite to the ATT (or `facility`) with one waste line per class;
-    received with `received` m³ when given (else left issued)."""
+    """A CTR of Alfa from a worksite (`worksite`, or none declared) to the ATT (or `facility`)
+    with one waste line per class; received with `received` m³ when given (else left issued)."""
     facility = facility or world.att
     ctr = services.issue(
         world.alfa,
@@ -35,10 +37,11 @@ def inbound(
             destination=world.inside(facility),
             waste=[WasteLine(c, Decimal(v), "misturado") for c, v in lines.items()],
             generator=services.GeneratorData("Maria da Obra", "52998224725"),
+            worksite=worksite,
         ),
     )
     if received is not None:
-        operator = world.operator if facility == world.att else world.pev_operator
+        operator = Membership.objects.filter(facility=facility).first().user
         services.receive(ctr, operator, Decimal(received))
     return ctr
 
