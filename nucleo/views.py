@@ -259,10 +259,10 @@ def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[li
              for r in data.routes],
         ),
         "reciclagem": (
-            ["mês", "com destinação final (m³)", "reciclada ou reutilizada (m³)",
-             "aterro de RCC (m³)", "taxa de reciclagem (%)", "em estoque ou trânsito (m³)",
+            ["mês", "reciclada ou reutilizada (m³)", "em aterro de RCC (m³)",
+             "taxa de reciclagem (%)", "em estoque ou trânsito (m³)",
              "recusada ou sem rastreio (m³)"],
-            [[r.month.strftime("%m/%Y"), _br(r.final), _br(r.recycled), _br(r.landfilled),
+            [[r.month.strftime("%m/%Y"), _br(r.recycled), _br(r.landfilled),
               _br(r.rate_pct) or "—", _br(r.pending), _br(r.unknown)]
              for r in data.recycling],
         ),
