@@ -12,6 +12,7 @@ from django.db import connection
 
 from pev_network.models import CatchmentBasin, ReceivingFacility
 
+from . import custody
 from .models import CTR, CTRStatus, CTRWaste
 from .services import open_since_sql
 
@@ -212,7 +213,9 @@ def volume_by_facility(flt: CTRFilter) -> list[FacilityUse]:
 
 
 def volume_by_basin(flt: CTRFilter) -> dict[int, tuple[float, int]]:
-    """{bacia id: (m³, CTRs)} of the CTRs whose origin lies in each bacia.
+    """{bacia id: (m³, CTRs)} of the CTRs whose origin lies in each bacia: the loads from its
+    worksites, not the onward CTRs of an ATT or PEV that stands in it (their waste came from
+    elsewhere, and was counted where it came from).
 
     The join is written with ST_Intersects (a point on the border counts in both bacias it
     touches, as it does on the map); the planner walks the bacias and uses the GiST index on
@@ -226,7 +229,7 @@ def volume_by_basin(flt: CTRFilter) -> dict[int, tuple[float, int]]:
         f"""
         SELECT b.id, sum(c.total_volume_m3), count(*)
         FROM {BASIN_TABLE} b JOIN {CTR_TABLE} c ON ST_Intersects(b.area, c.origin)
-        WHERE {where} AND c.status <> %s
+        WHERE {where} AND c.status <> %s AND c.origin_facility_id IS NULL
         GROUP BY b.id
         """,
         [*params, CTRStatus.CANCELLED],
@@ -275,3 +278,14 @@ def transporter_compliance(flt: CTRFilter, now: datetime.datetime) -> list[Compl
     )
     ranking = [Compliance(*row) for row in rows]
     return sorted(ranking, key=lambda c: (c.compliance_pct, -c.ctrs, c.name))
+
+
+def custody_flows(flt: CTRFilter) -> list[custody.Flow]:
+    """The filtered loads from worksites (not the onward CTRs, which the walk follows) taken
+    to where they are now (ctr.custody), per bacia, first facility, end, class and month."""
+    where, params = flt.where()
+    # The filter's positional parameters bound into the text (quoted by the driver): the walk
+    # takes named ones, and psycopg2 cannot mix the two styles in one query.
+    bound = connection.ops.compose_sql(where, params).replace("%", "%%")
+    roots = f"SELECT c.id FROM {CTR_TABLE} c WHERE {bound} AND c.origin_facility_id IS NULL"
+    return custody.flows(roots, {}, flt.waste_class)

@@ -248,19 +248,24 @@ class Piece:
     hops: int
 
 
-def _pieces(roots_sql: str, params: dict) -> list[Piece]:
+def _walk(sql: str, roots_sql: str, params: dict) -> list[tuple]:
+    """Run `sql` (DESTINATIONS_SQL or a query over it) on the loads `roots_sql` chooses, after
+    bringing the allocation up to date."""
     refresh()
-    sql = DESTINATIONS_SQL.replace("{roots}", roots_sql)
     with connection.cursor() as cursor:
         cursor.execute(
-            sql,
+            sql.replace("{roots}", roots_sql),
             {
                 **params,
                 "final_kinds": FINAL_KINDS,
                 "transit": (CTRStatus.ISSUED.value,),
             },
         )
-        return [Piece(*row) for row in cursor.fetchall()]
+        return cursor.fetchall()
+
+
+def _pieces(roots_sql: str, params: dict) -> list[Piece]:
+    return [Piece(*row) for row in _walk(DESTINATIONS_SQL, roots_sql, params)]
 
 
 def worksite_pieces(worksite_id: int) -> list[Piece]:
@@ -312,3 +317,52 @@ class Destinations:
 
     def total(self, *outcomes: str) -> Decimal:
         return sum((self.by_outcome.get(o, Decimal(0)) for o in outcomes), Decimal(0))
+
+
+# --- flows of many loads (the Núcleo's view) --------------------------------------------------
+
+# The pieces of DESTINATIONS_SQL summed per origin bacia, first facility, facility where they
+# end, outcome, class and month of the load's transport date, for %(waste_class)s or every
+# class. A load's bacia is the first (by id) of its municipality's bacias whose area touches
+# its origin: a point on a border must count once here, or its volume would be counted twice.
+FLOWS_SQL = f"""
+SELECT b.id, p.first_facility, ff.kind, p.facility_id, ef.kind, p.outcome, p.waste_class,
+       date_trunc('month', c.transport_date)::date, sum(p.volume)
+FROM ({DESTINATIONS_SQL}) p (ctr_id, line_id, waste_class, first_facility, facility_id,
+                            outcome, volume, hops)
+JOIN {CTR_TABLE} c ON c.id = p.ctr_id
+JOIN pev_network_receivingfacility ff ON ff.id = p.first_facility
+JOIN pev_network_receivingfacility ef ON ef.id = p.facility_id
+LEFT JOIN LATERAL (
+    SELECT b.id FROM pev_network_catchmentbasin b
+    WHERE b.municipality_id = c.municipality_id AND ST_Intersects(b.area, c.origin)
+    ORDER BY b.id LIMIT 1
+) b ON TRUE
+WHERE %(waste_class)s::text IS NULL OR p.waste_class = %(waste_class)s::text
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+ORDER BY 9 DESC, 1, 2, 4, 6, 7, 8
+"""
+
+
+@dataclass(frozen=True)
+class Flow:
+    """m³ of a class of the loads of one month from one bacia (None: outside every bacia),
+    through their first facility, ending at `facility_id` in the state `outcome`."""
+
+    basin_id: int | None
+    first_facility_id: int
+    first_kind: str
+    facility_id: int
+    facility_kind: str
+    outcome: str
+    waste_class: str
+    month: datetime.date
+    volume_m3: Decimal
+
+
+def flows(roots_sql: str, params: dict, waste_class: str | None = None) -> list[Flow]:
+    """The loads chosen by `roots_sql` (SQL selecting CTR ids from worksites, with named
+    parameters `params`) followed to where they are now, summed per bacia, first facility,
+    end, outcome, class and month: one query, whatever the number of loads."""
+    rows = _walk(FLOWS_SQL, roots_sql, {**params, "waste_class": waste_class})
+    return [Flow(*row) for row in rows]

@@ -170,3 +170,60 @@ def stale_stock(
         for waste_class, volume, since in rows
         if (day - since).days > alert_days
     ]
+
+
+# The balance of each class at each facility of %(facilities)s at the end of each day of
+# %(days)s (the days sorted): MOVES_SQL for every facility at once (a lateral join on its
+# facility parameter), a zero movement at each day asked for, and one running sum per
+# facility and class, so that a day without movements still shows the balance it carries.
+SERIES_SQL = f"""
+    WITH moves AS (
+        SELECT f.id AS facility_id, m.waste_class, m.day,
+               m.received - m.shipped - m.processed AS delta, 0 AS asked
+        FROM unnest(%(facilities)s::bigint[]) AS f(id)
+        CROSS JOIN LATERAL ({MOVES_SQL.replace("%(facility)s", "f.id")}) m
+        WHERE m.day <= %(last_day)s
+    ), asked AS (
+        SELECT k.facility_id, k.waste_class, d.day, 0::numeric AS delta, 1 AS asked
+        FROM (SELECT DISTINCT facility_id, waste_class FROM moves) k
+        CROSS JOIN unnest(%(days)s::date[]) AS d(day)
+    ), running AS (
+        SELECT facility_id, waste_class, day, asked,
+               sum(delta) OVER (PARTITION BY facility_id, waste_class
+                                ORDER BY day, asked ROWS UNBOUNDED PRECEDING) AS balance
+        FROM (SELECT * FROM moves UNION ALL SELECT * FROM asked) points
+    )
+    SELECT facility_id, waste_class, day, round(balance, 3)
+    FROM running
+    WHERE asked = 1
+    ORDER BY facility_id, waste_class, day
+"""
+
+
+@dataclass(frozen=True)
+class StockPoint:
+    """The stock of a class at a facility at the end of `day`."""
+
+    facility_id: int
+    waste_class: str
+    day: datetime.date
+    volume_m3: Decimal
+
+
+def stock_series(facility_ids: list[int], days: list[datetime.date]) -> list[StockPoint]:
+    """Each facility's balance per class at the end of each of `days`: one query for all the
+    facilities (the classes a facility never moved have no points)."""
+    if not facility_ids or not days:
+        return []
+    days = sorted(days)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            SERIES_SQL,
+            {
+                "facilities": list(facility_ids),
+                "days": days,
+                "last_day": days[-1],
+                "shipped_statuses": SHIPPED_STATUSES,
+            },
+        )
+        return [StockPoint(*row) for row in cursor.fetchall()]

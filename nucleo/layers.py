@@ -21,6 +21,8 @@ from maps.legend import KIND_STYLES, swatch_label
 from maps.network import add_outline, anchors, municipality_map
 from pev_network.management_layers import LICENSE_STATE_LABELS
 
+from .flows import Fate, MapLine
+
 FLOW_COLOUR = "#4B0082"
 OVERDUE_COLOUR = "#B42318"
 REPORT_COLOUR = "#E69F00"
@@ -33,6 +35,7 @@ PER_FEATURE_STYLE = folium.JsCode(
     "function (feature, layer) { layer.setStyle(feature.properties.style); }"
 )
 LAYER_OVERDUE = "Origens de CTRs em atraso"
+LAYER_DESTINATIONS = "Destinação final (bacia → área → destino)"
 LAYER_REPORTS = "Denúncias de descarte irregular"
 
 
@@ -127,6 +130,12 @@ def aggregate_flows(
     return kept, len(rest), sum(f.volume_m3 for f in rest)
 
 
+def width_for(volume: float, largest: float) -> float:
+    """A line's width by its volume: the square root, so that small flows stay visible beside
+    large ones."""
+    return round(1 + 9 * math.sqrt(volume / largest), 1) if largest else 1.0
+
+
 def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     """Lines from origin cells to facilities, their width by volume (square root, so that
     small flows stay visible beside large ones)."""
@@ -134,7 +143,7 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
     largest = max((f.volume_m3 for f in flows), default=1) or 1
     features = []
     for flow in flows:
-        weight = round(1 + 9 * math.sqrt(flow.volume_m3 / largest), 1)
+        weight = width_for(flow.volume_m3, largest)
         popup = format_html(
             '<div class="ctr-popup"><p class="ctr-popup-title">Para {}</p><dl>'
             "<dt>Volume</dt><dd>{} m³</dd><dt>CTRs</dt><dd>{}</dd></dl>"
@@ -157,6 +166,40 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
             style_function=lambda _f: {"color": FLOW_COLOUR, "weight": 2, "opacity": 0.55},
             # The width comes from each feature in the browser: a per-feature style in Python
             # would be written out once per feature by folium.
+            on_each_feature=PER_FEATURE_STYLE,
+            popup=markers.popup(max_width=None),
+        ).add_to(group)
+    group.add_to(m)
+
+
+def add_destinations(m: folium.Map, lines: Sequence[MapLine]) -> None:
+    """Where each bacia's waste ended (ctr.custody): a line from the bacia through its first
+    area to the final destination, in the colour of recycling areas or of landfills, its width
+    by volume. Off until the user turns it on: over the CTR flows it would hide them."""
+    group = folium.FeatureGroup(
+        name=swatch_label(Fate.COLOURS[Fate.RECYCLED], LAYER_DESTINATIONS, "dashed"), show=False
+    )
+    largest = max((line.volume_m3 for line in lines), default=0)
+    features = [
+        {
+            "type": "Feature",
+            "geometry": {"type": "LineString",
+                         "coordinates": [[round(x, 6), round(y, 6)] for x, y in line.coordinates]},
+            "properties": {
+                "style": {"weight": width_for(line.volume_m3, largest),
+                          "color": Fate.COLOURS[line.fate]},
+                "popup_html": str(format_html(
+                    '<div class="ctr-popup"><p class="ctr-popup-title">{}</p><dl>'
+                    "<dt>Volume</dt><dd>{} m³</dd><dt>Destinação</dt><dd>{}</dd></dl></div>",
+                    line.route, br_number(line.volume_m3, 1), Fate.LABELS[line.fate])),
+            },
+        }
+        for line in lines
+    ]  # fmt: skip
+    if features:
+        folium.GeoJson(
+            {"type": "FeatureCollection", "features": features},
+            style_function=lambda _f: {"weight": 2, "opacity": 0.7},
             on_each_feature=PER_FEATURE_STYLE,
             popup=markers.popup(max_width=None),
         ).add_to(group)
@@ -225,10 +268,12 @@ def nucleo_map(
     facility_admin_url: str,
     ctr_list_url: str,
     tile_url: str | None = None,
+    destinations: Sequence[MapLine] = (),
 ) -> folium.Map:
     """The management map. URLs are templates: facility_admin_url with {id}, ctr_list_url
     with {facility}."""
     m = municipality_map(outline, basins, tile_url)
+    add_destinations(m, destinations)
     add_flows(m, flows, ctr_list_url)
     add_facilities_with_state(m, facilities, facility_admin_url)
     late = {_cell_key(c): f"{c.count} CTR(s) em atraso" for c in overdue}

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 from config import csv_safety
 from config.br import br_number
 from ctr import analytics
-from ctr.exports import export_ctrs
+from ctr.exports import export_ctrs, export_flows
 from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
 from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
@@ -27,6 +27,7 @@ from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality, facility_kind_short, waste_class_short
 
 from . import charts as charts_svg
+from . import flows as onward
 from . import layers
 from .forms import NucleoFilterForm
 
@@ -56,7 +57,12 @@ def nucleo_map(request):
             flt.date_from, flt.date_to, cell, flt.municipality_id
         )
     ]
+    custody = analytics.custody_flows(flt)
+    destinations, omitted_destinations, _ = onward.map_lines(
+        custody, onward.Names.of(custody), bbox=window
+    )
     the_map = layers.nucleo_map(
+        destinations=destinations,
         facilities=management_layers.facilities_with_license_state_geojson(bbox=window),
         basins=public_layers.catchment_basins_geojson(bbox=window),
         outline=outline,
@@ -86,7 +92,9 @@ def nucleo_map(request):
         "totals": analytics.totals(flt),
         "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
                    "reports": sum(c.count for c in reports),
-                   "omitted_flows": omitted_flows, "omitted_volume": omitted_volume},
+                   "omitted_flows": omitted_flows, "omitted_volume": omitted_volume,
+                   "destinations": len(destinations),
+                   "omitted_destinations": omitted_destinations},
     }  # fmt: skip
     return render(request, "nucleo/mapa.html", context)
 
@@ -94,6 +102,8 @@ def nucleo_map(request):
 EXPORT_NAMES = {
     "ctrs.csv": "text/csv; charset=utf-8",
     "ctrs.gpkg": "application/geopackage+sqlite3",
+    "fluxos.csv": "text/csv; charset=utf-8",
+    "fluxos.gpkg": "application/geopackage+sqlite3",
     "areas.gpkg": "application/geopackage+sqlite3",
     "bacias.gpkg": "application/geopackage+sqlite3",
 }
@@ -134,12 +144,15 @@ def nucleo_export_file(request, name: str):
     folder = tempfile.mkdtemp(prefix="ctr-export-")
     path = Path(folder) / name
     try:
-        if name.startswith("ctrs."):
+        if name.startswith(("ctrs.", "fluxos.")):
             municipality = data.get("municipality")
-            export_ctrs(
+            export = export_ctrs if name.startswith("ctrs.") else export_flows
+            export(
                 path, data["date_from"], data["date_to"], municipality.pk if municipality else None
             )
-            filename = f"ctrs_{data['date_from']:%Y%m%d}_{data['date_to']:%Y%m%d}{path.suffix}"
+            filename = (
+                f"{path.stem}_{data['date_from']:%Y%m%d}_{data['date_to']:%Y%m%d}{path.suffix}"
+            )
         elif name == "areas.gpkg":
             export_facilities(path)
             filename = name
@@ -186,9 +199,13 @@ class DashboardData:
     by_basin: dict
     ranking: list
     reports: list
+    routes: list  # onward.Route: bacia → first area → where the waste is now
+    recycling: list  # onward.RecyclingMonth
+    stocks: list  # onward.FacilityStock
 
 
 def _dashboard_data(flt: analytics.CTRFilter, now) -> DashboardData:
+    custody = analytics.custody_flows(flt)
     return DashboardData(
         months=analytics.volume_by_class_and_month(flt),
         facilities=analytics.volume_by_facility(flt),
@@ -196,7 +213,13 @@ def _dashboard_data(flt: analytics.CTRFilter, now) -> DashboardData:
         by_basin=analytics.volume_by_basin(flt),
         ranking=analytics.transporter_compliance(flt, now),
         reports=fiscalization.reports_by_basin(flt.date_from, flt.date_to, flt.municipality_id),
-    )
+        routes=onward.routes(custody, onward.Names.of(custody)),
+        recycling=onward.recycling_by_month(custody),
+        stocks=onward.facility_stocks(
+            flt.municipality_id, flt.date_from, flt.date_to, timezone.localdate(now),
+            flt.waste_class,
+        ),
+    )  # fmt: skip
 
 
 def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[list]]]:
@@ -230,6 +253,39 @@ def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[li
             ["bacia", "PEV que atende", "denúncias", "denúncias por PEV"],
             [[name, pev or "sem PEV", n, n if pev else "—"] for _bid, name, pev, n in data.reports],
         ),
+        "fluxos": (
+            ["bacia de origem", "primeira área", "onde está agora", "situação", "volume (m³)"],
+            [[r.basin, r.first, r.end, onward.Fate.LABELS[r.fate], _br(r.volume_m3)]
+             for r in data.routes],
+        ),
+        "reciclagem": (
+            ["mês", "reciclada ou reutilizada (m³)", "em aterro de RCC (m³)",
+             "taxa de reciclagem (%)", "em estoque ou trânsito (m³)",
+             "recusada ou sem rastreio (m³)"],
+            [[r.month.strftime("%m/%Y"), _br(r.recycled), _br(r.landfilled),
+              _br(r.rate_pct) or "—", _br(r.pending), _br(r.unknown)]
+             for r in data.recycling],
+        ),
+        "estoque": (
+            ["área", "tipo", "classe", "no primeiro dia (m³)", "no último dia (m³)",
+             "máximo no período (m³)"],
+            [[s.facility.name, facility_kind_short(s.facility.kind), waste_class_short(c),
+              _br(values[0]), _br(values[-1]), _br(max(values))]
+             for s in data.stocks for c, values in sorted(s.by_class.items())],
+        ),
+        "estoque_parado": (
+            ["área", "classe", "volume (m³)", "acima de zero desde", "dias"],
+            [[s.facility.name, waste_class_short(a.waste_class), _br(a.volume_m3),
+              a.since.strftime("%d/%m/%Y"), a.days]
+             for s in data.stocks for a in s.stale],
+        ),
+        # Only as a CSV: every day (or week) of every class of every area.
+        "estoque_diario": (
+            ["área", "classe", "dia", "estoque (m³)"],
+            [[s.facility.name, waste_class_short(c), day.strftime("%d/%m/%Y"), _br(v)]
+             for s in data.stocks for c, values in sorted(s.by_class.items())
+             for day, v in zip(s.days, values, strict=True)],
+        ),
     }  # fmt: skip
 
 
@@ -239,6 +295,11 @@ CSV_TITLES = {
     "bacias": "volume_por_bacia",
     "transportadores": "conformidade_dos_transportadores",
     "denuncias": "denuncias_por_bacia",
+    "fluxos": "fluxos_ate_o_destino",
+    "reciclagem": "reciclagem_da_classe_a_por_mes",
+    "estoque": "estoque_por_area",
+    "estoque_parado": "estoque_parado",
+    "estoque_diario": "estoque_por_area_e_dia",
 }
 
 
@@ -278,7 +339,54 @@ def _charts(data: DashboardData) -> dict:
             "Conformidade dos transportadores", "% dos CTRs sem constatação, recusa ou atraso",
             reference=100,
         ) if ranking else None,
+        **_onward_charts(data),
     }  # fmt: skip
+
+
+FLOW_TITLE = "Fluxo dos resíduos: da bacia de origem à primeira área e a onde estão agora"
+# The drawing's width for a desktop and for a phone (390 px less the page's margins), so that
+# its text is drawn at the page's size on both (nucleo/charts.py: flow_diagram).
+FLOW_WIDTHS = {"wide": 960, "narrow": 350}
+
+
+def _onward_charts(data: DashboardData) -> dict:
+    diagram = onward.diagram(data.routes)
+    flow = {
+        size: charts_svg.flow_diagram(
+            onward.COLUMN_TITLES, diagram.columns, diagram.links, onward.Fate.COLOURS,
+            onward.Fate.LABELS, FLOW_TITLE, width,
+        )
+        for size, width in FLOW_WIDTHS.items()
+    } if data.routes else None  # fmt: skip
+    final = [r for r in data.recycling if r.final]
+    recycling = charts_svg.stacked_bars(
+        [r.month.strftime("%m/%Y") for r in final],
+        {onward.Fate.LABELS[onward.Fate.RECYCLED]: [float(r.recycled) for r in final],
+         onward.Fate.LABELS[onward.Fate.LANDFILLED]: [float(r.landfilled) for r in final]},
+        "Classe A com destinação final por mês", "m³",
+        colours=[onward.Fate.COLOURS[onward.Fate.RECYCLED],
+                 onward.Fate.COLOURS[onward.Fate.LANDFILLED]],
+        size=(4.8, 2.8),  # small: drawn near its true size on a phone
+    ) if final else None  # fmt: skip
+    stocks = data.stocks[: onward.STOCK_PANELS]
+    stock = charts_svg.lines_by_panel(
+        stocks[0].days,
+        {s.facility.name: {waste_class_short(c): [float(v) for v in values]
+                           for c, values in sorted(s.by_class.items())} for s in stocks},
+        "Estoque por área e classe ao longo do período", "m³",
+    ) if stocks else None  # fmt: skip
+    return {
+        "flow": flow,
+        # The legend names the kinds the diagram shows.
+        "fates": [
+            (onward.Fate.COLOURS[k], label)
+            for k, label in onward.Fate.LABELS.items()
+            if any(r.fate == k for r in data.routes)
+        ],
+        "recycling": recycling,
+        "stock": stock,
+        "stock_omitted": [s.facility.name for s in data.stocks[onward.STOCK_PANELS :]],
+    }
 
 
 @require_safe

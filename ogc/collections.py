@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctr import roles
+from ctr.exports import onward_flows_sql
 from ctr.models import CTR
 from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
 
@@ -19,6 +20,8 @@ class Collection:
     id: str
     title: str
     description: str
+    # A table, or a parenthesised query whose rows have an `id` (a collection computed on
+    # the fly, such as the flows).
     table: str
     geometry: str
     # SQL expressions for the properties, by name; "t" is the table's alias.
@@ -27,6 +30,9 @@ class Collection:
     visible_to: Callable | None = None
     # A date column for the `datetime` parameter; None when the collection has no time.
     temporal: str | None = None
+    # For features that last a period (from `temporal` to this column): `datetime` picks the
+    # ones whose period overlaps the interval asked for.
+    temporal_end: str | None = None
     where: str = "TRUE"
 
     def is_visible(self, user) -> bool:
@@ -100,6 +106,33 @@ COLLECTIONS = {
             },
             visible_to=roles.is_municipal,
             temporal="transport_date",
+        ),
+        Collection(
+            id="flows",
+            title="Fluxos entre áreas (CTRs de saída)",
+            description="Volume levado de cada ATT ou PEV a cada destino, por classe e mês "
+            "(CTRs de saída emitidos ou recebidos; Lei 3.978/2007 art. 3 III), em linhas da área "
+            "de origem à de destino (somente Núcleo e fiscalização).",
+            table=f"({onward_flows_sql()})",
+            geometry="geom",
+            properties={
+                "municipality": "t.municipality",
+                "origin_facility_code": "t.origin_code",
+                "origin_facility": "t.origin_name",
+                "origin_kind": "t.origin_kind",
+                "destination_facility_code": "t.destination_code",
+                "destination_facility": "t.destination_name",
+                "destination_kind": "t.destination_kind",
+                "waste_class": "t.waste_class",
+                "period_start": "t.period_start",
+                "period_end": "t.period_end",
+                "ctrs": "t.ctrs",
+                "volume_m3": "t.volume_m3",
+                "received_volume_m3": "t.received_volume_m3",
+            },
+            visible_to=roles.is_municipal,
+            temporal="period_start",
+            temporal_end="period_end",
         ),
     )
 }

@@ -119,7 +119,7 @@ def conformance(request):
 
 def extent_of(collection: Collection) -> list[float]:
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT ST_Extent({collection.geometry}) FROM {collection.table}")
+        cursor.execute(f"SELECT ST_Extent(t.{collection.geometry}) FROM {collection.table} t")
         box = cursor.fetchone()[0]
     if not box:
         return [-180.0, -90.0, 180.0, 90.0]
@@ -281,7 +281,7 @@ def items_sql(
     if dates is not None and collection.temporal:
         start, end = dates
         if start:
-            where.append(f"t.{collection.temporal} >= %s")
+            where.append(f"t.{collection.temporal_end or collection.temporal} >= %s")
             params.append(start)
         if end:
             where.append(f"t.{collection.temporal} <= %s")

@@ -97,3 +97,51 @@ def test_phone_collapses_the_layer_list_and_the_menu(chromium, live_server, worl
     assert not page.get_by_role("link", name="Fiscalização").is_visible()
     assert page.recorder.js_errors() == []
     context.close()
+
+
+LAYER_DESTINATIONS = "Destinação final (bacia → área → destino)"
+
+
+@pytest.fixture
+def flows_world():
+    from tests.nucleo.flows_world import build_flows
+
+    return build_flows(build_world())
+
+
+def destination_lines(page) -> list[str]:
+    """The popups of the final destinations' lines drawn on the map now."""
+    name = page.get_attribute("#mapa", "data-map-var")
+    return page.evaluate(
+        """(name) => { const m = window[name]; const out = [];
+            m.eachLayer((l) => { const p = l.feature && l.feature.properties;
+              if (p && p.popup_html && l.getLatLngs && l.feature.geometry.type === "LineString"
+                  && p.popup_html.includes("Destinação")) { out.push(p.popup_html); } });
+            return out; }""",
+        name,
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)])
+def test_final_destinations_layer_starts_off_and_stays_on(
+    chromium, live_server, flows_world, shot, width, height
+):
+    context, page = open_map(chromium, live_server, flows_world.nucleo, width, height)
+    with page.expect_navigation():
+        page.goto(f"{live_server.url}/nucleo/mapa/?date_from=2026-10-01&date_to=2026-11-30")
+    assert destination_lines(page) == []  # off until asked for
+    page.locator(".leaflet-control-layers").hover()  # opens the phone's collapsed list
+    page.get_by_label(LAYER_DESTINATIONS).check()
+    lines = destination_lines(page)
+    # Bacia → ATT → recycling, → landfill, recycled at the ATT; bacia → landfill directly.
+    assert len(lines) == 4
+    assert any("Bacia Centro → ATT → Reciclagem" in line and "reciclado" in line for line in lines)
+    assert any("Bacia Centro → Aterro" in line and "aterro de RCC" in line for line in lines)
+    page.locator("#mapa").scroll_into_view_if_needed()
+    shot(page, f"nucleo-mapa-destinos-{width}.png")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Aplicar").click()
+    assert len(destination_lines(page)) == 4  # still on after the filter
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.recorder.js_errors() == []
+    context.close()

@@ -27,6 +27,7 @@ from tests.ctr.onward_world import inbound, onward
 from tests.ctr_world import build_world, issue_hours_ago
 from tests.e2e.conftest import Recorder, log_in
 from tests.enforcement_world import at, open_case
+from tests.nucleo.flows_world import build_flows
 
 # The world issues CTRs against registrations of fixed dates: the clock on TODAY.
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
@@ -56,6 +57,9 @@ def world():
         )
     world.report = DumpingReport.objects.order_by("pk").first()
     world.case = open_case(world, opened_at=at(2025, 3, 3, 9))
+    # Loads on to their final destinations: the Núcleo's flow diagram, recycling rate and
+    # stock charts have something to draw (issue 14).
+    build_flows(world)
     # Stock at the ATT and sorted waste shipped onward (issue 14): the operator's stock pages.
     inbound(world, {"A": "10", "B": "2"}, received="12")
     world.onward = onward(world, {"A": "4"})

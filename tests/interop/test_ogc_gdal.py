@@ -77,3 +77,37 @@ def test_items_reject_unknown_parameters_with_400(live_server, world_with_ctrs):
     assert error.value.code == 400
     body = json.loads(error.value.read())
     assert "foo" in body["detail"]
+
+
+@pytest.fixture
+def flows_world(live_server):
+    from tests.clock import frozen_clock
+    from tests.nucleo.flows_world import build_flows
+
+    # The world's loads have fixed dates: built on TODAY (GDAL reads no date).
+    with frozen_clock():
+        return build_flows(build_world())
+
+
+def test_ogrinfo_reads_the_flows_as_lines_with_a_token(live_server, flows_world):
+    token = Token.objects.create(user=flows_world.nucleo).key
+    out = gdal("ogrinfo", "-ro", "-so", f"OAPIF:{live_server.url}/ogc/", "flows", token=token)
+    assert feature_count(out) == 2
+    assert "Line String" in out
+    assert "volume_m3: Real" in out and "destination_kind: String" in out
+    # Anonymous: the collection is not there.
+    listed = gdal("ogrinfo", "-ro", "-q", f"OAPIF:{live_server.url}/ogc/")
+    assert "flows" not in listed
+
+
+def test_ogr2ogr_copies_a_month_of_flows_to_geopackage(live_server, flows_world, tmp_path):
+    token = Token.objects.create(user=flows_world.nucleo).key
+    target = tmp_path / "fluxos.gpkg"
+    gdal(
+        "ogr2ogr", "-f", "GPKG", str(target), f"OAPIF:{live_server.url}/ogc/", "flows",
+        "-oo", "PAGE_SIZE=1", "-where", "destination_kind = 'LANDFILL'", token=token,
+    )  # fmt: skip
+    out = gdal("ogrinfo", "-ro", "-al", str(target))
+    assert feature_count(out) == 1
+    assert "destination_facility (String) = Aterro" in out
+    assert "volume_m3 (Real) = 2" in out

@@ -124,3 +124,76 @@ def test_web_export_refuses_others_and_bad_input(world):
     assert client.get("/nucleo/exportar/senhas.txt").status_code == 404
     bad = client.get("/nucleo/exportar/ctrs.csv?date_from=2026-12-01&date_to=2026-01-01")
     assert bad.status_code == 400
+
+
+# --- onward flows (issue 14) ----------------------------------------------------------------
+
+
+@pytest.fixture
+def flows_world(frozen_today):
+    from tests.ctr_world import build_world as fresh_world
+    from tests.nucleo.flows_world import build_flows
+
+    return build_flows(fresh_world())
+
+
+def test_ctr_export_names_the_facility_an_onward_ctr_left(flows_world, tmp_path):
+    target = tmp_path / "ctrs.csv"
+    call_command("export_ctrs", str(target), "--from", "2026-10-01", "--to", "2026-11-30",
+                 stdout=io.StringIO())  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(target.read_text("utf-8-sig")), delimiter=";"))
+    origin = "Área de origem (CTR de saída)"
+    onward = [(r[origin], r["Tipo da área de origem"], r["Área de destino"]) for r in rows]
+    assert onward == [("", "", "ATT")] * 2 + [("", "", "Aterro"), ("", "", "ATT"),
+                      ("ATT", "ATT", "Reciclagem"), ("ATT", "ATT", "Aterro")]  # fmt: skip
+    gpkg = tmp_path / "ctrs.gpkg"
+    call_command("export_ctrs", str(gpkg), "--from", "2026-10-01", "--to", "2026-11-30",
+                 stdout=io.StringIO())  # fmt: skip
+    out = subprocess.run(
+        ["ogrinfo", "-ro", "-q", str(gpkg), "ctr_origens", "-where", "origin_kind = 'ATT'"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert out.count("OGRFeature(ctr_origens)") == 2
+
+
+def test_flows_csv_one_row_per_origin_destination_class_and_month(flows_world):
+    client = nucleo_client(flows_world)
+    response = client.get("/nucleo/exportar/fluxos.csv?date_from=2026-11-05&date_to=2026-11-30")
+    assert response.status_code == 200
+    assert "fluxos_20261105_20261130.csv" in response["Content-Disposition"]
+    body = b"".join(response.streaming_content).decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(body), delimiter=";"))
+    assert [(r["Área de origem"], r["Área de destino"], r["Tipo da área de destino"],
+             r["Classe de resíduo"], r["De"], r["Até"], r["Volume expedido (m³)"],
+             r["Volume recebido no destino (m³)"]) for r in rows] == [
+        ("ATT", "Aterro", "Aterro de RCC", "Classe A", "05/11/2026", "30/11/2026", "2", "2"),
+        ("ATT", "Reciclagem", "Área de reciclagem", "Classe A", "05/11/2026", "30/11/2026",
+         "6", "6"),
+    ]  # fmt: skip
+    # A period before the first onward CTR: the header only.
+    response = client.get("/nucleo/exportar/fluxos.csv?date_from=2026-10-01&date_to=2026-10-31")
+    assert b"".join(response.streaming_content).decode("utf-8-sig").count("\n") == 1
+
+
+def test_flows_geopackage_holds_lines_gdal_reads(flows_world, tmp_path):
+    response = nucleo_client(flows_world).get(
+        "/nucleo/exportar/fluxos.gpkg?date_from=2026-10-01&date_to=2026-11-30"
+    )
+    target = tmp_path / "fluxos.gpkg"
+    target.write_bytes(b"".join(response.streaming_content))
+    assert ogr_count(target, "fluxos") == 2
+    info = subprocess.run(["ogrinfo", "-ro", "-al", str(target)], capture_output=True,
+                          text=True, check=True).stdout  # fmt: skip
+    assert "Geometry: Line String" in info
+    assert "volume_m3: Real" in info and "ctrs: Integer" in info
+    assert "destination_kind (String) = RECYCLING" in info  # codes, for programs
+    assert "period_start (String) = 2026-11-01" in info
+
+
+def test_an_empty_flows_geopackage_is_a_valid_file(flows_world, tmp_path):
+    target = tmp_path / "vazio.gpkg"
+    out = io.StringIO()
+    call_command("export_ctrs", str(target), "--flows", "--from", "2020-01-01",
+                 "--to", "2020-01-31", stdout=out)  # fmt: skip
+    assert "0 fluxo(s) exportado(s)" in out.getvalue()
+    assert ogr_count(target, "fluxos") == 0

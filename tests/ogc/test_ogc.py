@@ -144,3 +144,64 @@ def test_datetime_filters_the_temporal_collection(world):
     assert get(url + "2026-11-15", user=world.nucleo).json()["numberMatched"] == 1
     assert get(url + "2026-11-10/..", user=world.nucleo).json()["numberMatched"] == 2
     assert get(url + "../2026-11-15T23:59:59Z", user=world.nucleo).json()["numberMatched"] == 2
+
+
+# --- the onward flows (issue 14) ------------------------------------------------------------
+
+
+@pytest.fixture
+def flows_world(frozen_today):
+    from tests.nucleo.flows_world import build_flows
+
+    return build_flows(build_world())
+
+
+def test_flows_are_for_municipal_users_only(flows_world):
+    get("/ogc/collections/flows", status=404)
+    get("/ogc/collections/flows/items", user=flows_world.alfa_user, status=404)
+    get("/ogc/collections/flows/items", user=flows_world.operator, status=404)
+    ids = [c["id"] for c in get("/ogc/collections", user=flows_world.nucleo).json()["collections"]]
+    assert "flows" in ids
+
+
+def test_a_flow_is_a_line_from_the_origin_facility_to_the_destination(flows_world):
+    world = flows_world
+    body = get("/ogc/collections/flows/items", user=world.nucleo).json()
+    assert body["numberMatched"] == 2
+    by_destination = {f["properties"]["destination_facility"]: f for f in body["features"]}
+    recycling = by_destination["Reciclagem"]
+    assert recycling["geometry"]["type"] == "LineString"
+    start, end = recycling["geometry"]["coordinates"]
+    assert start == pytest.approx(world.att.area.point_on_surface.coords, abs=1e-6)
+    assert end == pytest.approx(world.recycling.area.point_on_surface.coords, abs=1e-6)
+    assert recycling["properties"] == {
+        "municipality": world.town.ibge_code, "origin_facility_code": world.att.code or None,
+        "origin_facility": "ATT", "origin_kind": "ATT",
+        "destination_facility_code": world.recycling.code or None,
+        "destination_facility": "Reciclagem", "destination_kind": "RECYCLING",
+        "waste_class": "A", "period_start": "2026-11-01", "period_end": "2026-11-30",
+        "ctrs": 1, "volume_m3": 6.0, "received_volume_m3": 6.0,
+    }  # fmt: skip
+    one = get(f"/ogc/collections/flows/items/{recycling['id']}", user=world.nucleo).json()
+    assert one["properties"]["volume_m3"] == 6.0
+
+
+def test_datetime_picks_the_flows_whose_month_overlaps_the_interval(flows_world):
+    url = "/ogc/collections/flows/items?datetime="
+    nucleo = flows_world.nucleo
+    # Mid-November to mid-December overlaps November's flows, though they start on the 1st.
+    assert get(url + "2026-11-15/2026-12-15", user=nucleo).json()["numberMatched"] == 2
+    assert get(url + "2026-11-30", user=nucleo).json()["numberMatched"] == 2
+    assert get(url + "2026-10-01/2026-10-31", user=nucleo).json()["numberMatched"] == 0
+    assert get(url + "../2026-10-31", user=nucleo).json()["numberMatched"] == 0
+
+
+def test_flows_collection_has_the_extent_of_its_lines(flows_world):
+    body = get("/ogc/collections/flows", user=flows_world.nucleo).json()
+    min_lon, _min_lat, max_lon, _max_lat = body["extent"]["spatial"]["bbox"][0]
+    assert min_lon == pytest.approx(flows_world.recycling.area.point_on_surface.x, abs=1e-6)
+    assert max_lon == pytest.approx(flows_world.att.area.point_on_surface.x, abs=1e-6)
+    lon, lat = flows_world.recycling.area.point_on_surface.coords
+    near = get(f"/ogc/collections/flows/items?bbox={lon - 0.001},{lat - 0.001},{lon + 0.001},"
+               f"{lat + 0.001}", user=flows_world.nucleo).json()  # fmt: skip
+    assert [f["properties"]["destination_facility"] for f in near["features"]] == ["Reciclagem"]

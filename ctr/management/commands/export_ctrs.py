@@ -1,10 +1,11 @@
-"""Export the CTRs of a period (CSV or GeoPackage with origins and destinations)."""
+"""Export the CTRs of a period (CSV or GeoPackage with origins and destinations), or with
+`--flows` the onward flows between facilities (ctr.exports.export_flows)."""
 
 import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ctr.exports import ExportError, export_ctrs
+from ctr.exports import ExportError, export_ctrs, export_flows
 from pev_network.models import Municipality
 
 
@@ -23,6 +24,12 @@ class Command(BaseCommand):
         parser.add_argument("--from", dest="date_from", required=True, help="AAAA-MM-DD")
         parser.add_argument("--to", dest="date_to", required=True, help="AAAA-MM-DD")
         parser.add_argument("--municipality", help="código IBGE")
+        parser.add_argument(
+            "--flows",
+            action="store_true",
+            help="exporta os fluxos de saída entre áreas (origem → destino, classe, mês) em vez "
+            "dos CTRs",
+        )
 
     def handle(self, *args, **options):
         municipality_id = None
@@ -32,7 +39,8 @@ class Command(BaseCommand):
                 raise CommandError(f"Município {options['municipality']} não cadastrado.")
             municipality_id = municipality.pk
         try:
-            report = export_ctrs(
+            export = export_flows if options["flows"] else export_ctrs
+            report = export(
                 options["output"],
                 _date(options["date_from"]),
                 _date(options["date_to"]),

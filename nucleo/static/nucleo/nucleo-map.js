@@ -1,6 +1,7 @@
-/* The Núcleo map: the layers the user switched off stay off when the filter is applied again
- * (their names are kept in localStorage; the filter is a GET form that reloads the page), and
- * on a phone the layer list starts collapsed. */
+/* The Núcleo map: the layers the user switched off stay off when the filter is applied again,
+ * and those switched on stay on (a layer such as the final destinations starts off); their
+ * names are kept in localStorage, since the filter is a GET form that reloads the page. On a
+ * phone the layer list starts collapsed. */
 (function () {
   "use strict";
   var frame = document.getElementById("mapa");
@@ -10,6 +11,7 @@
     return;
   }
   var KEY = "ctr-nucleo-camadas-desligadas";
+  var KEY_ON = "ctr-nucleo-camadas-ligadas";
 
   function nameOf(entry) {
     var box = document.createElement("div");
@@ -17,50 +19,61 @@
     return box.textContent.trim();
   }
 
-  function load() {
+  function load(key) {
     try {
-      return JSON.parse(window.localStorage.getItem(KEY) || "[]");
+      return JSON.parse(window.localStorage.getItem(key) || "[]");
     } catch (error) {
       return [];
     }
   }
 
-  function save(names) {
+  function save(key, names) {
     try {
-      window.localStorage.setItem(KEY, JSON.stringify(names));
+      window.localStorage.setItem(key, JSON.stringify(names));
     } catch (error) {
       // Private mode or storage full: the choice lasts for this page only.
     }
   }
 
-  var hidden = load();
+  var hidden = load(KEY);
+  var shown = load(KEY_ON);
   control._layers.forEach(function (entry) {
-    if (entry.overlay && hidden.indexOf(nameOf(entry)) !== -1 && map.hasLayer(entry.layer)) {
+    if (!entry.overlay) {
+      return;
+    }
+    var name = nameOf(entry);
+    if (hidden.indexOf(name) !== -1 && map.hasLayer(entry.layer)) {
       map.removeLayer(entry.layer);
+    } else if (shown.indexOf(name) !== -1 && !map.hasLayer(entry.layer)) {
+      map.addLayer(entry.layer);
     }
   });
 
   function remember() {
     var off = [];
+    var on = [];
     control._layers.forEach(function (entry) {
-      if (entry.overlay && !map.hasLayer(entry.layer)) {
-        off.push(nameOf(entry));
+      if (entry.overlay) {
+        (map.hasLayer(entry.layer) ? on : off).push(nameOf(entry));
       }
     });
-    save(off);
+    save(KEY, off);
+    save(KEY_ON, on);
   }
   map.on("overlayadd overlayremove", remember);
 
   // A layer switched back on is drawn on top of the others; put the layers back in the
   // order the map was built (flows under the facilities, the circles above them), so that a
   // tap on a circle still reaches the circle.
-  map.on("overlayadd", function () {
+  function restack() {
     control._layers.forEach(function (entry) {
       if (entry.overlay && map.hasLayer(entry.layer) && entry.layer.bringToFront) {
         entry.layer.bringToFront();
       }
     });
-  });
+  }
+  map.on("overlayadd", restack);
+  restack(); // a layer switched on above, when the page loaded, came on top too
 
   if (window.matchMedia("(max-width: 640px)").matches) {
     control.collapse();
