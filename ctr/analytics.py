@@ -136,19 +136,29 @@ def overdue_origin_cells(
 
 
 def totals(flt: CTRFilter) -> dict:
-    """Counts and volume of the filtered CTRs, by status."""
+    """Counts and volume of the filtered CTRs, by status, and how many of them are onward CTRs
+    (the same waste leaving an ATT or PEV: counting their volume again would add it twice)."""
     where, params = flt.where()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT c.status, count(*), coalesce(sum(c.total_volume_m3), 0) "
-            f"FROM {CTR_TABLE} c WHERE {where} GROUP BY c.status",
+            f"SELECT c.status, c.origin_facility_id IS NOT NULL, count(*), "
+            f"coalesce(sum(c.total_volume_m3), 0) "
+            f"FROM {CTR_TABLE} c WHERE {where} GROUP BY 1, 2",
             params,
         )
-        by_status = {status: {"ctrs": n, "volume_m3": float(v)} for status, n, v in cursor}
+        rows = cursor.fetchall()
+    by_status: dict[str, dict] = {}
+    for status, _onward, n, volume in rows:
+        line = by_status.setdefault(status, {"ctrs": 0, "volume_m3": 0.0})
+        line["ctrs"] += n
+        line["volume_m3"] += float(volume)
+    onward = [(n, float(volume)) for _, is_onward, n, volume in rows if is_onward]
     return {
         "by_status": by_status,
         "ctrs": sum(s["ctrs"] for s in by_status.values()),
         "volume_m3": sum(s["volume_m3"] for s in by_status.values()),
+        "onward_ctrs": sum(n for n, _ in onward),
+        "onward_volume_m3": sum(v for _, v in onward),
     }
 
 
@@ -162,13 +172,14 @@ def _fetch(sql: str, params: list) -> list[tuple]:
 
 
 def volume_by_class_and_month(flt: CTRFilter) -> list[tuple[datetime.date, str, float]]:
-    """(first day of month, waste class, m³) of the CTRs that carried something."""
+    """(first day of month, waste class, m³) of the worksite loads that carried something: an
+    onward CTR carries waste already counted when it left its worksite."""
     where, params = flt.where()
     rows = _fetch(
         f"""
         SELECT date_trunc('month', c.transport_date)::date, w.waste_class, sum(w.volume_m3)
         FROM {CTR_TABLE} c JOIN {WASTE_TABLE} w ON w.ctr_id = c.id
-        WHERE {where} AND c.status <> %s
+        WHERE {where} AND c.status <> %s AND c.origin_facility_id IS NULL
         GROUP BY 1, 2 ORDER BY 1, 2
         """,
         [*params, CTRStatus.CANCELLED],

@@ -225,3 +225,18 @@ def test_a_route_is_told_in_the_words_of_the_law():
     [route] = flows.routes([flow], names)
     assert (route.basin, route.first, route.end, route.fate) == (
         "fora das bacias", "ATT Vale", "Recicla", flows.Fate.RECYCLED)  # fmt: skip
+
+
+def test_onward_ctrs_are_not_counted_again_in_the_volume_by_class_and_month(world):
+    # The worksites carried 4 + 10 + 3 m³ of A and 2 m³ of B; the ATT shipped 6 + 2 m³ of A
+    # on: the same waste, not more of it.
+    flt = analytics.CTRFilter(date_from=D(2026, 10, 1), date_to=D(2026, 11, 30))
+    by_class = {}
+    for _month, waste_class, volume in analytics.volume_by_class_and_month(flt):
+        by_class[waste_class] = by_class.get(waste_class, 0) + volume
+    assert by_class == {"A": 17.0, "B": 2.0}
+    totals = analytics.totals(flt)
+    assert (totals["onward_ctrs"], totals["onward_volume_m3"]) == (2, 8.0)
+    assert totals["ctrs"] == 6
+    page = nucleo(world).get(f"/nucleo/?{PERIOD}").content.decode()
+    assert "2 CTR(s) de saída de ATT ou PEV com 8,0 m³" in page
