@@ -516,6 +516,7 @@ def ctr_new(request):
 def ctr_import(request):
     report = None
     file_error = ""
+    file_rows = ()
     status = 200
     if request.method == "POST":
         form = ImportForm(request.POST, request.FILES)
@@ -533,7 +534,8 @@ def ctr_import(request):
                 )
             except csv_import.CSVFileError as error:
                 file_error = error.message
-                status = 400
+                file_rows = error.rows  # the rows that refuse the whole file, if any
+                status = error.status
         else:
             status = 400
     elif request.method in ("GET", "HEAD"):
@@ -554,6 +556,7 @@ def ctr_import(request):
             "form": form,
             "report": report,
             "file_error": file_error,
+            "file_rows": file_rows,
             "columns": [
                 {
                     "name": name,
