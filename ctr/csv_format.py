@@ -56,7 +56,6 @@ COLUMNS = (
     "generator_document",
     "worksite_address",
     "worksite_neighbourhood",
-    "origin_facility",
     "origin_lon",
     "origin_lat",
     "destination_lon",
@@ -64,6 +63,8 @@ COLUMNS = (
     "destination_facility",
     "waste",
     "description",
+    # Last: a file written in the order above before the column existed still lines up.
+    "origin_facility",
 )
 # What each column holds, in pt-BR (the import page and the guide show it).
 COLUMN_HELP = {
@@ -450,15 +451,15 @@ def example_csv() -> str:
     writer.writerow(
         [
             "2026-11-30", "ABC1D23", "C-01", "Maria da Obra", "529.982.247-25",
-            "Rua das Flores, 10", "Centro", "", "-45,194836", "-22,814502", "-45,175021",
-            "-22,809554", "", "A=2,5; B=0,5", "entulho de alvenaria e madeira",
+            "Rua das Flores, 10", "Centro", "-45,194836", "-22,814502", "-45,175021",
+            "-22,809554", "", "A=2,5; B=0,5", "entulho de alvenaria e madeira", "",
         ]
     )  # fmt: skip
     writer.writerow(
         [
             "30/11/2026", "ABC-1D23", "", "José Reforma", "11.222.333/0001-81",
-            "Av. Brasil, 200", "Jardim", "", "-45,201000", "-22,802000", "-45,189700",
-            "-22,810000", "12", "A=0,8", "",
+            "Av. Brasil, 200", "Jardim", "-45,201000", "-22,802000", "-45,189700",
+            "-22,810000", "12", "A=0,8", "", "",
         ]
     )  # fmt: skip
     return out.getvalue()

@@ -72,13 +72,6 @@ class OriginRefused(CSVFileError):
         )
         self.rows = tuple(rows)
 
-    def problem_errors(self) -> list[dict]:
-        return [
-            {"linha": row.line, "campo": problem.column, "mensagem": problem.message}
-            for row in self.rows
-            for problem in row.problems
-        ]
-
 
 def check_origins(rows: Iterable[tuple[int, dict[str, str]]], user) -> None:
     """Raise OriginRefused when any row names an origin facility `user` may not issue an
@@ -86,7 +79,8 @@ def check_origins(rows: Iterable[tuple[int, dict[str, str]]], user) -> None:
     problems: dict[int, Problem] = {}
     lines_of: dict[int, list[int]] = {}
     for line, row in rows:
-        if text := row.get("origin_facility", ""):
+        # A row with more fields than the header has its cells out of place: its own problem.
+        if (text := row.get("origin_facility", "")) and not row.get("__extra__"):
             facility = facility_id(text)
             if facility is None:
                 problems[line] = origin_facility_problem(text)
