@@ -416,7 +416,6 @@ RULE_SQL: dict[str, str] = {
 }
 # Checked after the walk of the file's onward rows (WALK_SQL), whose result they read.
 SEQUENTIAL_RULES = tuple(code for code in RULE_SQL if rules.REGISTRY[code].sequential)
-NOT_SEQUENTIAL_RULES = tuple(code for code in RULE_SQL if code not in SEQUENTIAL_RULES)
 
 # The onward rows of each facility, walked in line order as one issue per row would meet them
 # (rules.Rule.sequential): each finds the stock the rows before it left, and the operator
@@ -583,6 +582,15 @@ CARRY_SQL = [
     ORDER BY r.generator_document, a.line
     ON CONFLICT DO NOTHING
     """,
+]
+
+# The checks of a chunk once its references are resolved, in order: (the rule's code, or ""
+# for a step of the walk or the choice of the rows to issue; its SQL).
+CHECK_SQL: list[tuple[str, str]] = [
+    *((code, sql) for code, sql in RULE_SQL.items() if code not in SEQUENTIAL_RULES),
+    *(("", sql) for sql in WALK_SQL),
+    *((code, RULE_SQL[code]) for code in SEQUENTIAL_RULES),
+    ("", ACCEPT_SQL),
 ]
 
 FINDINGS_SQL = """
@@ -1070,13 +1078,8 @@ class BulkImporter:
                     cursor.execute(statement, self.params)
                 self._time("referências e junções espaciais", started)
                 started = time.perf_counter()
-                for code in NOT_SEQUENTIAL_RULES:
-                    cursor.execute(RULE_SQL[code], self.params)
-                for statement in WALK_SQL:
+                for _, statement in CHECK_SQL:
                     cursor.execute(statement, self.params)
-                for code in SEQUENTIAL_RULES:
-                    cursor.execute(RULE_SQL[code], self.params)
-                cursor.execute(ACCEPT_SQL)
                 self._time("regras (uma inserção por regra)", started)
 
                 started = time.perf_counter()
