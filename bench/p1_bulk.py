@@ -426,8 +426,11 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
                 explain(cursor, label, statement, params)
             else:
                 cursor.execute(statement, params)
-        for code, statement in bulk.RULE_SQL.items():
-            explain(cursor, (f"regra {code}", False), statement, params)
+        for code, statement in bulk.CHECK_SQL:
+            if code:
+                explain(cursor, (f"regra {code}", False), statement, params)
+            else:
+                cursor.execute(statement, params)
         issue_params = {
             **params,
             "at": timezone.now(),

@@ -10,16 +10,25 @@ rows:
    the named destination facility, the municipality of each origin (the subdivided boundary
    pieces, GiST), the destination facility (ST_DWithin on geography with the municipality's
    GPS tolerance; licensed first, then the nearest: ctr.services.resolve_destination) and
-   whether its license is valid on the transport date;
+   whether its license is valid on the transport date; for an onward row (origin_facility,
+   issue 14) the facility it leaves (who may ship from it: ctr.services.onward_origins, one
+   query for the chunk; locked when issuing, as ctr.services.issue_onward locks its one), its
+   license, whether the origin is inside it, its operator, and its stock per class at the end
+   of the transport day (ctr.stock.moves_sql);
 3. one INSERT … SELECT per rule into a findings table: the SQL that ctr.rules declares with
    each message, the message built in SQL from the same template (format()/to_char); errors
-   first, then warnings, each in catalogue order, as rules.evaluate orders them;
-4. unless it is a dry run, issue the rows without errors in one transaction per chunk:
-   generators and worksites as the per-row path creates them (the first row wins; ON CONFLICT
-   on their unique indexes, so a concurrent issuer is no error), numbers allocated per
+   first, then warnings, each in catalogue order, as rules.evaluate orders them. The rules
+   whose fact depends on the rows before it in the file (rules.Rule.sequential: the stock an
+   onward row finds) run after a recursive query walks each facility's onward rows in line
+   order (WALK_SQL), each row shipping only if nothing refuses it, as one issue per row would;
+4. unless it is a dry run, issue the rows without errors in one transaction per chunk (from
+   the lock on the facilities shipped from): generators and worksites as the per-row path
+   creates them (the first row wins; ON CONFLICT on their unique indexes, so a concurrent
+   issuer is no error), a facility's operator from its first onward CTR, numbers allocated per
    (municipality, year) with the sequence rows locked in a fixed order and row_number() in
    line order (gap-free, the same numbers as one issue per row), then INSERT … SELECT into
-   ctr_ctr, ctr_ctrwaste and ctr_ctrevent.
+   ctr_ctr, ctr_ctrwaste and ctr_ctrevent. A dry run keeps what each chunk would have issued
+   from a facility for the chunks after it (the ctr_bulk_carried_* tables).
 
 A row with any problem issues nothing and is reported with every problem, as before; the
 warnings stay on the issued CTRs. tests/ctr/test_ctr_bulk.py runs both paths on the same rows.
@@ -27,11 +36,13 @@ Where the per-row path leaves a choice to the database (two facilities at the sa
 this path takes the lowest id.
 
 A session runs one import at a time (the staging tables are temporary, hence private to it);
-concurrent imports and per-row issuers share only the numbering rows, locked in order.
+concurrent imports and per-row issuers share only the numbering rows and the facilities
+shipped from, each locked in order (facilities first).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import queue
@@ -44,14 +55,20 @@ from dataclasses import dataclass, field
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone, translation
 
-from pev_network.models import Municipality, licensed_sql
+from pev_network.models import (
+    DEFAULT_SORTING_TOLERANCE_PCT,
+    Municipality,
+    ReceivingFacility,
+    licensed_sql,
+)
 
-from . import rules
+from . import rules, services, stock
 from .csv_format import (
     FINDING_COLUMNS,
     Problem,
     RowResult,
     RowValues,
+    error_problem,
     finding_problem,
     parse_values,
 )
@@ -59,6 +76,8 @@ from .models import (
     ADDRESS_KEY_SQL,
     WORKSITE_CONFLICT_SQL,
     CTRStatus,
+    FacilityOperator,
+    Generator,
     Transporter,
 )
 
@@ -115,6 +134,7 @@ STAGE_COLUMNS = (
     "classes",
     "volumes",
     "description",
+    "origin_facility_id",
 )
 TEXT_COLUMNS = (
     "vehicle_plate",
@@ -126,8 +146,10 @@ TEXT_COLUMNS = (
     "description",
 )
 
+CARRIED_TABLES = "ctr_bulk_carried_move, ctr_bulk_carried_operator, ctr_bulk_carried_generator"
 CREATE_SQL = [
-    "DROP TABLE IF EXISTS ctr_bulk_row, ctr_bulk_finding, ctr_bulk_rule, ctr_bulk_base",
+    "DROP TABLE IF EXISTS ctr_bulk_row, ctr_bulk_finding, ctr_bulk_rule, ctr_bulk_base, "
+    + CARRIED_TABLES,
     # Temporary: private to this session, no WAL; emptied per chunk.
     """
     CREATE TEMP TABLE ctr_bulk_row (
@@ -139,12 +161,13 @@ CREATE_SQL = [
         generator_document text NOT NULL,
         worksite_address text NOT NULL,
         worksite_neighbourhood text NOT NULL,
-        origin geometry(Point, 4326) NOT NULL,
+        origin geometry(Point, 4326),  -- an onward row may leave it to its facility
         destination geometry(Point, 4326) NOT NULL,
         destination_facility_id bigint,
         classes text[] NOT NULL,
         volumes numeric[] NOT NULL,
-        description text NOT NULL
+        description text NOT NULL,
+        origin_facility_id bigint
     )
     """,
     """
@@ -167,15 +190,28 @@ CREATE_SQL = [
     )
     """,
     "CREATE TEMP TABLE ctr_bulk_base (municipality_id bigint, year integer, base integer)",
+    # A dry run issues nothing, yet each chunk must find what the chunks before it would have
+    # issued from a facility: the stock they ship, the operator the first of them declares,
+    # the name each new generator is registered with. (An import that issues finds them in
+    # ctr_ctr, ctr_facilityoperator and ctr_generator.)
+    """
+    CREATE TEMP TABLE ctr_bulk_carried_move (
+        facility_id bigint, waste_class text, day date, shipped numeric)
+    """,
+    "CREATE TEMP TABLE ctr_bulk_carried_operator (facility_id bigint PRIMARY KEY, document text)",
+    "CREATE TEMP TABLE ctr_bulk_carried_generator (document text PRIMARY KEY, name text)",
 ]
+CHUNK_TABLES = (
+    "ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact, ctr_bulk_origin_day, "
+    "ctr_bulk_origin_class, ctr_bulk_onward, ctr_bulk_walk, ctr_bulk_stock, ctr_bulk_accepted"
+)
 DROP_SQL = (
     "DROP TABLE IF EXISTS ctr_bulk_row, ctr_bulk_finding, ctr_bulk_rule, ctr_bulk_base, "
-    "ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact, ctr_bulk_ok, "
-    "ctr_bulk_numbered"
+    f"{CARRIED_TABLES}, {CHUNK_TABLES}, ctr_bulk_ok, ctr_bulk_numbered"
 )
 
 RESOLVE_SQL = [
-    "DROP TABLE IF EXISTS ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact",
+    f"DROP TABLE IF EXISTS {CHUNK_TABLES}",
     # The municipality of the origin: pev_network.services.municipality_id_at, as a join.
     # ST_Intersects on the subdivided pieces (a point on the border counts), the lowest id
     # when two cover the point. The pieces drive the join (LATERAL) and the points are found
@@ -254,10 +290,42 @@ RESOLVE_SQL = [
            f.name AS facility_name, f.accepted_classes,
            coalesce(fm.small_volume_limit_m3, m.small_volume_limit_m3, %(default_limit)s)
                AS small_volume_limit,
-           (SELECT sum(x) FROM unnest(r.volumes) x) AS total
+           (SELECT sum(x) FROM unnest(r.volumes) x) AS total,
+           -- An onward row (ctr.services.onward_facts), when its facility is known and the
+           -- user's to ship from (ctr.services.onward_origins: %(onward_ids)s).
+           o.id AS origin_facility_id,
+           (r.origin_facility_id IS NOT NULL AND o.id IS NULL) AS origin_refused,
+           o.name AS origin_name, o.kind AS origin_kind,
+           CASE WHEN o.id IS NOT NULL THEN """
+    + licensed_sql("o.id", "r.transport_date")
+    + """ END AS origin_licensed,
+           CASE WHEN o.id IS NOT NULL THEN ST_DWithin(
+               o.area::geography, r.origin::geography,
+               coalesce(m.gps_tolerance_m::float8, %(default_tolerance)s)) END AS origin_inside,
+           op.document AS operator_document,
+           -- The draft's generator (ctr.services.onward_generator): on an onward row that
+           -- leaves it empty, the operator's. None yet: then the operator is the one an
+           -- earlier row of the file declares, and it was issued, so under a self-generator
+           -- transporter (the one rule that reads it) the transporter itself.
+           CASE WHEN o.id IS NULL THEN r.generator_document
+                ELSE coalesce(nullif(r.generator_document, ''), op.document, %(document)s)
+           END AS generator_document
     FROM ctr_bulk_row r
     LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
     LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
+    LEFT JOIN pev_network_receivingfacility o
+      ON o.id = r.origin_facility_id AND o.id = ANY(%(onward_ids)s)
+    LEFT JOIN (
+        SELECT fo.facility_id, g.document
+        FROM """
+    + FacilityOperator._meta.db_table
+    + " fo JOIN "
+    + Generator._meta.db_table
+    + """ g ON g.id = fo.generator_id
+        WHERE fo.facility_id = ANY(%(onward_ids)s)
+        UNION ALL
+        SELECT facility_id, document FROM ctr_bulk_carried_operator
+    ) op ON op.facility_id = o.id
     LEFT JOIN ctr_vehicle v
       ON v.transporter_id = %(transporter)s AND v.plate = r.vehicle_plate AND v.active
     LEFT JOIN ctr_equipment e
@@ -273,6 +341,49 @@ RESOLVE_SQL = [
     LEFT JOIN pev_network_municipality fm ON fm.id = f.municipality_id
     """,
     "ANALYZE ctr_bulk_fact (line)",
+    # The stock of the facilities the onward rows ship from (ctr.stock.moves_sql, and what the
+    # chunks before this one would have shipped in a dry run): at the end of each day with a
+    # movement, per class, unrounded (ctr.services.origin_stock rounds the stock the row finds).
+    """
+    CREATE TEMP TABLE ctr_bulk_origin_day AS
+    SELECT facility_id, waste_class, day,
+           sum(sum(received - shipped - processed)) OVER w AS closing,
+           sum(sum(received)) OVER w AS received
+    FROM ("""
+    + stock.moves_sql("= ANY(%(onward_ids)s)")
+    + """
+          UNION ALL
+          SELECT facility_id, waste_class, day, 0, shipped, 0 FROM ctr_bulk_carried_move
+    ) m
+    GROUP BY facility_id, waste_class, day
+    WINDOW w AS (PARTITION BY facility_id, waste_class ORDER BY day)
+    """,
+    "CREATE INDEX ON ctr_bulk_origin_day (facility_id, waste_class, day)",
+    # Per onward row and class shipped (in the order the check yields them, by the first line
+    # of the class): the volume, the stock stored at the end of the transport day, what the
+    # facility received of it up to then, and its municipality's sorting tolerance.
+    """
+    CREATE TEMP TABLE ctr_bulk_origin_class AS
+    SELECT f.line, x.waste_class, x.sub, x.volume, d.closing, round(d.received, 3) AS received,
+           coalesce((om.sorting_tolerance_pct ->> x.waste_class)::numeric,
+                    %(default_sorting_tolerance)s::numeric) AS tolerance
+    FROM ctr_bulk_fact f
+    JOIN ctr_bulk_row r ON r.line = f.line
+    JOIN pev_network_receivingfacility o ON o.id = f.origin_facility_id
+    LEFT JOIN pev_network_municipality om ON om.id = o.municipality_id
+    CROSS JOIN LATERAL (
+        SELECT u.c AS waste_class, (min(u.i) - 1)::int AS sub, sum(u.v) AS volume
+        FROM unnest(r.classes, r.volumes) WITH ORDINALITY u(c, v, i)
+        GROUP BY u.c
+    ) x
+    LEFT JOIN LATERAL (
+        SELECT d.closing, d.received FROM ctr_bulk_origin_day d
+        WHERE d.facility_id = f.origin_facility_id AND d.waste_class = x.waste_class
+          AND d.day <= r.transport_date
+        ORDER BY d.day DESC LIMIT 1
+    ) d ON true
+    """,
+    "CREATE INDEX ON ctr_bulk_origin_class (line, waste_class)",
 ]
 
 
@@ -303,6 +414,184 @@ def rule_sql(rule: rules.Rule) -> str:
 RULE_SQL: dict[str, str] = {
     r.code: rule_sql(r) for r in rules.REGISTRY.values() if r.code in IMPLEMENTED_RULES
 }
+# Checked after the walk of the file's onward rows (WALK_SQL), whose result they read.
+SEQUENTIAL_RULES = tuple(code for code in RULE_SQL if rules.REGISTRY[code].sequential)
+
+# The onward rows of each facility, walked in line order as one issue per row would meet them
+# (rules.Rule.sequential): each finds the stock the rows before it left, and the operator
+# the first of them to be issued declared. A recursive query steps through every facility's
+# rows at once, one row per step, its state the operator and what was shipped per class and
+# day (jsonb); a row is issued, so ships, when nothing refuses it. Set-based all the same:
+# the SQL walks, not Python.
+DAY_KEY = "to_char(r.transport_date, 'YYYY-MM-DD')"  # sorts as the days do
+WALK_SQL = [
+    # What the walk reads: the generator the row declares, whether something else refuses it
+    # already (an error of another rule, an unknown destination), and per class (in the
+    # order of ctr_bulk_origin_class.sub) the volume shipped and the stock stored.
+    f"""
+    CREATE TEMP TABLE ctr_bulk_onward AS
+    SELECT f.line, f.origin_facility_id AS facility_id,
+           row_number() OVER (PARTITION BY f.origin_facility_id ORDER BY f.line) AS seq,
+           {DAY_KEY} AS day, nullif(r.generator_document, '') AS declared,
+           f.operator_document AS operator,
+           f.unknown_facility OR EXISTS (
+               SELECT 1 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
+               WHERE x.line = f.line AND u.severity = '{rules.Severity.ERROR}') AS blocked,
+           c.classes, c.subs, c.volumes, c.closings, c.received, c.tolerances
+    FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+    CROSS JOIN LATERAL (
+        SELECT array_agg(s.waste_class ORDER BY s.sub) AS classes,
+               array_agg(s.sub ORDER BY s.sub) AS subs,
+               array_agg(s.volume ORDER BY s.sub) AS volumes,
+               array_agg(s.closing ORDER BY s.sub) AS closings,
+               array_agg(s.received ORDER BY s.sub) AS received,
+               array_agg(s.tolerance ORDER BY s.sub) AS tolerances
+        FROM ctr_bulk_origin_class s WHERE s.line = f.line
+    ) c
+    WHERE f.origin_facility_id IS NOT NULL
+    """,
+    "CREATE UNIQUE INDEX ON ctr_bulk_onward (facility_id, seq)",
+    "ANALYZE ctr_bulk_onward",
+    # Each step: the generator's refusal (ctr.services.onward_generator: none declared before
+    # the facility has an operator, or another than its operator), the stock of each class
+    # once the shipments of the rows before it up to its day are taken (ctr.stock: a move
+    # counts on its day), and whether it is issued.
+    f"""
+    CREATE TEMP TABLE ctr_bulk_walk AS
+    WITH RECURSIVE walk AS (
+        SELECT facility_id, 0::bigint AS seq, min(operator) AS operator,
+               '{{}}'::jsonb AS shipped, NULL::integer AS line, NULL::text AS before,
+               NULL::text AS refusal, false AS accepted, NULL::numeric[] AS stocks
+        FROM ctr_bulk_onward GROUP BY facility_id
+        UNION ALL
+        SELECT w.facility_id, o.seq,
+               CASE WHEN s.accepted THEN coalesce(w.operator, o.declared) ELSE w.operator END,
+               CASE WHEN s.accepted THEN w.shipped || s.shipped ELSE w.shipped END,
+               o.line, w.operator, s.refusal, s.accepted, s.stocks
+        FROM walk w
+        JOIN ctr_bulk_onward o ON o.facility_id = w.facility_id AND o.seq = w.seq + 1
+        CROSS JOIN LATERAL (
+            SELECT g.refusal, k.stocks, k.shipped,
+                   g.refusal IS NULL AND NOT o.blocked AND NOT coalesce(k.over, false)
+                       AS accepted
+            FROM (
+                SELECT CASE WHEN w.operator IS NULL AND o.declared IS NULL
+                            THEN 'generator_required'
+                            WHEN o.declared <> w.operator THEN 'generator_not_operator'
+                       END AS refusal
+            ) g
+            CROSS JOIN (
+                SELECT array_agg(x.stock ORDER BY x.i) AS stocks,
+                       bool_or({rules.OVER_STOCK_SQL.format(s="x")}) AS over,
+                       jsonb_object_agg(
+                           x.waste_class,
+                           coalesce(w.shipped -> x.waste_class, '{{}}')
+                               || jsonb_build_object(o.day, x.today + x.volume)) AS shipped
+                FROM (
+                    SELECT y.*, {rules.ALLOWED_SQL.format(s="y")} AS allowed
+                    FROM (
+                        SELECT u.i, u.waste_class, u.volume, u.received, u.tolerance,
+                               round(u.closing - q.consumed, 3) AS stock,
+                               coalesce((w.shipped -> u.waste_class ->> o.day)::numeric, 0)
+                                   AS today
+                        FROM unnest(o.classes, o.volumes, o.closings, o.received, o.tolerances)
+                             WITH ORDINALITY u(waste_class, volume, closing, received,
+                                               tolerance, i)
+                        CROSS JOIN LATERAL (
+                            SELECT coalesce(sum(e.value::numeric), 0) AS consumed
+                            FROM jsonb_each_text(w.shipped -> u.waste_class) e
+                            WHERE e.key <= o.day
+                        ) q
+                    ) y
+                ) x
+            ) k
+        ) s
+    )
+    SELECT line, facility_id, before, refusal, accepted, stocks FROM walk
+    WHERE line IS NOT NULL
+    """,
+    "CREATE INDEX ON ctr_bulk_walk (line)",
+    # What OVER_FACILITY_STOCK reads: the stock each class of a row finds.
+    f"""
+    CREATE TEMP TABLE ctr_bulk_stock AS
+    SELECT y.*, {rules.ALLOWED_SQL.format(s="y")} AS allowed
+    FROM (
+        SELECT o.line, u.sub, u.waste_class, u.volume, u.received, u.tolerance, u.stock
+        FROM ctr_bulk_walk k JOIN ctr_bulk_onward o ON o.line = k.line
+        CROSS JOIN LATERAL unnest(o.classes, o.subs, o.volumes, o.received, o.tolerances,
+                                  k.stocks) u(waste_class, sub, volume, received, tolerance,
+                                              stock)
+        WHERE k.refusal IS NULL
+    ) y
+    """,
+]
+
+# The rows issued (or, in a dry run, that would be): no error, no reference refused, and an
+# onward row the walk issued; with the generator each CTR names (an onward row's operator).
+ACCEPT_SQL = f"""
+CREATE TEMP TABLE ctr_bulk_accepted AS
+SELECT f.line, coalesce(k.before, r.generator_document) AS generator_key
+FROM ctr_bulk_fact f JOIN ctr_bulk_row r ON r.line = f.line
+LEFT JOIN ctr_bulk_walk k ON k.line = f.line
+WHERE NOT f.unknown_facility AND NOT f.origin_refused
+  AND (f.origin_facility_id IS NULL OR k.accepted)
+  AND NOT EXISTS (
+      SELECT 1 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
+      WHERE x.line = f.line AND u.severity = '{rules.Severity.ERROR}')
+"""
+
+# The walk's refusals, with the names their messages give: the facility, and its operator's
+# as registered (before this chunk, by a chunk before it in a dry run, or by the first row
+# issued here that declares it: ctr.services.generator_for).
+REFUSALS_SQL = f"""
+SELECT k.line, k.refusal, o.name,
+       coalesce(g.name, cg.name, (
+           SELECT r.generator_name FROM ctr_bulk_accepted a JOIN ctr_bulk_row r ON r.line = a.line
+           WHERE r.generator_document = k.before AND r.generator_name <> ''
+           ORDER BY r.line LIMIT 1))
+FROM ctr_bulk_walk k
+JOIN pev_network_receivingfacility o ON o.id = k.facility_id
+LEFT JOIN {Generator._meta.db_table} g ON g.document = k.before
+LEFT JOIN ctr_bulk_carried_generator cg ON cg.document = k.before
+WHERE k.refusal IS NOT NULL
+"""
+
+# A dry run's chunk, for the chunks after it (CREATE_SQL).
+CARRY_SQL = [
+    """
+    INSERT INTO ctr_bulk_carried_move (facility_id, waste_class, day, shipped)
+    SELECT f.origin_facility_id, u.c, r.transport_date, u.v
+    FROM ctr_bulk_accepted a
+    JOIN ctr_bulk_fact f ON f.line = a.line JOIN ctr_bulk_row r ON r.line = a.line
+    CROSS JOIN LATERAL unnest(r.classes, r.volumes) u(c, v)
+    WHERE f.origin_facility_id IS NOT NULL
+    """,
+    """
+    INSERT INTO ctr_bulk_carried_operator (facility_id, document)
+    SELECT DISTINCT ON (f.origin_facility_id) f.origin_facility_id, a.generator_key
+    FROM ctr_bulk_accepted a JOIN ctr_bulk_fact f ON f.line = a.line
+    WHERE f.origin_facility_id IS NOT NULL AND f.operator_document IS NULL
+    ORDER BY f.origin_facility_id, a.line
+    ON CONFLICT DO NOTHING
+    """,
+    """
+    INSERT INTO ctr_bulk_carried_generator (document, name)
+    SELECT DISTINCT ON (r.generator_document) r.generator_document, r.generator_name
+    FROM ctr_bulk_accepted a JOIN ctr_bulk_row r ON r.line = a.line
+    WHERE r.generator_name <> ''
+    ORDER BY r.generator_document, a.line
+    ON CONFLICT DO NOTHING
+    """,
+]
+
+# The checks of a chunk once its references are resolved, in order: (the rule's code, or ""
+# for a step of the walk or the choice of the rows to issue; its SQL).
+CHECK_SQL: list[tuple[str, str]] = [
+    *((code, sql) for code, sql in RULE_SQL.items() if code not in SEQUENTIAL_RULES),
+    *(("", sql) for sql in WALK_SQL),
+    *((code, RULE_SQL[code]) for code in SEQUENTIAL_RULES),
+    ("", ACCEPT_SQL),
+]
 
 FINDINGS_SQL = """
 SELECT x.line, x.code, u.severity, x.message, u.article, x.field
@@ -312,29 +601,38 @@ ORDER BY x.line, u.severity_rank, u.rule_rank, x.variant, x.sub
 
 ISSUE_SQL = [
     "DROP TABLE IF EXISTS ctr_bulk_ok, ctr_bulk_numbered",
-    # The rows to issue: no error finding, no unknown facility.
+    # The rows to issue (ACCEPT_SQL).
     """
     CREATE TEMP TABLE ctr_bulk_ok AS
     SELECT r.*, f.municipality_id, f.ibge_code, f.vehicle_id, f.equipment_id, f.facility_id,
            f.total, extract(year FROM r.transport_date)::int AS year,
-           (f.total > f.small_volume_limit) AS large_volume
+           (f.total > f.small_volume_limit) AS large_volume, a.generator_key
     FROM ctr_bulk_row r JOIN ctr_bulk_fact f ON f.line = r.line
-    WHERE NOT f.unknown_facility AND NOT EXISTS (
-        SELECT 1 FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
-        WHERE x.line = r.line AND u.severity = 'error')
+    JOIN ctr_bulk_accepted a ON a.line = r.line
     """,
     "ANALYZE ctr_bulk_ok (line)",
     # ctr.services.generator_for: the registry's name is the first row's; each CTR records
-    # the name its own row declares (ctr_ctr.generator_name, below).
+    # the name its own row declares (ctr_ctr.generator_name, below). An onward row that
+    # declares none names its facility's operator, registered already.
     """
     INSERT INTO ctr_generator (name, document)
     SELECT s.generator_name, s.generator_document
     FROM (
         SELECT DISTINCT ON (generator_document) line, generator_name, generator_document
-        FROM ctr_bulk_ok ORDER BY generator_document, line
+        FROM ctr_bulk_ok WHERE generator_name <> '' ORDER BY generator_document, line
     ) s
     ORDER BY s.line
     ON CONFLICT (document) DO NOTHING
+    """,
+    # ctr.services.issue: the first onward CTR of a facility without an operator makes its
+    # generator the operator.
+    f"""
+    INSERT INTO {FacilityOperator._meta.db_table} (facility_id, generator_id)
+    SELECT DISTINCT ON (o.origin_facility_id) o.origin_facility_id, g.id
+    FROM ctr_bulk_ok o JOIN {Generator._meta.db_table} g ON g.document = o.generator_key
+    WHERE o.origin_facility_id IS NOT NULL
+    ORDER BY o.origin_facility_id, o.line
+    ON CONFLICT (facility_id) DO NOTHING
     """,
     # ctr.services.worksite_for: one worksite per generator and address, case and spacing
     # aside (the unique index's expression, ADDRESS_KEY_SQL); the first row wins. ON CONFLICT
@@ -348,7 +646,7 @@ ISSUE_SQL = [
     + ADDRESS_KEY_SQL.format("worksite_address")
     + """)
                line, generator_document, worksite_address, worksite_neighbourhood, origin
-        FROM ctr_bulk_ok ORDER BY generator_document, """
+        FROM ctr_bulk_ok WHERE origin_facility_id IS NULL ORDER BY generator_document, """
     + ADDRESS_KEY_SQL.format("worksite_address")
     + """, line
     ) s
@@ -407,7 +705,10 @@ ISSUE_SQL = [
     + " = "
     + ADDRESS_KEY_SQL.format("s.worksite_address")
     + """) AS worksite_id
-        FROM (SELECT DISTINCT generator_document, worksite_address FROM ctr_bulk_ok) s
+        FROM (
+            SELECT DISTINCT generator_document, worksite_address FROM ctr_bulk_ok
+            WHERE origin_facility_id IS NULL
+        ) s
         JOIN ctr_generator g ON g.document = s.generator_document
     ), found AS (
         SELECT x.line,
@@ -420,7 +721,11 @@ ISSUE_SQL = [
         FROM ctr_bulk_finding x JOIN ctr_bulk_rule u ON u.code = x.code
         GROUP BY x.line
     )
-    SELECT n.line, n.id, n.sequence, site.generator_id, site.worksite_id,
+    SELECT n.line, n.id, n.sequence,
+           coalesce(site.generator_id, (
+               SELECT g.id FROM ctr_generator g WHERE g.document = o.generator_key
+           )) AS generator_id,
+           site.worksite_id,
            coalesce(fj.findings, '[]'::jsonb) AS findings,
            coalesce(fj.codes, '[]'::jsonb) AS codes,
            'CTR-' || o.ibge_code || '-' || o.year || '-'
@@ -428,20 +733,25 @@ ISSUE_SQL = [
                        ELSE n.sequence::text END AS number
     FROM ctr_bulk_ok o
     JOIN numbered n ON n.line = o.line
-    JOIN site ON site.generator_document = o.generator_document
-             AND site.worksite_address = o.worksite_address
+    -- An onward CTR has no worksite; its generator is its facility's operator.
+    LEFT JOIN site ON o.origin_facility_id IS NULL
+                  AND site.generator_document = o.generator_document
+                  AND site.worksite_address = o.worksite_address
     LEFT JOIN found fj ON fj.line = o.line
     """,
     "ANALYZE ctr_bulk_numbered (line)",
     """
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
-         generator_id, generator_name, worksite_id, origin, destination, destination_facility_id,
-         transport_date, total_volume_m3, status, findings, fee_ufesp, received_volume_m3,
-         closed_at, created_at, created_by_id)
+         generator_id, generator_name, worksite_id, origin, destination, origin_facility_id,
+         destination_facility_id, transport_date, total_volume_m3, status, findings, fee_ufesp,
+         received_volume_m3, closed_at, created_at, created_by_id)
     SELECT n.id, n.number, o.municipality_id, o.year, n.sequence, %(transporter)s,
-           o.vehicle_id, o.equipment_id, n.generator_id, o.generator_name, n.worksite_id, o.origin,
-           o.destination, o.facility_id, o.transport_date, o.total, %(status)s, n.findings,
+           o.vehicle_id, o.equipment_id, n.generator_id,
+           CASE WHEN o.generator_name <> '' THEN o.generator_name
+                ELSE (SELECT g.name FROM ctr_generator g WHERE g.id = n.generator_id) END,
+           n.worksite_id, o.origin, o.destination, o.origin_facility_id, o.facility_id,
+           o.transport_date, o.total, %(status)s, n.findings,
            CASE WHEN o.large_volume THEN 1 ELSE 0 END, NULL, NULL, %(at)s, %(user)s
     FROM ctr_bulk_numbered n JOIN ctr_bulk_ok o ON o.line = n.line ORDER BY n.id
     """,
@@ -487,6 +797,9 @@ def _static_params(transporter: Transporter) -> dict:
         "transporter": transporter.pk,
         "default_limit": default_limit,
         "default_tolerance": float(default_tolerance),
+        "default_sorting_tolerance": DEFAULT_SORTING_TOLERANCE_PCT,
+        "shipped_statuses": stock.SHIPPED_STATUSES,
+        "onward_ids": [],
     }
 
 
@@ -535,12 +848,13 @@ def _copy_record(line: int, v: RowValues) -> tuple:
         v.generator_document,
         v.worksite_address,
         v.worksite_neighbourhood,
-        EWKB_POINT + _pack_xy(*v.origin).hex(),
+        EWKB_POINT + _pack_xy(*v.origin).hex() if v.origin is not None else None,
         EWKB_POINT + _pack_xy(*v.destination).hex(),
         v.destination_facility_id,
         "{" + ",".join([c for c, _ in v.waste]) + "}",
         "{" + ",".join([str(q) for _, q in v.waste]) + "}",
         v.description,
+        v.origin_facility_id,
     )
 
 
@@ -749,73 +1063,125 @@ class BulkImporter:
 
     def _process(self, cursor, chunk: _Chunk) -> list[RowResult]:
         findings: dict[int, list[rules.Finding]] = {}
-        unknown: dict[int, int] = {}
+        refusals: dict[int, Problem] = {}
         numbers: dict[int, str] = {}
         if chunk.staged:
             started = time.perf_counter()
             stage(cursor, chunk)
             self._time("COPY para a tabela de preparação", started)
-
-            started = time.perf_counter()
-            for statement in RESOLVE_SQL:
-                cursor.execute(statement, self.params)
-            self._time("referências e junções espaciais", started)
-            started = time.perf_counter()
-            for sql in RULE_SQL.values():
-                cursor.execute(sql, self.params)
-            self._time("regras (uma inserção por regra)", started)
-
-            started = time.perf_counter()
-            cursor.execute(FINDINGS_SQL)
-            for line, code, severity, message, article, field_name in cursor.fetchall():
-                findings.setdefault(line, []).append(
-                    rules.Finding(code, severity, message, article, field_name)
-                )
-            cursor.execute(
-                "SELECT f.line, r.destination_facility_id FROM ctr_bulk_fact f "
-                "JOIN ctr_bulk_row r ON r.line = f.line WHERE f.unknown_facility"
-            )
-            unknown = dict(cursor.fetchall())
-            self._time("leitura das constatações", started)
-
-            if not self.dry_run:
+            # Issuing, the chunk is one transaction from the lock on the facilities it ships
+            # from (before their stock is read) to its last CTR.
+            with contextlib.nullcontext() if self.dry_run else transaction.atomic():
                 started = time.perf_counter()
-                params = {
-                    **self.params,
-                    "at": self.at or timezone.now(),
-                    "user": self.user.pk,
-                    "status": CTRStatus.ISSUED.value,
-                }
-                with transaction.atomic():
+                refusals = self._origins(cursor)
+                for statement in RESOLVE_SQL:
+                    cursor.execute(statement, self.params)
+                self._time("referências e junções espaciais", started)
+                started = time.perf_counter()
+                for _, statement in CHECK_SQL:
+                    cursor.execute(statement, self.params)
+                self._time("regras (uma inserção por regra)", started)
+
+                started = time.perf_counter()
+                cursor.execute(FINDINGS_SQL)
+                for line, code, severity, message, article, field_name in cursor.fetchall():
+                    findings.setdefault(line, []).append(
+                        rules.Finding(code, severity, message, article, field_name)
+                    )
+                # In the order ctr.services raises them, before any rule runs: the origin
+                # facility (above), the onward CTR's generator, the destination named.
+                cursor.execute(REFUSALS_SQL)
+                for line, refusal, facility, operator in cursor.fetchall():
+                    error = (
+                        services.generator_required(facility)
+                        if refusal == "generator_required"
+                        else services.generator_not_operator(facility, operator)
+                    )
+                    refusals.setdefault(line, error_problem(error))
+                cursor.execute(
+                    "SELECT f.line, r.destination_facility_id FROM ctr_bulk_fact f "
+                    "JOIN ctr_bulk_row r ON r.line = f.line WHERE f.unknown_facility"
+                )
+                column = FINDING_COLUMNS["destination_facility"]
+                for line, facility_id in cursor.fetchall():
+                    message = f"A área de destino {facility_id} não existe."
+                    refusals.setdefault(line, Problem(column, message))
+                self._time("leitura das constatações", started)
+
+                started = time.perf_counter()
+                if self.dry_run:
+                    for statement in CARRY_SQL:
+                        cursor.execute(statement)
+                else:
+                    params = {
+                        **self.params,
+                        "at": self.at or timezone.now(),
+                        "user": self.user.pk,
+                        "status": CTRStatus.ISSUED.value,
+                    }
                     for statement in ISSUE_SQL:
                         cursor.execute(statement, params)
                     cursor.execute(ISSUED_SQL)
                     numbers = dict(cursor.fetchall())
                 self._time("emissão (números, CTRs, resíduos, eventos)", started)
         started = time.perf_counter()
-        results = self._results(chunk, findings, unknown, numbers)
+        results = self._results(chunk, findings, refusals, numbers)
         self._time("relatório", started)
         return results
+
+    def _origins(self, cursor) -> dict[int, Problem]:
+        """The facilities the chunk's onward rows ship from: who may ship from each
+        (ctr.services.onward_origins; the others refuse their rows), locked when issuing (as
+        ctr.services.issue_onward locks its one, in id order here), and the point inside each
+        that a row without an origin leaves from. One query each, not one per row."""
+        cursor.execute(
+            "SELECT DISTINCT origin_facility_id FROM ctr_bulk_row "
+            "WHERE origin_facility_id IS NOT NULL"
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+        found = services.onward_origins(self.user, ids) if ids else {}
+        allowed = {pk: o for pk, o in found.items() if isinstance(o, ReceivingFacility)}
+        self.params["onward_ids"] = sorted(allowed)
+        if allowed:
+            if not self.dry_run:
+                cursor.execute(
+                    f"SELECT id FROM {ReceivingFacility._meta.db_table} WHERE id = ANY(%s) "
+                    "ORDER BY id FOR UPDATE",
+                    [sorted(allowed)],
+                )
+            points = {pk: services.default_onward_origin(o) for pk, o in allowed.items()}
+            cursor.execute(
+                "UPDATE ctr_bulk_row r SET origin = ST_SetSRID(ST_MakePoint(p.x, p.y), 4326) "
+                "FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) p(id, x, y) "
+                "WHERE r.origin IS NULL AND r.origin_facility_id = p.id",
+                [list(points), [p.x for p in points.values()], [p.y for p in points.values()]],
+            )
+        refused = {
+            pk: found.get(pk) or services.unknown_origin(pk) for pk in ids if pk not in allowed
+        }
+        if not refused:
+            return {}
+        cursor.execute(
+            "SELECT line, origin_facility_id FROM ctr_bulk_row WHERE origin_facility_id = ANY(%s)",
+            [list(refused)],
+        )
+        return {line: error_problem(refused[pk]) for line, pk in cursor.fetchall()}
 
     def _results(
         self,
         chunk: _Chunk,
         findings: dict[int, list[rules.Finding]],
-        unknown: dict[int, int],
+        refusals: dict[int, Problem],
         numbers: dict[int, str],
     ) -> list[RowResult]:
         results = []
         totals = self.totals
-        facility_column = FINDING_COLUMNS["destination_facility"]
         for line in chunk.lines:
             result = RowResult(line)
             if line in chunk.problems:
                 result.problems = chunk.problems[line]
-            elif line in unknown:
-                # ctr.services.build_draft raises before any rule runs.
-                result.problems = [
-                    Problem(facility_column, f"A área de destino {unknown[line]} não existe.")
-                ]
+            elif line in refusals:
+                result.problems = [refusals[line]]
             elif line not in findings:  # most rows: nothing found
                 if self.dry_run:
                     result.checked = True

@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 
+from config.errors import DomainError
+
 from . import rules
 from .documents import normalize_document, normalize_plate
 from .forms import DECIMAL_RE, MAX_LINE_VOLUME, MAX_WASTE_LINES, parse_decimal
@@ -42,6 +44,7 @@ REQUIRED_COLUMNS = (
 OPTIONAL_COLUMNS = (
     "equipment_code",
     "worksite_neighbourhood",
+    "origin_facility",
     "destination_facility",
     "description",
 )
@@ -60,18 +63,26 @@ COLUMNS = (
     "destination_facility",
     "waste",
     "description",
+    # Last: a file written in the order above before the column existed still lines up.
+    "origin_facility",
 )
 # What each column holds, in pt-BR (the import page and the guide show it).
 COLUMN_HELP = {
     "transport_date": "Data do transporte: AAAA-MM-DD ou DD/MM/AAAA.",
     "vehicle_plate": "Placa de um veículo ativo do seu cadastro (ABC1D23 ou ABC-1234).",
     "equipment_code": "Código de um equipamento do seu cadastro (opcional).",
-    "generator_name": "Nome do gerador.",
-    "generator_document": "CPF ou CNPJ do gerador (com ou sem pontuação).",
-    "worksite_address": "Endereço da obra ou imóvel de origem.",
+    "generator_name": "Nome do gerador (no CTR de saída, do operador da área; vazio depois do "
+    "primeiro CTR de saída da área).",
+    "generator_document": "CPF ou CNPJ do gerador (com ou sem pontuação); no CTR de saída, do "
+    "operador da área, ou vazio como o nome.",
+    "worksite_address": "Endereço da obra ou imóvel de origem (vazio no CTR de saída).",
     "worksite_neighbourhood": "Bairro (opcional).",
-    "origin_lon": "Longitude da origem, em graus decimais (oeste é negativo).",
-    "origin_lat": "Latitude da origem, em graus decimais (sul é negativo).",
+    "origin_facility": "CTR de saída: número (id) da ATT ou do PEV de onde saem os resíduos "
+    "triados (opcional). Só o operador da área o emite (o município, dos seus PEVs).",
+    "origin_lon": "Longitude da origem, em graus decimais (oeste é negativo); no CTR de saída, "
+    "se vazia, um ponto dentro da área de origem.",
+    "origin_lat": "Latitude da origem, em graus decimais (sul é negativo); no CTR de saída, se "
+    "vazia, um ponto dentro da área de origem.",
     "destination_lon": "Longitude do ponto de descarga.",
     "destination_lat": "Latitude do ponto de descarga.",
     "destination_facility": "Número (id) da área de destino (opcional).",
@@ -97,6 +108,7 @@ FINDING_COLUMNS = {
     "origin": "origin_lon, origin_lat",
     "destination": "destination_lon, destination_lat",
     "destination_facility": "destination_facility",
+    "origin_facility": "origin_facility",
     "waste": "waste",
 }
 CLASS_ALIASES = {
@@ -143,11 +155,14 @@ class RowValues(NamedTuple):
     generator_document: str
     worksite_address: str
     worksite_neighbourhood: str
-    origin: tuple[float, float]
+    origin: tuple[float, float] | None  # None: an onward CTR leaving from inside its facility
     destination: tuple[float, float]
     destination_facility_id: int | None
     waste: tuple[tuple[str, Decimal], ...]  # (class, m³) per line
     description: str
+    # An onward CTR (issue 14): the facility it leaves. Its generator (name and document) is
+    # the facility's operator, empty when the row leaves it to the registry; no worksite.
+    origin_facility_id: int | None = None
 
 
 def parse_date(text: str) -> datetime.date:
@@ -269,6 +284,24 @@ def _coordinate(text: str, limit: int) -> tuple[float | None, str]:
 
 
 EMPTY = "Campo obrigatório vazio."
+ONWARD_WORKSITE = (
+    "O CTR de saída (origin_facility) parte de uma área de recebimento, não de uma obra: "
+    "deixe este campo vazio."
+)
+
+
+def facility_id(text: str) -> int | None:
+    """A facility's id as a CSV cell writes it, or None when it is not one (ASCII digits
+    only: '²' is a digit to str.isdigit, not to int)."""
+    if text.isascii() and text.isdigit() and 0 < int(text) < 2**31:
+        return int(text)
+    return None
+
+
+def origin_facility_problem(text: str) -> Problem:
+    return Problem("origin_facility", f"Área de origem inválida: “{text}”; informe o número.")
+
+
 EXTRA_FIELDS = (
     "A linha tem mais campos que o cabeçalho: um valor que contém o separador "
     "(como a vírgula decimal de -45,19 num arquivo separado por vírgulas) precisa "
@@ -308,37 +341,52 @@ def parse_values(row: dict[str, str]) -> tuple[RowValues | None, list[Problem]]:
         plate, message = _plate(text)
         if message:
             problems.append(Problem("vehicle_plate", message))
+    # An onward CTR: the facility's operator is the generator (declared, or left to the
+    # registry: both cells empty), there is no worksite, and the origin may be left empty.
+    origin_facility = get("origin_facility", "")
+    onward = bool(origin_facility)
+    origin_facility_id = None
+    if onward:
+        origin_facility_id = facility_id(origin_facility)
+        if origin_facility_id is None:
+            problems.append(origin_facility_problem(origin_facility))
     generator_name = get("generator_name", "")
-    if not generator_name:
+    text = get("generator_document", "")
+    declared = not onward or generator_name or text
+    if declared and not generator_name:
         problems.append(Problem("generator_name", EMPTY))
     document = ""
-    text = get("generator_document", "")
-    if not text:
+    if declared and not text:
         problems.append(Problem("generator_document", EMPTY))
-    else:
+    elif text:
         document, message = _document(text)
         if message:
             problems.append(Problem("generator_document", message))
     address = get("worksite_address", "")
-    if not address:
+    if onward:
+        for name in ("worksite_address", "worksite_neighbourhood"):
+            if get(name, ""):
+                problems.append(Problem(name, ONWARD_WORKSITE))
+    elif not address:
         problems.append(Problem("worksite_address", EMPTY))
 
     coordinates = []
-    for name, limit in COORDINATE_LIMITS:
+    for index, (name, limit) in enumerate(COORDINATE_LIMITS):
         text = get(name, "")
         if not text:
-            problems.append(Problem(name, EMPTY))
+            # The origin of an onward CTR defaults to a point inside its facility.
+            if not (onward and index < 2 and not get(COORDINATE_LIMITS[1 - index][0], "")):
+                problems.append(Problem(name, EMPTY))
             coordinates.append(None)
             continue
         number, message = _coordinate(text, limit)
         if message:
             problems.append(Problem(name, message))
         coordinates.append(number)
-    facility_id = None
+    destination_facility_id = None
     if text := get("destination_facility", ""):
-        if text.isdigit() and 0 < int(text) < 2**31:
-            facility_id = int(text)
-        else:
+        destination_facility_id = facility_id(text)
+        if destination_facility_id is None:
             problems.append(
                 Problem(
                     "destination_facility", f"Área de destino inválida: “{text}”; informe o número."
@@ -362,11 +410,12 @@ def parse_values(row: dict[str, str]) -> tuple[RowValues | None, list[Problem]]:
             document,
             address,
             get("worksite_neighbourhood", ""),
-            (coordinates[0], coordinates[1]),
+            None if coordinates[0] is None else (coordinates[0], coordinates[1]),
             (coordinates[2], coordinates[3]),
-            facility_id,
+            destination_facility_id,
             waste,
             get("description", ""),
+            origin_facility_id,
         ),
         [],
     )
@@ -380,6 +429,12 @@ COORDINATE_LIMITS = (
 )
 
 
+def error_problem(error: DomainError) -> Problem:
+    """A row refused before any rule runs (ctr.services' CTRError: an unknown facility, an
+    onward CTR's origin or generator) as the report shows it."""
+    return Problem(FINDING_COLUMNS.get(error.field or "", error.field or ""), error.message)
+
+
 def finding_problem(finding: rules.Finding) -> Problem:
     name = finding.field or ""
     column = FINDING_COLUMNS.get(name) or ("waste" if name.startswith("waste[") else "")
@@ -387,7 +442,9 @@ def finding_problem(finding: rules.Finding) -> Problem:
 
 
 def example_csv() -> str:
-    """A small example file (';' separated, decimal comma), the format documented."""
+    """A small example file (';' separated, decimal comma), the format documented: the
+    transporter's, so origin_facility stays empty (docs/transportador.md shows an onward row,
+    which only the facility's operator or the municipality may import)."""
     out = io.StringIO()
     writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
     writer.writerow(COLUMNS)
@@ -395,14 +452,14 @@ def example_csv() -> str:
         [
             "2026-11-30", "ABC1D23", "C-01", "Maria da Obra", "529.982.247-25",
             "Rua das Flores, 10", "Centro", "-45,194836", "-22,814502", "-45,175021",
-            "-22,809554", "", "A=2,5; B=0,5", "entulho de alvenaria e madeira",
+            "-22,809554", "", "A=2,5; B=0,5", "entulho de alvenaria e madeira", "",
         ]
     )  # fmt: skip
     writer.writerow(
         [
             "30/11/2026", "ABC-1D23", "", "José Reforma", "11.222.333/0001-81",
             "Av. Brasil, 200", "Jardim", "-45,201000", "-22,802000", "-45,189700",
-            "-22,810000", "12", "A=0,8", "",
+            "-22,810000", "12", "A=0,8", "", "",
         ]
     )  # fmt: skip
     return out.getvalue()

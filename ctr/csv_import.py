@@ -15,26 +15,30 @@ result are ctr.csv_format's.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
 from django.contrib.gis.geos import Point
+from django.db import transaction
 
 from config.errors import DomainError
 
 from . import bulk, rules, services
 from .csv_format import (
     COLUMNS,
-    FINDING_COLUMNS,
     REQUIRED_COLUMNS,
     Problem,
     RowResult,
     RowValues,
+    error_problem,
+    facility_id,
     finding_problem,
+    origin_facility_problem,
     parse_values,
 )
 from .models import Transporter
@@ -47,6 +51,54 @@ class CSVFileError(DomainError):
     """The file as a whole cannot be read: nothing is issued."""
 
     code = "csv_file"
+    # The rows that refuse the file, each with its problems, when it is refused for them.
+    rows: tuple[RowResult, ...] = ()
+
+
+class OriginRefused(CSVFileError):
+    """Rows name an origin facility (origin_facility) that is not a number, does not exist or
+    is not the user's to ship from (ctr.services.onward_origin): as the API refuses such an
+    onward CTR, the file is refused as a whole, nothing issued, with every such row. 403 when
+    a facility is another's, else 400."""
+
+    code = "origin_facility"
+
+    def __init__(self, rows: list[RowResult], forbidden: bool):
+        lines = f"{len(rows)} linhas do arquivo indicam" if len(rows) > 1 else "Uma linha indica"
+        super().__init__(
+            f"{lines} uma área de origem (coluna origin_facility) inexistente, inválida ou de "
+            "que você não pode emitir CTR de saída.",
+            status=403 if forbidden else 400,
+        )
+        self.rows = tuple(rows)
+
+
+def check_origins(rows: Iterable[tuple[int, dict[str, str]]], user) -> None:
+    """Raise OriginRefused when any row names an origin facility `user` may not issue an
+    onward CTR from, before anything is issued: one query for the file's facilities."""
+    problems: dict[int, Problem] = {}
+    lines_of: dict[int, list[int]] = {}
+    for line, row in rows:
+        # A row with more fields than the header has its cells out of place: its own problem.
+        if (text := row.get("origin_facility", "")) and not row.get("__extra__"):
+            facility = facility_id(text)
+            if facility is None:
+                problems[line] = origin_facility_problem(text)
+            else:
+                lines_of.setdefault(facility, []).append(line)
+    forbidden = False
+    if lines_of:
+        found = services.onward_origins(user, lines_of)
+        for facility, lines in lines_of.items():
+            origin = found.get(facility) or services.unknown_origin(facility)
+            if isinstance(origin, services.CTRError):
+                forbidden = forbidden or isinstance(origin, services.NotAllowed)
+                for line in lines:
+                    problems[line] = error_problem(origin)
+    if problems:
+        raise OriginRefused(
+            [RowResult(line, problems=[problems[line]]) for line in sorted(problems)], forbidden
+        )
 
 
 @dataclass
@@ -255,7 +307,8 @@ def open_stream(path: Path) -> StreamedFile:
 
 
 def request_of(values: RowValues) -> services.IssueRequest:
-    origin_point = Point(*values.origin, srid=4326)
+    origin_point = Point(*values.origin, srid=4326) if values.origin is not None else None
+    onward = values.origin_facility_id is not None
     return services.IssueRequest(
         transport_date=values.transport_date,
         vehicle_plate=values.vehicle_plate,
@@ -263,11 +316,17 @@ def request_of(values: RowValues) -> services.IssueRequest:
         origin=origin_point,
         destination=Point(*values.destination, srid=4326),
         waste=[rules.WasteLine(c, v, values.description) for c, v in values.waste],
-        generator=services.GeneratorData(values.generator_name, values.generator_document),
-        worksite=services.WorksiteData(
+        # An onward row may leave its generator (the facility's operator) to the registry.
+        generator=services.GeneratorData(values.generator_name, values.generator_document)
+        if values.generator_document
+        else None,
+        worksite=None
+        if onward
+        else services.WorksiteData(
             values.worksite_address, origin_point, values.worksite_neighbourhood
         ),
         destination_facility_id=values.destination_facility_id,
+        origin_facility_id=values.origin_facility_id,
     )
 
 
@@ -277,10 +336,6 @@ def parse_row(row: dict[str, str]) -> tuple[services.IssueRequest | None, list[P
     if values is None:
         return None, problems
     return request_of(values), []
-
-
-def error_problem(error: services.CTRError) -> Problem:
-    return Problem(FINDING_COLUMNS.get(error.field or "", error.field or ""), error.message)
 
 
 # --- the whole import ---------------------------------------------------------------------------
@@ -312,14 +367,21 @@ def import_ctrs(
     same findings and the same CTRs (tests/ctr/test_ctr_bulk.py)."""
     check_size(len(data))
     text, encoding = decode(data)
-    _, rows, delimiter, ignored = read_rows(text)
+    columns, rows, delimiter, ignored = read_rows(text)
+    if "origin_facility" in columns:
+        check_origins(rows, user)
     report = ImportReport(delimiter=delimiter, encoding=encoding, ignored_columns=ignored)
     report.dry_run = dry_run
     if per_row:
-        for index, (line, row) in enumerate(rows, start=1):
-            report.rows.append(import_row(line, row, transporter, user, dry_run))
-            if progress:
-                progress(index, len(rows))
+        # A dry run issues each row as the import would, then takes it all back: an onward
+        # row ships stock that the rows after it no longer find (as ctr.bulk counts it).
+        with transaction.atomic() if dry_run else contextlib.nullcontext():
+            for index, (line, row) in enumerate(rows, start=1):
+                report.rows.append(import_row(line, row, transporter, user, dry_run))
+                if progress:
+                    progress(index, len(rows))
+            if dry_run:
+                transaction.set_rollback(True)
         return report
 
     bulk.import_rows(
@@ -334,22 +396,22 @@ def import_ctrs(
 
 
 def import_row(line: int, row: dict[str, str], transporter: Transporter, user, dry_run: bool):
-    """One row through ctr.services (the per-row reference path)."""
+    """One row through ctr.services (the per-row reference path): issued, or in a dry run
+    issued inside the caller's transaction that import_ctrs takes back."""
     result = RowResult(line)
     request, problems = parse_row(row)
     if request is not None:
         try:
-            if dry_run:
-                _, findings = services.check(transporter, request)
-                result.findings = findings
-                if rules.has_errors(findings):
-                    raise services.RuleViolation(findings)
-                result.checked = True
+            if request.origin_facility_id is not None:
+                ctr = services.issue_onward(user, transporter.pk, request)
             else:
                 ctr = services.issue(transporter, user, request)
+            if dry_run:
+                result.checked = True
+            else:
                 result.number = ctr.number
-                findings = [rules.Finding(**f) for f in ctr.findings]
-                result.findings = findings
+            findings = [rules.Finding(**f) for f in ctr.findings]
+            result.findings = findings
             result.warnings = [finding_problem(f) for f in findings]
         except services.RuleViolation as violation:
             result.findings = violation.findings

@@ -226,6 +226,9 @@ class Rule:
     # One SELECT for all the messages, when they share one scan: as a Message's, plus a
     # `variant` column naming the message of each breach (and the columns of every template).
     sql: str | None = None
+    # Its fact depends on what the rows before it in a CSV file issue (the stock they ship):
+    # ctr.bulk checks it after walking the file's rows in order.
+    sequential: bool = False
 
     @property
     def description(self) -> str:
@@ -253,10 +256,12 @@ def rule(
     stage: str = Stage.ISSUE,
     not_in_bulk: str = "",
     sql: str | None = None,
+    sequential: bool = False,
 ):
     """Register a check under its code with its message (or messages, by variant). The check
     yields one breach() per breach. A rule checked at issue brings the SQL of each message (or
-    one `sql` for all of them), or says in `not_in_bulk` why the CSV import cannot check it."""
+    one `sql` for all of them), or says in `not_in_bulk` why the CSV import cannot check it;
+    `sequential` when its fact depends on the rows before it in the file (Rule.sequential)."""
     if (message is None) == (messages is None):
         raise ValueError(f"rule {code}: give either message or messages")
     by_variant = {MAIN: message} if message is not None else dict(messages)
@@ -283,7 +288,7 @@ def rule(
         if code in REGISTRY:
             raise ValueError(f"duplicate rule {code}")
         REGISTRY[code] = Rule(
-            code, severity, article, title, stage, check, by_variant, not_in_bulk, sql
+            code, severity, article, title, stage, check, by_variant, not_in_bulk, sql, sequential
         )
         return check
 
@@ -403,8 +408,8 @@ REGISTERED_SQL = period_sql("%(valid_from)s::date", "%(valid_until)s::date", "r.
             "resíduos (art. 12 §4): o gerador informado é outro.",
             sql=f"""
             SELECT r.line, 0 AS sub, 'generator' AS field
-            FROM {ROWS}
-            WHERE %(self_generator)s AND r.generator_document <> %(document)s
+            FROM {FACTS}
+            WHERE %(self_generator)s AND f.generator_document <> %(document)s
             """,
         ),
         "not_registered": Message(
@@ -792,11 +797,12 @@ def class_a_to_landfill(ctr: CTRDraft):
 
 # --- onward CTRs: sorted waste leaving an ATT or a PEV (issue 14) ---------------------------
 
-# The CSV import does not take onward CTRs yet: a row cannot name an origin facility.
-ONWARD_NOT_IN_BULK = (
-    "O arquivo CSV ainda não indica a área de origem: a importação não aceita CTR de saída."
-)
+# In the SQL, an onward row is one with f.origin_facility_id (the facility it leaves, known
+# and the importing user's to ship from); ctr_bulk_origin_class holds, per line and class, the
+# volume shipped and the stock stored at the end of the transport day (ctr.stock), and
+# ctr_bulk_stock the stock the row finds once the rows before it in the file are issued.
 SHIPPING_KINDS = (FacilityKind.ATT, FacilityKind.PEV)
+ONWARD_FACTS = f"{FACTS} WHERE f.origin_facility_id IS NOT NULL"
 
 
 @rule(
@@ -806,8 +812,13 @@ SHIPPING_KINDS = (FacilityKind.ATT, FacilityKind.PEV)
     "CTR de saída parte de uma ATT ou de um PEV",
     message=Message(
         "Só ATT e PEV expedem resíduos recebidos: “{facility}” é {kind:kind}.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'origin_facility' AS field, f.origin_name AS facility,
+               f.origin_kind AS kind
+        FROM {ONWARD_FACTS}
+          AND f.origin_kind NOT IN ({", ".join(f"'{k.value}'" for k in SHIPPING_KINDS)})
+        """,
     ),
-    not_in_bulk=ONWARD_NOT_IN_BULK,
 )
 def origin_facility_kind(ctr: CTRDraft):
     """A ATT recebe e faz a triagem dos resíduos para posterior remoção (art. 3 III); o PEV
@@ -823,8 +834,14 @@ def origin_facility_kind(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 14 §1",
     "Área de origem do CTR de saída com licença válida na data do transporte",
-    message=Message("A área de origem “{facility}” não tem licença válida em {day:date}."),
-    not_in_bulk=ONWARD_NOT_IN_BULK,
+    message=Message(
+        "A área de origem “{facility}” não tem licença válida em {day:date}.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'origin_facility' AS field, f.origin_name AS facility,
+               r.transport_date AS day
+        FROM {ONWARD_FACTS} AND NOT f.origin_licensed
+        """,
+    ),
 )
 def origin_facility_not_licensed(ctr: CTRDraft):
     """Os receptores devem ser licenciados (art. 14 §1), também quando expedem o que
@@ -838,8 +855,13 @@ def origin_facility_not_licensed(ctr: CTRDraft):
     Severity.ERROR,
     "Lei 3.978/2007 art. 3 III e VI",
     "Origem do CTR de saída dentro da área de origem",
-    message=Message("A origem {origin:point} não está dentro da área “{facility}”."),
-    not_in_bulk=ONWARD_NOT_IN_BULK,
+    message=Message(
+        "A origem {origin:point} não está dentro da área “{facility}”.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'origin' AS field, r.origin, f.origin_name AS facility
+        FROM {ONWARD_FACTS} AND NOT f.origin_inside
+        """,
+    ),
 )
 def origin_outside_origin_facility(ctr: CTRDraft):
     """O CTR de saída parte da área que recebeu os resíduos: a origem fica dentro do seu
@@ -855,9 +877,15 @@ def origin_outside_origin_facility(ctr: CTRDraft):
     "A área de origem recebeu cada classe que expede",
     message=Message(
         "A área “{facility}” não recebeu {cls:class} até {day:date} (CTRs recebidos): não "
-        "pode expedi-la."
+        "pode expedi-la.",
+        sql=f"""
+        SELECT r.line, {WASTE_FIELD}, f.origin_name AS facility, w.c AS cls,
+               r.transport_date AS day
+        FROM {FACTS} {WASTE_LINES}
+        LEFT JOIN ctr_bulk_origin_class s ON s.line = r.line AND s.waste_class = w.c
+        WHERE f.origin_facility_id IS NOT NULL AND coalesce(s.received, 0) <= 0
+        """,
     ),
-    not_in_bulk=ONWARD_NOT_IN_BULK,
 )
 def class_not_received_at_origin(ctr: CTRDraft):
     """Uma área de triagem expede o que recebeu: uma classe que nenhum CTR confirmado levou
@@ -875,6 +903,21 @@ def class_not_received_at_origin(ctr: CTRDraft):
             )
 
 
+# OriginStock.allowed_m3 in SQL, on the columns stock, received and tolerance of {s} (exact:
+# a product, where "/ 100" would round to the division's scale), and the breach
+# over_facility_stock finds on them (ctr.bulk's walk of the file reads it too: a row that
+# breaks it issues nothing, so ships nothing).
+ALLOWED_SQL = "({s}.stock + {s}.received * {s}.tolerance * 0.01)"
+OVER_STOCK_SQL = "{s}.received > 0 AND {s}.volume > {s}.allowed"
+# Decimal.quantize(Decimal("0.001")) in SQL: to the thousandth, half to even (PostgreSQL's
+# round() takes half away from zero).
+QUANTIZE_SQL = (
+    "(CASE WHEN {0} * 1000 - floor({0} * 1000) = 0.5"
+    " THEN (floor({0} * 1000) + abs(mod(floor({0} * 1000), 2))) / 1000"
+    " ELSE round({0}, 3) END)"
+)
+
+
 @rule(
     "OVER_FACILITY_STOCK",
     Severity.ERROR,
@@ -883,9 +926,17 @@ def class_not_received_at_origin(ctr: CTRDraft):
     message=Message(
         "Saída de {volume:decimal} m³ de {cls:class} acima do que a área “{facility}” pode "
         "expedir em {day:date}: estoque de {stock:decimal} m³ mais {tolerance:decimal}% do "
-        "recebido ({allowed:decimal} m³)."
+        "recebido ({allowed:decimal} m³).",
+        sql=f"""
+        SELECT s.line, s.sub, 'waste' AS field, s.volume, s.waste_class AS cls,
+               f.origin_name AS facility, r.transport_date AS day, s.stock, s.tolerance,
+               {QUANTIZE_SQL.format("s.allowed")} AS allowed
+        FROM ctr_bulk_stock s
+        JOIN ctr_bulk_fact f ON f.line = s.line JOIN ctr_bulk_row r ON r.line = s.line
+        WHERE {OVER_STOCK_SQL.format(s="s")}
+        """,
     ),
-    not_in_bulk=ONWARD_NOT_IN_BULK,
+    sequential=True,
 )
 def over_facility_stock(ctr: CTRDraft):
     """O volume que sai de uma classe não passa do estoque da área (recebido − expedido −

@@ -276,11 +276,7 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
     if request.origin_facility_id is not None:
         origin_facility = ReceivingFacility.objects.filter(pk=request.origin_facility_id).first()
         if origin_facility is None:
-            raise CTRError(
-                f"A área de origem {request.origin_facility_id} não existe.",
-                "facility_unknown",
-                "origin_facility",
-            )
+            raise unknown_origin(request.origin_facility_id)
         generator = onward_generator(origin_facility, request.generator, generator)
     municipality = network.municipality_at(request.origin)
     tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
@@ -340,21 +336,28 @@ def onward_generator(
     )
     if operator is None:
         if found is None:
-            raise CTRError(
-                f"Informe o operador da área “{facility.name}” (nome e CPF/CNPJ) como gerador: "
-                "é o primeiro CTR de saída desta área.",
-                "generator_required",
-                "generator",
-            )
+            raise generator_required(facility.name)
         return found
     if declared is not None and declared.document != operator.generator.document:
-        raise CTRError(
-            f"O gerador de um CTR de saída é o operador da área “{facility.name}”: "
-            f"{operator.generator.name}.",
-            "generator_not_operator",
-            "generator",
-        )
+        raise generator_not_operator(facility.name, operator.generator.name)
     return operator.generator
+
+
+def generator_required(facility_name: str) -> CTRError:
+    return CTRError(
+        f"Informe o operador da área “{facility_name}” (nome e CPF/CNPJ) como gerador: "
+        "é o primeiro CTR de saída desta área.",
+        "generator_required",
+        "generator",
+    )
+
+
+def generator_not_operator(facility_name: str, operator_name: str) -> CTRError:
+    return CTRError(
+        f"O gerador de um CTR de saída é o operador da área “{facility_name}”: {operator_name}.",
+        "generator_not_operator",
+        "generator",
+    )
 
 
 def onward_facts(facility: ReceivingFacility, request: IssueRequest, tolerance_m) -> dict:
@@ -487,23 +490,38 @@ def issue(
 def onward_origin(user, facility_id: int | None) -> ReceivingFacility:
     """The facility an onward CTR leaves, when `user` may issue from it: its operator, or the
     municipality for its own PEV collection (art. 6)."""
-    facility = (
-        ReceivingFacility.objects.filter(pk=facility_id).first()
-        if facility_id is not None
-        else None
-    )
-    if facility is None:
-        raise CTRError(
-            f"A área de origem {facility_id} não existe.", "facility_unknown", "origin_facility"
-        )
+    found = onward_origins(user, [facility_id] if facility_id is not None else [])
+    origin = found.get(facility_id) if facility_id is not None else None
+    if origin is None:
+        raise unknown_origin(facility_id)
+    if isinstance(origin, CTRError):
+        raise origin
+    return origin
+
+
+def onward_origins(user, facility_ids) -> dict[int, ReceivingFacility | CTRError]:
+    """onward_origin for many facilities in one query (the CSV import's rows): each existing
+    facility, or the refusal `user` gets for it (NotAllowed); unknown ids are left out."""
     operated = roles.facility_of(user)
-    if operated is not None and operated.pk == facility.pk:
-        return facility
-    if roles.is_municipal(user) and facility.kind == FacilityKind.PEV:
-        return facility
-    raise NotAllowed(
-        f"Só um operador da área “{facility.name}” emite CTR de saída dela (o município, "
-        "dos seus PEVs)."
+    municipal = roles.is_municipal(user)
+    found: dict[int, ReceivingFacility | CTRError] = {}
+    for facility in ReceivingFacility.objects.filter(pk__in=set(facility_ids)):
+        if (operated is not None and operated.pk == facility.pk) or (
+            municipal and facility.kind == FacilityKind.PEV
+        ):
+            found[facility.pk] = facility
+        else:
+            found[facility.pk] = NotAllowed(
+                f"Só um operador da área “{facility.name}” emite CTR de saída dela (o "
+                "município, dos seus PEVs).",
+                field="origin_facility",
+            )
+    return found
+
+
+def unknown_origin(facility_id: int | None) -> CTRError:
+    return CTRError(
+        f"A área de origem {facility_id} não existe.", "facility_unknown", "origin_facility"
     )
 
 
@@ -537,12 +555,18 @@ def issue_onward(
             "transporter",
         )
     if request.origin is None:
-        request.origin = facility.area.point_on_surface
+        request.origin = default_onward_origin(facility)
     with transaction.atomic():
         # Two onward CTRs from one facility at once would each see the whole stock: they
         # queue on the facility's row, and the second checks the stock the first left.
         lock_facility(facility)
         return issue(transporter, user, request, at)
+
+
+def default_onward_origin(facility: ReceivingFacility) -> Point:
+    """Where an onward CTR leaves when it does not say: a point inside the facility's area
+    (GEOS here, for the CSV import too, so that both paths store the same point)."""
+    return facility.area.point_on_surface
 
 
 def lock_facility(facility: ReceivingFacility) -> None:

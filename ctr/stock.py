@@ -8,7 +8,8 @@ its received volume, shared over its waste lines in proportion to what they decl
 CTR counts while issued or received, so a refused or cancelled one returns its volume to the
 stock simply by no longer counting.
 
-MOVES_SQL is the one description of the movements: the balance reads it here, and the FIFO
+moves_sql is the one description of the movements: the balance reads it here (MOVES_SQL, one
+facility), the CSV import (ctr.bulk) for every facility its onward rows ship from, and the FIFO
 allocation of inbound to onward CTRs (issue 14, point 3) is meant to read the same rows,
 ordered by day within a class.
 """
@@ -28,24 +29,32 @@ from .models import CTR, CTRStatus, CTRWaste, OnSiteProcessing
 # Counted as shipped from the stock: an onward CTR on its way or delivered.
 SHIPPED_STATUSES = (CTRStatus.ISSUED.value, CTRStatus.RECEIVED.value)
 
-# One row per movement of the facility %(facility)s: its class, day, and the volume it adds to
-# (received) or takes from (shipped, processed) the stock.
-MOVES_SQL = f"""
-    SELECT w.waste_class AS waste_class, c.transport_date AS day,
+
+def moves_sql(facilities: str) -> str:
+    """One row per movement of the facilities whose id satisfies `facilities` (SQL after the
+    column: "= %(facility)s", "IN (SELECT …)"): its facility, class, day, and the volume it
+    adds to (received) or takes from (shipped, processed) the stock."""
+    return f"""
+    SELECT c.destination_facility_id AS facility_id, w.waste_class AS waste_class,
+           c.transport_date AS day,
            CASE WHEN c.received_volume_m3 IS NULL THEN w.volume_m3
                 ELSE w.volume_m3 * c.received_volume_m3 / c.total_volume_m3 END AS received,
            0::numeric AS shipped, 0::numeric AS processed
     FROM {CTR._meta.db_table} c JOIN {CTRWaste._meta.db_table} w ON w.ctr_id = c.id
-    WHERE c.destination_facility_id = %(facility)s AND c.status = '{CTRStatus.RECEIVED.value}'
+    WHERE c.destination_facility_id {facilities} AND c.status = '{CTRStatus.RECEIVED.value}'
     UNION ALL
-    SELECT w.waste_class, c.transport_date, 0, w.volume_m3, 0
+    SELECT c.origin_facility_id, w.waste_class, c.transport_date, 0, w.volume_m3, 0
     FROM {CTR._meta.db_table} c JOIN {CTRWaste._meta.db_table} w ON w.ctr_id = c.id
-    WHERE c.origin_facility_id = %(facility)s AND c.status IN %(shipped_statuses)s
+    WHERE c.origin_facility_id {facilities} AND c.status IN %(shipped_statuses)s
     UNION ALL
-    SELECT p.waste_class, p.day, 0, 0, p.volume_m3
+    SELECT p.facility_id, p.waste_class, p.day, 0, 0, p.volume_m3
     FROM {OnSiteProcessing._meta.db_table} p
-    WHERE p.facility_id = %(facility)s
+    WHERE p.facility_id {facilities}
 """
+
+
+# The movements of the facility %(facility)s.
+MOVES_SQL = moves_sql("= %(facility)s")
 
 BALANCE_SQL = f"""
     SELECT waste_class,

@@ -622,6 +622,7 @@ def ctr_new(request):
 def ctr_import(request):
     report = None
     file_error = ""
+    file_rows = ()
     status = 200
     if request.method == "POST":
         form = ImportForm(request.POST, request.FILES)
@@ -639,7 +640,8 @@ def ctr_import(request):
                 )
             except csv_import.CSVFileError as error:
                 file_error = error.message
-                status = 400
+                file_rows = error.rows  # the rows that refuse the whole file, if any
+                status = error.status
         else:
             status = 400
     elif request.method in ("GET", "HEAD"):
@@ -660,6 +662,7 @@ def ctr_import(request):
             "form": form,
             "report": report,
             "file_error": file_error,
+            "file_rows": file_rows,
             "columns": [
                 {
                     "name": name,

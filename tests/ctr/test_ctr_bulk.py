@@ -18,11 +18,12 @@ from django.contrib.gis.geos import MultiPolygon, Point, Polygon
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from ctr import bulk, csv_import, rules, services
+from ctr import bulk, csv_format, csv_import, rules, services
 from ctr.models import (
     CTR,
     CTRWasteClass,
     Equipment,
+    FacilityOperator,
     Generator,
     NumberSequence,
     Transporter,
@@ -32,7 +33,8 @@ from ctr.models import (
 from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
 from pev_network.services import save_municipality
 from tests.builders import ORIGIN, licensed_facility, offset, square
-from tests.ctr_world import CPF_GENERATOR, build_world
+from tests.ctr.onward_world import inbound
+from tests.ctr_world import CPF_GENERATOR, TODAY, build_world, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -200,6 +202,14 @@ WASTE = [
 
 
 CODES = ["C-01", "c-01", "C-02", "C-09", "X-77", ""]
+# The rules only an onward CTR (a row with origin_facility) can break.
+ONWARD_RULES = {
+    "ORIGIN_FACILITY_KIND",
+    "ORIGIN_FACILITY_NOT_LICENSED",
+    "ORIGIN_OUTSIDE_ORIGIN_FACILITY",
+    "CLASS_NOT_RECEIVED_AT_ORIGIN",
+    "OVER_FACILITY_STOCK",
+}
 
 
 def _destination(rng: random.Random, f: dict) -> tuple[tuple[float, float], str]:
@@ -338,16 +348,9 @@ def test_every_issue_rule_has_a_set_based_counterpart():
     for code in issue_rules:
         item = rules.REGISTRY[code]
         assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
-    # Only the PGRCC rule reads a fact that a CSV row cannot state (the worksite's id), and the
-    # onward CTR's rules (a CSV row cannot name an origin facility yet: issue 14, point 6).
-    assert {
-        "NOT_IN_GENERATOR_PLAN",
-        "ORIGIN_FACILITY_KIND",
-        "ORIGIN_FACILITY_NOT_LICENSED",
-        "ORIGIN_OUTSIDE_ORIGIN_FACILITY",
-        "CLASS_NOT_RECEIVED_AT_ORIGIN",
-        "OVER_FACILITY_STOCK",
-    } == bulk.NOT_APPLICABLE_RULES
+    # Only the PGRCC rule reads a fact that a CSV row cannot state (the worksite's id); the
+    # onward CTR's rules run in bulk too (issue 14, point 6).
+    assert {"NOT_IN_GENERATOR_PLAN"} == bulk.NOT_APPLICABLE_RULES
     assert set(bulk.RULE_SQL) == bulk.IMPLEMENTED_RULES
 
 
@@ -433,12 +436,13 @@ def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
             seen_codes |= {x.code for x in expected}
             seen_messages |= {message_variant(x) for x in expected}
             several += len({x.code for x in errors}) > 1
-    # The mix exercises every rule that can apply to a CSV row, often several at once, and
-    # every message of each (so the SQL of each message met its Python check).
-    assert seen_codes == bulk.IMPLEMENTED_RULES
+    # The mix exercises every rule that can apply to a CSV row from a worksite, often several
+    # at once, and every message of each (so the SQL of each message met its Python check);
+    # the onward rows' rules are the onward files' below.
+    assert seen_codes == bulk.IMPLEMENTED_RULES - ONWARD_RULES
     assert seen_messages == {
         (code, variant)
-        for code in bulk.IMPLEMENTED_RULES
+        for code in bulk.IMPLEMENTED_RULES - ONWARD_RULES
         for variant in rules.REGISTRY[code].messages
     }
     assert several > 50
@@ -460,15 +464,19 @@ def test_coordinates_are_printed_as_python_prints_them():
     assert printed == [f"{x:.6f}" for x in values]
 
 
-def test_volumes_are_printed_as_rules_fmt_prints_them():
-    values = ["1.000", "0.500", "100", "2.550", "10.10", "0.001", "1000.000", "5.00"]
+def of_each_decimal(expression: str, values: list[str]) -> list:
+    """The SQL `expression` of x, in PostgreSQL, for each of `values` (numeric)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {rules.FMT.format('x')} FROM unnest(%s::numeric[]) WITH ORDINALITY u(x, i) "
-            "ORDER BY i",
+            f"SELECT {expression} FROM unnest(%s::numeric[]) WITH ORDINALITY u(x, i) ORDER BY i",
             [[Decimal(v) for v in values]],
         )
-        printed = [r[0] for r in cursor.fetchall()]
+        return [r[0] for r in cursor.fetchall()]
+
+
+def test_volumes_are_printed_as_rules_fmt_prints_them():
+    values = ["1.000", "0.500", "100", "2.550", "10.10", "0.001", "1000.000", "5.00"]
+    printed = of_each_decimal(rules.FMT.format("x"), values)
     assert printed == [rules.fmt(Decimal(v)) for v in values]
 
 
@@ -595,7 +603,7 @@ def test_bulk_and_per_ctr_paths_word_every_case_alike(mixed):
     assert any(ODD_NAME in message for message in messages)
     every_message = {
         (code, variant)
-        for code in bulk.IMPLEMENTED_RULES
+        for code in bulk.IMPLEMENTED_RULES - ONWARD_RULES
         for variant in rules.REGISTRY[code].messages
     }
     assert seen_messages == every_message
@@ -646,7 +654,8 @@ def snapshot() -> list[dict]:
         .order_by("number")
     ):
         events = list(ctr.events.all())
-        assert [e.at for e in events] == [ctr.created_at]
+        # Issued at one instant (a CTR received before the import has its reception after).
+        assert events[0].action == "issue" and events[0].at == ctr.created_at
         rows.append(
             {
                 "number": ctr.number,
@@ -657,6 +666,7 @@ def snapshot() -> list[dict]:
                 "vehicle": ctr.vehicle.plate,
                 "equipment": ctr.equipment.code if ctr.equipment else None,
                 "generator": (ctr.generator.document, ctr.generator.name),
+                "generator_name": ctr.generator_name,
                 "worksite": (
                     ctr.worksite.address,
                     ctr.worksite.neighbourhood,
@@ -664,9 +674,12 @@ def snapshot() -> list[dict]:
                     ctr.worksite.generator.document,
                     ctr.worksite.is_large_generator,
                     ctr.worksite.permit_number,
-                ),
+                )
+                if ctr.worksite
+                else None,
                 "origin": ctr.origin.coords,
                 "destination": ctr.destination.coords,
+                "origin_facility": ctr.origin_facility_id,
                 "facility": ctr.destination_facility_id,
                 "transport_date": ctr.transport_date,
                 "total": ctr.total_volume_m3,
@@ -693,6 +706,7 @@ def registries() -> tuple:
             for w in Worksite.objects.select_related("generator")
         ),
         sorted(NumberSequence.objects.values_list("municipality__ibge_code", "year", "last_value")),
+        sorted(FacilityOperator.objects.values_list("facility_id", "generator__document")),
     )
 
 
@@ -856,3 +870,283 @@ def test_an_error_while_reporting_stops_the_reader(mixed, monkeypatch):
     with pytest.raises(RuntimeError, match="relatório"):
         bulk.import_rows(rows, f["alfa"], world.alfa_user, on_results, chunk_rows=10)
     assert not reader_threads()
+
+
+# --- onward CTRs: rows that ship sorted waste out of an ATT or a PEV (issue 14) ----------------
+
+OPERATOR = ("Triagem Vale Ltda.", "12.345.678/0001-95")
+D1, D2 = D(2026, 11, 20), D(2026, 11, 25)
+
+
+def onward_row(
+    world,
+    waste: str,
+    day=TODAY,
+    facility=None,
+    destination=None,
+    origin=None,
+    generator=OPERATOR,
+    **overrides,
+) -> dict:
+    """A row of sorted waste leaving the ATT (or `facility`) for the recycling area (or
+    `destination`), carried by Beta; its origin left to the facility unless given (lon, lat)."""
+    target = world.inside(destination or world.recycling)
+    row = {
+        "transport_date": day.isoformat(),
+        "vehicle_plate": "XYZ9876",
+        "equipment_code": "",
+        "generator_name": generator[0] if generator else "",
+        "generator_document": generator[1] if generator else "",
+        "worksite_address": "",
+        "worksite_neighbourhood": "",
+        "origin_facility": str((facility or world.att).pk),
+        "origin_lon": f"{origin[0]:.10f}" if origin else "",
+        "origin_lat": f"{origin[1]:.10f}" if origin else "",
+        "destination_lon": f"{target.x:.10f}",
+        "destination_lat": f"{target.y:.10f}",
+        "destination_facility": "",
+        "waste": waste,
+        "description": "triado",
+    }  # fmt: skip
+    row.update(overrides)
+    return row
+
+
+def worksite_row(world, waste: str = "A=3", day=TODAY, **overrides) -> dict:
+    """An ordinary row of Beta's: from a worksite of the town to the ATT."""
+    target = world.inside(world.att)
+    row = {
+        "transport_date": day.isoformat(),
+        "vehicle_plate": "XYZ-9876",
+        "equipment_code": "B-01",
+        "generator_name": "Maria da Obra",
+        "generator_document": CPF_GENERATOR,
+        "worksite_address": "Rua das Flores, 10",
+        "worksite_neighbourhood": "Centro",
+        "origin_facility": "",
+        "origin_lon": f"{world.origin.x:.10f}",
+        "origin_lat": f"{world.origin.y:.10f}",
+        "destination_lon": f"{target.x:.10f}",
+        "destination_lat": f"{target.y:.10f}",
+        "destination_facility": "",
+        "waste": waste,
+        "description": "entulho",
+    }  # fmt: skip
+    row.update(overrides)
+    return row
+
+
+def one_by_one(lines, transporter, user, dry_run=False) -> list[csv_import.RowResult]:
+    """The per-row path, row after row (import_ctrs' own loop, without its check of the whole
+    file's origins first: a row the user may not ship from is refused on its line)."""
+    if not dry_run:
+        return [csv_import.import_row(n, row, transporter, user, False) for n, row in lines]
+    with transaction.atomic():
+        results = [csv_import.import_row(n, row, transporter, user, True) for n, row in lines]
+        transaction.set_rollback(True)
+    return results
+
+
+def same_by_bulk_and_one_by_one(lines, transporter, user, chunk_rows=4) -> list:
+    """Import `lines` one by one, then in bulk (chunks of `chunk_rows`: the file's sequence
+    crosses them), and require the same report, the same CTRs and the same registries; and
+    the same of a dry run, which writes nothing. Returns the bulk results."""
+    point = transaction.savepoint()
+    expected = one_by_one(lines, transporter, user)
+    expected_ctrs, expected_registries = snapshot(), registries()
+    transaction.savepoint_rollback(point)
+    before = snapshot(), registries()
+
+    dry = bulk_results(lines, transporter, user, dry_run=True, chunk_rows=chunk_rows)
+    assert (snapshot(), registries()) == before
+    assert report_of(dry) == report_of(one_by_one(lines, transporter, user, dry_run=True))
+    assert (snapshot(), registries()) == before
+    assert [r.line for r in dry if r.checked] == [r.line for r in expected if r.number]
+
+    got = bulk_results(lines, transporter, user, dry_run=False, chunk_rows=chunk_rows)
+    assert report_of(got) == report_of(expected)
+    for mine, reference in zip(got, expected, strict=True):
+        assert as_tuples(mine.findings) == as_tuples(reference.findings), mine.line
+    assert snapshot() == expected_ctrs
+    assert registries() == expected_registries
+    return got
+
+
+@pytest.fixture
+def onward_world(frozen_today):
+    """The ATT with stock of A (10 m³ on D1; 3,6 of a 4,5 m³ reception shared with B on D2; 1 m³
+    recycled there on D2) and of B (0,9), a class C on its way (not received), its license
+    lapsed on 27/11; the PEV with 0,8 m³ of A; Beta's ordinary rows carried to the ATT."""
+    world = build_world()
+    inbound(world, {"A": "10"}, received="10", day=D1)
+    inbound(world, {"A": "4", "B": "1"}, received="4.5", day=D2)
+    inbound(world, {"C": "1"})
+    services.record_processing(world.operator, world.att, "A", Decimal("1"), D2, "recycled")
+    inbound(world, {"A": "0.8"}, received="0.8", facility=world.pev)
+    lapsed = FacilityLicense.objects.get(facility=world.att)
+    lapsed.valid_until = D(2026, 11, 26)
+    lapsed.save()
+    FacilityLicense.objects.create(
+        facility=world.att, number="LO-ATT-2", issuer="CETESB", valid_from=D(2026, 11, 28)
+    )
+    return world
+
+
+def codes_of(result) -> list[str]:
+    return [f.code for f in result.findings]
+
+
+def test_a_file_of_ordinary_and_onward_rows_issues_the_same_by_bulk_as_one_by_one(onward_world):
+    world = onward_world
+    other = ("Outra Empresa Ltda.", "11.444.777/0001-61")
+    rows = [
+        worksite_row(world),  # 2: an ordinary row of the same file
+        onward_row(world, "A=2", generator=None),  # 3: the ATT's first: no operator named
+        onward_row(world, "A=0,5; C=0,5", destination=world.pev),  # 4: C not received yet
+        onward_row(world, "A=6"),  # 5: names the operator, issued: 12,6 − 1 − 6 left
+        onward_row(world, "A=2", generator=other),  # 6: another generator than the operator
+        onward_row(world, "A=4", generator=None),  # 7: 5,6 left + 1,36 of tolerance: issued
+        onward_row(world, "A=4"),  # 8: past the stock only because of 5 and 7
+        onward_row(world, "A=0,5; B=0,5", generator=None, destination=world.pev),  # 9
+        onward_row(world, "A=1", origin=(world.origin.x, world.origin.y)),  # 10: origin out
+        onward_row(world, "A=1", day=D(2026, 11, 27)),  # 11: license lapsed that day
+        onward_row(world, "A=50"),  # 12: far past the stock
+        onward_row(world, "A=1", vehicle_plate="ZZZ9Z99"),  # 13: refused by another rule
+        onward_row(world, "A=1", destination_facility="999999"),  # 14: unknown destination
+        onward_row(world, "A=1,5", destination=world.landfill),  # 15: a warning, issued
+        onward_row(world, "A=2", day=D2),  # 16: an earlier day: what left on 30/11 is later
+        onward_row(world, "B=0,5", destination=world.pev),  # 17: B past stock after 9
+        worksite_row(world, "A=1", generator_name="Maria D. Obra"),  # 18: ordinary again
+        onward_row(world, "A=0,001"),  # 19: 16 (on 25/11) left the ATT below zero on 30/11
+    ]
+    lines = parsed_rows(csv_text(rows))
+    # Alone, against the stock stored, row 8 would be issued.
+    request, _ = csv_import.parse_row(dict(lines)[8])
+    request.origin = services.default_onward_origin(world.att)
+    assert not services.check(world.beta, request)[1]
+
+    got = {r.line: r for r in same_by_bulk_and_one_by_one(lines, world.beta, world.operator)}
+    assert [line for line, r in got.items() if r.number] == [2, 5, 7, 9, 15, 16, 18]
+    assert got[3].problems[0].code == "" and "é o primeiro CTR de saída" in (
+        got[3].problems[0].message
+    )
+    assert codes_of(got[4]) == ["CLASS_NOT_RECEIVED_AT_ORIGIN"]
+    assert got[6].problems[0].column == "generator_document"
+    assert "Triagem Vale Ltda." in got[6].problems[0].message
+    assert codes_of(got[8]) == ["OVER_FACILITY_STOCK"]
+    assert codes_of(got[10]) == ["ORIGIN_OUTSIDE_ORIGIN_FACILITY"]
+    assert codes_of(got[11]) == ["ORIGIN_FACILITY_NOT_LICENSED"]
+    assert codes_of(got[12]) == ["OVER_FACILITY_STOCK"]
+    assert codes_of(got[15]) == ["CLASS_A_TO_LANDFILL"]
+    assert codes_of(got[17]) == ["OVER_FACILITY_STOCK"]
+    assert got[17].problems[0].message.endswith("estoque de 0,4 m³ mais 10% do recebido (0,49 m³).")
+    assert codes_of(got[19]) == ["OVER_FACILITY_STOCK"]
+    assert got[14].problems[0].column == "destination_facility"
+    onward = CTR.objects.filter(origin_facility=world.att)
+    assert onward.count() == 5
+    assert {c.generator.document for c in onward} == {"12345678000195"}
+    assert all(world.att.area.covers(c.origin) and c.worksite is None for c in onward)
+
+
+PREFEITURA = ("Prefeitura de Guaratinguetá (teste)", cnpj(46_000))
+
+
+def test_the_municipality_ships_from_its_pev_in_a_file_and_not_from_the_att(onward_world):
+    world = onward_world
+    rows = [
+        onward_row(world, "A=0,5", facility=world.pev, generator=PREFEITURA),  # 2: issued
+        worksite_row(world),  # 3
+        onward_row(world, "A=0,5", facility=world.pev, generator=None),  # 4: 0,3 + 0,08 left
+        onward_row(world, "A=1"),  # 5: the ATT is not the municipality's
+        onward_row(world, "A=1", facility=world.pev, origin_facility="999999"),  # 6: no such
+        onward_row(world, "A=1", origin_facility="ATT"),  # 7: not a number
+        onward_row(world, "A=0,3", facility=world.pev, generator=None),  # 8: within
+    ]
+    lines = parsed_rows(csv_text(rows))
+    got = {r.line: r for r in same_by_bulk_and_one_by_one(lines, world.beta, world.nucleo, 3)}
+    assert [line for line, r in got.items() if r.number] == [2, 3, 8]
+    assert codes_of(got[4]) == ["OVER_FACILITY_STOCK"]
+    assert got[5].problems == [
+        csv_format.Problem(
+            "origin_facility",
+            "Só um operador da área “ATT” emite CTR de saída dela (o município, dos seus PEVs).",
+        )
+    ]
+    assert got[6].problems == [
+        csv_format.Problem("origin_facility", "A área de origem 999999 não existe.")
+    ]
+    assert got[7].problems == [
+        csv_format.Problem("origin_facility", "Área de origem inválida: “ATT”; informe o número.")
+    ]
+    assert FacilityOperator.objects.get(facility=world.pev).generator.name == PREFEITURA[0]
+
+
+def test_a_file_naming_an_origin_the_user_may_not_ship_from_is_refused_whole(onward_world):
+    world = onward_world
+    rows = [
+        worksite_row(world),
+        onward_row(world, "A=1", facility=world.pev),
+        onward_row(world, "A=1"),  # line 4: the ATT, not the municipality's
+        onward_row(world, "A=1", origin_facility="999999"),
+        onward_row(world, "A=1", origin_facility="7x"),
+    ]
+    data = csv_text(rows).encode()
+    for per_row in (False, True):
+        with pytest.raises(csv_import.OriginRefused) as refused:
+            csv_import.import_ctrs(data, world.beta, world.nucleo, per_row=per_row)
+        assert refused.value.status == 403
+        assert [(r.line, r.problems[0].column) for r in refused.value.rows] == [
+            (4, "origin_facility"),
+            (5, "origin_facility"),
+            (6, "origin_facility"),
+        ]
+        assert "3 linhas do arquivo indicam" in refused.value.message
+    assert not CTR.objects.filter(transporter=world.beta).exists()
+    # Without a facility of another's, an unknown or a malformed one is a 400.
+    with pytest.raises(csv_import.OriginRefused) as refused:
+        csv_import.import_ctrs(csv_text(rows[:2] + rows[3:]).encode(), world.beta, world.nucleo)
+    assert refused.value.status == 400
+
+
+def test_only_an_att_or_a_pev_ships_onward_in_a_file_too(onward_world):
+    world = onward_world
+    operator = make_user("operador_reciclagem", facility=world.recycling)
+    received = inbound(world, {"A": "5"}, facility=world.recycling, day=D1)
+    services.receive(received, operator, Decimal("5"))
+    rows = [
+        onward_row(world, "A=1", facility=world.recycling, destination=world.landfill),
+        onward_row(world, "A=1", facility=world.recycling, destination=world.landfill,
+                   day=D(2019, 6, 1)),
+    ]  # fmt: skip
+    got = same_by_bulk_and_one_by_one(parsed_rows(csv_text(rows)), world.beta, operator)
+    assert "ORIGIN_FACILITY_KIND" in codes_of(got[0])
+    assert {"ORIGIN_FACILITY_KIND", "ORIGIN_FACILITY_NOT_LICENSED", "CLASS_NOT_RECEIVED_AT_ORIGIN",
+            "TRANSPORTER_NOT_LICENSED"} <= set(codes_of(got[1]))  # fmt: skip
+    assert not any(r.number for r in got)
+
+
+def test_onward_rows_word_every_message_of_the_onward_rules_alike(onward_world):
+    world = onward_world
+    ReceivingFacility.objects.filter(pk=world.att.pk).update(name=ODD_NAME)
+    # 12,6 m³ of A in stock and 13,6 received: 12,6 + 1,6405 m³ may leave, 14,24 to the
+    # thousandth half to even (PostgreSQL's round() would give 14,241).
+    world.town.sorting_tolerance_pct = {"A": "12.0625", "B": 0}
+    world.town.save()
+    rows = [
+        onward_row(world, "A=13,26; A=1,1; B=0,001; C=1; B=0,9", origin=(world.origin.x, 0.0)),
+        onward_row(world, "A=1", day=D(2026, 11, 27)),
+    ]
+    lines = parsed_rows(csv_text(rows))
+    got = bulk_results(lines, world.beta, world.operator, dry_run=True)
+    expected = one_by_one(lines, world.beta, world.operator, dry_run=True)
+    assert [as_tuples(r.findings) for r in got] == [as_tuples(r.findings) for r in expected]
+    seen = {message_variant(f) for r in got for f in r.findings}
+    assert {(code, rules.MAIN) for code in ONWARD_RULES - {"ORIGIN_FACILITY_KIND"}} <= seen
+    messages = [f.message for r in got for f in r.findings]
+    assert any(ODD_NAME in m and "12,0625% do recebido (14,24 m³)" in m for m in messages)
+
+
+def test_the_allowed_volume_is_rounded_half_to_even_as_python_quantizes_it():
+    values = ["1.0005", "1.0015", "-2.0005", "-2.0015", "0.0005", "2.55", "7", "1.00049999"]
+    got = of_each_decimal(rules.QUANTIZE_SQL.format("x"), values)
+    assert got == [Decimal(v).quantize(Decimal("0.001")) for v in values]

@@ -13,9 +13,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from ctr import csv_format, csv_import
+from ctr import csv_format, csv_import, roles
 from ctr.models import CTR
-from tests.ctr_world import TODAY, build_world
+from tests.ctr.onward_world import inbound
+from tests.ctr_world import TODAY, build_world, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -375,3 +376,122 @@ def test_command_dry_run_and_refusals(world, tmp_path):
     path.write_bytes(b"")
     with pytest.raises(CommandError, match="O arquivo está vazio. Nenhum CTR foi emitido."):
         call_command("import_ctrs", str(path), user="alfa")
+
+
+# --- onward CTRs: the origin_facility column (issue 14) ----------------------------------------
+
+PREFEITURA = {"generator_name": "Prefeitura (teste)", "generator_document": "46.643.466/0001-06"}
+
+
+@pytest.fixture
+def pev_world(frozen_today):
+    """The PEV with 0,8 m³ of A received; the municipality's collection: a municipal user who
+    acts for Beta, the transporter that carries it."""
+    world = build_world()
+    inbound(world, {"A": "0.8"}, received="0.8", facility=world.pev)
+    world.prefeitura = make_user("prefeitura", roles.NUCLEO, transporter=world.beta)
+    return world
+
+
+def pev_row(world, **overrides) -> dict:
+    """Sorted waste from the PEV to the recycling area: its origin left to the PEV."""
+    values = row(
+        world,
+        facility=world.recycling,
+        vehicle_plate="XYZ9876",
+        equipment_code="",
+        worksite_address="",
+        worksite_neighbourhood="",
+        origin_lon="",
+        origin_lat="",
+        origin_facility=str(world.pev.pk),
+        waste="A=0,5",
+        **PREFEITURA,
+    )
+    values.update(overrides)
+    return values
+
+
+def test_the_municipality_imports_onward_ctrs_from_its_pev(pev_world):
+    world = pev_world
+    data = csv_bytes([pev_row(world), pev_row(world, generator_name="", generator_document="")])
+    response = upload(client_for(world.prefeitura), data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "1 CTR emitido" in html and "1 linha recusada" in html
+    assert "OVER_FACILITY_STOCK" in html  # 0,3 m³ + 0,08 left after the first row
+    (ctr,) = CTR.objects.filter(origin_facility__isnull=False)
+    assert ctr.origin_facility == world.pev and ctr.transporter == world.beta
+    assert world.pev.area.covers(ctr.origin) and ctr.worksite is None
+    assert ctr.generator.document == "46643466000106"
+
+
+def test_a_file_naming_another_s_facility_is_a_403_listing_every_line(pev_world):
+    world = pev_world
+    data = csv_bytes(
+        [
+            pev_row(world),
+            pev_row(world, origin_facility=str(world.att.pk)),
+            pev_row(world, origin_facility="999999"),
+            pev_row(world, origin_facility="x"),
+        ]
+    )
+    response = upload(client_for(world.prefeitura), data)
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert "nenhum CTR foi emitido" in html
+    assert "3 linhas do arquivo indicam uma área de origem" in html
+    assert (
+        "Linha 3: <code>origin_facility</code>: Só um operador da área “ATT” emite CTR de saída"
+        in html
+    )
+    assert "Linha 4: <code>origin_facility</code>: A área de origem 999999 não existe." in html
+    assert "Linha 5: <code>origin_facility</code>: Área de origem inválida: “x”" in html
+    assert CTR.objects.filter(origin_facility__isnull=False).count() == 0
+    # Unknown or malformed, but none of another's: a 400.
+    malformed = csv_bytes([pev_row(world, origin_facility="0")])
+    assert upload(client_for(world.prefeitura), malformed).status_code == 400
+    # A transporter's user is not the municipality: its PEV is not theirs to ship from.
+    assert upload(client_for(world.alfa_user), csv_bytes([pev_row(world)])).status_code == 403
+    assert not CTR.objects.filter(origin_facility__isnull=False).exists()
+
+
+@pytest.mark.parametrize("per_row", [False, True], ids=["bulk", "per-row"])
+def test_the_command_refuses_such_a_file_before_issuing_any_row(pev_world, tmp_path, per_row):
+    world = pev_world
+    path = tmp_path / "saida.csv"
+    path.write_bytes(csv_bytes([row(world), pev_row(world, origin_facility=str(world.att.pk))]))
+    out = io.StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command("import_ctrs", str(path), user="prefeitura", stdout=out, per_row=per_row)
+    assert raised.value.returncode == 1
+    assert "Nenhum CTR foi emitido." in str(raised.value)
+    assert "linha 3: recusada" in out.getvalue()
+    assert "origin_facility: Só um operador da área “ATT”" in out.getvalue()
+    assert CTR.objects.filter(created_by=world.prefeitura).count() == 0
+
+
+def test_an_onward_row_has_no_worksite_and_may_leave_out_its_origin_and_operator(world):
+    cases = {
+        "worksite_address": ("Rua das Flores, 10", "worksite_address"),
+        "origin_lat": ("", "origin_lat"),  # the longitude alone
+        "generator_document": ("", "generator_document"),  # a name without its document
+    }
+    for column, (value, problem_column) in cases.items():
+        values = pev_row(world, origin_lon="-45,19", origin_lat="-22,81")
+        if column != "origin_lat":
+            values.update(origin_lon="", origin_lat="")
+        values[column] = value
+        request, problems = csv_import.parse_row(values)
+        assert request is None and [p.column for p in problems] == [problem_column], column
+    request, problems = csv_import.parse_row(
+        pev_row(world, generator_name="", generator_document="")
+    )
+    assert problems == [] and request.origin is None and request.generator is None
+    assert request.worksite is None and request.origin_facility_id == world.pev.pk
+
+
+def test_a_facility_number_in_other_digits_is_a_problem_not_an_error(world):
+    for column in ("destination_facility", "origin_facility"):
+        _, problems = csv_import.parse_row(row(world, **{column: "²"}))
+        assert column in [p.column for p in problems]

@@ -1,6 +1,9 @@
 """Onward CTRs from one facility at once (issue 14): each sees the stock the previous left; the
 allocation rebuilt by readers at once is stored once."""
 
+import threading
+import time
+
 import pytest
 from django.db import connection
 from rest_framework.authtoken.models import Token
@@ -61,3 +64,51 @@ def piece(facility, waste_class, inbound_line, outbound_line, processing, volume
     """A piece comparable whatever its empty ends (None sorts with nothing)."""
     ends = (inbound_line or 0, outbound_line or 0, processing or 0)
     return (facility, waste_class, *ends, round(volume, 3))
+
+
+def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_stock(
+    frozen_today,
+):
+    """The import locks the facilities it ships from before it reads their stock, as
+    ctr.services.issue_onward locks its one: issued while the other holds the lock, it finds
+    the stock that one left."""
+    from django.db import connection, transaction
+
+    from ctr import csv_import, services
+    from tests.ctr.onward_world import onward_request
+    from tests.ctr.test_ctr_bulk import csv_text, onward_row
+
+    world = build_world()
+    world.town.sorting_tolerance_pct = {"A": "0"}
+    world.town.save()
+    inbound(world, {"A": "10"}, received="10")
+    locked, results = threading.Event(), {}
+
+    def per_ctr():
+        try:
+            with transaction.atomic():
+                services.lock_facility(world.att)
+                locked.set()
+                time.sleep(1.5)  # the import starts meanwhile
+                request = onward_request(world, {"A": "6"})
+                results["per_ctr"] = services.issue_onward(world.operator, world.beta.pk, request)
+        finally:
+            connection.close()
+
+    def in_bulk():
+        try:
+            locked.wait(10)
+            data = csv_text([onward_row(world, "A=6")]).encode()
+            results["bulk"] = csv_import.import_ctrs(data, world.beta, world.operator)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=per_ctr), threading.Thread(target=in_bulk)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    (result,) = results["bulk"].rows
+    assert [p.code for p in result.problems] == ["OVER_FACILITY_STOCK"]
+    assert "estoque de 4 m³" in result.problems[0].message
+    assert CTR.objects.filter(origin_facility=world.att).count() == 1

@@ -77,6 +77,15 @@ class Command(BaseCommand):
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         except OSError as error:
             raise CommandError(f"Não foi possível ler {path}: {error.strerror}.") from None
+        if "origin_facility" in stream.columns:
+            # The onward rows' origins, for the whole file before any chunk is issued.
+            try:
+                with csv_import.open_stream(path) as first:
+                    csv_import.check_origins(first.rows(), user)
+            except csv_import.CSVFileError as error:
+                stream.close()
+                self.write_rows(error.rows)
+                raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         importer = bulk.BulkImporter(transporter, user, dry_run=self.dry_run, chunk_rows=chunk_rows)
         try:
             importer.run(stream.rows(), self.write_rows, self.progress)
@@ -113,6 +122,7 @@ class Command(BaseCommand):
                 per_row=True,
             )
         except csv_import.CSVFileError as error:
+            self.write_rows(error.rows)
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         finally:
             self.end_progress()
