@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 import audit
 from config.api_errors import Problem
 from config.api_filters import BBoxFilter
-from config.api_params import parse_date
+from config.api_params import parse_period
 from config.geojson_fields import GeoJSONPointField
 from config.pagination import NewestFirstCursorPagination
 from pev_network.api import problems
@@ -687,13 +687,7 @@ class FacilityBalanceView(APIView):
         operated = roles.facility_of(request.user)
         if not roles.is_municipal(request.user) and (operated is None or operated.pk != pk):
             raise Problem(403, "Só o operador da área e o município veem o seu balanço.")
-        params = request.query_params
-        date_from = (
-            parse_date("date_from", params["date_from"]) if params.get("date_from") else None
-        )
-        date_to = parse_date("date_to", params["date_to"]) if params.get("date_to") else None
-        if date_from and date_to and date_from > date_to:
-            raise Problem(400, "date_from deve ser anterior ou igual a date_to.")
+        date_from, date_to = parse_period(request.query_params)
         body = {
             "facility": facility_summary(facility),
             "date_from": date_from,

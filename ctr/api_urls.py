@@ -3,6 +3,7 @@ from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import SimpleRouter
 
 from .api import CTRViewSet, EquipmentViewSet, FacilityBalanceView, RuleListView, VehicleViewSet
+from .api_destinations import GeneratorDestinationsView, WorksiteDestinationsView
 
 router = SimpleRouter()
 router.register("ctrs", CTRViewSet, basename="ctr")
@@ -13,5 +14,15 @@ urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("rules/", RuleListView.as_view(), name="rules"),
     path("facilities/<int:pk>/balance/", FacilityBalanceView.as_view(), name="facility-balance"),
+    path(
+        "worksites/<int:pk>/destinations/",
+        WorksiteDestinationsView.as_view(),
+        name="worksite-destinations",
+    ),
+    path(
+        "generators/<int:pk>/destinations/",
+        GeneratorDestinationsView.as_view(),
+        name="generator-destinations",
+    ),
     *router.urls,
 ]
