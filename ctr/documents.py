@@ -71,8 +71,11 @@ def public_person_name(name: str, document: str) -> str:
     words = name.split()
     if not words:
         return ""
-    initials = [f"{w[0].upper()}." for w in words[1:] if w.lower() not in particles]
-    return " ".join([words[0], *initials])
+    # The first letter of each later name: "(fictícia)" gives "F.", not "(.".
+    letters = [
+        next((c for c in w if c.isalpha()), "") for w in words[1:] if w.lower() not in particles
+    ]
+    return " ".join([words[0], *(f"{letter.upper()}." for letter in letters if letter)])
 
 
 def normalize_plate(value: str) -> str:

@@ -25,6 +25,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from ctr import certificates
 from ctr.models import CTR
 from fiscalization import enforcement, intake, photos
 from fiscalization.models.enforcement import DeliveryMethod
@@ -130,6 +131,10 @@ def build_objects() -> dict[str, object]:
         "ctr_to_refuse": to_refuse.number,
         "ctr_to_cancel": to_cancel.number,
         "worksite": ctr.worksite_id,
+        "generator": ctr.generator_id,
+        "certificate": certificates.issue(
+            certificates.Scope.of_worksite(ctr.worksite), world.nucleo
+        )[0].code,
         "vehicle": world.alfa.vehicles.first().pk,
         "equipment": world.alfa.equipment.first().pk,
         "facility": world.att.pk,

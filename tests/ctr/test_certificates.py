@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 from ctr import certificates, services
 from ctr.certificates import Place, Scope, Share
 from ctr.custody import Outcome
+from ctr.documents import public_person_name
 from ctr.models import DestinationCertificate, ProcessingKind, Worksite
 from ctr.rules import WasteLine
 from tests.ctr.onward_world import inbound, onward
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.django_db
 D = datetime.date
 M3 = Decimal
 ADDRESS = "Rua das Obras, 77"
+LOAD_DAY, SHIP_DAY = D(2026, 11, 1), D(2026, 11, 10)
 
 
 @pytest.fixture
@@ -43,12 +45,12 @@ def site(world):
     return services.WorksiteData(ADDRESS, world.origin, neighbourhood="Vila Bela")
 
 
-def load(world, lines, received=None, day=D(2026, 11, 1), **kwargs):
+def load(world, lines, received=None, day=LOAD_DAY, **kwargs):
     """A load of the worksite (Alfa's, to the ATT unless `facility`)."""
     return inbound(world, lines, received=received, day=day, worksite=site(world), **kwargs)
 
 
-def ship(world, lines, to=None, received=True, day=D(2026, 11, 10)):
+def ship(world, lines, to=None, received=True, day=SHIP_DAY):
     """Sorted waste from the ATT to the recycling area (or `to`), received there in full."""
     ctr = onward(world, lines, day=day, destination=to or world.recycling)
     if received:
@@ -396,9 +398,7 @@ def test_the_api_gives_each_ctr_and_each_place_with_the_reasons(world):
         ("stock", "ATT", "2.000"),
     ]
     assert body["by_class"][0]["destined_m3"] == "4.000"
-    assert body["certificate"]["pdf"] == (
-        f"http://testserver/obras/{first.worksite_id}/cdf.pdf"
-    )
+    assert body["certificate"]["pdf"] == (f"http://testserver/obras/{first.worksite_id}/cdf.pdf")
     assert body["subject"]["transporter_id"] is None
     own = api(world.alfa_user).get(f"/api/v1/worksites/{first.worksite_id}/destinations/")
     assert own.json()["subject"]["transporter_id"] == world.alfa.pk
@@ -427,7 +427,8 @@ def test_the_generator_api_over_a_period(world):
     )
     empty = api(world.nucleo).get(url, {"date_from": "2026-11-01"}).json()
     assert empty["ctrs"] == [] and empty["conclusive"] is False
-    for query in ({"date_from": "31/10/2026"}, {"date_from": "2026-11-02", "date_to": "2026-11-01"}):
+    inverted = {"date_from": "2026-11-02", "date_to": "2026-11-01"}
+    for query in ({"date_from": "31/10/2026"}, inverted):
         response = api(world.nucleo).get(url, query)
         assert response.status_code == 400
         assert response["Content-Type"].startswith("application/problem+json")
@@ -441,3 +442,10 @@ def test_the_endpoints_are_in_the_openapi_schema(world):
     generator = schema["paths"]["/api/v1/generators/{id}/destinations/"]["get"]
     assert {p["name"] for p in generator["parameters"]} >= {"date_from", "date_to"}
     assert "certificate" in schema["components"]["schemas"]["DestinationsOutput"]["properties"]
+
+
+def test_a_name_in_brackets_is_masked_by_its_first_letter():
+    # "(fictícia)" in the demo's names gave "(." on the public pages.
+    assert public_person_name("Maria Exemplo da Silva (fictícia)", CPF_GENERATOR) == (
+        "Maria E. S. F."
+    )
