@@ -663,6 +663,13 @@ class FacilityBalanceOutput(serializers.Serializer):
     classes = ClassBalanceOutput(many=True)
 
 
+# ?date_from=&date_to= (config.api_params.parse_period), in the schema.
+PERIOD_PARAMETERS = [
+    OpenApiParameter("date_from", OpenApiTypes.DATE, description="Primeiro dia (incluso)"),
+    OpenApiParameter("date_to", OpenApiTypes.DATE, description="Último dia (incluso)"),
+]
+
+
 class FacilityBalanceView(APIView):
     """O balanço de uma área de recebimento por classe (art. 3 III): estoque inicial +
     recebido − expedido − beneficiado na área = estoque final. O operador vê o da sua área;
@@ -671,10 +678,7 @@ class FacilityBalanceView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("date_from", OpenApiTypes.DATE, description="Primeiro dia (incluso)"),
-            OpenApiParameter("date_to", OpenApiTypes.DATE, description="Último dia (incluso)"),
-        ],
+        parameters=PERIOD_PARAMETERS,
         responses={
             200: FacilityBalanceOutput,
             **problems(

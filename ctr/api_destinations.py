@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 from django.utils.http import urlencode
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,6 +17,7 @@ from config.api_params import parse_period
 from pev_network.api import problems
 
 from . import certificates
+from .api import PERIOD_PARAMETERS
 from .models import Generator, Worksite
 
 VOLUME = {"max_digits": 14, "decimal_places": 3}
@@ -172,10 +172,7 @@ class GeneratorDestinationsView(APIView):
 
     @extend_schema(
         summary="Destinação final dos resíduos de um gerador no período",
-        parameters=[
-            OpenApiParameter("date_from", OpenApiTypes.DATE, description="Primeiro dia (incluso)"),
-            OpenApiParameter("date_to", OpenApiTypes.DATE, description="Último dia (incluso)"),
-        ],
+        parameters=PERIOD_PARAMETERS,
         responses={
             200: DestinationsOutput,
             **problems(

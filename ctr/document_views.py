@@ -101,14 +101,13 @@ def ctr_pdf(request: HttpRequest, number: str) -> HttpResponse:
 # --- worksite destination report --------------------------------------------------------------
 
 
-def _report_scope(request: HttpRequest, pk: int) -> tuple[Worksite, Transporter | None] | None:
-    """The worksite and, for a transporter, the transporter whose CTRs the report covers
-    (certificates.for_user); None when the user may see nothing there."""
+def _worksite_scope(request: HttpRequest, pk: int) -> certificates.Scope | None:
+    """The worksite's loads the user may see (certificates.for_user: the municipality all,
+    a transporter its own); None when there is nothing for the user there."""
     worksite = Worksite.objects.select_related("generator").filter(pk=pk).first()
     if worksite is None:
         return None
-    scope = certificates.for_user(request.user, certificates.Scope.of_worksite(worksite))
-    return (worksite, scope.transporter) if scope is not None else None
+    return certificates.for_user(request.user, certificates.Scope.of_worksite(worksite))
 
 
 def _report_not_found(request: HttpRequest) -> HttpResponse:
@@ -123,20 +122,20 @@ def _report_not_found(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def worksite_report(request: HttpRequest, pk: int) -> HttpResponse:
-    scope = _report_scope(request, pk)
+    scope = _worksite_scope(request, pk)
     if scope is None:
         return _report_not_found(request)
-    report = reports.worksite_report(*scope)
+    report = reports.worksite_report(scope.worksite, scope.transporter)
     return render(request, "ctr/documents/worksite_report.html", {"report": report})
 
 
 @login_required
 @require_safe
 def worksite_report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
-    scope = _report_scope(request, pk)
+    scope = _worksite_scope(request, pk)
     if scope is None:
         return _report_not_found(request)
-    pdf = printing.worksite_report_pdf(reports.worksite_report(*scope))
+    pdf = printing.worksite_report_pdf(reports.worksite_report(scope.worksite, scope.transporter))
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="relatorio-destinacao-obra-{pk}.pdf"'
     return response
@@ -158,13 +157,6 @@ def _generator_not_found(request: HttpRequest) -> HttpResponse:
         "Gerador não encontrado",
         "Não há gerador com este número entre os que você pode consultar.",
     )
-
-
-def _worksite_cdf_scope(request: HttpRequest, pk: int) -> certificates.Scope | None:
-    worksite = Worksite.objects.select_related("generator").filter(pk=pk).first()
-    if worksite is None:
-        return None
-    return certificates.for_user(request.user, certificates.Scope.of_worksite(worksite))
 
 
 def _period(request: HttpRequest) -> tuple[datetime.date | None, datetime.date | None] | None:
@@ -230,7 +222,7 @@ def _cdf_pdf(request: HttpRequest, scope: certificates.Scope) -> HttpResponse:
 @login_required
 @require_safe
 def worksite_cdf(request: HttpRequest, pk: int) -> HttpResponse:
-    scope = _worksite_cdf_scope(request, pk)
+    scope = _worksite_scope(request, pk)
     if scope is None:
         return _report_not_found(request)
     return _cdf_page(request, scope, reverse("worksite-cdf-pdf", args=[pk]))
@@ -239,7 +231,7 @@ def worksite_cdf(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_safe
 def worksite_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
-    scope = _worksite_cdf_scope(request, pk)
+    scope = _worksite_scope(request, pk)
     if scope is None:
         return _report_not_found(request)
     return _cdf_pdf(request, scope)
