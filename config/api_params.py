@@ -61,15 +61,6 @@ def parse_date(name: str, raw: str) -> datetime.date:
         ) from None
 
 
-def parse_period(params) -> tuple[datetime.date | None, datetime.date | None]:
-    """?date_from=&date_to=: both optional (AAAA-MM-DD, days included), in order."""
-    date_from = parse_date("date_from", params["date_from"]) if params.get("date_from") else None
-    date_to = parse_date("date_to", params["date_to"]) if params.get("date_to") else None
-    if date_from and date_to and date_from > date_to:
-        raise InvalidParameter("date_to", "date_from deve ser anterior ou igual a date_to.")
-    return date_from, date_to
-
-
 def parse_lon_lat(params) -> Point:
     """A WGS 84 point from ?lon=&lat=."""
     lon = parse_float("lon", required(params, "lon"), -180, 180)

@@ -243,7 +243,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # One name for the CTR's status wherever it appears (else drf_spectacular.W001 in
     # `check --deploy`: a collision of the enums named "status").
-    "ENUM_NAME_OVERRIDES": {"CTRStatusEnum": "ctr.models.CTRStatus"},
+    "ENUM_NAME_OVERRIDES": {
+        "CTRStatusEnum": "ctr.models.CTRStatus",
+        "ProcessingKindEnum": "ctr.models.ProcessingKind",
+    },
 }
 
 # Maps: base-map tiles are the only external resource; point this at the municipal tile server

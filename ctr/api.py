@@ -16,7 +16,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework import generics, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,15 +24,23 @@ from rest_framework.views import APIView
 import audit
 from config.api_errors import Problem
 from config.api_filters import BBoxFilter
-from config.api_params import parse_period
+from config.api_params import parse_date
 from config.geojson_fields import GeoJSONPointField
 from config.pagination import NewestFirstCursorPagination
 from pev_network.api import problems
-from pev_network.models import ReceivingFacility
+from pev_network.models import ReceivingFacility, WasteClass
 
 from . import roles, rules, services, stock
 from .documents import normalize_document, normalize_plate
-from .models import CTR, CTRStatus, CTRWasteClass, Equipment, Vehicle
+from .models import (
+    CTR,
+    CTRStatus,
+    CTRWasteClass,
+    Equipment,
+    OnSiteProcessing,
+    ProcessingKind,
+    Vehicle,
+)
 
 MAX_LINE_VOLUME = Decimal("100")  # m³: no single load of RCC comes near this
 MAX_ID = 2**31 - 1  # the primary keys are PostgreSQL integers
@@ -663,11 +671,29 @@ class FacilityBalanceOutput(serializers.Serializer):
     classes = ClassBalanceOutput(many=True)
 
 
-# ?date_from=&date_to= (config.api_params.parse_period), in the schema.
 PERIOD_PARAMETERS = [
     OpenApiParameter("date_from", OpenApiTypes.DATE, description="Primeiro dia (incluso)"),
     OpenApiParameter("date_to", OpenApiTypes.DATE, description="Último dia (incluso)"),
 ]
+
+
+def period(params) -> tuple:
+    """?date_from=&date_to= (AAAA-MM-DD, both optional, in order), each error naming its
+    parameter."""
+    date_from = parse_date("date_from", params["date_from"]) if params.get("date_from") else None
+    date_to = parse_date("date_to", params["date_to"]) if params.get("date_to") else None
+    if date_from and date_to and date_from > date_to:
+        raise Problem(400, "date_from deve ser anterior ou igual a date_to.")
+    return date_from, date_to
+
+
+def facility_for_reader(request, pk: int, refusal: str) -> ReceivingFacility:
+    """The facility, when the caller may read its stock: its operator, or the municipality."""
+    facility = get_object_or_404(ReceivingFacility.objects.defer("area"), pk=pk)
+    operated = roles.facility_of(request.user)
+    if not roles.is_municipal(request.user) and (operated is None or operated.pk != pk):
+        raise Problem(403, refusal)
+    return facility
 
 
 class FacilityBalanceView(APIView):
@@ -687,11 +713,10 @@ class FacilityBalanceView(APIView):
         },
     )
     def get(self, request, pk: int):
-        facility = get_object_or_404(ReceivingFacility.objects.defer("area"), pk=pk)
-        operated = roles.facility_of(request.user)
-        if not roles.is_municipal(request.user) and (operated is None or operated.pk != pk):
-            raise Problem(403, "Só o operador da área e o município veem o seu balanço.")
-        date_from, date_to = parse_period(request.query_params)
+        facility = facility_for_reader(
+            request, pk, "Só o operador da área e o município veem o seu balanço."
+        )
+        date_from, date_to = period(request.query_params)
         body = {
             "facility": facility_summary(facility),
             "date_from": date_from,
@@ -699,3 +724,123 @@ class FacilityBalanceView(APIView):
             "classes": stock.balance(facility, date_from, date_to),
         }
         return Response(FacilityBalanceOutput(body).data)
+
+
+# --- on-site processing --------------------------------------------------------------------
+
+
+class ProcessingInput(serializers.Serializer):
+    waste_class = serializers.ChoiceField(
+        choices=WasteClass.choices, help_text="A, B, C, D ou VOLUMOSO"
+    )
+    kind = serializers.ChoiceField(
+        choices=ProcessingKind.choices,
+        help_text="recycled: agregado reciclado produzido; reused: material reutilizado.",
+    )
+    volume_m3 = serializers.DecimalField(
+        max_digits=10,
+        decimal_places=3,
+        min_value=Decimal("0.001"),
+        max_value=services.MAX_PROCESSING_M3,
+        help_text="Volume que sai do estoque da classe; até o estoque do dia mais a tolerância "
+        "de triagem do município.",
+    )
+    day = serializers.DateField(input_formats=["iso-8601"], help_text="Não posterior a hoje.")
+    note = serializers.CharField(max_length=300, required=False, default="", allow_blank=True)
+
+
+class ProcessingOutput(serializers.ModelSerializer):
+    facility = serializers.SerializerMethodField()
+    kind_label = serializers.CharField(source="get_kind_display")
+    recorded_by = serializers.CharField(source="recorded_by.username")
+
+    class Meta:
+        model = OnSiteProcessing
+        fields = [
+            "id", "facility", "waste_class", "kind", "kind_label", "volume_m3", "day", "note",
+            "recorded_by", "recorded_at",
+        ]  # fmt: skip
+
+    @extend_schema_field(FacilitySummary)
+    def get_facility(self, processing) -> dict:
+        return facility_summary(processing.facility)
+
+
+class NewestRecordedFirst(NewestFirstCursorPagination):
+    ordering = ("-recorded_at", "-pk")
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Beneficiamento registrado na área",
+        parameters=PERIOD_PARAMETERS,
+        responses={
+            200: ProcessingOutput(many=True),
+            **problems(
+                400, 401, 403, 404, c403="Acesso negado: só o operador da área e o município"
+            ),
+        },
+    ),
+    post=extend_schema(
+        summary="Registrar beneficiamento na área",
+        request=ProcessingInput,
+        responses={
+            201: ProcessingOutput,
+            **problems(
+                400,
+                401,
+                403,
+                404,
+                422,
+                c403="Acesso negado: só o operador da área registra",
+                c422="Volume acima do estoque da classe mais a tolerância de triagem",
+            ),
+        },
+    ),
+)
+class FacilityProcessingView(generics.ListCreateAPIView):
+    """O beneficiamento na própria área (art. 2: reutilização, reciclagem): agregado reciclado
+    produzido ou material reutilizado, que sai do estoque sem CTR de saída. O operador da
+    área registra (POST, dentro do estoque da classe no dia); ele e o município consultam,
+    mais recentes primeiro (GET, `date_from`/`date_to` pelo dia)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    pagination_class = NewestRecordedFirst
+    queryset = OnSiteProcessing.objects.all()  # the model, for the schema
+    serializer_class = ProcessingOutput
+
+    def get_queryset(self):
+        facility = facility_for_reader(
+            self.request,
+            self.kwargs["pk"],
+            "Só o operador da área e o município veem o seu beneficiamento.",
+        )
+        date_from, date_to = period(self.request.query_params)
+        queryset = (
+            OnSiteProcessing.objects.filter(facility=facility)
+            .select_related("recorded_by", "facility")
+            .defer("facility__area")
+        )
+        if date_from:
+            queryset = queryset.filter(day__gte=date_from)
+        if date_to:
+            queryset = queryset.filter(day__lte=date_to)
+        return queryset
+
+    def create(self, request, pk: int):
+        facility = get_object_or_404(ReceivingFacility.objects.defer("area"), pk=pk)
+        # Who may record, before the body: a stranger learns nothing else.
+        services.require_facility_operator(request.user, facility)
+        payload = ProcessingInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        done = services.record_processing(
+            request.user,
+            facility,
+            data["waste_class"],
+            data["volume_m3"],
+            data["day"],
+            data["kind"],
+            data["note"].strip(),
+        )
+        return Response(ProcessingOutput(done).data, status=status.HTTP_201_CREATED)

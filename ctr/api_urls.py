@@ -2,7 +2,14 @@ from django.urls import path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import SimpleRouter
 
-from .api import CTRViewSet, EquipmentViewSet, FacilityBalanceView, RuleListView, VehicleViewSet
+from .api import (
+    CTRViewSet,
+    EquipmentViewSet,
+    FacilityBalanceView,
+    FacilityProcessingView,
+    RuleListView,
+    VehicleViewSet,
+)
 from .api_destinations import GeneratorDestinationsView, WorksiteDestinationsView
 
 router = SimpleRouter()
@@ -14,6 +21,11 @@ urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("rules/", RuleListView.as_view(), name="rules"),
     path("facilities/<int:pk>/balance/", FacilityBalanceView.as_view(), name="facility-balance"),
+    path(
+        "facilities/<int:pk>/processing/",
+        FacilityProcessingView.as_view(),
+        name="facility-processing",
+    ),
     path(
         "worksites/<int:pk>/destinations/",
         WorksiteDestinationsView.as_view(),

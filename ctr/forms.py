@@ -20,11 +20,19 @@ from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.c
     CoordinateField,
     parse_decimal,
 )
-from pev_network.models import ReceivingFacility
+from pev_network.models import ReceivingFacility, WasteClass
 
 from . import rules, services
 from .documents import normalize_document, normalize_plate
-from .models import CTRStatus, CTRWasteClass, Equipment, EquipmentKind, Transporter, Vehicle
+from .models import (
+    CTRStatus,
+    CTRWasteClass,
+    Equipment,
+    EquipmentKind,
+    ProcessingKind,
+    Transporter,
+    Vehicle,
+)
 
 # Same ceilings as the API: no single load of RCC comes near 100 m³ a line.
 MAX_LINE_VOLUME = Decimal("100")
@@ -63,8 +71,10 @@ class SignInForm(AuthenticationForm):
 # --- issuing a CTR ------------------------------------------------------------------------------
 
 
-class CTRForm(forms.Form):
-    """What the transporter declares; the rules of the catalogue are checked by the service."""
+class LoadForm(forms.Form):
+    """What every CTR form declares about the load: the day, the vehicle, the generator, the
+    origin and the discharge point. CTRForm (the transporter's, from a worksite) and
+    OnwardForm (the operator's, from its facility) add their own parts."""
 
     transport_date = forms.DateField(
         label="Data do transporte", input_formats=DATE_FORMATS, widget=DateInput()
@@ -87,20 +97,6 @@ class CTRForm(forms.Form):
         help_text="Só os números, ou com pontos, barra e traço.",
         widget=forms.TextInput({"inputmode": "numeric", "autocomplete": "off"}),
     )
-    # Asked only when the CPF/CNPJ is registered under another name (ask_generator_name):
-    # which name goes on the CTR. `offered` is the registered name the question showed, so
-    # that an answer does not carry over to another document.
-    generator_name_choice = forms.ChoiceField(
-        label="Nome do gerador no CTR",
-        required=False,
-        choices=[("registered", "Nome do cadastro"), ("declared", "Nome digitado")],
-        widget=forms.RadioSelect,
-    )
-    generator_name_offered = forms.CharField(
-        required=False, max_length=200, widget=forms.HiddenInput
-    )
-    worksite_address = forms.CharField(label="Endereço da obra ou imóvel", max_length=300)
-    worksite_neighbourhood = forms.CharField(label="Bairro", max_length=120, required=False)
     # Latitude first, as the page and every message show a point (the error summary follows
     # the order of the fields).
     origin_lat = BRDecimalField(
@@ -135,8 +131,62 @@ class CTRForm(forms.Form):
         help_text="Se informada, o ponto de descarga deve estar dentro dela.",
     )
 
-    def __init__(self, *args, transporter: Transporter, **kwargs):
+    def __init__(self, *args, **kwargs):
         kwargs.setdefault("initial", {}).setdefault("transport_date", timezone.localdate())
+        super().__init__(*args, **kwargs)
+        self.fields["equipment"].label_from_instance = lambda e: (
+            f"{e.code} ({br_number(e.nominal_capacity_m3, grouping=False)} m³)"
+        )
+        self.fields["destination_facility"].label_from_instance = lambda f: (
+            f"{f.name} ({f.get_kind_display()})"
+        )
+
+    def clean_generator_document(self) -> str:
+        return normalize_document(self.cleaned_data["generator_document"])
+
+    def clean_generator_name(self) -> str:
+        return self.cleaned_data["generator_name"].strip()
+
+    def origin(self) -> Point:
+        data = self.cleaned_data
+        return Point(float(data["origin_lon"]), float(data["origin_lat"]), srid=4326)
+
+    def destination(self) -> Point:
+        data = self.cleaned_data
+        return Point(float(data["destination_lon"]), float(data["destination_lat"]), srid=4326)
+
+
+class CTRForm(LoadForm):
+    """What the transporter declares; the rules of the catalogue are checked by the service."""
+
+    # Asked only when the CPF/CNPJ is registered under another name (ask_generator_name):
+    # which name goes on the CTR. `offered` is the registered name the question showed, so
+    # that an answer does not carry over to another document.
+    generator_name_choice = forms.ChoiceField(
+        label="Nome do gerador no CTR",
+        required=False,
+        choices=[("registered", "Nome do cadastro"), ("declared", "Nome digitado")],
+        widget=forms.RadioSelect,
+    )
+    generator_name_offered = forms.CharField(
+        required=False, max_length=200, widget=forms.HiddenInput
+    )
+    worksite_address = forms.CharField(label="Endereço da obra ou imóvel", max_length=300)
+    worksite_neighbourhood = forms.CharField(label="Bairro", max_length=120, required=False)
+
+    field_order = [
+        "transport_date",
+        "vehicle",
+        "equipment",
+        "generator_name",
+        "generator_document",
+        "generator_name_choice",
+        "generator_name_offered",
+        "worksite_address",
+        "worksite_neighbourhood",
+    ]
+
+    def __init__(self, *args, transporter: Transporter, **kwargs):
         super().__init__(*args, **kwargs)
         self.transporter = transporter
         self.fields["vehicle"].queryset = Vehicle.objects.filter(
@@ -148,12 +198,6 @@ class CTRForm(forms.Form):
         self.fields["destination_facility"].queryset = ReceivingFacility.objects.defer(
             "area"
         ).order_by("kind", "name")
-        self.fields["equipment"].label_from_instance = lambda e: (
-            f"{e.code} ({br_number(e.nominal_capacity_m3, grouping=False)} m³)"
-        )
-        self.fields["destination_facility"].label_from_instance = lambda f: (
-            f"{f.name} ({f.get_kind_display()})"
-        )
 
     generator_name_question = ""  # the registered name, when the form asks
     # The answer given (offered name, choice), carried while the form comes back for other
@@ -190,22 +234,8 @@ class CTRForm(forms.Form):
             "Escolha abaixo qual nome vai no CTR e emita de novo.",
         )
 
-    def clean_generator_document(self) -> str:
-        return normalize_document(self.cleaned_data["generator_document"])
-
-    def clean_generator_name(self) -> str:
-        return self.cleaned_data["generator_name"].strip()
-
     def clean_worksite_address(self) -> str:
         return self.cleaned_data["worksite_address"].strip()
-
-    def origin(self) -> Point:
-        data = self.cleaned_data
-        return Point(float(data["origin_lon"]), float(data["origin_lat"]), srid=4326)
-
-    def destination(self) -> Point:
-        data = self.cleaned_data
-        return Point(float(data["destination_lon"]), float(data["destination_lat"]), srid=4326)
 
     def to_request(self, waste: list[rules.WasteLine]) -> services.IssueRequest:
         data = self.cleaned_data
@@ -280,14 +310,18 @@ class BaseWasteFormSet(forms.BaseFormSet):
         ]
 
 
-WasteFormSet = forms.formset_factory(
-    WasteLineForm,
-    formset=BaseWasteFormSet,
-    extra=3,
-    max_num=MAX_WASTE_LINES,
-    validate_max=True,
-    absolute_max=MAX_WASTE_LINES,
-)
+def waste_formset(form: type[forms.Form]) -> type[BaseWasteFormSet]:
+    return forms.formset_factory(
+        form,
+        formset=BaseWasteFormSet,
+        extra=3,
+        max_num=MAX_WASTE_LINES,
+        validate_max=True,
+        absolute_max=MAX_WASTE_LINES,
+    )
+
+
+WasteFormSet = waste_formset(WasteLineForm)
 
 
 # Where each finding's `field` (the API's names) is shown on the form. Waste lines
@@ -307,21 +341,212 @@ FINDING_FIELDS = {
 WASTE_LINE_RE = re.compile(r"^waste\[(\d+)\]")
 
 
+# --- onward CTR and on-site processing (issue 14) --------------------------------------------
+
+
+def stock_class_choices(in_stock: set[str]) -> list:
+    """The network's classes for a facility's forms: those it has in stock first."""
+    label = {c.value: SHORT_CLASS_LABELS[c] for c in CTRWasteClass}
+    held = [(c, label[c]) for c in WasteClass.values if c in in_stock]
+    others = [(c, label[c]) for c in WasteClass.values if c not in in_stock]
+    choices: list = [("", "— classe —")]
+    if held:
+        choices.append(("Em estoque nesta área", held))
+    if others:
+        choices.append(("Sem estoque nesta área", others))
+    return choices
+
+
+class OnwardWasteLineForm(WasteLineForm):
+    """A waste line of an onward CTR: the classes the facility holds come first."""
+
+    def __init__(self, *args, in_stock: set[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["waste_class"].choices = stock_class_choices(in_stock)
+
+
+OnwardWasteFormSet = waste_formset(OnwardWasteLineForm)
+
+
+class FleetSelect(forms.Select):
+    """Vehicles or equipment of several transporters in one select: each option says whose it
+    is (data-transporter), and the page narrows the list to the transporter chosen."""
+
+    def create_option(self, name, value, *args, **kwargs):
+        option = super().create_option(name, value, *args, **kwargs)
+        instance = getattr(value, "instance", None)
+        if instance is not None:
+            option["attrs"]["data-transporter"] = instance.transporter_id
+        return option
+
+
+def decimal_degrees(value: float) -> Decimal:
+    return Decimal(f"{value:.6f}")
+
+
+class OnwardForm(LoadForm):
+    """An onward CTR as the facility's operator declares it (art. 3 III): the registered
+    transporter that carries the sorted waste to a licensed facility. The origin is the
+    facility (a point inside it unless another is typed), the discharge point a point inside
+    the destination unless one is marked; the generator is the facility's operator company,
+    asked only on its first onward CTR (ctr.services.onward_generator)."""
+
+    transporter = forms.ModelChoiceField(
+        label="Transportador",
+        queryset=Transporter.objects.none(),
+        empty_label="— escolha o transportador —",
+        help_text="Transportadores com cadastro válido hoje, nem suspensos nem cassados.",
+    )
+
+    field_order = [
+        "transporter",
+        "transport_date",
+        "vehicle",
+        "equipment",
+        "generator_name",
+        "generator_document",
+        "destination_facility",
+    ]
+
+    def __init__(self, *args, facility: ReceivingFacility, operator=None, **kwargs):
+        anchor = facility.area.point_on_surface
+        initial = kwargs.setdefault("initial", {})
+        initial.setdefault("origin_lat", decimal_degrees(anchor.y))
+        initial.setdefault("origin_lon", decimal_degrees(anchor.x))
+        super().__init__(*args, **kwargs)
+        self.facility = facility
+        self.operator = operator
+        if operator is not None:
+            del self.fields["generator_name"]
+            del self.fields["generator_document"]
+        else:
+            self.fields["generator_name"].label = "Empresa operadora da área (gerador)"
+            self.fields["generator_document"].label = "CNPJ ou CPF da empresa operadora"
+        today = timezone.localdate()
+        carriers = services.carriers_on(today)
+        fields = self.fields
+        fields["transporter"].queryset = carriers
+        fields["transporter"].label_from_instance = lambda t: f"{t.name} ({t.registration_number})"
+        for name, model in (("vehicle", Vehicle), ("equipment", Equipment)):
+            # The widget first: the queryset's setter gives it the choices.
+            fields[name].widget = FleetSelect()
+            fields[name].queryset = (
+                model.objects.filter(active=True, transporter__in=carriers)
+                .select_related("transporter")
+                .order_by("transporter__name", "pk")
+            )
+        fields["vehicle"].label_from_instance = lambda v: f"{v} — {v.transporter.name}"
+        fields["equipment"].label_from_instance = lambda e: (
+            f"{e.code} ({br_number(e.nominal_capacity_m3, grouping=False)} m³) — "
+            f"{e.transporter.name}"
+        )
+        destination = fields["destination_facility"]
+        destination.required = True
+        destination.empty_label = "— escolha a área de destino —"
+        destination.help_text = (
+            "Áreas licenciadas hoje. O ponto de descarga fica dentro da área escolhida, "
+            "ou onde você marcar no mapa."
+        )
+        destination.queryset = (
+            ReceivingFacility.objects.licensed_on(today)
+            .exclude(pk=facility.pk)
+            .defer("area")
+            .order_by("kind", "name")
+        )
+        for name in ("origin_lat", "origin_lon", "destination_lat", "destination_lon"):
+            fields[name].required = False
+
+    def clean(self):
+        data = super().clean()
+        for lat, lon in (("origin_lat", "origin_lon"), ("destination_lat", "destination_lon")):
+            given = [data.get(name) is not None for name in (lat, lon)]
+            if any(given) and not all(given) and lat not in self.errors and lon not in self.errors:
+                missing = lon if given[0] else lat
+                self.add_error(missing, "Informe a latitude e a longitude, ou nenhuma das duas.")
+        return data
+
+    def _typed(self, kind: str) -> Point | None:
+        data = self.cleaned_data
+        if data.get(f"{kind}_lat") is None:
+            return None
+        return self.origin() if kind == "origin" else self.destination()
+
+    def to_request(self, waste: list[rules.WasteLine]) -> services.IssueRequest:
+        data = self.cleaned_data
+        facility = data["destination_facility"]
+        equipment = data.get("equipment")
+        return services.IssueRequest(
+            transport_date=data["transport_date"],
+            vehicle_plate=data["vehicle"].plate,
+            equipment_code=equipment.code if equipment else "",
+            # None: ctr.services.issue_onward starts it inside the facility.
+            origin=self._typed("origin"),
+            destination=self._typed("destination") or facility.area.point_on_surface,
+            waste=waste,
+            generator=services.GeneratorData(data["generator_name"], data["generator_document"])
+            if self.operator is None
+            else None,
+            destination_facility_id=facility.pk,
+            origin_facility_id=self.facility.pk,
+        )
+
+
+# Where an onward CTR's findings are shown: the issue form's places, plus the transporter
+# chosen; what concerns the facility itself goes above the form.
+ONWARD_FINDING_FIELDS = {**FINDING_FIELDS, "transporter": "transporter"}
+
+
+class ProcessingForm(forms.Form):
+    """Volume recycled or reused at the facility itself (ctr.services.record_processing,
+    which checks the volume against the stock)."""
+
+    waste_class = forms.ChoiceField(label="Classe")
+    kind = forms.ChoiceField(
+        label="Destinação na área",
+        choices=[("", "— escolha —"), *ProcessingKind.choices],
+    )
+    volume_m3 = BRDecimalField(label="Volume (m³)", max_digits=10, decimal_places=3)
+    day = forms.DateField(label="Data", input_formats=DATE_FORMATS, widget=DateInput())
+    note = forms.CharField(label="Observação", max_length=300, required=False)
+
+    def __init__(self, *args, in_stock: set[str], **kwargs):
+        kwargs.setdefault("initial", {}).setdefault("day", timezone.localdate())
+        super().__init__(*args, **kwargs)
+        self.fields["waste_class"].choices = stock_class_choices(in_stock)
+
+
 # --- lists and filters -----------------------------------------------------------------------
 
 
-class CTRFilterForm(forms.Form):
-    status = forms.ChoiceField(
-        label="Situação", required=False, choices=[("", "Todas"), *CTRStatus.choices]
-    )
+class PeriodForm(forms.Form):
+    """Two days, both optional, the first not after the second."""
+
     date_from = forms.DateField(
-        label="Transporte de", required=False, input_formats=DATE_FORMATS, widget=DateInput()
+        label="De", required=False, input_formats=DATE_FORMATS, widget=DateInput()
     )
     date_to = forms.DateField(
         label="até", required=False, input_formats=DATE_FORMATS, widget=DateInput()
     )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            self.add_error("date_to", "A data final é anterior à inicial.")
+        return data
+
+
+class CTRFilterForm(PeriodForm):
+    status = forms.ChoiceField(
+        label="Situação", required=False, choices=[("", "Todas"), *CTRStatus.choices]
+    )
     plate = forms.CharField(label="Placa", required=False, max_length=10)
     number = forms.CharField(label="Número", required=False, max_length=32)
+
+    field_order = ["status", "date_from", "date_to"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["date_from"].label = "Transporte de"
 
     def clean_plate(self) -> str:
         # The whole plate or a part of it ("ABC", "1D2"), with or without the dash.
@@ -335,12 +560,6 @@ class CTRFilterForm(forms.Form):
 
     def clean_number(self) -> str:
         return self.cleaned_data["number"].strip().upper()
-
-    def clean(self):
-        data = super().clean()
-        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            self.add_error("date_to", "A data final é anterior à inicial.")
-        return data
 
     def apply(self, queryset):
         """The queryset filtered by every valid filter; invalid ones are ignored (and shown)."""

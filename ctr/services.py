@@ -36,6 +36,7 @@ from .models import (
     Generator,
     NumberSequence,
     OnSiteProcessing,
+    ProcessingKind,
     Transporter,
     Vehicle,
     Worksite,
@@ -506,6 +507,20 @@ def onward_origin(user, facility_id: int | None) -> ReceivingFacility:
     )
 
 
+def carriers_on(day: datetime.date) -> QuerySet:
+    """The transporters an operator may hand sorted waste to on `day`: registered (art. 13),
+    neither suspended nor revoked (art. 25 IV-V), and not a generator carrying its own waste
+    (art. 12 §4: it may carry nothing else). The rules check the transport day again."""
+    ids = [
+        transporter.pk
+        for transporter in Transporter.objects.filter(is_self_generator=False).only(
+            "pk", "valid_from", "valid_until", "status", "status_since", "suspended_until"
+        )
+        if transporter.registered_on(day) and transporter.restricted_on(day) is None
+    ]
+    return Transporter.objects.filter(pk__in=ids).order_by("name", "pk")
+
+
 def issue_onward(
     user, transporter_id: int | None, request: IssueRequest, at: datetime.datetime | None = None
 ) -> CTR:
@@ -685,6 +700,17 @@ def cancel(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> 
 
 # --- the facility's own recycling and reuse ------------------------------------------------
 
+# m³ in one record: a day's production of a large recycling plant stays well below this.
+MAX_PROCESSING_M3 = Decimal("10000")
+
+
+def require_facility_operator(user, facility: ReceivingFacility) -> None:
+    """Only the facility's operator records what it recycled or reused itself: the Núcleo
+    reads the stock, it does not write it."""
+    operated = roles.facility_of(user)
+    if operated is None or operated.pk != facility.pk:
+        raise NotAllowed(f"Só um operador da área “{facility.name}” registra o seu beneficiamento.")
+
 
 def record_processing(
     user,
@@ -697,24 +723,35 @@ def record_processing(
 ) -> OnSiteProcessing:
     """The operator records volume recycled or reused at its facility: it leaves the stock
     (ctr.stock) without an onward CTR."""
-    operated = roles.facility_of(user)
-    if operated is None or operated.pk != facility.pk:
-        raise NotAllowed(f"Só um operador da área “{facility.name}” registra o seu beneficiamento.")
+    require_facility_operator(user, facility)
     if volume_m3 <= 0:
         raise CTRError("O volume beneficiado deve ser maior que zero.", field="volume_m3")
+    if volume_m3 > MAX_PROCESSING_M3:
+        raise CTRError(
+            f"O volume beneficiado de um registro vai até {rules.fmt(MAX_PROCESSING_M3)} m³.",
+            field="volume_m3",
+        )
     if waste_class not in WasteClass.values:
         raise CTRError(f"Classe desconhecida: {waste_class}.", field="waste_class")
+    if kind not in ProcessingKind.values:
+        raise CTRError(
+            "Informe a destinação: agregado reciclado produzido ou material reutilizado.",
+            field="kind",
+        )
+    if day > timezone.localdate():
+        raise CTRError("A data do beneficiamento não pode ser posterior a hoje.", field="day")
     with transaction.atomic():
         lock_facility(facility)
         available = origin_stock(facility, day).get(waste_class)
         if available is None or volume_m3 > available.allowed_m3:
             allowed = available.allowed_m3 if available else Decimal("0")
             raise CTRError(
-                f"A área “{facility.name}” não tem {rules.fmt(volume_m3)} m³ de classe "
-                f"{waste_class} em estoque em {br_date(day)} (pode beneficiar até "
-                f"{rules.fmt(allowed.quantize(Decimal('0.001')))} m³).",
+                f"A área “{facility.name}” não tem {rules.fmt(volume_m3)} m³ de "
+                f"{rules.waste_name(waste_class)} em estoque em {br_date(day)} (pode beneficiar "
+                f"até {rules.fmt(allowed.quantize(Decimal('0.001')))} m³).",
                 "over_stock",
                 "volume_m3",
+                status=422,
             )
         return OnSiteProcessing.objects.create(
             facility=facility,

@@ -146,18 +146,22 @@ class StaleStock:
     days: int
 
 
+def alert_days_of(facility: ReceivingFacility) -> int:
+    """How many days of stock above zero make an alert at the facility: its municipality's
+    `stock_alert_days`."""
+    municipality = facility.municipality
+    if municipality is None:
+        return Municipality._meta.get_field("stock_alert_days").default
+    return municipality.stock_alert_days
+
+
 def stale_stock(
     facility: ReceivingFacility, day: datetime.date, alert_days: int | None = None
 ) -> list[StaleStock]:
     """The classes whose stock has stayed above zero for more than the municipality's
     `stock_alert_days` on `day`."""
     if alert_days is None:
-        municipality = facility.municipality
-        alert_days = (
-            municipality.stock_alert_days
-            if municipality is not None
-            else Municipality._meta.get_field("stock_alert_days").default
-        )
+        alert_days = alert_days_of(facility)
     with connection.cursor() as cursor:
         cursor.execute(STALE_SQL, _params(facility.pk, None, day))
         rows = cursor.fetchall()

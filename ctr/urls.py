@@ -51,6 +51,12 @@ urlpatterns = [
     ),
     # Receiving-facility operators
     path("recebimentos/", views.receptions, name="receptions"),
+    # Onward CTRs and the stock of the operator's facility (issue 14)
+    path("recebimentos/saidas/nova/", views.onward_new, name="onward-new"),
+    path("recebimentos/saidas/<str:number>/", views.onward_detail, name="onward-detail"),
+    path("recebimentos/saidas/<str:number>/cancelar/", views.onward_cancel, name="onward-cancel"),
+    path("recebimentos/estoque/", views.facility_stock, name="facility-stock"),
+    path("recebimentos/estoque/beneficiamento/", views.processing_new, name="processing-new"),
     path(
         "recebimentos/<str:number>/confirmar/",
         views.reception_action,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
@@ -20,26 +22,31 @@ from django.views.decorators.http import require_POST, require_safe
 
 import audit
 from config.br import br_number
-from config.errors import errors_back_to
+from config.errors import add_to_form, errors_back_to
 from config.list_order import Column, ListOrder
 from maps import services as maps
-from pev_network.models import ReceivingFacility
+from pev_network.models import ReceivingFacility, waste_class_short
 
-from . import csv_format, csv_import, reports, roles, rules, services
+from . import csv_format, csv_import, reports, roles, rules, services, stock
 from .forms import (
     FINDING_FIELDS,
+    ONWARD_FINDING_FIELDS,
     WASTE_LINE_RE,
     CTRFilterForm,
     CTRForm,
     EquipmentForm,
     ImportForm,
+    OnwardForm,
+    OnwardWasteFormSet,
+    PeriodForm,
+    ProcessingForm,
     ReasonForm,
     ReceiveForm,
     SignInForm,
     VehicleForm,
     WasteFormSet,
 )
-from .models import CTR, CTRStatus, Equipment, Vehicle
+from .models import CTR, CTRStatus, Equipment, FacilityOperator, OnSiteProcessing, Vehicle
 
 PAGE_SIZE = 25
 RECEPTION_PAGE_SIZE = 50
@@ -65,6 +72,7 @@ FORM_LABELS = {
     "destination_lon": "Longitude do destino",
     "destination_lat": "Latitude do destino",
     "destination_facility": "Área de destino",
+    "transporter": "Transportador",
 }
 
 
@@ -325,23 +333,92 @@ def _finding_rows(findings: list[dict]) -> list[dict]:
     ]
 
 
-def _render_detail(request, ctr: CTR, cancel_form: ReasonForm | None = None, status: int = 200):
+@dataclass(frozen=True)
+class DetailSide:
+    """Whose page of a CTR it is: its menu, where "Voltar" goes, where a cancellation posts
+    and who may cancel (services.cancel decides; the page offers it only to them)."""
+
+    nav: str
+    subnav: str
+    section: str
+    detail_url: str
+    back_url: str
+    back_label: str
+    cancel_url: str
+
+    def can_cancel(self, ctr: CTR, user) -> bool:
+        if ctr.status != CTRStatus.ISSUED:
+            return False
+        # An onward CTR: who issued it (services.cancel).
+        return ctr.origin_facility_id is None or ctr.created_by_id == user.pk
+
+
+TRANSPORTER_SIDE = DetailSide(
+    nav="ctrs",
+    subnav="ctr/_transporter_nav.html",
+    section="ctrs",
+    detail_url="ctr_web:ctr-detail",
+    back_url="ctr_web:ctr-list",
+    back_label="Voltar à lista",
+    cancel_url="ctr_web:ctr-cancel",
+)
+OPERATOR_SIDE = DetailSide(
+    nav="recebimentos",
+    subnav="ctr/_operator_nav.html",
+    section="stock",
+    detail_url="ctr_web:onward-detail",
+    back_url="ctr_web:facility-stock",
+    back_label="Voltar ao estoque",
+    cancel_url="ctr_web:onward-cancel",
+)
+
+
+def _render_detail(
+    request,
+    ctr: CTR,
+    cancel_form: ReasonForm | None = None,
+    status: int = 200,
+    side: DetailSide = TRANSPORTER_SIDE,
+):
     return render(
         request,
         "ctr/ctr_detail.html",
         {
-            "nav": "ctrs",
-            "section": "ctrs",
+            "nav": side.nav,
+            "section": side.section,
+            "side": side,
             "ctr": ctr,
             "waste": ctr.waste.all(),
             "findings": _finding_rows(ctr.findings),
             "events": _event_rows(ctr),
             "cancel_form": cancel_form or ReasonForm(prefix="cancel"),
-            "can_cancel": ctr.status == CTRStatus.ISSUED,
+            "can_cancel": side.can_cancel(ctr, request.user),
             "pdf_url": f"/ctrs/{ctr.number}/pdf/",
         },
         status=status,
     )
+
+
+def _cancel(request, ctr: CTR, side: DetailSide):
+    """The cancellation form of a CTR's page: asked again without JavaScript, then done."""
+    form = ReasonForm(request.POST, prefix="cancel")
+    if not form.is_valid():
+        return _render_detail(request, ctr, form, status=400, side=side)
+    if wants_review(request) and ctr.status == CTRStatus.ISSUED:
+        return confirm_page(
+            request,
+            title=f"Cancelar o {ctr.number}?",
+            question="O cancelamento não pode ser desfeito: o CTR deixa de valer para o "
+            "transporte.",
+            details=[("Motivo", form.cleaned_data["reason"])],
+            yes="Sim, cancelar o CTR",
+            verb="cancelar",
+            back=reverse(side.detail_url, args=[ctr.number]),
+            danger=True,
+        )
+    services.cancel(ctr, request.user, form.cleaned_data["reason"])
+    messages.success(request, f"{ctr.number} cancelado.")
+    return redirect(side.detail_url, number=ctr.number)
 
 
 @require_safe
@@ -356,25 +433,9 @@ def ctr_detail(request, number: str):
 @transporter_required
 @errors_back_to("ctr_web:ctr-detail", "number")  # refused (received already, say)
 def ctr_cancel(request, number: str):
-    ctr = get_object_or_404(_transporter_ctrs(request), number=number)
-    form = ReasonForm(request.POST, prefix="cancel")
-    if not form.is_valid():
-        return _render_detail(request, ctr, form, status=400)
-    if wants_review(request) and ctr.status == CTRStatus.ISSUED:
-        return confirm_page(
-            request,
-            title=f"Cancelar o {ctr.number}?",
-            question="O cancelamento não pode ser desfeito: o CTR deixa de valer para o "
-            "transporte.",
-            details=[("Motivo", form.cleaned_data["reason"])],
-            yes="Sim, cancelar o CTR",
-            verb="cancelar",
-            back=reverse("ctr_web:ctr-detail", args=[ctr.number]),
-            danger=True,
-        )
-    services.cancel(ctr, request.user, form.cleaned_data["reason"])
-    messages.success(request, f"{ctr.number} cancelado.")
-    return redirect("ctr_web:ctr-detail", number=ctr.number)
+    return _cancel(
+        request, get_object_or_404(_transporter_ctrs(request), number=number), TRANSPORTER_SIDE
+    )
 
 
 # --- transporter: issuing --------------------------------------------------------------------
@@ -392,19 +453,96 @@ def _rule_message(finding: rules.Finding):
     )
 
 
-def _place_error(form, formset, waste_forms, areas, top, field_name: str | None, message):
-    """Put one message beside the form field its `field_name` (an API name) concerns."""
+def _place_error(
+    form, waste_forms, areas, top, field_name: str | None, message, fields=FINDING_FIELDS
+):
+    """Put one message beside the form field its `field_name` (an API name) concerns;
+    `fields` maps those names to the form's, and what the form has no field for goes on top."""
     field_name = field_name or ""
-    target = FINDING_FIELDS.get(field_name)
+    target = fields.get(field_name)
     line = WASTE_LINE_RE.match(field_name)
     if line and int(line.group(1)) < len(waste_forms):
         waste_forms[int(line.group(1))].add_error("waste_class", message)
     elif target in ("origin", "destination", "waste"):
         areas[target].append(message)
-    elif target:
+    elif target in form.fields:
         form.add_error(target, message)
     else:
         top.append(message)
+
+
+@dataclass
+class IssueAttempt:
+    """What an issue form's post came to: the CTR, or the page's status and every problem in
+    its place (`areas`: the origin, destination and waste boxes; `top`: above the form)."""
+
+    ctr: CTR | None = None
+    status: int = 200
+    areas: dict = field(default_factory=lambda: defaultdict(list))
+    top: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    def context(self, form, formset) -> dict:
+        return {
+            "form": form,
+            "formset": formset,
+            "areas": dict(self.areas),
+            "summary": _error_summary(form, formset, self.areas, self.top)
+            if self.status != 200
+            else [],
+            "warnings": self.warnings,
+        }
+
+
+def _issue_forms(request, make_form, make_formset):
+    """The issue form and its waste lines, bound to the post (unbound on GET and HEAD); None
+    for another method."""
+    if request.method == "POST":
+        return make_form(request.POST), make_formset(request.POST)
+    if request.method in ("GET", "HEAD"):
+        return make_form(), make_formset()
+    return None
+
+
+def _try_issue(request, form, formset, act, fields=FINDING_FIELDS) -> IssueAttempt:
+    """On a post, validate the form and its waste lines and run `act(warnings)` (issue the
+    CTR, or return None when the form must ask something first, with what it found among the
+    warnings); a refusal puts every finding beside its field (errors, through `fields`) or
+    among the warnings."""
+    attempt = IssueAttempt()
+    if request.method != "POST":
+        return attempt
+    attempt.status = 400
+    form_ok = form.is_valid()
+    if not (formset.is_valid() and form_ok):
+        return attempt
+    place = functools.partial(
+        _place_error, form, formset.filled_forms(), attempt.areas, attempt.top, fields=fields
+    )
+    try:
+        attempt.ctr = act(attempt.warnings)
+    except services.RuleViolation as violation:
+        attempt.status = 422
+        for finding in violation.findings:
+            if finding.severity == rules.Severity.ERROR:
+                place(finding.field, _rule_message(finding))
+            else:
+                attempt.warnings.append(_rule_message(finding))
+    except services.CTRError as error:
+        attempt.status = error.status if error.status in (400, 409, 422) else 400
+        place(error.field, error.message)
+    return attempt
+
+
+def _map_context(ibge_code: str) -> dict:
+    """The issue forms' map of the licensed network around a municipality (its IBGE code)."""
+    destination_map = maps.ctr_form_map(ibge_code)
+    return {
+        "map": destination_map.parts,
+        "facilities": destination_map.facilities,
+        "facility_points": destination_map.facility_points,
+        "legend": destination_map.legend,
+    }
 
 
 def _error_summary(form, formset, areas, top) -> list[dict]:
@@ -438,75 +576,43 @@ def _error_summary(form, formset, areas, top) -> list[dict]:
 @transporter_required
 def ctr_new(request):
     transporter = request.transporter
-    if request.method == "POST":
-        form = CTRForm(request.POST, transporter=transporter)
-        formset = WasteFormSet(request.POST, prefix="waste")
-    elif request.method in ("GET", "HEAD"):
-        form = CTRForm(transporter=transporter)
-        formset = WasteFormSet(prefix="waste")
-    else:
+    forms_ = _issue_forms(
+        request,
+        lambda *data: CTRForm(*data, transporter=transporter),
+        lambda *data: WasteFormSet(*data, prefix="waste"),
+    )
+    if forms_ is None:
         return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+    form, formset = forms_
 
-    areas: dict[str, list] = defaultdict(list)
-    top: list = []
-    warnings: list = []
-    status = 200
-    if request.method == "POST":
-        form_ok = form.is_valid()
-        formset_ok = formset.is_valid()
-        status = 400
-        if form_ok and formset_ok:
-            waste_forms = formset.filled_forms()
-            issue_request = form.to_request(formset.lines())
-            registered = services.registered_generator_name(issue_request.generator)
-            name = form.generator_name_to_use(registered)
-            try:
-                if name is None:
-                    # The document is registered under another name: ask which one goes on
-                    # the CTR, and say now what else the rules find, so that one more
-                    # submission is enough.
-                    form.ask_generator_name(registered)
-                    _, findings = services.check(transporter, issue_request)
-                    if rules.has_errors(findings):
-                        raise services.RuleViolation(findings)
-                    warnings.extend(_rule_message(f) for f in findings)
-                    ctr = None
-                else:
-                    issue_request.generator.name = name
-                    ctr = services.issue(transporter, request.user, issue_request)
-            except services.RuleViolation as violation:
-                status = 422
-                for finding in violation.findings:
-                    if finding.severity == rules.Severity.ERROR:
-                        message = _rule_message(finding)
-                        _place_error(form, formset, waste_forms, areas, top, finding.field, message)
-                    else:
-                        warnings.append(_rule_message(finding))
-            except services.CTRError as error:
-                status = error.status if error.status in (400, 409, 422) else 400
-                _place_error(form, formset, waste_forms, areas, top, error.field, error.message)
-            else:
-                if ctr is not None:
-                    messages.success(request, f"{ctr.number} emitido.")
-                    return redirect("ctr_web:ctr-detail", number=ctr.number)
+    def act(warnings: list):
+        issue_request = form.to_request(formset.lines())
+        registered = services.registered_generator_name(issue_request.generator)
+        name = form.generator_name_to_use(registered)
+        if name is None:
+            # The document is registered under another name: ask which one goes on the CTR,
+            # and say now what else the rules find, so that one more submission is enough.
+            form.ask_generator_name(registered)
+            _, findings = services.check(transporter, issue_request)
+            if rules.has_errors(findings):
+                raise services.RuleViolation(findings)
+            warnings.extend(_rule_message(f) for f in findings)
+            return None
+        issue_request.generator.name = name
+        return services.issue(transporter, request.user, issue_request)
 
-    destination_map = maps.ctr_form_map(transporter.municipality.ibge_code)
-    has_fleet = form.fields["vehicle"].queryset.exists()
+    attempt = _try_issue(request, form, formset, act)
+    if attempt.ctr is not None:
+        messages.success(request, f"{attempt.ctr.number} emitido.")
+        return redirect("ctr_web:ctr-detail", number=attempt.ctr.number)
     context = {
         "nav": "ctrs",
         "section": "new",
-        "form": form,
-        "formset": formset,
-        "areas": dict(areas),
-        "summary": _error_summary(form, formset, areas, top) if status != 200 else [],
-        "warnings": warnings,
-        "map": destination_map.parts,
-        "facilities": destination_map.facilities,
-        "facility_points": destination_map.facility_points,
-        "has_fleet": has_fleet,
-        "legend": destination_map.legend,
+        **attempt.context(form, formset),
+        "has_fleet": form.fields["vehicle"].queryset.exists(),
+        **_map_context(transporter.municipality.ibge_code),
     }
-    return render(request, "ctr/ctr_form.html", context, status=status)
+    return render(request, "ctr/ctr_form.html", context, status=attempt.status)
 
 
 # --- transporter: CSV import -----------------------------------------------------------------
@@ -732,6 +838,7 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
         "ctr/receptions.html",
         {
             "nav": "recebimentos",
+            "section": "receptions",
             "facility": request.facility,
             "page": page,
             "rows": rows,
@@ -824,3 +931,186 @@ def reception_action(request, number: str, action: str):
     else:
         messages.success(request, f"{ctr.number} recusado.")
     return redirect("ctr_web:receptions")
+
+
+# --- facility operators: onward CTRs and the stock (issue 14) ---------------------------------
+
+
+def _onward_ctrs(request):
+    """The onward CTRs leaving the operator's facility (art. 3 III)."""
+    return (
+        roles.visible_ctrs(request.user, CTR.objects.all())
+        .filter(origin_facility=request.facility)
+        .select_related("transporter", "vehicle", "equipment", "generator", "destination_facility")
+        .defer("destination_facility__area")
+    )
+
+
+def _stock_rows(facility, day) -> list[dict]:
+    """Each class the facility received up to `day`: its stock then and how much of it may
+    leave (plus the municipality's sorting tolerance), as the onward rules count them."""
+    return [
+        {
+            "waste_class": waste_class,
+            "stock": line.stock_m3,
+            "allowed": line.allowed_m3.quantize(Decimal("0.001")),
+            "tolerance": line.tolerance_pct,
+        }
+        for waste_class, line in sorted(services.origin_stock(facility, day).items())
+        if line.received_m3 > 0
+    ]
+
+
+def _in_stock(rows: list[dict]) -> set[str]:
+    return {row["waste_class"] for row in rows if row["stock"] > 0}
+
+
+@operator_required
+def onward_new(request):
+    """ "Emitir CTR de saída": sorted waste leaving the operator's facility for a licensed
+    destination, carried by a registered transporter (services.issue_onward)."""
+    facility = request.facility
+    operator = (
+        FacilityOperator.objects.select_related("generator").filter(facility=facility).first()
+    )
+    operator = operator.generator if operator else None
+    stock_rows = _stock_rows(facility, timezone.localdate())
+    in_stock = _in_stock(stock_rows)
+    forms_ = _issue_forms(
+        request,
+        lambda *data: OnwardForm(*data, facility=facility, operator=operator),
+        lambda *data: OnwardWasteFormSet(*data, prefix="waste", form_kwargs={"in_stock": in_stock}),
+    )
+    if forms_ is None:
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+    form, formset = forms_
+    attempt = _try_issue(
+        request,
+        form,
+        formset,
+        lambda warnings: services.issue_onward(
+            request.user, form.cleaned_data["transporter"].pk, form.to_request(formset.lines())
+        ),
+        ONWARD_FINDING_FIELDS,
+    )
+    if attempt.ctr is not None:
+        messages.success(request, f"{attempt.ctr.number} emitido.")
+        return redirect("ctr_web:onward-detail", number=attempt.ctr.number)
+    municipality = facility.municipality
+    context = {
+        "nav": "recebimentos",
+        "section": "onward",
+        "facility": facility,
+        "operator": operator,
+        "stock_rows": stock_rows,
+        **attempt.context(form, formset),
+        **_map_context(municipality.ibge_code if municipality else ""),
+    }
+    return render(request, "ctr/onward_form.html", context, status=attempt.status)
+
+
+@require_safe
+@operator_required
+def onward_detail(request, number: str):
+    ctr = get_object_or_404(_onward_ctrs(request), number=number)
+    audit.record(request, ctr, "Detalhe do CTR de saída")
+    return _render_detail(request, ctr, side=OPERATOR_SIDE)
+
+
+@require_POST
+@operator_required
+@errors_back_to("ctr_web:onward-detail", "number")  # refused (received already, say)
+def onward_cancel(request, number: str):
+    return _cancel(request, get_object_or_404(_onward_ctrs(request), number=number), OPERATOR_SIDE)
+
+
+ONWARD_PAGE_SIZE = 25
+
+
+def _render_stock(request, processing: ProcessingForm | None = None, status: int = 200):
+    """The facility's stock page: the balance per class over the period asked (this month by
+    default), the stale-stock alerts of today, the onward CTRs and the on-site processing of
+    the period, and the form that records processing."""
+    facility = request.facility
+    today = timezone.localdate()
+    date_from, date_to = today.replace(day=1), today
+    period = PeriodForm(request.GET or None, initial={"date_from": date_from, "date_to": date_to})
+    if period.is_bound:
+        if period.is_valid():
+            date_from, date_to = period.cleaned_data["date_from"], period.cleaned_data["date_to"]
+        elif status == 200:
+            status = 400
+    stock_rows = _stock_rows(facility, today)
+    if processing is None:
+        processing = ProcessingForm(prefix="b", in_stock=_in_stock(stock_rows))
+    onward = _onward_ctrs(request).order_by("-transport_date", "-year", "-sequence")
+    processed = OnSiteProcessing.objects.filter(facility=facility).select_related("recorded_by")
+    if date_from:
+        onward = onward.filter(transport_date__gte=date_from)
+        processed = processed.filter(day__gte=date_from)
+    if date_to:
+        onward = onward.filter(transport_date__lte=date_to)
+        processed = processed.filter(day__lte=date_to)
+    page = Paginator(onward, ONWARD_PAGE_SIZE).get_page(request.GET.get("pagina"))
+    query = request.GET.copy()
+    query.pop("pagina", None)
+    return render(
+        request,
+        "ctr/facility_stock.html",
+        {
+            "nav": "recebimentos",
+            "section": "stock",
+            "facility": facility,
+            "period": period,
+            "date_from": date_from,
+            "date_to": date_to,
+            "today": today,
+            "balance": stock.balance(facility, date_from, date_to),
+            "stale": stock.stale_stock(facility, today),
+            "alert_days": stock.alert_days_of(facility),
+            "stock_rows": stock_rows,
+            "page": page,
+            "query": query.urlencode(),
+            "processed": processed[:100],
+            "processing": processing,
+        },
+        status=status,
+    )
+
+
+@require_safe
+@operator_required
+def facility_stock(request):
+    return _render_stock(request)
+
+
+@require_POST
+@operator_required
+def processing_new(request):
+    """Record volume recycled or reused at the facility (services.record_processing); its
+    refusals go back to their fields on the stock page, with what was typed."""
+    in_stock = _in_stock(_stock_rows(request.facility, timezone.localdate()))
+    form = ProcessingForm(request.POST, prefix="b", in_stock=in_stock)
+    if not form.is_valid():
+        return _render_stock(request, form, status=400)
+    data = form.cleaned_data
+    try:
+        done = services.record_processing(
+            request.user,
+            request.facility,
+            data["waste_class"],
+            data["volume_m3"],
+            data["day"],
+            data["kind"],
+            data["note"].strip(),
+        )
+    except services.CTRError as error:
+        add_to_form(form, error)
+        return _render_stock(request, form, status=error.status)
+    messages.success(
+        request,
+        f"Beneficiamento registrado: {br_number(done.volume_m3, grouping=False)} m³ de "
+        f"{waste_class_short(done.waste_class)} em {done.day:%d/%m/%Y} "
+        f"({done.get_kind_display().lower()}).",
+    )
+    return redirect("ctr_web:facility-stock")

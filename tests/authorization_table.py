@@ -79,6 +79,7 @@ MUNICIPAL_FORM = row("403", anon="login", **municipal("400"))  # empty POST: inv
 TRANSPORTER_PAGE = row("403", anon="login", alfa="200", beta="200")
 TRANSPORTER_FORM = row("403", anon="login", alfa="400", beta="400")
 OPERATOR_PAGE = row("403", anon="login", operador="200", operador_pev="200")
+OPERATOR_FORM = row("403", anon="login", operador="400", operador_pev="400")  # empty POST
 # API (token): anonymous callers get 401, the wrong role 403.
 API_PUBLIC = row("200")
 API_SIGNED_IN = row("200", anon="401")  # lists filtered by role (empty for curioso)
@@ -135,6 +136,16 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"pk": "{facility}"},
             get=row("403", anon="401", operador="200", **municipal("200")),
+        )
+    ],
+    # Its on-site processing: the operator and the municipality read it; only the operator
+    # records it (an empty body: 400), the municipality is refused like anyone else.
+    "facility-processing": [
+        Check(
+            kwargs={"pk": "{facility}"},
+            get=row("403", anon="401", operador="200", **municipal("200")),
+            post=row("403", anon="401", operador="400"),
+            data={},
         )
     ],
     # Where a worksite's (a generator's) loads are now (issue 14): the municipality, and a
@@ -341,6 +352,25 @@ TABLE: dict[str, list[Check]] = {
     ],
     # --- web: receiving facilities ------------------------------------------------------------
     "ctr_web:receptions": [Check(get=OPERATOR_PAGE)],
+    # Onward CTRs and the stock (issue 14): each operator from its own facility (the PEV's
+    # too); the ATT's onward CTR is its operator's, another facility's is told it does not
+    # exist. An empty POST: the form back with its errors (400).
+    "ctr_web:onward-new": [Check(get=OPERATOR_PAGE, post=OPERATOR_FORM)],
+    "ctr_web:onward-detail": [
+        Check(
+            kwargs={"number": "{onward_ctr}"},
+            get=row("403", anon="login", operador="200", operador_pev="404"),
+        )
+    ],
+    "ctr_web:onward-cancel": [
+        Check(
+            kwargs={"number": "{onward_ctr}"},
+            get=POST_ONLY,
+            post=row("403", anon="login", operador="400", operador_pev="404"),
+        )
+    ],
+    "ctr_web:facility-stock": [Check(get=OPERATOR_PAGE)],
+    "ctr_web:processing-new": [Check(get=POST_ONLY, post=OPERATOR_FORM)],
     "ctr_web:reception-receive": [
         Check(
             kwargs={"number": "{ctr}"},

@@ -15,9 +15,10 @@ register = template.Library()
 
 def ctr_url_for(user, ctr) -> str:
     """The page of this CTR that `user` may open: the transporter's detail for its own CTRs,
-    the operator's reception (looked up by number) for loads destined to its facility, and
-    otherwise the public verification page (Núcleo, inspectors, citizens: art. 13 p.ú.).
-    `ctr` is a CTR, a dict with "number" (and maybe "transporter_id"), or a number."""
+    the operator's page of an onward CTR leaving its facility, the operator's reception
+    (looked up by number) for loads destined to its facility, and otherwise the public
+    verification page (Núcleo, inspectors, citizens: art. 13 p.ú.). `ctr` is a CTR, a dict
+    with "number" (and maybe "transporter_id"), or a number."""
     member = roles.membership(user) if user is not None else None
     if isinstance(ctr, str):
         # A bare number is shown on pages already scoped to the viewer's CTRs (a transporter's
@@ -33,9 +34,12 @@ def ctr_url_for(user, ctr) -> str:
         number = ctr.number
         transporter_id = getattr(ctr, "transporter_id", None)
         facility_id = getattr(ctr, "destination_facility_id", None)
+    origin_id = getattr(ctr, "origin_facility_id", None)
     if member is not None:
         if member.transporter_id and member.transporter_id == transporter_id:
             return reverse("ctr_web:ctr-detail", args=[number])
+        if member.facility_id and origin_id is not None and member.facility_id == origin_id:
+            return reverse("ctr_web:onward-detail", args=[number])
         if member.facility_id and member.facility_id == facility_id:
             return reverse("ctr_web:receptions") + "?busca=" + quote(number)
     return reverse("ctr-verify", args=[number])

@@ -12,6 +12,7 @@ each is used. Outcomes: the status code, "login" for a redirect to the sign-in p
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 import pytest
@@ -25,7 +26,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import certificates
+from ctr import certificates, services
 from ctr.models import CTR
 from fiscalization import enforcement, intake, photos
 from fiscalization.models.enforcement import DeliveryMethod
@@ -33,6 +34,7 @@ from pev_network.models import CatchmentBasin
 from tests import dumping_fixtures as fx
 from tests.authorization_table import EXCLUDED_NAMESPACES, ROLES, TABLE, Check
 from tests.builders import multi, square
+from tests.ctr.onward_world import onward_request
 from tests.ctr_world import build_world, ctr_payload
 from tests.enforcement_world import at, record_for
 
@@ -105,6 +107,11 @@ def build_objects() -> dict[str, object]:
         return CTR.objects.get(number=response.json()["number"])
 
     ctr, to_receive, to_refuse, to_cancel = issue(), issue(), issue(), issue()
+    # An onward CTR from the ATT (issue 14), of a load received there.
+    services.receive(issue(), world.operator, Decimal("3"))
+    onward_ctr = services.issue_onward(
+        world.operator, world.beta.pk, onward_request(world, {"A": "1"}, day=today)
+    )
     report = intake.create_report(
         intake.NewReport(fx.at(east_m=-800, north_m=-600), "LOTE_VAGO"),
         photos.check_photos([fx.upload("a.jpg", fx.jpeg_plain())]),
@@ -130,6 +137,7 @@ def build_objects() -> dict[str, object]:
         "ctr_to_receive": to_receive.number,
         "ctr_to_refuse": to_refuse.number,
         "ctr_to_cancel": to_cancel.number,
+        "onward_ctr": onward_ctr.number,
         "worksite": ctr.worksite_id,
         "generator": ctr.generator_id,
         "certificate": certificates.issue(

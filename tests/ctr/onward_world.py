@@ -6,10 +6,22 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
+from django.contrib.auth import get_user_model
+from django.test import Client
+from rest_framework.test import APIClient
+
 from ctr import services
-from ctr.models import Membership
+from ctr.models import (
+    CTR,
+    CTREvent,
+    FacilityOperator,
+    Generator,
+    Membership,
+    NumberSequence,
+    OnSiteProcessing,
+)
 from ctr.rules import WasteLine
-from tests.ctr_world import TODAY, World
+from tests.ctr_world import TODAY, World, build_world
 
 # The ATT's operator company, the generator of the sorted waste (a valid CNPJ).
 CNPJ_OPERATOR = "12345678000195"
@@ -104,3 +116,36 @@ def onward_payload(world: World, **overrides) -> dict:
     }
     body.update(overrides)
     return body
+
+
+def stocked_world() -> World:
+    """The world with 10 m³ of class A received at the ATT today: the stock to ship or
+    process."""
+    world = build_world()
+    inbound(world, {"A": "10"}, received="10")
+    return world
+
+
+def api_client(user) -> APIClient:
+    client = APIClient()
+    # A fresh user per client, as in a real request: no membership cached from the world.
+    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
+    return client
+
+
+def web_client(user) -> Client:
+    client = Client()
+    client.force_login(get_user_model().objects.get(pk=user.pk))
+    return client
+
+
+def written() -> tuple[int, ...]:
+    """What issuing an onward CTR or recording processing writes: unchanged after a refusal."""
+    return (
+        CTR.objects.count(),
+        CTREvent.objects.count(),
+        FacilityOperator.objects.count(),
+        Generator.objects.count(),
+        sum(NumberSequence.objects.values_list("last_value", flat=True)),
+        OnSiteProcessing.objects.count(),
+    )

@@ -5,23 +5,25 @@ that write nothing."""
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from ctr import services
-from ctr.models import CTR, CTREvent, FacilityOperator, Generator, NumberSequence
+from ctr.models import CTR, FacilityOperator
 from pev_network.models import FacilityLicense
 from tests.builders import offset, point
 from tests.ctr.onward_world import (
     CNPJ_OPERATOR,
+    api_client,
     codes,
     inbound,
     onward,
     onward_findings,
     onward_payload,
     onward_request,
+    stocked_world,
+    written,
 )
-from tests.ctr_world import TODAY, build_world
+from tests.ctr_world import TODAY
 
 pytestmark = pytest.mark.django_db
 
@@ -30,25 +32,10 @@ D = TODAY.__class__
 
 @pytest.fixture
 def world(frozen_today):
-    world = build_world()
-    inbound(world, {"A": "10"}, received="10")
-    return world
+    return stocked_world()
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
-    return client
-
-
-def written() -> tuple[int, ...]:
-    return (
-        CTR.objects.count(),
-        CTREvent.objects.count(),
-        FacilityOperator.objects.count(),
-        Generator.objects.count(),
-        sum(NumberSequence.objects.values_list("last_value", flat=True)),
-    )
+client_for = api_client
 
 
 # --- issuing ----------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
-"""Onward CTRs from one facility at once (issue 14): each sees the stock the previous left."""
+"""Onward CTRs from one facility at once (issue 14): each sees the stock the previous left; the
+allocation rebuilt by readers at once is stored once."""
 
 import pytest
+from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from ctr.models import CTR, FacilityOperator
-from tests.ctr.onward_world import inbound, onward_payload
+from ctr import custody
+from ctr.models import CTR, CustodyAllocation, CustodyStale, FacilityOperator
+from tests.ctr.onward_world import inbound, onward, onward_payload
 from tests.ctr.test_ctr_races import all_at_once, call
 from tests.ctr_world import build_world, make_user
 
@@ -28,3 +31,33 @@ def test_onward_ctrs_issued_at_once_never_ship_more_than_the_stock(live_server, 
     assert all(e["code"] == "OVER_FACILITY_STOCK" for b in refused for e in b["errors"])
     assert CTR.objects.filter(origin_facility=world.att).count() == 3
     assert FacilityOperator.objects.filter(facility=world.att).count() == 1
+
+
+def test_readers_rebuilding_one_facility_at_once_store_its_allocation_once(frozen_today):
+    """Five readers find the ATT stale together: one rebuilds, the others wait on its claim of
+    the stale row and then read what it stored (no piece twice, none missing)."""
+    world = build_world()
+    inbound(world, {"A": "4"}, received="4")
+    inbound(world, {"A": "3"}, received="3")
+    onward(world, {"A": "5"})
+    expected = sorted(piece(*row[:6]) for row in custody.allocation_rows([world.att.pk]))
+    assert CustodyStale.objects.filter(facility=world.att).exists()
+
+    def rebuild(_):
+        try:
+            return custody.refresh()
+        finally:
+            connection.close()
+
+    rebuilt = all_at_once(5, rebuild)
+
+    assert sorted(map(len, rebuilt)) == [0, 0, 0, 0, 1]
+    stored = CustodyAllocation.objects.filter(facility=world.att)
+    fields = ("facility_id", "waste_class", "inbound_id", "outbound_id", "processing_id")
+    assert sorted(piece(*(getattr(p, f) for f in fields), p.volume_m3) for p in stored) == expected
+
+
+def piece(facility, waste_class, inbound_line, outbound_line, processing, volume):
+    """A piece comparable whatever its empty ends (None sorts with nothing)."""
+    ends = (inbound_line or 0, outbound_line or 0, processing or 0)
+    return (facility, waste_class, *ends, round(volume, 3))

@@ -121,9 +121,10 @@ def test_processing_is_bounded_by_the_stock_plus_tolerance(world):
     process(world, "A", "11")  # the 10 % of sorting tolerance on the 10 m³ received
     with pytest.raises(services.CTRError) as refused:
         process(world, "A", "0.001")
+    # The class by its label, as the other messages name it.
     assert str(refused.value) == (
-        "A área “ATT” não tem 0,001 m³ de classe A em estoque em 30/11/2026 (pode beneficiar "
-        "até 0 m³)."
+        "A área “ATT” não tem 0,001 m³ de Classe A (agregados: concreto, tijolo, solo…) em "
+        "estoque em 30/11/2026 (pode beneficiar até 0 m³)."
     )
     with pytest.raises(services.CTRError):
         process(world, "B", "1")  # never received

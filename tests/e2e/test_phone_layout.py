@@ -58,6 +58,9 @@ def world():
         )
     world.report = DumpingReport.objects.order_by("pk").first()
     world.case = open_case(world, opened_at=at(2025, 3, 3, 9))
+    # Stock at the ATT and sorted waste shipped onward (issue 14): the operator's stock pages.
+    inbound(world, {"A": "10", "B": "2"}, received="12")
+    world.onward = onward(world, {"A": "4"})
     # A worksite's load through the ATT, partly on to the recycling area: its certificate.
     site = services.WorksiteData("Rua das Obras, 9", world.origin, "Centro")
     load = inbound(world, {"A": "4", "B": "1"}, received="5", worksite=site)
@@ -134,6 +137,23 @@ def empty_action(page):
     submit(page, "main form.narrow")
 
 
+def onward_over_stock(page):
+    """The onward form sent back: more class A than the ATT holds, and no transporter."""
+    page.select_option("#id_destination_facility", index=1)
+    page.select_option("#id_waste-0-waste_class", "A")
+    page.fill("#id_waste-0-volume_m3", "50")
+    submit(page, "#form-ctr")
+    assert page.locator("#erros li").count() >= 2, "the form came back without findings"
+
+
+def processing_over_stock(page):
+    page.select_option("#id_b-waste_class", "A")
+    page.select_option("#id_b-kind", index=1)
+    page.fill("#id_b-volume_m3", "50")
+    submit(page, "#form-beneficiamento")
+    assert page.locator("#id_b-volume_m3_error").count() == 1
+
+
 def pages_of(role: str, world) -> list[tuple[str, object]]:
     """(path, what to do there before measuring) for each page of the role."""
     ctr, case = world.ctr.number, world.case.pk
@@ -167,7 +187,14 @@ def pages_of(role: str, world) -> list[tuple[str, object]]:
             (f"/obras/{world.site}/cdf/", None),
         ]
     if role == "operator":
-        return [("/recebimentos/", None)]
+        return [
+            ("/recebimentos/", None),
+            ("/recebimentos/saidas/nova/", None),
+            ("/recebimentos/saidas/nova/", onward_over_stock),
+            (f"/recebimentos/saidas/{world.onward.number}/", None),
+            ("/recebimentos/estoque/", None),
+            ("/recebimentos/estoque/", processing_over_stock),
+        ]
     if role == "inspector":
         return [
             ("/fiscalizacao/", None),
