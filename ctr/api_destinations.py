@@ -13,11 +13,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import Problem
-from config.api_params import parse_period
 from pev_network.api import problems
 
 from . import certificates
-from .api import PERIOD_PARAMETERS
+from .api import PERIOD_PARAMETERS, period
 from .models import Generator, Worksite
 
 VOLUME = {"max_digits": 14, "decimal_places": 3}
@@ -181,7 +180,7 @@ class GeneratorDestinationsView(APIView):
         },
     )
     def get(self, request, pk: int):
-        date_from, date_to = parse_period(request.query_params)
+        date_from, date_to = period(request.query_params)
         generator = Generator.objects.filter(pk=pk).first()
         if generator is None:
             raise Problem(404, "Gerador não encontrado.")
@@ -190,8 +189,8 @@ class GeneratorDestinationsView(APIView):
         )
         if scope is None:
             raise Problem(403, FORBIDDEN.format(of="do gerador no período"))
-        period = {"date_from": date_from, "date_to": date_to}
-        query = urlencode({name: day.isoformat() for name, day in period.items() if day})
+        days = {"date_from": date_from, "date_to": date_to}
+        query = urlencode({name: day.isoformat() for name, day in days.items() if day})
         query = f"?{query}" if query else ""
         return _answer(
             request,
