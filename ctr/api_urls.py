@@ -10,6 +10,7 @@ from .api import (
     RuleListView,
     VehicleViewSet,
 )
+from .api_destinations import GeneratorDestinationsView, WorksiteDestinationsView
 
 router = SimpleRouter()
 router.register("ctrs", CTRViewSet, basename="ctr")
@@ -24,6 +25,16 @@ urlpatterns = [
         "facilities/<int:pk>/processing/",
         FacilityProcessingView.as_view(),
         name="facility-processing",
+    ),
+    path(
+        "worksites/<int:pk>/destinations/",
+        WorksiteDestinationsView.as_view(),
+        name="worksite-destinations",
+    ),
+    path(
+        "generators/<int:pk>/destinations/",
+        GeneratorDestinationsView.as_view(),
+        name="generator-destinations",
     ),
     *router.urls,
 ]

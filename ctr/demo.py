@@ -5,6 +5,12 @@ Every CTR goes through `services.issue` (so every rule of the catalogue is check
 past `at`, then is received, refused, cancelled or left open, always at a time after its issue
 and never in the future. Deterministic for a given day (random.Random with a fixed seed) and
 idempotent: once the demo transporters have CTRs, a new load only restores the accounts.
+
+The ATTs ship what they sorted once a week (issue 14, art. 3 III): class A in onward CTRs to
+the recycling area, received there; the other classes recorded as reused on site. The last
+shipment is SHIP_LAG days ago, so what arrived since is still in stock. Two worksites with a
+scripted history show the certificate of final destination (ctr/certificates.py): every load of
+the first reached the recycling area, the last load of the second is still at ATT-02.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import datetime
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password, make_password
@@ -27,7 +33,7 @@ from pev_network import services as network
 from pev_network.demo import DEMO_ADMIN
 from pev_network.models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
 
-from . import roles, rules, services
+from . import roles, rules, services, stock
 from .models import (
     CTR,
     CTRStatus,
@@ -35,6 +41,7 @@ from .models import (
     EquipmentKind,
     Generator,
     Membership,
+    ProcessingKind,
     RegistrationStatus,
     Transporter,
     Vehicle,
@@ -56,6 +63,15 @@ OVERDUE, REFUSED, CANCELLED = 6, 10, 12
 MISMATCH_SHARE = 0.08
 LANDFILL_SHARE = 0.08  # class A loads sent to the aterro although REC-01 is licensed
 RECENT_HOURS = 36  # issued this recently, a CTR may still be on its way (below the alert)
+# The ATTs' weekly shipments (art. 3 III): the last one SHIP_LAG days ago.
+SHIP_EVERY, SHIP_LAG = 7, 5
+SHIPPING = {  # ATT -> its operator company, the generator of its onward CTRs
+    "ATT-01": ("Transbordo Exemplo Ltda. (fictícia)", "737373730001"),
+    "ATT-02": ("Triagem Demonstração Ltda. (fictícia)", "848484840001"),
+}
+ONWARD_TO = "REC-01"
+ONWARD_MAX_M3 = Decimal("9.5")  # per onward CTR: the tipper (BV-10) carries 10 m³
+REUSED_CLASSES = ("B", "VOLUMOSO")  # wood, plaster, furniture: reused, not shipped
 
 
 # --- valid, fictitious documents ------------------------------------------------------------
@@ -174,6 +190,40 @@ STREETS = (
     "Alameda Fictícia das Palmeiras",
 )
 
+
+@dataclass(frozen=True)
+class ShowcaseLoad:
+    days_ago: int
+    facility: str
+    waste: tuple[tuple[str, str], ...]  # (class, m³)
+
+
+# The two worksites of the README's certificates: (key, owner's document, address, loads). The
+# first's loads at ATT-01 arrive on shipment days (every load of the day leaves that evening),
+# and one goes straight to the recycling area: conclusive on any day the demo is loaded. The
+# second's last load arrives after the last shipment: still in stock at ATT-02.
+SHOWCASE = (
+    (
+        "conclusivo",
+        COMPANIES[0][1],
+        "Rua Fictícia do Certificado, 100",
+        (
+            ShowcaseLoad(SHIP_LAG + 4 * SHIP_EVERY, "ATT-01", (("A", "4.5"),)),
+            ShowcaseLoad(SHIP_LAG + 3 * SHIP_EVERY, "ATT-01", (("A", "3"), ("B", "1.5"))),
+            ShowcaseLoad(SHIP_LAG + 2 * SHIP_EVERY, "REC-01", (("A", "5"),)),
+        ),
+    ),
+    (
+        "não conclusivo",
+        PERSONS[0][1],
+        "Rua Fictícia do Certificado, 200",
+        (
+            ShowcaseLoad(SHIP_LAG + SHIP_EVERY + 4, "ATT-02", (("A", "4"),)),
+            ShowcaseLoad(2, "ATT-02", (("A", "3.5"), ("VOLUMOSO", "1"))),
+        ),
+    ),
+)
+
 SMALL_LOADS = (  # (class, description) of a small load (≤ 1 m³) to the basin's PEV
     ("A", "entulho de pequena reforma (tijolo, argamassa)"),
     ("A", "restos de piso cerâmico e azulejo"),
@@ -204,6 +254,8 @@ class DemoResult:
     overdue: int
     accounts: list[str]
     skipped: Counter = field(default_factory=Counter)  # rule code -> drafts refused
+    onward: int = 0  # onward CTRs from the ATTs
+    showcase: dict[str, int] = field(default_factory=dict)  # "conclusivo" -> worksite id
 
     def summary(self) -> str:
         labels = dict(CTRStatus.choices)
@@ -218,9 +270,16 @@ class DemoResult:
             else "CTRs de demonstração já existiam (nada duplicado)"
         )
         lines = [
-            f"{head}: {total} ({parts}; {self.overdue} emitidos em atraso).",
+            f"{head}: {total} ({parts}; {self.overdue} emitidos em atraso; {self.onward} "
+            "CTRs de saída das ATTs).",
             f"Contas de demonstração (senha {DEMO_PASSWORD}): {', '.join(self.accounts)}.",
         ]
+        if self.showcase:
+            lines.append(
+                "Certificados de destinação final (contas nucleo ou transportador): "
+                + "; ".join(f"{key} em /obras/{pk}/cdf/" for key, pk in self.showcase.items())
+                + "."
+            )
         if self.skipped:
             lines.append(
                 "Rascunhos recusados pelas regras (não deveria haver): "
@@ -428,6 +487,7 @@ class Planned:
     receive_after: datetime.timedelta
     outcome: str = "receive"
     ctr: CTR | None = None
+    received_m3: Decimal | None = None  # what the receiver counts, when not drawn at random
 
 
 def _volume(value: float) -> Decimal:
@@ -616,10 +676,14 @@ def _received_volume(rng: random.Random, declared: Decimal) -> Decimal:
     return (declared * Decimal(factor)).quantize(Decimal("0.001"))
 
 
-def run_plan(rng: random.Random, plan: list[Planned], transporters, users) -> Counter:
-    """Issue and close the planned CTRs; returns the rule codes of any refused draft."""
+def run_plan(rng: random.Random, plan: list[Planned], transporters, users, shipments=()) -> Counter:
+    """Issue and close the planned CTRs, and make the ATTs' shipments when their time comes;
+    returns the rule codes of any refused draft."""
     skipped: Counter = Counter()
+    pending = sorted(shipments, key=lambda shipment: shipment.at)
     for p in plan:
+        while pending and pending[0].at < p.at:
+            ship(pending.pop(0), transporters, users, rng)
         transporter = transporters[p.transporter_key]
         issuer = users["transporters"][p.transporter_key]
         try:
@@ -633,7 +697,7 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users) -> Co
             services.receive(
                 ctr,
                 operator,
-                _received_volume(rng, ctr.total_volume_m3),
+                p.received_m3 or _received_volume(rng, ctr.total_volume_m3),
                 location=p.request.destination,
                 at=closed_at,
             )
@@ -642,7 +706,154 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users) -> Co
         elif p.outcome == "cancel":
             cancelled_at = p.at + datetime.timedelta(minutes=rng.randint(5, 25))
             services.cancel(ctr, issuer, rng.choice(CANCEL_REASONS), at=cancelled_at)
+    for shipment in pending:
+        ship(shipment, transporters, users, rng)
     return skipped
+
+
+# --- the ATTs ship what they sorted (issue 14) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shipment:
+    at: datetime.datetime
+    facility: ReceivingFacility
+
+
+def plan_shipments(now: datetime.datetime) -> list[Shipment]:
+    """Every SHIP_EVERY days up to SHIP_LAG days ago, each ATT in the evening, after the day's
+    loads."""
+    today = timezone.localdate(now)
+    facilities = ReceivingFacility.objects.filter(code__in=SHIPPING).order_by("code")
+    return [
+        Shipment(
+            timezone.make_aware(
+                datetime.datetime.combine(
+                    today - datetime.timedelta(days=days_ago), datetime.time(19, 10 * index)
+                )
+            ),
+            facility,
+        )
+        for days_ago in range(SHIP_LAG, DAYS, SHIP_EVERY)
+        for index, facility in enumerate(facilities)
+    ]
+
+
+def _truckloads(volume: Decimal) -> list[Decimal]:
+    """The volume in equal onward CTRs of at most ONWARD_MAX_M3 (the last one takes the
+    rounding), so that nothing is left behind."""
+    count = int((volume / ONWARD_MAX_M3).to_integral_value(rounding=ROUND_CEILING))
+    share = (volume / count).quantize(Decimal("0.001"), rounding=ROUND_DOWN)
+    return [share] * (count - 1) + [volume - share * (count - 1)]
+
+
+def ship(shipment: Shipment, transporters, users, rng: random.Random) -> None:
+    """The ATT's stock of the day, whole: class A to the recycling area in onward CTRs carried
+    by the first transporter's tipper and received there; wood, plaster and furniture reused
+    on site. Less than a cubic metre of class A waits for the next shipment."""
+    facility, day = shipment.facility, timezone.localdate(shipment.at)
+    operator = users["operators"][facility.pk]
+    destination = ReceivingFacility.objects.get(code=ONWARD_TO)
+    name, base = SHIPPING[facility.code]
+    tipper = next(spec for spec in TRANSPORTERS if spec.key == "A")
+    plate = next(plate for plate, _d, use in tipper.vehicles if use == "tipper")
+    for waste_class, line in stock.stock_on(facility, day).items():
+        if line.closing <= 0:
+            continue
+        if waste_class in REUSED_CLASSES:
+            services.record_processing(
+                operator,
+                facility,
+                waste_class,
+                line.closing,
+                day,
+                ProcessingKind.REUSED,
+                note="Triado e encaminhado ao reaproveitamento (demonstração).",
+            )
+            continue
+        if waste_class != "A" or line.closing <= 1:
+            continue
+        for number, volume in enumerate(_truckloads(line.closing)):
+            at = shipment.at + datetime.timedelta(minutes=number * 3)
+            ctr = services.issue_onward(
+                operator,
+                transporters["A"].pk,
+                services.IssueRequest(
+                    transport_date=day,
+                    vehicle_plate=plate,
+                    equipment_code="BV-10",
+                    origin=None,
+                    destination=_point_in(destination.area, rng),
+                    destination_facility_id=destination.pk,
+                    waste=[WasteLine("A", volume, "agregado triado (concreto, tijolo, argamassa)")],
+                    generator=services.GeneratorData(name, cnpj(base)),
+                    origin_facility_id=facility.pk,
+                ),
+                at=at,
+            )
+            services.receive(
+                ctr,
+                users["operators"][destination.pk],
+                volume,
+                location=ctr.destination,
+                at=at + datetime.timedelta(minutes=50),
+            )
+
+
+def ensure_showcase(town: Municipality, rng: random.Random) -> dict[str, Worksite]:
+    """The two worksites of the README's certificates (SHOWCASE), by key."""
+    basin = CatchmentBasin.objects.filter(municipality=town).order_by("code").first()
+    sites = {}
+    for key, document, address, _loads in SHOWCASE:
+        generator = Generator.objects.get(document=document)
+        location = _point_in(basin.area, rng)
+        while network.municipality_id_at(location) != town.pk:
+            location = _point_in(basin.area, rng)
+        sites[key], _ = Worksite.objects.get_or_create(
+            generator=generator,
+            address=address,
+            defaults={
+                "location": location,
+                "neighbourhood": basin.name.removeprefix("Bacia "),
+                "permit_number": "ALV-DEMO-CDF1" if document == COMPANIES[0][1] else "",
+            },
+        )
+    return sites
+
+
+def showcase_plan(sites: dict[str, Worksite], now: datetime.datetime) -> list[Planned]:
+    """The showcase worksites' loads: transporter A's 5 m³ caçamba, at nine, received in full
+    an hour later."""
+    facilities = {f.code: f for f in ReceivingFacility.objects.filter(code__isnull=False)}
+    spec = next(spec for spec in TRANSPORTERS if spec.key == "A")
+    plate = next(plate for plate, _d, use in spec.vehicles if use == "skip")
+    today = timezone.localdate(now)
+    plan = []
+    for key, _document, _address, loads in SHOWCASE:
+        for item in loads:
+            day = today - datetime.timedelta(days=item.days_ago)
+            facility = facilities[item.facility]
+            waste = [WasteLine(c, Decimal(v), "entulho da obra") for c, v in item.waste]
+            plan.append(
+                Planned(
+                    at=timezone.make_aware(datetime.datetime.combine(day, datetime.time(9))),
+                    transporter_key="A",
+                    request=services.IssueRequest(
+                        transport_date=day,
+                        vehicle_plate=plate,
+                        equipment_code="CV-05",
+                        origin=sites[key].location,
+                        destination=facility.area.point_on_surface,
+                        destination_facility_id=facility.pk,
+                        worksite_id=sites[key].pk,
+                        waste=waste,
+                    ),
+                    facility=facility,
+                    receive_after=datetime.timedelta(hours=1),
+                    received_m3=sum(line.volume_m3 for line in waste),
+                )
+            )
+    return plan
 
 
 def demo_ctrs():
@@ -664,14 +875,27 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
         if not demo_ctrs().exists():
             created = True
             sites = ensure_worksites(town, transporters["A"], random.Random(SEED))
+            showcase = ensure_showcase(town, random.Random(SEED + 2))
             rng = random.Random(SEED + 1)
             plan = plan_ctrs(rng, transporters, sites, now)
-            skipped = run_plan(rng, plan, transporters, users)
+            plan = sorted(plan + showcase_plan(showcase, now), key=lambda p: p.at)
+            skipped = run_plan(rng, plan, transporters, users, plan_shipments(now))
     counts = dict(demo_ctrs().values_list("status").annotate(n=Count("pk")).order_by())
+    showcase_ids = dict(
+        Worksite.objects.filter(address__in=[address for _k, _d, address, _l in SHOWCASE])
+        .order_by("address")
+        .values_list("address", "pk")
+    )
     return DemoResult(
         created=created,
         status_counts=counts,
         overdue=services.overdue(demo_ctrs(), now).count(),
         accounts=accounts,
         skipped=skipped,
+        onward=demo_ctrs().filter(origin_facility__isnull=False).count(),
+        showcase={
+            key: showcase_ids[address]
+            for key, _document, address, _loads in SHOWCASE
+            if address in showcase_ids
+        },
     )

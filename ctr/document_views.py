@@ -1,5 +1,6 @@
-"""Pages of the printed CTR, its public verification, the worksite destination report and the
-monthly fee statement. Thin: parse, scope by role, call ctr.reports / ctr.printing, render."""
+"""Pages of the printed CTR, its public verification, the worksite destination report, the
+Certificado de Destinação Final (and its public verification) and the monthly fee statement.
+Thin: parse, scope by role, call ctr.reports / ctr.certificates / ctr.printing, render."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import audit
 from config import csv_safety
 from config.br import br_number
 
-from . import printing, reports, roles
-from .models import CTR, Transporter, Worksite
+from . import certificates, printing, reports, roles
+from .models import CTR, Generator, Transporter, Worksite
 
 ERROR_TEMPLATE = "ctr/documents/error.html"
 
@@ -57,8 +58,12 @@ def verify_form(request: HttpRequest) -> HttpResponse:
         number = reports.normalize_number(raw)
         if number:
             return redirect("ctr-verify", number=number)
+        code = certificates.normalize_code(raw)
+        if code:
+            return redirect("cdf-verify", code=code)
         error = (
-            "Número inválido: use o formato impresso no CTR, por exemplo CTR-3518404-2026-000001."
+            "Número inválido: use o formato impresso no CTR, por exemplo CTR-3518404-2026-000001, "
+            "ou o código do certificado de destinação, por exemplo CDF-ABCD-EFGH-JKMN."
         )
     return render(request, "ctr/documents/verify_form.html", {"value": raw, "error": error})
 
@@ -96,18 +101,13 @@ def ctr_pdf(request: HttpRequest, number: str) -> HttpResponse:
 # --- worksite destination report --------------------------------------------------------------
 
 
-def _report_scope(request: HttpRequest, pk: int) -> tuple[Worksite, Transporter | None] | None:
-    """Núcleo and inspectors see the whole site; a transporter only its own CTRs there (and
-    nothing when it has none); anyone else nothing."""
+def _worksite_scope(request: HttpRequest, pk: int) -> certificates.Scope | None:
+    """The worksite's loads the user may see (certificates.for_user: the municipality all,
+    a transporter its own); None when there is nothing for the user there."""
     worksite = Worksite.objects.select_related("generator").filter(pk=pk).first()
     if worksite is None:
         return None
-    if roles.is_municipal(request.user):
-        return worksite, None
-    transporter = roles.transporter_of(request.user)
-    if transporter is not None and reports.worksite_ctrs(worksite, transporter).exists():
-        return worksite, transporter
-    return None
+    return certificates.for_user(request.user, certificates.Scope.of_worksite(worksite))
 
 
 def _report_not_found(request: HttpRequest) -> HttpResponse:
@@ -122,23 +122,168 @@ def _report_not_found(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def worksite_report(request: HttpRequest, pk: int) -> HttpResponse:
-    scope = _report_scope(request, pk)
+    scope = _worksite_scope(request, pk)
     if scope is None:
         return _report_not_found(request)
-    report = reports.worksite_report(*scope)
+    report = reports.worksite_report(scope.worksite, scope.transporter)
     return render(request, "ctr/documents/worksite_report.html", {"report": report})
 
 
 @login_required
 @require_safe
 def worksite_report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
-    scope = _report_scope(request, pk)
+    scope = _worksite_scope(request, pk)
     if scope is None:
         return _report_not_found(request)
-    pdf = printing.worksite_report_pdf(reports.worksite_report(*scope))
+    pdf = printing.worksite_report_pdf(reports.worksite_report(scope.worksite, scope.transporter))
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="relatorio-destinacao-obra-{pk}.pdf"'
     return response
+
+
+# --- Certificado de Destinação Final ----------------------------------------------------------
+
+
+def _no_store(response: HttpResponse) -> HttpResponse:
+    # A certificate's chain changes (stock shipped on, a reception): never serve a stale copy.
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _generator_not_found(request: HttpRequest) -> HttpResponse:
+    return error_page(
+        request,
+        404,
+        "Gerador não encontrado",
+        "Não há gerador com este número entre os que você pode consultar.",
+    )
+
+
+def _period(request: HttpRequest) -> tuple[datetime.date | None, datetime.date | None] | None:
+    """?date_from=&date_to= (AAAA-MM-DD, both optional); None when either is not a date or the
+    period is inverted."""
+    days = []
+    for name in ("date_from", "date_to"):
+        raw = request.GET.get(name, "").strip()
+        try:
+            days.append(datetime.date.fromisoformat(raw) if raw else None)
+        except ValueError:
+            return None
+    date_from, date_to = days
+    if date_from and date_to and date_from > date_to:
+        return None
+    return date_from, date_to
+
+
+def _generator_cdf_scope(
+    request: HttpRequest, pk: int
+) -> tuple[certificates.Scope | None, HttpResponse | None]:
+    period = _period(request)
+    if period is None:
+        return None, error_page(
+            request,
+            400,
+            "Período inválido",
+            "Informe as datas no formato AAAA-MM-DD, por exemplo ?date_from=2026-01-01&"
+            "date_to=2026-12-31, com o início antes do fim.",
+        )
+    generator = Generator.objects.filter(pk=pk).first()
+    scope = (
+        certificates.for_user(request.user, certificates.Scope(generator, None, *period))
+        if generator is not None
+        else None
+    )
+    return scope, None if scope is not None else _generator_not_found(request)
+
+
+def _cdf_page(request: HttpRequest, scope: certificates.Scope, pdf_url: str) -> HttpResponse:
+    issued, cdf = certificates.issue(scope, request.user)
+    audit.record(request, scope.worksite or scope.generator, "Certificado de destinação final")
+    return _no_store(
+        render(
+            request,
+            "ctr/documents/cdf.html",
+            {"issued": issued, "cdf": cdf, "pdf_url": pdf_url},
+        )
+    )
+
+
+def _cdf_pdf(request: HttpRequest, scope: certificates.Scope) -> HttpResponse:
+    issued, cdf = certificates.issue(scope, request.user)
+    audit.record(request, scope.worksite or scope.generator, "Certificado de destinação (PDF)")
+    verify_url = request.build_absolute_uri(reverse("cdf-verify", args=[issued.code]))
+    response = HttpResponse(
+        printing.cdf_pdf(issued, cdf, verify_url), content_type="application/pdf"
+    )
+    response["Content-Disposition"] = f'inline; filename="{issued.code}.pdf"'
+    return _no_store(response)
+
+
+@login_required
+@require_safe
+def worksite_cdf(request: HttpRequest, pk: int) -> HttpResponse:
+    scope = _worksite_scope(request, pk)
+    if scope is None:
+        return _report_not_found(request)
+    return _cdf_page(request, scope, reverse("worksite-cdf-pdf", args=[pk]))
+
+
+@login_required
+@require_safe
+def worksite_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    scope = _worksite_scope(request, pk)
+    if scope is None:
+        return _report_not_found(request)
+    return _cdf_pdf(request, scope)
+
+
+@login_required
+@require_safe
+def generator_cdf(request: HttpRequest, pk: int) -> HttpResponse:
+    scope, error = _generator_cdf_scope(request, pk)
+    if error is not None:
+        return error
+    query = f"?{request.GET.urlencode()}" if request.GET else ""
+    return _cdf_page(request, scope, reverse("generator-cdf-pdf", args=[pk]) + query)
+
+
+@login_required
+@require_safe
+def generator_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    scope, error = _generator_cdf_scope(request, pk)
+    if error is not None:
+        return error
+    return _cdf_pdf(request, scope)
+
+
+@require_safe
+def cdf_verify(request: HttpRequest, code: str) -> HttpResponse:
+    """Public: what the QR code of a printed certificate points to. The content as issued,
+    personal data masked as on the CTR's page (LGPD), and whether the chain changed since."""
+    verification = certificates.verify(code)
+    if verification is None:
+        response = error_page(
+            request,
+            404,
+            "Certificado não encontrado",
+            f"Não há certificado de destinação com o código “{code[:40]}”. Confira o código "
+            "impresso no documento (formato CDF-XXXX-XXXX-XXXX).",
+            show_verify_form=True,
+        )
+    else:
+        response = render(
+            request,
+            "ctr/documents/cdf_verify.html",
+            {
+                "issued": verification.issued,
+                "certificate": verification.certificate,
+                "subject": certificates.public_subject(verification.certificate.subject),
+                "current": verification.current,
+                "changed": verification.changed,
+            },
+        )
+    response["X-Robots-Tag"] = "noindex"
+    return _no_store(response)
 
 
 # --- fee statement ----------------------------------------------------------------------------

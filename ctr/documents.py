@@ -62,6 +62,22 @@ def mask_document(document: str) -> str:
     return format_document(document)
 
 
+def public_person_name(name: str, document: str) -> str:
+    """LGPD: a natural person (CPF) is shown by first name and initials ("Maria O."); a
+    company (CNPJ) by its full name, which is public in the CNPJ registry."""
+    if document_kind(document) == "CNPJ":
+        return name
+    particles = {"da", "das", "de", "di", "do", "dos", "du", "e", "d'"}
+    words = name.split()
+    if not words:
+        return ""
+    # The first letter of each later name: "(fictícia)" gives "F.", not "(.".
+    letters = [
+        next((c for c in w if c.isalpha()), "") for w in words[1:] if w.lower() not in particles
+    ]
+    return " ".join([words[0], *(f"{letter.upper()}." for letter in letters if letter)])
+
+
 def normalize_plate(value: str) -> str:
     plate = re.sub(r"[\s-]", "", (value or "").upper())
     if not PLATE_RE.match(plate):

@@ -1,6 +1,6 @@
 """PDFs: the printed CTR (Lei 3.978/2007 art. 3 VI, art. 13 p.ú.) with its verification QR
-code, and the worksite destination report (art. 9 p.ú. II), drawn with the platform's PDF kit
-(config.pdf).
+code, the worksite destination report (art. 9 p.ú. II) and the Certificado de Destinação Final
+with its own QR code (ctr/certificates.py), drawn with the platform's PDF kit (config.pdf).
 
 Functions take domain objects and plain data and return the PDF bytes; they never see a request.
 """
@@ -14,10 +14,11 @@ from xml.sax.saxutils import escape
 from django.utils import timezone
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import KeepTogether, NextPageTemplate, Paragraph, Spacer
+from reportlab.platypus import KeepTogether, NextPageTemplate, Paragraph, Spacer, Table
 
 from config.br import br_date, br_datetime, br_money, br_number
 from config.pdf import (
+    BODY,
     BRAND,
     CONTENT_W,
     ERROR,
@@ -27,6 +28,8 @@ from config.pdf import (
     MARGIN,
     RIGHT,
     SMALL,
+    SMALL_RIGHT,
+    SOFT,
     TOP,
     document,
     fields,
@@ -39,8 +42,9 @@ from config.pdf import (
     signature_boxes,
     verification_qr,
 )
+from pev_network.models import facility_kind_short, waste_class_short
 
-from . import reports
+from . import certificates, reports
 from .documents import document_kind, format_document
 from .models import CTR, CTRStatus
 from .rules import REGISTRY, Severity
@@ -57,37 +61,43 @@ HEADER_H = 42 * mm  # the first page's header band, above the flowing content
 # --- the CTR ----------------------------------------------------------------------------------
 
 
-def _ctr_header(ctr: CTR, verify_url: str) -> Callable[[Canvas], None]:
+def _numbered_header(
+    kicker: str, title: str, subtitle: str, number: str, lines: list[str], verify_url: str
+) -> Callable[[Canvas], None]:
+    """The first page's band of a document anyone may verify (the CTR, the certificate): the
+    letterhead, the document's number, a few lines of dates and status, and the QR code."""
+
     def draw(canvas: Canvas) -> None:
-        letterhead(
-            canvas,
-            f"{platform_name()} · Município de {ctr.municipality.name}/{ctr.municipality.uf}",
-            TITLE,
-            "Documento de transporte de resíduos da construção civil e volumosos",
-            HEADER_H - 3 * mm,
-        )
+        letterhead(canvas, kicker, title, subtitle, HEADER_H - 3 * mm)
         canvas.saveState()
         canvas.setFillColor(INK)
         canvas.setFont(FONT_BOLD, 14)
-        canvas.drawString(MARGIN, TOP - 60, f"Nº {ctr.number}")
+        canvas.drawString(MARGIN, TOP - 60, number)
         canvas.setFont(FONT, 9)
-        canvas.drawString(
-            MARGIN,
-            TOP - 75,
-            f"Situação: {ctr.get_status_display()}    "
-            f"Emissão: {br_datetime(ctr.created_at)}    "
-            f"Transporte: {br_date(ctr.transport_date)}",
-        )
-        if ctr.closed_at:
-            canvas.drawString(
-                MARGIN,
-                TOP - 87,
-                f"{ctr.get_status_display()} em {br_datetime(ctr.closed_at)}",
-            )
+        for index, line in enumerate(lines):
+            canvas.drawString(MARGIN, TOP - 75 - 12 * index, line)
         canvas.restoreState()
         verification_qr(canvas, verify_url)
 
     return draw
+
+
+def _ctr_header(ctr: CTR, verify_url: str) -> Callable[[Canvas], None]:
+    lines = [
+        f"Situação: {ctr.get_status_display()}    "
+        f"Emissão: {br_datetime(ctr.created_at)}    "
+        f"Transporte: {br_date(ctr.transport_date)}"
+    ]
+    if ctr.closed_at:
+        lines.append(f"{ctr.get_status_display()} em {br_datetime(ctr.closed_at)}")
+    return _numbered_header(
+        f"{platform_name()} · Município de {ctr.municipality.name}/{ctr.municipality.uf}",
+        TITLE,
+        "Documento de transporte de resíduos da construção civil e volumosos",
+        f"Nº {ctr.number}",
+        lines,
+        verify_url,
+    )
 
 
 def _finding_lines(findings: list[dict]) -> list[Paragraph]:
@@ -296,32 +306,41 @@ def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -
                 f"Somente os CTRs do transportador {report.transporter.name} nesta obra.",
             )
         )
-    conclusion_style = make_style(
-        "conclusion",
-        fontName=FONT_BOLD,
-        fontSize=10,
-        leading=13,
-        textColor=BRAND if report.proven else ERROR,
-    )
     story: list = [
         NextPageTemplate("later"),
         fields(info),
         Spacer(0, 3 * mm),
-        p(report.conclusion, conclusion_style),
-        Spacer(0, 3 * mm),
+        p(report.conclusion, _conclusion_style(report.proven)),
+        Spacer(0, 1.5 * mm),
+        *_conclusion(report.destinations),
         section(f"CTRs da obra ({len(report.rows)})"),
         Spacer(0, 1 * mm),
     ]
     flagged = tuple(i for i, row in enumerate(report.rows) if row.flag)
     story.append(
         grid(
-            ["Nº do CTR", "Data", "Transportador", "Destino", "Classes", "Volume (m³)", "Situação"],
+            [
+                "Nº do CTR",
+                "Data",
+                "Transportador",
+                "Destino (e onde está agora)",
+                "Classes",
+                "Volume (m³)",
+                "Situação",
+            ],
             [
                 [
                     row.number,
                     row.transport_date,
                     row.transporter,
-                    row.facility,
+                    Paragraph(
+                        "<br/>".join(
+                            [escape(row.facility), _shares_text(row.shares, SOFT_HEX, True)]
+                            if row.shares
+                            else [escape(row.facility)]
+                        ),
+                        SMALL,
+                    ),
                     row.classes,
                     row.volume,
                     Paragraph(
@@ -332,7 +351,7 @@ def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -
                 for row in report.rows
             ]
             or [["Nenhum CTR.", "", "", "", "", "", ""]],
-            [36 * mm, 16 * mm, 36 * mm, 36 * mm, 20 * mm, 17 * mm, 21 * mm],
+            [36 * mm, 16 * mm, 30 * mm, 44 * mm, 18 * mm, 17 * mm, 21 * mm],
             numeric=(5,),
             highlight=flagged,
         )
@@ -374,11 +393,264 @@ def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -
                 ),
             ]
         ),
+        Spacer(0, 4 * mm),
+        *_destination_sections(report.destinations),
         Spacer(0, 3 * mm),
         p(
             "Só os CTRs recebidos comprovam a destinação (art. 13 p.ú.); os volumes em aberto e "
             "recusados aparecem à parte e os cancelados não entram nos totais. "
             f"Cancelados: {report.cancelled_count}.",
+            SMALL,
+        ),
+    ]
+    doc.build(story)
+    return buffer.getvalue()
+
+
+# --- where the loads are now (the certificate, and the worksite report) -------------------------
+
+SOFT_HEX = SOFT.hexval().replace("0x", "#")
+
+
+def _conclusion_style(conclusive: bool):
+    return make_style(
+        "conclusion",
+        fontName=FONT_BOLD,
+        fontSize=10,
+        leading=13,
+        textColor=BRAND if conclusive else ERROR,
+    )
+
+
+def _conclusion(cdf: certificates.Certificate) -> list:
+    """The certificate's conclusion and, one bullet each, why it is not conclusive."""
+    flowables = [p(cdf.headline, _conclusion_style(cdf.conclusive)), Spacer(0, 1 * mm)]
+    if cdf.loads and not cdf.conclusive:
+        flowables += [
+            Paragraph(f"• {escape(reason[0].upper() + reason[1:])}.", BODY)
+            for reason in cdf.reasons
+        ]
+    return [*flowables, Spacer(0, 3 * mm)]
+
+
+def _shares_text(shares, color: str = "", with_class: bool = False) -> str:
+    """Where a load is now, one line per share, as Paragraph markup."""
+    lines = []
+    for share in shares:
+        text = (
+            f"{share.outcome_label.capitalize()}: {share.place.name} — "
+            f"{reports.br_volume(share.volume_m3)} m³"
+        )
+        if with_class:
+            text += f" ({waste_class_short(share.waste_class)})"
+        text = escape(text)
+        lines.append(text if share.settled else f"<b>{text}</b>")
+    markup = "<br/>".join(lines)
+    return f"<font color='{color}'>{markup}</font>" if color else markup
+
+
+def _destination_sections(cdf: certificates.Certificate) -> list:
+    """The certificate's two tables: each class's volumes by outcome, and where they are."""
+    outcome_head = [
+        "Destinação final",
+        "Beneficiado na área",
+        "Em estoque",
+        "Em trânsito",
+        "Recusado",
+    ]
+    class_w = 36 * mm
+    by_class = grid(
+        ["Classe", "Declarado", "Recebido", *outcome_head],
+        [
+            [
+                waste_class_short(t.waste_class),
+                *(
+                    reports.br_volume(v)
+                    for v in (
+                        t.declared_m3,
+                        t.received_m3,
+                        t.destined_m3,
+                        t.processed_m3,
+                        t.stock_m3,
+                        t.transit_m3,
+                        t.refused_m3,
+                    )
+                ),
+            ]
+            for t in cdf.by_class
+        ]
+        or [["Nenhuma carga.", *[""] * 7]],
+        [class_w] + [(CONTENT_W - class_w) / 7] * 7,
+        numeric=tuple(range(1, 8)),
+    )
+    unsettled = tuple(i for i, share in enumerate(cdf.destinations) if not share.settled)
+    where = grid(
+        ["Situação", "Área", "Tipo", "Classe", "Volume (m³)"],
+        [
+            [
+                share.outcome_label.capitalize(),
+                share.place.name,
+                facility_kind_short(share.place.kind),
+                waste_class_short(share.waste_class),
+                reports.br_volume(share.volume_m3),
+            ]
+            for share in cdf.destinations
+        ]
+        or [["—", "", "", "", ""]],
+        [32 * mm, 70 * mm, 32 * mm, 26 * mm, CONTENT_W - 160 * mm],
+        numeric=(4,),
+        highlight=unsettled,
+    )
+    return [
+        KeepTogether(
+            [section("Destinação por classe de resíduo (m³)"), Spacer(0, 1 * mm), by_class]
+        ),
+        Spacer(0, 4 * mm),
+        KeepTogether([section("Onde estão os resíduos"), Spacer(0, 1 * mm), where]),
+    ]
+
+
+def _loads_table(cdf: certificates.Certificate) -> Table:
+    def cell(values) -> Paragraph:
+        return Paragraph("<br/>".join(escape(v) for v in values), SMALL)
+
+    def numbers(values) -> Paragraph:
+        return Paragraph("<br/>".join(values), SMALL_RIGHT)
+
+    rows = [
+        [
+            Paragraph(
+                escape(load.number)
+                + ("" if load.status == "received" else f"<br/><b>{escape(load.status_label)}</b>"),
+                SMALL,
+            ),
+            br_date(load.transport_date),
+            load.transporter,
+            f"{load.first_place.name} ({facility_kind_short(load.first_place.kind)})",
+            cell(waste_class_short(line.waste_class) for line in load.lines),
+            numbers(reports.br_volume(line.declared_m3) for line in load.lines),
+            numbers(
+                reports.br_volume(line.received_m3) if line.received_m3 is not None else "—"
+                for line in load.lines
+            ),
+            Paragraph(_shares_text(load.shares, with_class=True) or "—", SMALL),
+        ]
+        for load in cdf.loads
+    ]
+    return grid(
+        [
+            "Nº do CTR",
+            "Data",
+            "Transportador",
+            "Primeira área",
+            "Classe",
+            "Declarado (m³)",
+            "Recebido (m³)",
+            "Onde está agora",
+        ],
+        rows or [["Nenhum CTR.", *[""] * 7]],
+        [37 * mm, 17 * mm, 22 * mm, 20 * mm, 17 * mm, 16 * mm, 16 * mm, CONTENT_W - 145 * mm],
+        numeric=(5, 6),
+        highlight=tuple(i for i, load in enumerate(cdf.loads) if not load.conclusive),
+    )
+
+
+CDF_TITLE = "Certificado de Destinação Final (CDF)"
+CDF_METHOD = (
+    "Cada carga é seguida pela cadeia de custódia: em cada ATT ou PEV por onde passou, o volume "
+    "recebido de cada classe sai na ordem em que chegou (primeiro a entrar, primeiro a sair) nos "
+    "CTRs de saída e no beneficiamento registrado na área. Só a destinação final (área de "
+    "reciclagem ou aterro licenciado) e o beneficiamento na área concluem a destinação."
+)
+CDF_LEGAL_BASIS = (
+    "Base legal: Lei Municipal nº 3.978/2007 de Guaratinguetá, art. 3 III (a ATT faz a triagem "
+    "para posterior remoção e destinação adequada), art. 9 p.ú. II (o Habite-se pede a "
+    "documentação do correto transporte, triagem e destinação) e art. 13 p.ú. (o transportador "
+    "comprova a destinação a quem o contratou)."
+)
+
+
+def cdf_pdf(
+    issued,
+    cdf: certificates.Certificate,
+    verify_url: str,
+    compress: bool = True,
+) -> bytes:
+    """The certificate `issued` (a DestinationCertificate) with its content `cdf`: the subject,
+    the conclusion in words, the volumes by class and place, every CTR and where it is now,
+    and the QR code of its public verification page.
+
+    The generator's document is printed in full: only who may see the certificate gets it."""
+    subject = cdf.subject
+    buffer = io.BytesIO()
+    status = "Conclusivo" if cdf.conclusive else "Não conclusivo"
+    doc = document(
+        buffer,
+        title=f"{CDF_TITLE} {issued.code}",
+        first_page=_numbered_header(
+            f"{platform_name()} · {subject.municipality or 'Controle de Transporte de Resíduos'}",
+            CDF_TITLE,
+            "Resíduos da construção civil e volumosos, seguidos até a destinação final",
+            f"Nº {issued.code}",
+            [
+                f"Emissão: {br_datetime(issued.issued_at)}    Situação: {status}",
+                f"CTRs: {len(cdf.loads)}    Volume: {reports.br_volume(cdf.volume_m3)} m³",
+            ],
+            verify_url,
+        ),
+        header_height=HEADER_H,
+        running_title=f"CDF {issued.code}",
+        generated=br_datetime(timezone.now()),
+        compress=compress,
+    )
+    document_label = document_kind(subject.generator_document)
+    if subject.worksite_id is not None:
+        info = [
+            ("Obra*", subject.address),
+            ("Bairro", subject.neighbourhood),
+            ("Alvará", subject.permit_number),
+        ]
+    else:
+        info = [("Período*", subject.period_label)]
+    info += [
+        ("Gerador", subject.generator_name),
+        (document_label, format_document(subject.generator_document)),
+        ("Município", subject.municipality),
+    ]
+    if subject.transporter_name:
+        info.append(
+            ("Abrangência*", f"Somente os CTRs do transportador {subject.transporter_name}.")
+        )
+    info.append(("Resumo SHA-256*", issued.digest))
+    story: list = [
+        NextPageTemplate("later"),
+        fields(info),
+        Spacer(0, 3 * mm),
+        *_conclusion(cdf),
+        Spacer(0, 1 * mm),
+        *_destination_sections(cdf),
+        Spacer(0, 4 * mm),
+        section(f"CTRs ({len(cdf.loads)})"),
+        Spacer(0, 1 * mm),
+        _loads_table(cdf),
+        Spacer(0, 3 * mm),
+    ]
+    if cdf.cancelled_count:
+        story.append(
+            p(
+                f"CTRs cancelados (não transportaram resíduos, fora do certificado): "
+                f"{cdf.cancelled_count}.",
+                SMALL,
+            )
+        )
+    story += [
+        p(CDF_METHOD, SMALL),
+        Spacer(0, 2 * mm),
+        p(CDF_LEGAL_BASIS, SMALL),
+        Spacer(0, 2 * mm),
+        p(
+            f"Este certificado retrata a cadeia de custódia em {br_datetime(issued.issued_at)}. "
+            f"A página {verify_url} mostra o que ele diz e avisa se a cadeia mudou desde então.",
             SMALL,
         ),
     ]

@@ -1,5 +1,6 @@
 """Queries behind the printed CTR, its public verification, the worksite destination report
-(Lei 3.978/2007 art. 9 p.ú. II) and the monthly fee statement (art. 12 §3).
+(Lei 3.978/2007 art. 9 p.ú. II; its final destinations come from the chain of custody, as the
+certificate's, ctr/certificates.py) and the monthly fee statement (art. 12 §3).
 
 Plain functions taking domain objects and returning plain data; the aggregations run in
 PostgreSQL (values/annotate), never as Python loops over a site's or a month's CTRs.
@@ -22,7 +23,8 @@ from django.utils import timezone
 from config.br import br_date, br_datetime, br_money, br_number
 from pev_network.models import FacilityKind, FacilityLicense, Municipality
 
-from .documents import PLATE_RE, document_kind, format_document, mask_document
+from . import certificates
+from .documents import PLATE_RE, format_document, mask_document, public_person_name
 from .models import CTR, CTRStatus, CTRWaste, CTRWasteClass, Transporter, Worksite
 from .services import same_name
 
@@ -138,19 +140,6 @@ def facility_license(ctr: CTR) -> FacilityLicense | None:
     return licenses.valid_on(ctr.transport_date).first() or licenses.first()
 
 
-def public_person_name(name: str, document: str) -> str:
-    """LGPD: a natural person (CPF) is shown by first name and initials ("Maria O."); a
-    company (CNPJ) by its full name, which is public in the CNPJ registry."""
-    if document_kind(document) == "CNPJ":
-        return name
-    particles = {"da", "das", "de", "di", "do", "dos", "du", "e", "d'"}
-    words = name.split()
-    if not words:
-        return ""
-    initials = [f"{w[0].upper()}." for w in words[1:] if w.lower() not in particles]
-    return " ".join([words[0], *initials])
-
-
 def public_origin(ctr: CTR) -> str:
     """Only the neighbourhood and the municipality: never the address nor the coordinates."""
     place = f"{ctr.municipality.name}/{ctr.municipality.uf}"
@@ -246,6 +235,8 @@ class SiteCTRRow:
     status: str
     status_label: str
     flag: str  # "" for a received load
+    # Where its waste is now, followed through the ATTs and PEVs it passed (ctr/custody.py).
+    shares: tuple[certificates.Share, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -276,6 +267,8 @@ class WorksiteReport:
     open_volume: str
     refused_volume: str
     conclusion: str
+    # The same loads followed to their final destinations: the certificate's content.
+    destinations: certificates.Certificate
     generated_at: datetime.datetime = field(default_factory=timezone.now)
     # The generator's names as the CTRs declare them, when not the registry's (case and
     # spacing aside): the report shows what was declared.
@@ -283,19 +276,17 @@ class WorksiteReport:
 
     @property
     def proven(self) -> bool:
-        return self.received_count > 0 and self.open_count + self.refused_count == 0
+        """Every load received (art. 13 p.ú.) and followed to a final destination or processed
+        (art. 9 p.ú. II: "transporte, triagem e destinação")."""
+        return (
+            self.received_count > 0
+            and self.open_count + self.refused_count == 0
+            and self.destinations.conclusive
+        )
 
     @property
     def generator_document(self) -> str:
         return format_document(self.worksite.generator.document)
-
-
-def worksite_ctrs(worksite: Worksite, transporter: Transporter | None = None) -> QuerySet:
-    """Every CTR of the site; only the transporter's own when one is given."""
-    queryset = CTR.objects.filter(worksite=worksite)
-    if transporter is not None:
-        queryset = queryset.filter(transporter=transporter)
-    return queryset
 
 
 def _sum(expression, status: str | tuple, **extra) -> Sum:
@@ -304,9 +295,13 @@ def _sum(expression, status: str | tuple, **extra) -> Sum:
 
 
 def worksite_report(worksite: Worksite, transporter: Transporter | None = None) -> WorksiteReport:
-    """Every CTR of the site with its flags, the volumes per class and per destination, and the
-    conclusion for the Habite-se: proven only when every load was received."""
-    ctrs = worksite_ctrs(worksite, transporter)
+    """Every CTR of the site with its flags and where its waste is now, the volumes per class
+    and per first destination, and the conclusion for the Habite-se: proven only when every
+    load was received and reached a final destination."""
+    scope = certificates.Scope.of_worksite(worksite, transporter)
+    ctrs = scope.ctrs()
+    destinations = certificates.build(scope)
+    shares = {load.number: load.shares for load in destinations.loads}
     received, issued, refused = CTRStatus.RECEIVED, CTRStatus.ISSUED, CTRStatus.REFUSED
 
     # One row per CTR: its classes aggregated from the waste lines in the same query.
@@ -327,6 +322,7 @@ def worksite_report(worksite: Worksite, transporter: Transporter | None = None) 
             status=row["status"],
             status_label=status_label(row["status"]),
             flag=FLAGS.get(row["status"], ""),
+            shares=shares.get(row["number"], ()),
         )
         for row in ctrs.values(
             "pk",
@@ -407,7 +403,12 @@ def worksite_report(worksite: Worksite, transporter: Transporter | None = None) 
     elif totals["received_count"]:
         conclusion = (
             f"Todos os {totals['received_count']} CTR(s) da obra foram recebidos em áreas "
-            f"licenciadas ({br_volume(totals['received_volume'])} m³): destinação comprovada."
+            f"licenciadas ({br_volume(totals['received_volume'])} m³)"
+        )
+        conclusion += (
+            ": destinação comprovada."
+            if destinations.conclusive
+            else ", mas a destinação final ainda não está comprovada."
         )
     else:
         conclusion = "Nenhuma carga registrada para esta obra: não há destinação a comprovar."
@@ -425,6 +426,7 @@ def worksite_report(worksite: Worksite, transporter: Transporter | None = None) 
         open_volume=br_volume(totals["open_volume"]),
         refused_volume=br_volume(totals["refused_volume"]),
         conclusion=conclusion,
+        destinations=destinations,
         declared_names=_other_declared_names(ctrs, worksite.generator.name),
     )
 

@@ -148,6 +148,20 @@ TABLE: dict[str, list[Check]] = {
             data={},
         )
     ],
+    # Where a worksite's (a generator's) loads are now (issue 14): the municipality, and a
+    # transporter for the loads it carried (art. 13 p.ú.); the others are refused with a 403.
+    "worksite-destinations": [
+        Check(
+            kwargs={"pk": "{worksite}"},
+            get=row("403", anon="401", alfa="200", **municipal("200")),
+        )
+    ],
+    "generator-destinations": [
+        Check(
+            kwargs={"pk": "{generator}"},
+            get=row("403", anon="401", alfa="200", **municipal("200")),
+        )
+    ],
     # alfa's CTR to the ATT: its transporter, the ATT's operator and the municipality see it;
     # another transporter, another facility's operator and curioso are told it does not exist.
     "ctr-detail": [
@@ -288,6 +302,8 @@ TABLE: dict[str, list[Check]] = {
     # Public verification of a printed CTR (personal data masked).
     "ctr-verify-form": [Check(get=PUBLIC)],
     "ctr-verify": [Check(kwargs={"number": "{ctr}"}, get=PUBLIC)],
+    # The public page of an issued certificate of destination (issue 14; data masked).
+    "cdf-verify": [Check(kwargs={"code": "{certificate}"}, get=PUBLIC)],
     # --- web: transporters ---------------------------------------------------------------------
     "ctr_web:ctr-list": [Check(get=TRANSPORTER_PAGE)],
     "ctr_web:ctr-new": [Check(get=TRANSPORTER_PAGE, post=TRANSPORTER_FORM)],
@@ -393,6 +409,32 @@ TABLE: dict[str, list[Check]] = {
     "worksite-report-pdf": [
         Check(
             kwargs={"pk": "{worksite}"},
+            get=row("404", anon="login", alfa="200", **municipal("200")),
+        )
+    ],
+    # The certificate of destination (issue 14): as the worksite report, per worksite and per
+    # generator (the generator of alfa's CTR).
+    "worksite-cdf": [
+        Check(
+            kwargs={"pk": "{worksite}"},
+            get=row("404", anon="login", alfa="200", **municipal("200")),
+        )
+    ],
+    "worksite-cdf-pdf": [
+        Check(
+            kwargs={"pk": "{worksite}"},
+            get=row("404", anon="login", alfa="200", **municipal("200")),
+        )
+    ],
+    "generator-cdf": [
+        Check(
+            kwargs={"pk": "{generator}"},
+            get=row("404", anon="login", alfa="200", **municipal("200")),
+        )
+    ],
+    "generator-cdf-pdf": [
+        Check(
+            kwargs={"pk": "{generator}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
         )
     ],

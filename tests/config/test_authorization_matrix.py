@@ -26,7 +26,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import services
+from ctr import certificates, services
 from ctr.models import CTR
 from fiscalization import enforcement, intake, photos
 from fiscalization.models.enforcement import DeliveryMethod
@@ -139,6 +139,10 @@ def build_objects() -> dict[str, object]:
         "ctr_to_cancel": to_cancel.number,
         "onward_ctr": onward_ctr.number,
         "worksite": ctr.worksite_id,
+        "generator": ctr.generator_id,
+        "certificate": certificates.issue(
+            certificates.Scope.of_worksite(ctr.worksite), world.nucleo
+        )[0].code,
         "vehicle": world.alfa.vehicles.first().pk,
         "equipment": world.alfa.equipment.first().pk,
         "facility": world.att.pk,

@@ -14,7 +14,8 @@ from django.db.models import Max
 from django.test import override_settings
 from django.utils import timezone
 
-from ctr import demo, roles, services
+from ctr import certificates, demo, roles, services
+from ctr.custody import Outcome
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
     CTR,
@@ -23,6 +24,7 @@ from ctr.models import (
     Equipment,
     Generator,
     Membership,
+    OnSiteProcessing,
     Transporter,
     Vehicle,
     Worksite,
@@ -213,3 +215,36 @@ def test_second_load_changes_nothing(demo_output):
     assert "já existiam" in output
     assert snapshot() == before
     assert demo.demo_ctrs().count() == before["CTR"]
+
+
+# --- issue 14: the ATTs ship onward; one certificate conclusive, one not ------------------------
+
+
+def test_the_atts_ship_their_sorted_waste_onward(demo_output):
+    onward = CTR.objects.filter(origin_facility__code__in=["ATT-01", "ATT-02"])
+    assert onward.filter(origin_facility__code="ATT-01").exists()
+    assert onward.filter(origin_facility__code="ATT-02").exists()
+    assert set(onward.values_list("status", flat=True)) == {CTRStatus.RECEIVED}
+    assert set(onward.values_list("destination_facility__code", flat=True)) == {"REC-01"}
+    assert OnSiteProcessing.objects.filter(facility__code__in=["ATT-01", "ATT-02"]).exists()
+    assert f"{onward.count()} CTRs de saída das ATTs" in demo_output
+
+
+def showcase(key: str) -> Worksite:
+    address = next(address for k, _doc, address, _loads in demo.SHOWCASE if k == key)
+    return Worksite.objects.select_related("generator").get(address=address)
+
+
+def test_one_demo_certificate_is_conclusive_and_one_is_not(demo_output):
+    done = certificates.build(certificates.Scope.of_worksite(showcase("conclusivo")))
+    assert done.conclusive, done.statement
+    assert {load.first_place.name for load in done.loads} == {
+        "ATT Norte (fictícia)",
+        "Usina de Reciclagem Vale (fictícia)",
+    }
+    pending = certificates.build(certificates.Scope.of_worksite(showcase("não conclusivo")))
+    assert not pending.conclusive
+    assert any(share.outcome == Outcome.DESTINED for load in pending.loads for share in load.shares)
+    assert "3,5 m³ de classe A ainda em estoque na área “ATT Sul (fictícia)”" in pending.reasons
+    for key in ("conclusivo", "não conclusivo"):
+        assert f"{key} em /obras/{showcase(key).pk}/cdf/" in demo_output

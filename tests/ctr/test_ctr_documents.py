@@ -20,6 +20,7 @@ from ctr import reports, services
 from ctr.models import CTR, Membership, Worksite
 from ctr.rules import WasteLine
 from pev_network.models import Municipality
+from tests.ctr.onward_world import onward
 from tests.ctr_world import (
     CPF_GENERATOR,
     TODAY,
@@ -328,6 +329,12 @@ def test_report_of_a_site_with_every_load_received_is_conclusive(world):
     ctr = receive(world, issue(world))
     page = report_page(world.fiscal, ctr.worksite)
     assert "Todos os 1 CTR(s) da obra foram recebidos" in page
+    # Issue 14: received at the ATT, which has not shipped it on yet, the load is sorted but
+    # not yet destined (art. 3 III, art. 9 p.ú. II); once shipped to the recycling area, it is.
+    assert "a destinação final ainda não está comprovada" in page
+    assert "3 m³ de classe A ainda em estoque na área “ATT”" in page
+    receive(world, onward(world, {"A": "3"}))
+    page = report_page(world.fiscal, ctr.worksite)
     assert "destinação comprovada" in page
 
 

@@ -16,15 +16,17 @@ per test), and the failure lists every page and element that breaks the rule."""
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
+from ctr import certificates, services
 from fiscalization.models import DumpingReport
 from tests.builders import offset, point
 from tests.ctr.onward_world import inbound, onward
-from tests.ctr_world import build_world, issue_hours_ago
+from tests.ctr_world import build_world, issue_hours_ago, make_user
 from tests.e2e.conftest import Recorder, log_in
 from tests.enforcement_world import at, open_case
 from tests.nucleo.flows_world import build_flows
@@ -63,6 +65,15 @@ def world():
     # Stock at the ATT and sorted waste shipped onward (issue 14): the operator's stock pages.
     inbound(world, {"A": "10", "B": "2"}, received="12")
     world.onward = onward(world, {"A": "4"})
+    # A worksite's load through the ATT, partly on to the recycling area: its certificate.
+    site = services.WorksiteData("Rua das Obras, 9", world.origin, "Centro")
+    load = inbound(world, {"A": "4", "B": "1"}, received="5", worksite=site)
+    recycler = make_user("operador_reciclagem", facility=world.recycling)
+    services.receive(onward(world, {"A": "3"}), recycler, Decimal("3"))
+    world.site, world.generator = load.worksite_id, load.generator_id
+    world.cdf = certificates.issue(certificates.Scope.of_worksite(load.worksite), world.nucleo)[
+        0
+    ].code
     return world
 
 
@@ -160,6 +171,7 @@ def pages_of(role: str, world) -> list[tuple[str, object]]:
             (f"/denuncia/{world.report.protocol}/", None),
             ("/verificar/", None),
             (f"/verificar/{ctr}/", None),
+            (f"/verificar/cdf/{world.cdf}/", None),
             ("/regras/", None),
             ("/entrar/", None),
             ("/entrar/", wrong_password),
@@ -175,6 +187,8 @@ def pages_of(role: str, world) -> list[tuple[str, object]]:
             ("/transportador/veiculos/", None),
             ("/transportador/equipamentos/", None),
             ("/taxas/", None),
+            (f"/obras/{world.site}/relatorio/", None),
+            (f"/obras/{world.site}/cdf/", None),
         ]
     if role == "operator":
         return [
@@ -198,7 +212,12 @@ def pages_of(role: str, world) -> list[tuple[str, object]]:
             (f"/fiscalizacao/processos/{case}/notificar/", empty_action),
             (f"/fiscalizacao/processos/{case}/auto/", None),
         ]
-    return [("/nucleo/", None), ("/nucleo/mapa/", None), ("/nucleo/exportar/", None)]
+    return [
+        ("/nucleo/", None),
+        ("/nucleo/mapa/", None),
+        ("/nucleo/exportar/", None),
+        (f"/geradores/{world.generator}/cdf/", None),
+    ]
 
 
 USERS = {
