@@ -626,18 +626,6 @@ def bulk_chunk() -> int:
     return bulk.CHUNK_ROWS
 
 
-def write_section(path: Path, text: str) -> None:
-    """Our section between our markers; the rest of the file (the other benchmarks' section
-    and the prose) stays."""
-    current = path.read_text() if path.exists() else "# Desempenho\n"
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-    else:
-        head, tail = current.rstrip() + "\n\n", "\n"
-    path.write_text(f"{head}{BEGIN}\n{text.strip()}\n{END}{tail}")
-
-
 # --- the run ------------------------------------------------------------------------------------
 
 
@@ -853,7 +841,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from django.utils import timezone
 
-    from . import machine
+    from . import machine, report
 
     figures = measure_all(
         rows=args.rows,
@@ -875,7 +863,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_write:
         print(text)
     else:
-        write_section(args.output, text)
+        report.write(args.output, text, BEGIN, END)
         say(f"Resultados escritos em {args.output}")
     return 0
 
