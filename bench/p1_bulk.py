@@ -32,7 +32,6 @@ import io
 import math
 import os
 import resource
-import shlex
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 NAME = "p1_bulk"
 TITLE = "Importação de CTRs por CSV em lote (P1)"
@@ -67,17 +65,6 @@ def say(message: str) -> None:
 
 
 # --- the database ------------------------------------------------------------------------------
-
-
-def database_url() -> str:
-    """BENCH_P1_DATABASE_URL, else the bench database's server with ctr_bench_p1."""
-    from .database import bench_url
-
-    explicit = os.environ.get("BENCH_P1_DATABASE_URL", "").strip()
-    if explicit:
-        return explicit
-    parts = urlsplit(bench_url())
-    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
 
 
 def prepare(seed: int, generate: bool = True) -> object:
@@ -828,16 +815,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .database import BenchDatabaseError, configure_django, ensure_database, masked
+    from .database import own_database
 
     args = parse(sys.argv[1:] if argv is None else argv)
-    url = database_url()
-    try:
-        say(f"Banco do benchmark P1: {masked(url)}")
-        ensure_database(url)
-        configure_django(url)
-    except BenchDatabaseError as exc:
-        print(exc, file=sys.stderr)
+    url = own_database("BENCH_P1_DATABASE_URL", BENCH_DB, "P1", say)
+    if url is None:
         return 2
     from django.utils import timezone
 
@@ -854,17 +836,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     figures.machine = machine.describe()
     figures.when = timezone.localtime().strftime("%Y-%m-%d %H:%M %Z")
-    argv_text = " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    figures.command = f"python -m bench.p1_bulk {argv_text}".strip()
+    figures.command = report.command_line("bench.p1_bulk", argv)
     figures.machine["pico de memória do processo do benchmark (geopandas incluso)"] = (
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
     )
     text = render(figures)
-    if args.no_write:
-        print(text)
-    else:
-        report.write(args.output, text, BEGIN, END)
-        say(f"Resultados escritos em {args.output}")
+    report.publish(text, args.output, args.no_write, say, BEGIN, END)
     return 0
 
 

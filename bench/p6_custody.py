@@ -38,15 +38,14 @@ import argparse
 import datetime
 import http.client
 import importlib
-import os
-import shlex
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+
+from .p2_http import say
 
 NAME = "p6_custody"
 TITLE = "Cadeia de custódia: alocação FIFO e certificado de destinação (P6)"
@@ -86,10 +85,6 @@ WHERE c.municipality_id = %(municipality)s
 """
 
 
-def say(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
 def quantiles(times: list[float]) -> tuple[float, float]:
     """Median and p95 (inclusive; with few runs the p95 sits near the maximum)."""
     if len(times) == 1:
@@ -107,17 +102,6 @@ def _timed(fn: Callable[[], object]) -> float:
 # --- the database and the data -------------------------------------------------------------
 
 
-def database_url() -> str:
-    """BENCH_P6_DATABASE_URL, else the bench database's server with ctr_bench_p6."""
-    from .database import bench_url
-
-    explicit = os.environ.get("BENCH_P6_DATABASE_URL", "").strip()
-    if explicit:
-        return explicit
-    parts = urlsplit(bench_url())
-    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
-
-
 @dataclass
 class Data:
     ctrs: int
@@ -133,9 +117,11 @@ def prepare(ctrs: int, seed: int, reuse: bool, reports: int = 0) -> Data:
     """The synthetic data with onward CTRs: reused when the database already holds exactly
     that many (and `reuse`), else generated afresh; then vacuumed, analysed and checkpointed
     (the state of a database in use)."""
-    from django.db import DatabaseError, connection, transaction
+    from django.db import connection
 
     from synthetic import generator as synthetic
+
+    from .database import settle
 
     command = (
         f"python manage.py generate_synthetic --reset --municipalities --ctrs {ctrs} "
@@ -155,13 +141,7 @@ def prepare(ctrs: int, seed: int, reuse: bool, reports: int = 0) -> Data:
             ctrs=ctrs, reports=reports, seed=seed, onward_share=ONWARD_SHARE, progress=say
         )
         steps = [(s.name, s.rows, s.seconds) for s in summary.steps]
-        with connection.cursor() as cursor:
-            cursor.execute("VACUUM (ANALYZE)")
-            try:
-                with transaction.atomic():
-                    cursor.execute("CHECKPOINT")
-            except DatabaseError:
-                say("CHECKPOINT recusado (precisa de superusuário ou pg_checkpoint): sigo sem.")
+        settle(say)
         seconds = time.perf_counter() - started
         counts = synthetic.counts()
     else:
@@ -815,16 +795,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .database import BenchDatabaseError, configure_django, ensure_database, masked
+    from .database import own_database
 
     args = parse(sys.argv[1:] if argv is None else argv)
-    url = database_url()
-    try:
-        say(f"Banco do benchmark P6: {masked(url)}")
-        ensure_database(url)
-        configure_django(url)
-    except BenchDatabaseError as exc:
-        print(exc, file=sys.stderr)
+    if own_database("BENCH_P6_DATABASE_URL", BENCH_DB, "P6", say) is None:
         return 2
     from django.utils import timezone
 
@@ -843,14 +817,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     figures.machine = machine.describe()
     figures.when = timezone.localtime().strftime("%Y-%m-%d %H:%M %Z")
-    argv_text = " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    figures.command = f"python -m bench.p6_custody {argv_text}".strip()
+    figures.command = report.command_line("bench.p6_custody", argv)
     text = render(figures)
-    if args.no_write:
-        print(text)
-    else:
-        report.write(args.output, text, BEGIN, END)
-        say(f"Resultados escritos em {args.output}")
+    report.publish(text, args.output, args.no_write, say, BEGIN, END)
     return 0
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -162,3 +164,20 @@ def write(path: Path, generated: str, begin: str = BEGIN, end: str = END) -> Non
     _, tail = rest.split(end, 1)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{head}{begin}\n{generated.strip()}\n{end}{tail}")
+
+
+def command_line(module: str, argv: list[str] | None) -> str:
+    """How this run was started: `python -m <module>` and its arguments."""
+    args = sys.argv[1:] if argv is None else argv
+    return f"python -m {module} {' '.join(shlex.quote(a) for a in args)}".strip()
+
+
+def publish(
+    text: str, output: Path, no_write: bool, say, begin: str = BEGIN, end: str = END
+) -> None:
+    """Print the section (`--no-write`) or put it between its markers in `output`."""
+    if no_write:
+        print(text)
+    else:
+        write(output, text, begin, end)
+        say(f"Resultados escritos em {output}")

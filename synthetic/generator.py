@@ -706,6 +706,20 @@ CROSS JOIN LATERAL generate_series(1, al.n) g
 ORDER BY al.municipality_id, g
 """.replace("{split}", _split_sql("%(first_leg)s", "m.share", "m.id"))
 
+# When a CTR of the row `s` was closed: received or refused some hours after it was open,
+# cancelled minutes after it was issued; NULL while it is open.
+CLOSED_AT_SQL = """CASE s.status
+           WHEN %(ctr_received)s
+               THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
+                          %(now)s::timestamptz)
+           WHEN %(ctr_refused)s
+               THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
+                          %(now)s::timestamptz)
+           WHEN %(ctr_cancelled)s
+               THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
+                          %(now)s::timestamptz)
+       END"""
+
 # Stage B: everything else, by plain arithmetic on stage A's numbers.
 CTR_STAGE_B_SQL = """
 CREATE TEMP TABLE syn_c2 AS
@@ -772,17 +786,7 @@ SELECT s.id, s.municipality_id, s.ibge_code, extract(year FROM s.transport_date)
        CASE WHEN s.status = %(ctr_received)s
             THEN round(s.total * (0.93 + 0.12 * s.u_recv)::numeric, 3) END AS received,
        s.created_at,
-       CASE s.status
-           WHEN %(ctr_received)s
-               THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
-                          %(now)s::timestamptz)
-           WHEN %(ctr_refused)s
-               THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
-                          %(now)s::timestamptz)
-           WHEN %(ctr_cancelled)s
-               THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
-                          %(now)s::timestamptz)
-       END AS closed_at,
+       {closed_at} AS closed_at,
        -- waste lines: parallel arrays (class, volume, description)
        CASE WHEN s.n_lines = 1 THEN
                 ARRAY[CASE WHEN s.kind_group = 'pev' THEN
@@ -798,7 +802,7 @@ SELECT s.id, s.municipality_id, s.ibge_code, extract(year FROM s.transport_date)
 FROM s
 JOIN syn_facpool p ON p.facility_id = s.facility_id
 ORDER BY s.id
-"""
+""".replace("{closed_at}", CLOSED_AT_SQL)
 
 # --- onward CTRs: sorted waste leaving the PEVs and ATTs (issue 14) --------------------------
 #
@@ -1060,17 +1064,7 @@ ONWARD_WITHDRAWAL_SQL = [
            CASE WHEN s.status = %(ctr_received)s
                 THEN round(s.vol * (0.97 + 0.06 * s.u_recv)::numeric, 3) END,
            s.created_at,
-           CASE s.status
-               WHEN %(ctr_received)s
-                   THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
-                              %(now)s::timestamptz)
-               WHEN %(ctr_refused)s
-                   THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
-                              %(now)s::timestamptz)
-               WHEN %(ctr_cancelled)s
-                   THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
-                              %(now)s::timestamptz)
-           END,
+           {closed_at},
            ARRAY[s.cls], ARRAY[s.vol]
     FROM (
         SELECT r.*,
@@ -1109,7 +1103,7 @@ ONWARD_WITHDRAWAL_SQL = [
     JOIN syn_tarr t ON t.transporter_id = s.transporter_id
     JOIN syn_facpool po ON po.facility_id = s.facility_id
     JOIN syn_facpool pd ON pd.facility_id = s.dest
-    """,
+    """.replace("{closed_at}", CLOSED_AT_SQL),
 ]
 
 
