@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 import time
 from pathlib import Path
 
-from . import BENCHMARKS, DEFAULT_REPORTS, DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_SIZES
+from . import BENCHMARKS, DEFAULT_REPORTS, DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_SIZES, machine
 from .database import (
     BenchDatabaseError,
     bench_url,
@@ -101,7 +100,7 @@ def prepare_data(size: int, reports: int, seed: int, reuse: bool):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    load_at_start = os.getloadavg() if hasattr(os, "getloadavg") else None
+    load_at_start = machine.load()
     try:
         url = bench_url()
         say(f"Banco de benchmark: {masked(url)}")
@@ -115,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from synthetic import generator as synthetic
 
-    from . import machine, report
+    from . import report
 
     created = synthetic.ensure_municipalities(say)
     if created:
@@ -145,16 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             if size == args.sizes[-1]:
                 plans += module.profile(states[module.NAME], mine)
 
-    described = machine.describe()
-    if load_at_start:
-        described = {
-            **described,
-            "carga (load average 1/5/15 min) no início": " / ".join(
-                f"{x:.2f}" for x in load_at_start
-            ),
-        }
     generated = report.render(
-        machine=described,
+        machine=machine.describe(load_at_start),
         when=timezone.localtime().strftime("%Y-%m-%d %H:%M %Z"),
         command=report.command_line("bench", argv),
         generations=generations,

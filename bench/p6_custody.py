@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import machine
 from .p2_http import say
 
 NAME = "p6_custody"
@@ -798,13 +799,14 @@ def main(argv: list[str] | None = None) -> int:
     from .database import own_database
 
     args = parse(sys.argv[1:] if argv is None else argv)
+    load_at_start = machine.load()
     if own_database("BENCH_P6_DATABASE_URL", BENCH_DB, "P6", say) is None:
         return 2
     from django.utils import timezone
 
     from config.startup import load_everything_and_freeze
 
-    from . import machine, report
+    from . import report
 
     load_everything_and_freeze()  # in-process figures in the state of a production worker
     figures = measure_all(
@@ -815,7 +817,7 @@ def main(argv: list[str] | None = None) -> int:
         reuse=not args.regenerate,
         explain=not args.no_explain,
     )
-    figures.machine = machine.describe()
+    figures.machine = machine.describe(load_at_start)
     figures.when = timezone.localtime().strftime("%Y-%m-%d %H:%M %Z")
     figures.command = report.command_line("bench.p6_custody", argv)
     text = render(figures)
