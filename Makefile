@@ -57,9 +57,11 @@ test: system-test venv db
 
 # Benchmarks on a database of their own (ctr_bench beside the app's; or BENCH_DATABASE_URL):
 # 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000".
+# P1 (CSV import) and P6 (chain of custody, 1M CTRs of which 20 % onward) on theirs.
 bench: system-run venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
+	@$(DB_ENV) $(PY) -m bench.p6_custody
 
 # The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.
 tour: system-test prepare

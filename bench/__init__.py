@@ -14,8 +14,10 @@ One module per benchmark, listed in BENCHMARKS. A benchmark module has:
 - optionally ``verdict(results) -> str``: a paragraph for the report (Markdown, pt-BR), e.g.
   whether the targets were met.
 
-``python -m bench.p1_bulk`` (P1, the set-based CSV import) runs beside them on a database of
-its own (``ctr_bench_p1``) and writes its own section; ``make bench`` runs both.
+``python -m bench.p1_bulk`` (P1, the set-based CSV import) and ``python -m bench.p6_custody``
+(P6, the chain of custody with 1M CTRs of which 20 % onward) run beside them, each on a
+database of its own (``ctr_bench_p1``, ``ctr_bench_p6``), and write their own sections;
+``make bench`` runs all three.
 """
 
 BENCHMARKS = ["bench.nucleo_map", "bench.p2_http", "bench.p3_nearest", "bench.p5_lists"]

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import shlex
 import sys
 import time
 from pathlib import Path
 
-from . import BENCHMARKS, DEFAULT_REPORTS, DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_SIZES
-from .database import BenchDatabaseError, bench_url, configure_django, ensure_database, masked
+from . import BENCHMARKS, DEFAULT_REPORTS, DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_SIZES, machine
+from .database import (
+    BenchDatabaseError,
+    bench_url,
+    configure_django,
+    ensure_database,
+    masked,
+    settle,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,8 +76,6 @@ def say(message: str) -> None:
 
 
 def prepare_data(size: int, reports: int, seed: int, reuse: bool):
-    from django.db import DatabaseError, connection, transaction
-
     from synthetic import generator as synthetic
 
     from .timing import Generation
@@ -89,18 +92,7 @@ def prepare_data(size: int, reports: int, seed: int, reuse: bool):
     started = time.perf_counter()
     synthetic.reset()
     summary = synthetic.generate(ctrs=size, reports=reports, seed=seed, progress=say)
-    with connection.cursor() as cursor:
-        # Every table the generation wrote, not only the big ones: in one run autovacuum of
-        # the small ones (transporters, vehicles, worksites…) started during the São Paulo
-        # page, which came out at 2 s instead of 0.6 s; and their statistics were stale.
-        cursor.execute("VACUUM (ANALYZE)")
-        # A million fresh rows leave the next checkpoint a few GB of pages to write: written
-        # now, they do not land in the middle of a measurement.
-        try:
-            with transaction.atomic():
-                cursor.execute("CHECKPOINT")
-        except DatabaseError:
-            say("CHECKPOINT recusado (precisa de superusuário ou pg_checkpoint): sigo sem.")
+    settle(say)
     seconds = time.perf_counter() - started
     say(f"Dados prontos em {seconds:.1f} s (geração {summary.seconds:.1f} s).")
     return Generation(size, reports, seconds, command)
@@ -108,7 +100,7 @@ def prepare_data(size: int, reports: int, seed: int, reuse: bool):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    load_at_start = os.getloadavg() if hasattr(os, "getloadavg") else None
+    load_at_start = machine.load()
     try:
         url = bench_url()
         say(f"Banco de benchmark: {masked(url)}")
@@ -122,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from synthetic import generator as synthetic
 
-    from . import machine, report
+    from . import report
 
     created = synthetic.ensure_municipalities(say)
     if created:
@@ -152,19 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             if size == args.sizes[-1]:
                 plans += module.profile(states[module.NAME], mine)
 
-    argv_text = " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    described = machine.describe()
-    if load_at_start:
-        described = {
-            **described,
-            "carga (load average 1/5/15 min) no início": " / ".join(
-                f"{x:.2f}" for x in load_at_start
-            ),
-        }
     generated = report.render(
-        machine=described,
+        machine=machine.describe(load_at_start),
         when=timezone.localtime().strftime("%Y-%m-%d %H:%M %Z"),
-        command=f"python -m bench {argv_text}".strip(),
+        command=report.command_line("bench", argv),
         generations=generations,
         results=results,
         plans=plans,
@@ -173,11 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         reports=args.reports,
         runs=args.runs,
     )
-    if args.no_write:
-        print(generated)
-    else:
-        report.write(args.output, generated)
-        say(f"Resultados escritos em {args.output}")
+    report.publish(generated, args.output, args.no_write, say)
     return 0
 
 

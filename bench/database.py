@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -105,3 +107,38 @@ def configure_django(url: str) -> None:
     django.setup()
     call_command("migrate", interactive=False, verbosity=0)
     call_command("createcachetable", verbosity=0)
+
+
+def own_database(variable: str, name: str, label: str, say: Callable[[str], None]) -> str | None:
+    """For a benchmark with a database of its own (P1, P6): the URL in `variable`, else the
+    bench database's server with `name`; created, migrated and Django pointed at it. None
+    (with the reason on stderr) when it cannot be."""
+    url = os.environ.get(variable, "").strip() or urlunsplit(
+        urlsplit(bench_url())._replace(path=f"/{name}")
+    )
+    say(f"Banco do benchmark {label}: {masked(url)}")
+    try:
+        ensure_database(url)
+        configure_django(url)
+    except BenchDatabaseError as exc:
+        print(exc, file=sys.stderr)
+        return None
+    return url
+
+
+def settle(say: Callable[[str], None]) -> None:
+    """Freshly generated data in the state of a database in use: every table the generation
+    wrote vacuumed and analysed, not only the big ones (in one run autovacuum of the small
+    ones, transporters, vehicles, worksites…, started during the São Paulo page, which came
+    out at 2 s instead of 0.6 s; and their statistics were stale); and checkpointed (a million
+    fresh rows leave the next checkpoint a few GB of pages to write: written now, they do not
+    land in the middle of a measurement)."""
+    from django.db import DatabaseError, connection, transaction
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM (ANALYZE)")
+        try:
+            with transaction.atomic():
+                cursor.execute("CHECKPOINT")
+        except DatabaseError:
+            say("CHECKPOINT recusado (precisa de superusuário ou pg_checkpoint): sigo sem.")

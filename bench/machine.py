@@ -27,7 +27,18 @@ def _memory_gib() -> float | None:
     return None
 
 
-def describe() -> dict[str, str]:
+def load() -> tuple[float, float, float] | None:
+    """The load average now (1, 5, 15 min), where the system has one."""
+    return os.getloadavg() if hasattr(os, "getloadavg") else None
+
+
+def _load_text(values) -> str:
+    return " / ".join(f"{x:.2f}" for x in values) if values else "?"
+
+
+def describe(load_at_start: tuple[float, float, float] | None = None) -> dict[str, str]:
+    """The machine and its software; the load at the end (now) and, when given, at the start
+    (a busy machine inflates and spreads the times)."""
     import django
     import folium
     from django.db import connection
@@ -42,8 +53,7 @@ def describe() -> dict[str, str]:
         cursor.execute("SHOW work_mem")
         work_mem = cursor.fetchone()[0]
     memory = _memory_gib()
-    load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    return {
+    described = {
         "CPU": _cpu_model(),
         "núcleos (os.cpu_count)": str(os.cpu_count()),
         "memória": f"{memory:.1f} GiB" if memory else "?",
@@ -54,7 +64,8 @@ def describe() -> dict[str, str]:
         "PostgreSQL": pg,
         "PostGIS": f"{postgis} (GEOS {geos})",
         "PostgreSQL shared_buffers / work_mem": f"{shared_buffers} / {work_mem}",
-        "carga (load average 1/5/15 min) ao final": (
-            " / ".join(f"{x:.2f}" for x in load) if load else "?"
-        ),
+        "carga (load average 1/5/15 min) ao final": _load_text(load()),
     }
+    if load_at_start:
+        described["carga (load average 1/5/15 min) no início"] = _load_text(load_at_start)
+    return described

@@ -32,7 +32,6 @@ import io
 import math
 import os
 import resource
-import shlex
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 NAME = "p1_bulk"
 TITLE = "Importação de CTRs por CSV em lote (P1)"
@@ -67,17 +65,6 @@ def say(message: str) -> None:
 
 
 # --- the database ------------------------------------------------------------------------------
-
-
-def database_url() -> str:
-    """BENCH_P1_DATABASE_URL, else the bench database's server with ctr_bench_p1."""
-    from .database import bench_url
-
-    explicit = os.environ.get("BENCH_P1_DATABASE_URL", "").strip()
-    if explicit:
-        return explicit
-    parts = urlsplit(bench_url())
-    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
 
 
 def prepare(seed: int, generate: bool = True) -> object:
@@ -629,18 +616,6 @@ def bulk_chunk() -> int:
     return bulk.CHUNK_ROWS
 
 
-def write_section(path: Path, text: str) -> None:
-    """Our section between our markers; the rest of the file (the other benchmarks' section
-    and the prose) stays."""
-    current = path.read_text() if path.exists() else "# Desempenho\n"
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-    else:
-        head, tail = current.rstrip() + "\n\n", "\n"
-    path.write_text(f"{head}{BEGIN}\n{text.strip()}\n{END}{tail}")
-
-
 # --- the run ------------------------------------------------------------------------------------
 
 
@@ -843,20 +818,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .database import BenchDatabaseError, configure_django, ensure_database, masked
+    from .database import own_database
 
     args = parse(sys.argv[1:] if argv is None else argv)
-    url = database_url()
-    try:
-        say(f"Banco do benchmark P1: {masked(url)}")
-        ensure_database(url)
-        configure_django(url)
-    except BenchDatabaseError as exc:
-        print(exc, file=sys.stderr)
+    url = own_database("BENCH_P1_DATABASE_URL", BENCH_DB, "P1", say)
+    if url is None:
         return 2
     from django.utils import timezone
 
-    from . import machine
+    from . import machine, report
 
     figures = measure_all(
         rows=args.rows,
@@ -869,17 +839,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     figures.machine = machine.describe()
     figures.when = timezone.localtime().strftime("%Y-%m-%d %H:%M %Z")
-    argv_text = " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    figures.command = f"python -m bench.p1_bulk {argv_text}".strip()
+    figures.command = report.command_line("bench.p1_bulk", argv)
     figures.machine["pico de memória do processo do benchmark (geopandas incluso)"] = (
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
     )
     text = render(figures)
-    if args.no_write:
-        print(text)
-    else:
-        write_section(args.output, text)
-        say(f"Resultados escritos em {args.output}")
+    report.publish(text, args.output, args.no_write, say, BEGIN, END)
     return 0
 
 

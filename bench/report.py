@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -152,12 +154,30 @@ def render(
     return "\n".join(lines)
 
 
-def write(path: Path, generated: str) -> None:
-    """Put `generated` between the markers, keeping everything else in the file."""
+def write(path: Path, generated: str, begin: str = BEGIN, end: str = END) -> None:
+    """Put `generated` between the markers (a benchmark with a section of its own passes
+    its own), keeping everything else in the file."""
     text = path.read_text() if path.exists() else TEMPLATE
-    if BEGIN not in text or END not in text:
-        text = text.rstrip() + "\n\n" + BEGIN + "\n" + END + "\n"
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if begin not in text or end not in text:
+        text = text.rstrip() + "\n\n" + begin + "\n" + end + "\n"
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{head}{BEGIN}\n{generated.strip()}\n{END}{tail}")
+    path.write_text(f"{head}{begin}\n{generated.strip()}\n{end}{tail}")
+
+
+def command_line(module: str, argv: list[str] | None) -> str:
+    """How this run was started: `python -m <module>` and its arguments."""
+    args = sys.argv[1:] if argv is None else argv
+    return f"python -m {module} {' '.join(shlex.quote(a) for a in args)}".strip()
+
+
+def publish(
+    text: str, output: Path, no_write: bool, say, begin: str = BEGIN, end: str = END
+) -> None:
+    """Print the section (`--no-write`) or put it between its markers in `output`."""
+    if no_write:
+        print(text)
+    else:
+        write(output, text, begin, end)
+        say(f"Resultados escritos em {output}")

@@ -1,10 +1,6 @@
 """The app as the benchmarks serve it under gunicorn (`bench.urls:application`): the
-production URLs plus one bench-only baseline view, never part of config/urls.py.
-
-`GET /bench/pip/?lon=…&lat=…`: one PostGIS point-in-polygon lookup (the municipality under a
-point, pev_network.services.municipality_id_at), as JSON; the floor that P2 compares the CTR
-issue against, in the same server, through the same middleware.
-"""
+production URLs plus the bench-only views of bench/views.py (a baseline, a stand-in), never
+part of config/urls.py."""
 
 from __future__ import annotations
 
@@ -12,31 +8,19 @@ import os
 
 import django
 from django.conf import settings
-from django.contrib.gis.geos import Point
 from django.core.wsgi import get_wsgi_application
-from django.http import JsonResponse
 from django.urls import include, path
-from django.views.decorators.http import require_safe
 
 from config.startup import load_everything_and_freeze
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)
 
-
-@require_safe
-def point_in_polygon(request):
-    from pev_network.services import municipality_id_at
-
-    try:
-        point = Point(float(request.GET["lon"]), float(request.GET["lat"]), srid=4326)
-    except (KeyError, ValueError):
-        return JsonResponse({"detail": "lon e lat"}, status=400)
-    return JsonResponse({"municipality": municipality_id_at(point)})
-
+from . import views  # noqa: E402 (after django.setup)
 
 urlpatterns = [
-    path("bench/pip/", point_in_polygon, name="bench-pip"),
+    path("bench/pip/", views.point_in_polygon, name="bench-pip"),
+    path("bench/cdf/<int:pk>/", views.cdf_stand_in, name="bench-cdf"),
     path("", include("config.urls")),
 ]
 

@@ -14,8 +14,10 @@ facility's closing stock.
 
 Set-based: one sweep over the span ends of both sides (window functions), no loop. Each piece
 between two consecutive ends belongs to the inbound whose span ends first at or after it and to
-the outbound likewise; in descending order of ends, a running count of inbound ends numbers
-the inbound each piece belongs to, and the same for outbound.
+the outbound likewise; in descending order of ends, that is the inbound end with the lowest
+position seen so far (a running minimum of [position, line, volume]), and the same for
+outbound. One sort of the ends does it all, and each piece is a distinct pair: every end
+changes the line of one side.
 
 **Rebuilt when anything changes.** Triggers (migration 0009) mark a facility stale whenever one
 of its CTRs is received, refused, cancelled, corrected or deleted, an onward CTR leaves it, or
@@ -76,44 +78,64 @@ WITH outbound AS (
     WHERE c.destination_facility_id IN (SELECT facility_id FROM shipping)
       AND c.status = '{RECEIVED}'
 ), ends AS (
-    SELECT facility_id, waste_class, line_id AS in_line, volume AS in_volume,
-           NULL::bigint AS out_line, NULL::bigint AS processing_id, 1 AS is_in, 0 AS is_out,
+    SELECT facility_id, waste_class, 1 AS is_in, line_id, NULL::bigint AS processing_id, volume,
            sum(volume) OVER (PARTITION BY facility_id, waste_class
                              ORDER BY day, ord, ord2 ROWS UNBOUNDED PRECEDING) AS upto
     FROM inbound WHERE volume > 0
     UNION ALL
-    SELECT facility_id, waste_class, NULL, NULL, line_id, processing_id, 0, 1,
+    SELECT facility_id, waste_class, 0, line_id, processing_id, volume,
            sum(volume) OVER (PARTITION BY facility_id, waste_class
                              ORDER BY day, kind, ord, ord2 ROWS UNBOUNDED PRECEDING)
     FROM outbound
-), numbered AS (
-    SELECT *,
-           sum(is_in) OVER later AS in_group,
-           sum(is_out) OVER later AS out_group,
-           upto - coalesce(lag(upto) OVER (PARTITION BY facility_id, waste_class
-                                           ORDER BY upto, is_in), 0) AS length
+), pieces AS (
+    -- Ends at the same position are peers: one piece of length zero between them, dropped.
+    SELECT facility_id, waste_class,
+           upto - coalesce(lead(upto) OVER later, 0) AS length,
+           min(CASE WHEN is_in = 1 THEN ARRAY[upto, line_id, volume] END) OVER later AS in_end,
+           min(CASE WHEN is_in = 0 THEN ARRAY[upto, line_id, processing_id] END) OVER later
+               AS out_end
     FROM ends
     WINDOW later AS (PARTITION BY facility_id, waste_class ORDER BY upto DESC)
-), pieces AS (
-    SELECT facility_id, waste_class, length,
-           max(in_line) OVER (PARTITION BY facility_id, waste_class, in_group) AS in_line,
-           max(in_volume) OVER (PARTITION BY facility_id, waste_class, in_group) AS in_volume,
-           max(out_line) OVER (PARTITION BY facility_id, waste_class, out_group) AS out_line,
-           max(processing_id) OVER (PARTITION BY facility_id, waste_class, out_group)
-               AS processing_id
-    FROM numbered
 )
-SELECT facility_id, waste_class, in_line, out_line, processing_id, sum(length),
-       sum(length) / max(in_volume)
+SELECT facility_id, waste_class, in_end[2]::bigint, out_end[2]::bigint, out_end[3]::bigint,
+       length, length / in_end[3]
 FROM pieces
 WHERE length > 0
-GROUP BY facility_id, waste_class, in_line, out_line, processing_id
 """
 
+# A stored piece (s) equal to a fresh one (f): the same lines, m³ and fraction, the fresh ones
+# rounded as their columns store them.
+_SAME_PIECE = " AND ".join(
+    ["f.facility_id = s.facility_id", "f.waste_class = s.waste_class"]
+    + [f"coalesce(f.{c}, 0) = coalesce(s.{c}, 0)" for c in ("inbound_id", "outbound_id",
+                                                            "processing_id")]
+    + ["f.volume_m3 = s.volume_m3", "coalesce(f.fraction, -1) = coalesce(s.fraction, -1)"]
+)  # fmt: skip
+_VOLUME, _FRACTION = (CustodyAllocation._meta.get_field(name) for name in ("volume_m3", "fraction"))
+
+# The allocation of the facilities %(facilities)s brought up to date: the stored pieces the
+# sweep no longer gives are deleted, the new ones inserted, the others left alone. A change
+# moves only the pieces after it in FIFO order (a load received or shipped today: the last
+# ones), so most rebuilds write a few rows instead of every piece of the facility.
 REBUILD_SQL = f"""
+WITH fresh AS (
+    SELECT a.facility_id, a.waste_class, a.inbound_id, a.outbound_id, a.processing_id,
+           a.volume::numeric({_VOLUME.max_digits}, {_VOLUME.decimal_places}) AS volume_m3,
+           a.fraction::numeric({_FRACTION.max_digits}, {_FRACTION.decimal_places}) AS fraction
+    FROM ({ALLOCATION_SQL}) a (facility_id, waste_class, inbound_id, outbound_id,
+                               processing_id, volume, fraction)
+), gone AS (
+    DELETE FROM {ALLOCATION_TABLE} s
+    WHERE s.facility_id = ANY(%(facilities)s)
+      AND NOT EXISTS (SELECT 1 FROM fresh f WHERE {_SAME_PIECE})
+)
 INSERT INTO {ALLOCATION_TABLE}
     (facility_id, waste_class, inbound_id, outbound_id, processing_id, volume_m3, fraction)
-{ALLOCATION_SQL}
+SELECT f.* FROM fresh f
+WHERE NOT EXISTS (
+    SELECT 1 FROM {ALLOCATION_TABLE} s
+    WHERE s.facility_id = ANY(%(facilities)s) AND {_SAME_PIECE}
+)
 """
 
 
@@ -129,7 +151,6 @@ def refresh() -> list[int]:
         cursor.execute(f"DELETE FROM {STALE_TABLE} RETURNING facility_id")
         stale = sorted(row[0] for row in cursor.fetchall())
         if stale:
-            cursor.execute(f"DELETE FROM {ALLOCATION_TABLE} WHERE facility_id = ANY(%s)", [stale])
             cursor.execute(REBUILD_SQL, _params(stale))
     return stale
 

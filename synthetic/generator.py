@@ -53,12 +53,14 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from config.br import br_number
+from ctr import custody
 from ctr.models import (
     WORKSITE_CONFLICT_SQL,
     CTRAction,
     CTRStatus,
     CTRWasteClass,
     EquipmentKind,
+    ProcessingKind,
     RegistrationStatus,
 )
 from fiscalization.models import DumpingCategory, ReporterKind, ReportStatus
@@ -96,6 +98,9 @@ def _sql_values() -> dict[str, str | list[str]]:
         "class_a": w.A,
         "class_b": w.B,
         "class_c": w.C,
+        "class_volumoso": w.VOLUMOSO,
+        "processing_recycled": ProcessingKind.RECYCLED,
+        "processing_reused": ProcessingKind.REUSED,
         # The line of a one-line load to a PEV; the second line of a two-line load; the lines
         # of a three-line load.
         "pev_load_classes": [w.A, w.A, w.A, w.VOLUMOSO, w.VOLUMOSO, w.VOLUMOSO, w.B, w.A, w.C, w.A],
@@ -174,6 +179,16 @@ class _Runner:
         self.progress(f"{name}: {br_number(rows)} linhas em {elapsed:.1f} s")
         return rows
 
+    def call(self, name: str, step: Callable[[], int]) -> int:
+        """A step done by the application's own code; `step` returns its rows."""
+        self.progress(f"{name}…")
+        started = time.perf_counter()
+        rows = step()
+        elapsed = time.perf_counter() - started
+        self.summary.steps.append(Step(name, rows, elapsed))
+        self.progress(f"{name}: {br_number(rows)} linhas em {elapsed:.1f} s")
+        return rows
+
     def value(self, sql: str, params: dict | None = None):
         self.cursor.execute(sql, params or {})
         return self.cursor.fetchone()[0]
@@ -220,7 +235,8 @@ HELPERS = [
 def _drop_temp(cursor) -> None:
     cursor.execute(
         "DROP TABLE IF EXISTS syn_muni, syn_slot, syn_cand, syn_fac, syn_zone, syn_pts, "
-        "syn_need, syn_arr, syn_tarr, syn_ws, syn_facpool, syn_c, syn_c2, syn_base, syn_gen"
+        "syn_need, syn_arr, syn_tarr, syn_ws, syn_facpool, syn_c, syn_c2, syn_base, syn_gen, "
+        "syn_fk, syn_fleet, syn_daily, syn_plan, syn_w, syn_proc"
     )
 
 
@@ -688,7 +704,21 @@ FROM (
 JOIN syn_arr a ON a.municipality_id = al.municipality_id
 CROSS JOIN LATERAL generate_series(1, al.n) g
 ORDER BY al.municipality_id, g
-""".replace("{split}", _split_sql("%(ctrs)s", "m.share", "m.id"))
+""".replace("{split}", _split_sql("%(first_leg)s", "m.share", "m.id"))
+
+# When a CTR of the row `s` was closed: received or refused some hours after it was open,
+# cancelled minutes after it was issued; NULL while it is open.
+CLOSED_AT_SQL = """CASE s.status
+           WHEN %(ctr_received)s
+               THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
+                          %(now)s::timestamptz)
+           WHEN %(ctr_refused)s
+               THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
+                          %(now)s::timestamptz)
+           WHEN %(ctr_cancelled)s
+               THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
+                          %(now)s::timestamptz)
+       END"""
 
 # Stage B: everything else, by plain arithmetic on stage A's numbers.
 CTR_STAGE_B_SQL = """
@@ -749,24 +779,14 @@ WITH k AS (
 )
 SELECT s.id, s.municipality_id, s.ibge_code, extract(year FROM s.transport_date)::int AS year,
        s.transporter_id, s.vehicle_id, s.equipment_id, s.generator_id,
-       s.worksite_id, s.origin, s.facility_id,
+       s.worksite_id, s.origin, s.facility_id, NULL::bigint AS origin_facility_id,
        p.pool[1 + floor(s.u_pt * cardinality(p.pool))::int] AS destination,
        s.transport_date, s.total, s.status,
        CASE WHEN s.total > s.small_limit THEN 1 ELSE 0 END AS fee,
        CASE WHEN s.status = %(ctr_received)s
             THEN round(s.total * (0.93 + 0.12 * s.u_recv)::numeric, 3) END AS received,
        s.created_at,
-       CASE s.status
-           WHEN %(ctr_received)s
-               THEN least(s.open_since + (0.5 + 9.5 * s.u_close) * interval '1 hour',
-                          %(now)s::timestamptz)
-           WHEN %(ctr_refused)s
-               THEN least(s.open_since + (0.5 + 5.5 * s.u_close) * interval '1 hour',
-                          %(now)s::timestamptz)
-           WHEN %(ctr_cancelled)s
-               THEN least(s.created_at + (5 + 175 * s.u_close) * interval '1 minute',
-                          %(now)s::timestamptz)
-       END AS closed_at,
+       {closed_at} AS closed_at,
        -- waste lines: parallel arrays (class, volume, description)
        CASE WHEN s.n_lines = 1 THEN
                 ARRAY[CASE WHEN s.kind_group = 'pev' THEN
@@ -782,6 +802,340 @@ SELECT s.id, s.municipality_id, s.ibge_code, extract(year FROM s.transport_date)
 FROM s
 JOIN syn_facpool p ON p.facility_id = s.facility_id
 ORDER BY s.id
+""".replace("{closed_at}", CLOSED_AT_SQL)
+
+# --- onward CTRs: sorted waste leaving the PEVs and ATTs (issue 14) --------------------------
+#
+# A share of the CTRs leaves a PEV or an ATT with what it received (Lei 3.978/2007 art. 3 III
+# and V): a PEV's class A goes to the municipality's recycling area (or its landfill when it
+# has none, art. 18 sole §), its other classes to the nearest ATT; an ATT's class A goes on
+# to a final facility, its class B and volumosos leave by reuse recorded on site, and some ATTs
+# crush a third of their class A into recycled aggregate. Class C has nowhere to go in the
+# synthetic network: it stays in stock, as gesso does at a real ATT.
+#
+# Consistent with the stock and FIFO-plausible: per facility and class, the outbound movements
+# (onward CTRs and processing) are withdrawals from the cumulative curve of what the facility
+# received (the share received of each line, ctr/stock.py). The facility keeps a buffer of some
+# days of its own inflow; withdrawal k of n, at progress q = k / n, happens on the first day
+# the received volume reaches buffer + q × (all received − buffer), or up to a few days later.
+# So at the end of every day what left is at most what arrived minus the buffer, and each load
+# leaves about buffer-days after it arrived. Two passes: the PEVs first, then the ATTs, whose
+# inflow includes the PEVs' onward CTRs received there.
+
+# Loads a PEV's contents leave in (m³): the municipality's truck, never past the largest
+# equipment of the municipality's fleet. An ATT's class A fills the count left over (about
+# 6-8 m³ a load at 20 % onward), also within the fleet.
+PEV_LOAD_A_M3 = 4
+PEV_LOAD_OTHER_M3 = 3
+MAX_ONWARD_SHARE = 0.5
+
+ONWARD_SETUP_SQL = [
+    # The operators: the municipality runs its PEVs, one company per municipality its ATTs
+    # (the facilities' `operator`); each is the generator of its onward CTRs.
+    """
+    INSERT INTO ctr_generator (name, document)
+    SELECT o.name, o.document
+    FROM (
+        SELECT DISTINCT 'SYN-OP-' || m.ibge_code || ' ' || f.operator AS name,
+               pg_temp.syn_document('96' || m.ibge_code
+                                    || CASE WHEN f.kind = %(kind_pev)s THEN '001' ELSE '002' END)
+                   AS document
+        FROM pev_network_receivingfacility f
+        JOIN syn_muni m ON m.id = f.municipality_id
+        WHERE f.code LIKE 'SYN-%%' AND f.kind IN (%(kind_pev)s, %(kind_att)s)
+    ) o
+    ORDER BY o.document
+    ON CONFLICT (document) DO NOTHING
+    """,
+    """
+    INSERT INTO ctr_facilityoperator (facility_id, generator_id)
+    SELECT f.id, g.id
+    FROM pev_network_receivingfacility f
+    JOIN syn_muni m ON m.id = f.municipality_id
+    JOIN ctr_generator g ON g.document = pg_temp.syn_document(
+        '96' || m.ibge_code || CASE WHEN f.kind = %(kind_pev)s THEN '001' ELSE '002' END)
+    WHERE f.code LIKE 'SYN-%%' AND f.kind IN (%(kind_pev)s, %(kind_att)s)
+    ORDER BY f.id
+    ON CONFLICT (facility_id) DO NOTHING
+    """,
+    # Each facility with its operator and where its waste goes on: the nearest final facility
+    # of the municipality (a recycling area before a landfill) and the nearest other ATT.
+    """
+    CREATE TEMP TABLE syn_fk AS
+    SELECT f.id AS facility_id, f.kind, f.municipality_id, f.code, o.generator_id,
+           (SELECT d.id FROM pev_network_receivingfacility d
+            WHERE d.municipality_id = f.municipality_id AND d.code LIKE 'SYN-%%'
+              AND d.kind IN (%(kind_recycling)s, %(kind_landfill)s)
+            ORDER BY d.kind <> %(kind_recycling)s, d.area <-> f.area, d.id LIMIT 1) AS to_final,
+           (SELECT d.id FROM pev_network_receivingfacility d
+            WHERE d.municipality_id = f.municipality_id AND d.code LIKE 'SYN-%%'
+              AND d.kind = %(kind_att)s AND d.id <> f.id
+            ORDER BY d.area <-> f.area, d.id LIMIT 1) AS to_att
+    FROM pev_network_receivingfacility f
+    JOIN syn_muni m ON m.id = f.municipality_id
+    LEFT JOIN ctr_facilityoperator o ON o.facility_id = f.id
+    WHERE f.code LIKE 'SYN-%%'
+    """,
+    # Per municipality and load (whole m³, 1-12): the transporters whose largest equipment
+    # takes it, with that equipment.
+    """
+    CREATE TEMP TABLE syn_fleet AS
+    WITH best AS (
+        SELECT t.transporter_id, tr.municipality_id, e.id AS equipment_id, e.cap
+        FROM syn_tarr t
+        JOIN ctr_transporter tr ON tr.id = t.transporter_id
+        CROSS JOIN LATERAL (
+            SELECT u.id, u.cap FROM unnest(t.eq_ids, t.eq_caps) AS u(id, cap)
+            ORDER BY u.cap DESC, u.id LIMIT 1
+        ) e
+    )
+    SELECT b.municipality_id, need,
+           array_agg(b.transporter_id ORDER BY b.transporter_id) AS tr,
+           array_agg(b.equipment_id ORDER BY b.transporter_id) AS eq
+    FROM best b
+    CROSS JOIN generate_series(1, 12) need
+    WHERE b.cap >= need
+    GROUP BY b.municipality_id, need
+    """,
+    "CREATE INDEX ON syn_fleet (municipality_id, need)",
+    """
+    CREATE TEMP TABLE syn_proc
+        (facility_id bigint, cls text, vol numeric, day date, k int)
+    """,
+]
+
+# One pass for the facilities of kind %(phase_kind)s: their received inflow per class and day
+# (cumulative), then the plan per facility and class (buffer, what leaves how), then the
+# withdrawals, dated on the cumulative curve.
+ONWARD_CURVE_SQL = [
+    "DROP TABLE IF EXISTS syn_daily, syn_plan, syn_w",
+    """
+    CREATE TEMP TABLE syn_daily AS
+    SELECT i.facility_id, i.cls, i.day,
+           sum(sum(i.volume)) OVER (PARTITION BY i.facility_id, i.cls ORDER BY i.day) AS cum
+    FROM (
+        SELECT c.facility_id, l.cls, c.transport_date AS day,
+               l.vol * c.received / c.total AS volume
+        FROM syn_c2 c
+        JOIN syn_fk k ON k.facility_id = c.facility_id AND k.kind = %(phase_kind)s
+        CROSS JOIN LATERAL unnest(c.classes, c.vols) AS l(cls, vol)
+        WHERE c.status = %(ctr_received)s
+    ) i
+    GROUP BY i.facility_id, i.cls, i.day
+    """,
+    "CREATE INDEX ON syn_daily (facility_id, cls, cum)",
+    """
+    CREATE TEMP TABLE syn_plan AS
+    WITH v AS (
+        SELECT d.facility_id, d.cls, max(d.cum) AS total, min(d.day) AS first_day
+        FROM syn_daily d GROUP BY d.facility_id, d.cls
+    ), p AS (
+        SELECT v.*, k.kind, k.municipality_id, k.generator_id,
+               CASE WHEN v.cls = %(class_a)s THEN k.to_final ELSE k.to_att END AS dest,
+               -- the stock kept: 3-14 days of the PEV's own average inflow, 10-30 at an ATT
+               (v.total * (CASE WHEN k.kind = %(kind_pev)s THEN 3 + 11 * h.h1
+                                ELSE 10 + 20 * h.h1 END)
+                / greatest(%(today)s::date - v.first_day + 1, 30))::numeric AS buffer,
+               CASE WHEN k.kind = %(kind_att)s AND v.cls = %(class_a)s AND h.h2 < 0.3 THEN 0.35
+                    WHEN k.kind = %(kind_att)s AND v.cls IN (%(class_b)s, %(class_volumoso)s)
+                        THEN 1
+                    ELSE 0 END AS proc_share,
+               (k.kind = %(kind_pev)s OR v.cls = %(class_a)s) AS ships,
+               CASE WHEN v.cls = %(class_a)s THEN %(pev_load_a)s ELSE %(pev_load_other)s END
+                   AS pev_load,
+               (SELECT max(f.need) FROM syn_fleet f
+                WHERE f.municipality_id = k.municipality_id) AS maxcap
+        FROM v
+        JOIN syn_fk k ON k.facility_id = v.facility_id
+        CROSS JOIN LATERAL (
+            SELECT pg_temp.syn_hash01(k.code || ':' || v.cls) AS h1,
+                   pg_temp.syn_hash01(k.code || ':crusher') AS h2
+        ) h
+    ), w AS (
+        SELECT p.*, greatest(p.total - p.buffer, 0) AS w FROM p
+    )
+    SELECT w.*,
+           CASE WHEN w.ships THEN (1 - w.proc_share) * w.w ELSE 0 END AS w_on,
+           w.proc_share * w.w AS w_proc,
+           -- processing recorded monthly
+           CASE WHEN w.proc_share > 0 AND w.w > 0
+                THEN greatest(1, round((%(today)s::date - w.first_day) / 30.0))::int
+                ELSE 0 END AS m,
+           0 AS n
+    FROM w
+    ORDER BY w.facility_id, w.cls
+    """,
+]
+
+# How many onward CTRs each facility and class sends. PEVs: a load of PEV_LOAD_M3 (within
+# the fleet), at most half of the onward CTRs. ATTs: the rest, split by volume, at least
+# enough loads for the largest equipment of the municipality.
+ONWARD_COUNT_SQL = {
+    FacilityKind.PEV: f"""
+    UPDATE syn_plan p SET n = x.n
+    FROM (
+        SELECT q.facility_id, q.cls,
+               CASE WHEN sum(q.n) OVER () <= %(pev_cap)s THEN q.n
+                    ELSE {_split_sql("%(pev_cap)s", "q.n", "q.facility_id, q.cls")} END AS n
+        FROM (
+            SELECT p.facility_id, p.cls,
+                   CASE WHEN NOT p.ships OR p.w_on < p.pev_load THEN 0
+                        ELSE greatest(floor(p.w_on / p.pev_load), ceil(p.w_on / p.maxcap))
+                   END::int AS n
+            FROM syn_plan p
+        ) q
+    ) x
+    WHERE x.facility_id = p.facility_id AND x.cls = p.cls
+    """,
+    FacilityKind.ATT: f"""
+    UPDATE syn_plan p SET n = x.n
+    FROM (
+        SELECT q.facility_id, q.cls,
+               CASE WHEN q.target >= sum(q.least_n) OVER ()
+                    THEN q.least_n + {
+        _split_sql("(q.target - sum(q.least_n) OVER ())", "q.w_on", "q.facility_id, q.cls")
+    }
+                    ELSE {_split_sql("q.target", "q.w_on", "q.facility_id, q.cls")} END AS n
+        FROM (
+            SELECT p.facility_id, p.cls, p.w_on,
+                   CASE WHEN p.w_on > 0 THEN ceil(p.w_on / p.maxcap) ELSE 0 END AS least_n,
+                   greatest(%(onward)s - (SELECT count(*) FROM syn_c2
+                                          WHERE origin_facility_id IS NOT NULL), 0) AS target
+            FROM syn_plan p
+            WHERE p.w_on > 0
+        ) q
+    ) x
+    WHERE x.facility_id = p.facility_id AND x.cls = p.cls
+    """,
+}
+
+ONWARD_WITHDRAWAL_SQL = [
+    """
+    CREATE TEMP TABLE syn_w AS
+    SELECT x.*,
+           least(coalesce(
+               (SELECT d.day FROM syn_daily d
+                WHERE d.facility_id = x.facility_id AND d.cls = x.cls AND d.cum >= x.pos
+                ORDER BY d.cum LIMIT 1),
+               x.last_day) + x.lag, %(today)s::date) AS day
+    FROM (
+        SELECT y.*, floor(random() * CASE WHEN y.kind = %(kind_pev)s THEN 5 ELSE 3 END)::int
+                        AS lag
+        FROM (
+            -- is_proc 0: an onward CTR; 1: processing recorded on site
+            SELECT p.facility_id, p.cls, p.kind, p.municipality_id, p.generator_id, p.dest,
+                   p.maxcap, 0 AS is_proc, k, floor(p.w_on / p.n * 1000) / 1000 AS vol,
+                   p.buffer + p.w * k / p.n AS pos,
+                   (SELECT max(d.day) FROM syn_daily d
+                    WHERE d.facility_id = p.facility_id AND d.cls = p.cls) AS last_day
+            FROM syn_plan p CROSS JOIN LATERAL generate_series(1, p.n) k
+            WHERE p.n > 0
+            UNION ALL
+            SELECT p.facility_id, p.cls, p.kind, p.municipality_id, p.generator_id, NULL,
+                   p.maxcap, 1, j, floor(p.w_proc / p.m * 1000) / 1000,
+                   p.buffer + p.w * j / p.m,
+                   (SELECT max(d.day) FROM syn_daily d
+                    WHERE d.facility_id = p.facility_id AND d.cls = p.cls)
+            FROM syn_plan p CROSS JOIN LATERAL generate_series(1, p.m) j
+            WHERE p.m > 0
+        ) y
+        WHERE y.vol > 0
+        ORDER BY y.facility_id, y.cls, y.is_proc, y.k
+    ) x
+    """,
+    """
+    INSERT INTO syn_proc (facility_id, cls, vol, day, k)
+    SELECT w.facility_id, w.cls, w.vol, w.day, w.k FROM syn_w w WHERE w.is_proc = 1
+    """,
+    # The onward CTRs, in the layout of the first-leg ones (CTR_STAGE_B_SQL): issued on the
+    # day of transport; mostly received, the recent ones still on their way, a few refused
+    # or cancelled (their volume back in stock).
+    """
+    INSERT INTO syn_c2
+        (id, municipality_id, ibge_code, year, transporter_id, vehicle_id, equipment_id,
+         generator_id, worksite_id, origin, facility_id, origin_facility_id, destination,
+         transport_date, total, status, fee, received, created_at, closed_at, classes, vols)
+    SELECT nextval(pg_get_serial_sequence('ctr_ctr', 'id')), s.municipality_id, s.ibge_code,
+           extract(year FROM s.day)::int, s.transporter_id,
+           t.vehicles[1 + floor(s.u_veh * cardinality(t.vehicles))::int], s.equipment_id,
+           s.generator_id, NULL, po.pool[1 + floor(s.u_o * cardinality(po.pool))::int],
+           s.dest, s.facility_id, pd.pool[1 + floor(s.u_d * cardinality(pd.pool))::int],
+           s.day, s.vol, s.status, CASE WHEN s.vol > s.small_limit THEN 1 ELSE 0 END,
+           CASE WHEN s.status = %(ctr_received)s
+                THEN round(s.vol * (0.97 + 0.06 * s.u_recv)::numeric, 3) END,
+           s.created_at,
+           {closed_at},
+           ARRAY[s.cls], ARRAY[s.vol]
+    FROM (
+        SELECT r.*,
+               CASE WHEN r.open_since + make_interval(hours => r.alert_hours) >= %(now)s THEN
+                         CASE WHEN r.u_status < 0.6 THEN %(ctr_issued)s
+                              WHEN r.u_status < 0.97 THEN %(ctr_received)s
+                              ELSE %(ctr_cancelled)s END
+                    ELSE CASE WHEN r.u_status < 0.93 THEN %(ctr_received)s
+                              WHEN r.u_status < 0.945 THEN %(ctr_refused)s
+                              WHEN r.u_status < 0.97 THEN %(ctr_cancelled)s
+                              ELSE %(ctr_issued)s END
+               END AS status
+        FROM (
+            SELECT w.*, m.ibge_code, m.small_limit, m.alert_hours, c.created_at,
+                   greatest(c.created_at, w.day::timestamp AT TIME ZONE %(tz)s) AS open_since,
+                   f.tr[1 + floor(w.u_tr * cardinality(f.tr))::int] AS transporter_id,
+                   f.eq[1 + floor(w.u_tr * cardinality(f.eq))::int] AS equipment_id
+            FROM (
+                SELECT w.*, random() AS u_tr, random() AS u_veh, random() AS u_o,
+                       random() AS u_d, random() AS u_time, random() AS u_status,
+                       random() AS u_close, random() AS u_recv
+                FROM syn_w w
+                WHERE w.is_proc = 0
+                ORDER BY w.facility_id, w.cls, w.k
+            ) w
+            JOIN syn_muni m ON m.id = w.municipality_id
+            JOIN syn_fleet f ON f.municipality_id = w.municipality_id
+             AND f.need = least(greatest(ceil(w.vol), 1), w.maxcap)
+            CROSS JOIN LATERAL (
+                SELECT least((w.day::timestamp + interval '6 hours'
+                              + w.u_time * interval '11 hours') AT TIME ZONE %(tz)s,
+                             %(now)s::timestamptz - interval '10 minutes') AS created_at
+            ) c
+        ) r
+    ) s
+    JOIN syn_tarr t ON t.transporter_id = s.transporter_id
+    JOIN syn_facpool po ON po.facility_id = s.facility_id
+    JOIN syn_facpool pd ON pd.facility_id = s.dest
+    """.replace("{closed_at}", CLOSED_AT_SQL),
+]
+
+
+def _onward(run: _Runner, params: dict) -> None:
+    """The onward CTRs, into syn_c2 beside the first-leg ones (numbered, inserted and given
+    their lines and events with them), and the processing to record (syn_proc)."""
+    run.run("CTRs de saída: operadores e frota", ONWARD_SETUP_SQL, params)
+    for kind, label in ((FacilityKind.PEV, "PEVs"), (FacilityKind.ATT, "ATTs")):
+        phase = {**params, "phase_kind": str(kind), "pev_cap": params["onward"] // 2}
+        run.run(f"CTRs de saída dos {label}: entradas e plano", ONWARD_CURVE_SQL, phase)
+        run.run(f"CTRs de saída dos {label}: quantos", ONWARD_COUNT_SQL[kind], phase)
+        run.run(f"CTRs de saída dos {label}", ONWARD_WITHDRAWAL_SQL, phase)
+
+
+def _rebuild_custody() -> int:
+    custody.refresh()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {custody.ALLOCATION_TABLE}")
+        return cursor.fetchone()[0]
+
+
+# What the operators recorded on site, once the CTRs are in: at the end of the day of each
+# withdrawal, class A crushed into aggregate, class B and volumosos passed on for reuse.
+ONWARD_PROCESSING_SQL = """
+INSERT INTO ctr_onsiteprocessing
+    (facility_id, waste_class, kind, volume_m3, day, note, recorded_by_id, recorded_at)
+SELECT p.facility_id, p.cls,
+       CASE WHEN p.cls = %(class_a)s THEN %(processing_recycled)s ELSE %(processing_reused)s END,
+       p.vol, p.day, '', %(actor)s,
+       least((p.day::timestamp + interval '18 hours') AT TIME ZONE %(tz)s, %(now)s::timestamptz)
+FROM syn_proc p
+ORDER BY p.day, p.facility_id, p.cls, p.k
 """
 
 # A live system appends each CTR as it is issued: ids, and so the table's physical order,
@@ -816,13 +1170,13 @@ CTR_INSERT_SQL = [
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
          generator_id, generator_name, worksite_id, origin, destination,
-         destination_facility_id, transport_date, total_volume_m3, status, findings, fee_ufesp,
-         received_volume_m3, closed_at, created_at, created_by_id)
+         destination_facility_id, origin_facility_id, transport_date, total_volume_m3, status,
+         findings, fee_ufesp, received_volume_m3, closed_at, created_at, created_by_id)
     SELECT x.id, 'CTR-' || x.ibge_code || '-' || x.year || '-' || pg_temp.syn_seq6(x.seq),
            x.municipality_id, x.year, x.seq, x.transporter_id, x.vehicle_id, x.equipment_id,
            x.generator_id, g.name, x.worksite_id, x.origin, x.destination, x.facility_id,
-           x.transport_date, x.total, x.status, '[]'::jsonb, x.fee, x.received, x.closed_at,
-           x.created_at, %(actor)s
+           x.origin_facility_id, x.transport_date, x.total, x.status, '[]'::jsonb, x.fee,
+           x.received, x.closed_at, x.created_at, %(actor)s
     FROM (
         SELECT c.*, b.base + row_number() OVER (
                    PARTITION BY c.municipality_id, c.year ORDER BY c.created_at, c.id) AS seq
@@ -936,6 +1290,8 @@ ANALYZE_SQL = [
     "ANALYZE ctr_ctr",
     "ANALYZE ctr_ctrwaste",
     "ANALYZE ctr_ctrevent",
+    "ANALYZE ctr_onsiteprocessing",
+    "ANALYZE ctr_custodyallocation",
     "ANALYZE ctr_numbersequence",
     "ANALYZE fiscalization_dumpingreport",
 ]
@@ -960,12 +1316,20 @@ def generate(
     municipality_limit: int | None = None,
     progress: Progress | None = None,
     analyze: bool = True,
+    onward_share: float = 0.0,
 ) -> Summary:
     """Add `ctrs` CTRs and `reports` dumping reports, creating the synthetic network
-    (facilities, licenses, transporters, vehicles, equipment) first when there is none.
-    One transaction: all or nothing."""
+    (facilities, licenses, transporters, vehicles, equipment) first when there is none; of
+    the CTRs, `onward_share` are onward CTRs leaving the PEVs and ATTs with what they
+    received (with the processing recorded on site), and the chain of custody is built.
+    One transaction: all or nothing. Without onward CTRs the same seed gives the same data
+    as before they existed."""
     if ctrs < 0 or reports < 0:
         raise SyntheticError("As quantidades não podem ser negativas.")
+    if not 0 <= onward_share <= MAX_ONWARD_SHARE:
+        raise SyntheticError(
+            f"A fração de CTRs de saída deve estar entre 0 e {br_number(MAX_ONWARD_SHARE, 1)}."
+        )
     if ctrs > MAX_CTRS or reports > MAX_REPORTS:
         raise SyntheticError(
             f"No máximo {br_number(MAX_CTRS)} CTRs e {br_number(MAX_REPORTS)} denúncias por vez."
@@ -992,6 +1356,10 @@ def generate(
         / (SP_MUNICIPALITIES - len(LARGEST_MUNICIPALITIES)),
         "sigma": LOGNORMAL_SIGMA,
         "ctrs": ctrs,
+        "onward": round(ctrs * onward_share),
+        "first_leg": ctrs - round(ctrs * onward_share),
+        "pev_load_a": PEV_LOAD_A_M3,
+        "pev_load_other": PEV_LOAD_OTHER_M3,
         "reports": reports,
         **SQL_VALUES,
         **{
@@ -1038,11 +1406,11 @@ def generate(
         run.run("zonas de origem", ZONE_SQL, params)
 
         if ctrs:
-            worksites = max(math.ceil(ctrs / CTRS_PER_WORKSITE), 2 * len(ids))
+            worksites = max(math.ceil(params["first_leg"] / CTRS_PER_WORKSITE), 2 * len(ids))
             params["worksites"] = worksites
             params["generators"] = max(1, math.ceil(worksites * 0.7))
             params["gen_offset"] = run.value(
-                "SELECT count(*) FROM ctr_generator WHERE name LIKE 'SYN-%%'"
+                "SELECT count(*) FROM ctr_generator WHERE name LIKE 'SYN-G%%'"
             )
             params["ws_offset"] = run.value(
                 "SELECT count(*) FROM ctr_worksite WHERE permit_number LIKE 'SYN-%%'"
@@ -1059,12 +1427,16 @@ def generate(
                 run.run(name, sql, params)
             run.run("CTRs (sorteio)", CTR_STAGE_A_SQL, params)
             run.run("CTRs (cálculo)", CTR_STAGE_B_SQL, params)
+            if params["onward"]:
+                _onward(run, params)
             run.run("CTRs (ordem de emissão)", CTR_ISSUE_ORDER_SQL, params)
             run.run("CTRs (numeração)", CTR_INSERT_SQL[:2], params)
             run.run("CTRs", CTR_INSERT_SQL[2], params)
             run.run("sequências de numeração", CTR_INSERT_SQL[3], params)
             run.run("resíduos dos CTRs", WASTE_SQL, params)
             run.run("eventos dos CTRs", EVENT_SQL, params)
+            if params["onward"]:
+                run.run("beneficiamentos nas áreas", ONWARD_PROCESSING_SQL, params)
 
         if reports:
             params["report_offset"] = run.value(
@@ -1075,6 +1447,9 @@ def generate(
         # The foreign keys are checked at commit (deferred); here, so that it shows and is timed.
         run.run("chaves estrangeiras (verificação)", "SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's foreign keys, as before
+        # The triggers marked every facility the CTRs moved stock at: its allocation is rebuilt
+        # now, as a reader would, so the data is in the state of a database in use.
+        run.call("cadeia de custódia (alocação FIFO)", _rebuild_custody)
         _drop_temp(cursor)
     if analyze:
         with connection.cursor() as cursor:
@@ -1109,10 +1484,18 @@ COUNT_SQL = {
     "geradores": "SELECT count(*) FROM ctr_generator WHERE name LIKE 'SYN-%%'",
     "obras": "SELECT count(*) FROM ctr_worksite WHERE permit_number LIKE 'SYN-%%'",
     "CTRs": f"SELECT count(*) FROM ({SYNTHETIC_CTRS}) s",
+    "CTRs de saída": (
+        f"SELECT count(*) FROM ctr_ctr WHERE origin_facility_id IS NOT NULL "
+        f"AND id IN ({SYNTHETIC_CTRS})"
+    ),
     "resíduos dos CTRs": (
         f"SELECT count(*) FROM ctr_ctrwaste WHERE ctr_id IN ({SYNTHETIC_CTRS})"
     ),
     "eventos dos CTRs": f"SELECT count(*) FROM ctr_ctrevent WHERE ctr_id IN ({SYNTHETIC_CTRS})",
+    "beneficiamentos nas áreas": (
+        "SELECT count(*) FROM ctr_onsiteprocessing p JOIN pev_network_receivingfacility f "
+        "ON f.id = p.facility_id WHERE f.code LIKE 'SYN-%%'"
+    ),
     "denúncias": (
         "SELECT count(*) FROM fiscalization_dumpingreport WHERE protocol LIKE 'SYN-%%'"
     ),
@@ -1174,6 +1557,17 @@ def reset(progress: Progress | None = None) -> Summary:
                 truncated = True
             except DatabaseError:  # a table further down references them: delete instead
                 pass
+        if truncated:
+            # The allocation is derived from the CTRs, all gone: only processing recorded at a
+            # facility is left to allocate, on its next read.
+            run.run(
+                "cadeia de custódia (TRUNCATE)",
+                [
+                    f"TRUNCATE {custody.ALLOCATION_TABLE}",
+                    f"INSERT INTO {custody.STALE_TABLE} (facility_id) SELECT DISTINCT "
+                    f"facility_id FROM {custody.PROCESSING_TABLE} ON CONFLICT DO NOTHING",
+                ],
+            )
         if synthetic and not truncated:
             kept = run.value(
                 "SELECT count(*) FROM ctr_ctrevent e WHERE NOT EXISTS "
@@ -1216,11 +1610,16 @@ def reset(progress: Progress | None = None) -> Summary:
                 "AND NOT EXISTS (SELECT 1 FROM ctr_ctr c WHERE c.worksite_id = w.id)",
             ],
         )
+        syn_facilities = "SELECT id FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
         run.run(
             "geradores",
-            "DELETE FROM ctr_generator g WHERE g.name LIKE 'SYN-%%' "
-            "AND NOT EXISTS (SELECT 1 FROM ctr_ctr c WHERE c.generator_id = g.id) "
-            "AND NOT EXISTS (SELECT 1 FROM ctr_worksite w WHERE w.generator_id = g.id)",
+            [
+                # The operators of the synthetic facilities are generators too.
+                f"DELETE FROM ctr_facilityoperator WHERE facility_id IN ({syn_facilities})",
+                "DELETE FROM ctr_generator g WHERE g.name LIKE 'SYN-%%' "
+                "AND NOT EXISTS (SELECT 1 FROM ctr_ctr c WHERE c.generator_id = g.id) "
+                "AND NOT EXISTS (SELECT 1 FROM ctr_worksite w WHERE w.generator_id = g.id)",
+            ],
         )
         syn_transporters = "SELECT id FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
         run.run(
@@ -1234,10 +1633,14 @@ def reset(progress: Progress | None = None) -> Summary:
                 "DELETE FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'",
             ],
         )
-        syn_facilities = "SELECT id FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
         run.run(
             "áreas de recebimento e licenças",
             [
+                # Recorded at them (processing) or derived (the allocation): theirs alone;
+                # the processing first, as its trigger marks the facility stale.
+                f"DELETE FROM ctr_onsiteprocessing WHERE facility_id IN ({syn_facilities})",
+                f"DELETE FROM ctr_custodyallocation WHERE facility_id IN ({syn_facilities})",
+                f"DELETE FROM ctr_custodystale WHERE facility_id IN ({syn_facilities})",
                 f"DELETE FROM pev_network_facilitylicense WHERE facility_id IN ({syn_facilities})",
                 f"UPDATE pev_network_catchmentbasin SET served_by_id = NULL "
                 f"WHERE served_by_id IN ({syn_facilities})",

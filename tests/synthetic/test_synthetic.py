@@ -3,7 +3,6 @@ gap-free, and removable."""
 
 import datetime
 import io
-import json
 import re
 from pathlib import Path
 
@@ -16,29 +15,35 @@ from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
+from ctr import stock
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
     CTR,
     CTREvent,
     CTRStatus,
     CTRWaste,
+    CustodyAllocation,
+    CustodyStale,
     Generator,
     NumberSequence,
+    OnSiteProcessing,
+    ProcessingKind,
     Transporter,
     Vehicle,
 )
 from ctr.services import next_number, overdue
 from fiscalization.models import DumpingReport
-from pev_network.boundaries import import_municipalities
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from synthetic import generator as synthetic
 from tests.builders import licensed_facility, multi, square
+from tests.synthetic_world import load_municipalities
 
 pytestmark = pytest.mark.django_db
 
 CTRS = 2000
 REPORTS = 500
 SEED = 7
+ONWARD_SHARE = 0.2
 # The default municipality, the capital (a big boundary) and three small towns.
 CODES = {"3518404", "3550308", "3500105", "3500204", "3500303"}
 
@@ -51,6 +56,7 @@ def generate(**options) -> str:
         reports=REPORTS,
         seed=SEED,
         municipality_limit=5,
+        onward_share=ONWARD_SHARE,
         stdout=out,
         **options,
     )
@@ -59,13 +65,10 @@ def generate(**options) -> str:
 
 @pytest.fixture(scope="module")
 def dataset(django_db_setup, django_db_blocker, tmp_path_factory):
-    """Five municipalities of SP, then 2,000 CTRs and 500 reports; rolled back at the end."""
-    source = json.loads(synthetic.SP_FIXTURE.read_text())
-    source["features"] = [f for f in source["features"] if f["properties"]["id"] in CODES]
-    path = tmp_path_factory.mktemp("syn") / "cinco.geojson"
-    path.write_text(json.dumps(source))
+    """Five municipalities of SP, then 2,000 CTRs (a fifth of them onward) and 500 reports;
+    rolled back at the end."""
     with django_db_blocker.unblock(), transaction.atomic():
-        import_municipalities(path, uf="SP")
+        load_municipalities(CODES, tmp_path_factory.mktemp("syn"))
         yield generate()
         transaction.set_rollback(True)
 
@@ -227,6 +230,91 @@ def test_dates_statuses_and_events(dataset):
     assert not CTR.objects.filter(
         status=CTRStatus.RECEIVED, received_volume_m3__isnull=True
     ).exists()
+
+
+def test_onward_ctrs_leave_pevs_and_atts_for_where_their_class_goes(dataset):
+    """A fifth of the CTRs leave a PEV or an ATT with what it received (Lei 3.978/2007 art. 3
+    III and V), issued by its operator: class A to a final facility, the rest from PEVs to an
+    ATT; from inside the facility, in its municipality; most received, some on their way."""
+    onward = CTR.objects.filter(origin_facility__isnull=False)
+    assert onward.count() == round(CTRS * ONWARD_SHARE)
+    assert synthetic.counts()["CTRs de saída"] == onward.count()
+    assert not onward.filter(worksite__isnull=False).exists()
+    assert set(onward.values_list("origin_facility__kind", flat=True)) == {
+        FacilityKind.PEV,
+        FacilityKind.ATT,
+    }
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr c "
+        "JOIN pev_network_receivingfacility f ON f.id = c.origin_facility_id "
+        "LEFT JOIN ctr_facilityoperator o ON o.facility_id = f.id "
+        "WHERE NOT ST_Covers(f.area, c.origin) OR f.municipality_id <> c.municipality_id "
+        "OR o.generator_id IS DISTINCT FROM c.generator_id"
+    ) == 0  # fmt: skip
+    routes = set(
+        CTRWaste.objects.filter(ctr__in=onward).values_list(
+            "ctr__origin_facility__kind", "waste_class", "ctr__destination_facility__kind"
+        )
+    )
+    final = {FacilityKind.RECYCLING, FacilityKind.LANDFILL}
+    assert {kind for origin, cls, kind in routes if cls == "A"} <= final
+    assert {kind for origin, cls, kind in routes if cls != "A"} == {FacilityKind.ATT}
+    assert {origin for origin, cls, kind in routes if cls != "A"} == {FacilityKind.PEV}
+    assert not CTRWaste.objects.filter(ctr__in=onward).exclude(volume_m3=F("ctr__total_volume_m3"))
+    # Each load fits the largest equipment the transporter sends.
+    assert not onward.filter(total_volume_m3__gt=F("equipment__nominal_capacity_m3")).exists()
+    statuses = set(onward.values_list("status", flat=True))
+    assert {CTRStatus.RECEIVED, CTRStatus.ISSUED} <= statuses
+    assert statuses & {CTRStatus.REFUSED, CTRStatus.CANCELLED}
+
+
+def test_no_facility_ships_or_processes_more_than_it_holds(dataset):
+    """The stock of every facility and class (ctr/stock.py) at the end of every day with a
+    movement is never below zero: onward CTRs and processing only take what arrived."""
+    facilities = set(
+        CTR.objects.filter(origin_facility__isnull=False).values_list("origin_facility", flat=True)
+    ) | set(OnSiteProcessing.objects.values_list("facility", flat=True))
+    assert facilities
+    lowest = []
+    with connection.cursor() as cursor:
+        for facility in facilities:
+            cursor.execute(
+                "SELECT min(balance) FROM (SELECT sum(sum(received - shipped - processed)) "
+                "OVER (PARTITION BY waste_class ORDER BY day) AS balance "
+                f"FROM ({stock.MOVES_SQL}) moves GROUP BY waste_class, day) running",
+                {"facility": facility, "shipped_statuses": stock.SHIPPED_STATUSES},
+            )
+            lowest.append(cursor.fetchone()[0])
+    assert min(lowest) >= 0
+
+
+def test_processing_recorded_at_the_atts(dataset):
+    rows = OnSiteProcessing.objects.all()
+    assert synthetic.counts()["beneficiamentos nas áreas"] == rows.count() > 0
+    assert set(rows.values_list("facility__kind", flat=True)) == {FacilityKind.ATT}
+    kinds = set(rows.values_list("waste_class", "kind"))
+    assert kinds <= {
+        ("A", ProcessingKind.RECYCLED),
+        ("B", ProcessingKind.REUSED),
+        ("VOLUMOSO", ProcessingKind.REUSED),
+    }
+    assert ("A", ProcessingKind.RECYCLED) in kinds
+    today = timezone.localdate()
+    assert not rows.exclude(day__range=(today - datetime.timedelta(synthetic.PERIOD_DAYS), today))
+
+
+def test_the_chain_of_custody_is_built_and_never_ships_before_arrival(dataset):
+    """The allocation is built (nothing left stale), no facility shipped past what it received,
+    and no piece of a load leaves its facility before it arrived (first in, first out)."""
+    assert not CustodyStale.objects.exists()
+    pieces = CustodyAllocation.objects.all()
+    assert pieces.filter(outbound__isnull=False).exists()
+    assert pieces.filter(processing__isnull=False).exists()
+    assert not pieces.filter(inbound__isnull=True).exists()
+    assert not pieces.filter(
+        outbound__ctr__transport_date__lt=F("inbound__ctr__transport_date")
+    ).exists()
+    assert not pieces.filter(processing__day__lt=F("inbound__ctr__transport_date")).exists()
 
 
 def test_reports_inside_their_municipality(dataset):

@@ -34,6 +34,13 @@ class Command(BaseCommand):
             "vale quando a rede sintética ainda não existe",
         )
         parser.add_argument(
+            "--onward-share",
+            type=float,
+            default=0.0,
+            help="fração dos CTRs que são de saída, das ATTs e dos PEVs para o destino final "
+            "(ex.: 0.2; padrão 0)",
+        )
+        parser.add_argument(
             "--no-analyze", action="store_true", help="não atualiza as estatísticas (ANALYZE)"
         )
 
@@ -58,6 +65,7 @@ class Command(BaseCommand):
                     municipality_limit=options["municipality_limit"],
                     progress=progress,
                     analyze=not options["no_analyze"],
+                    onward_share=options["onward_share"],
                 )
                 if verbose:
                     self.stdout.write(
