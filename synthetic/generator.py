@@ -1647,10 +1647,6 @@ def reset(progress: Progress | None = None) -> Summary:
                 f"DELETE FROM ctr_worksite_plan_facilities "
                 f"WHERE receivingfacility_id IN ({syn_facilities})",
                 f"DELETE FROM ctr_membership WHERE facility_id IN ({syn_facilities})",
-                # Their chain of custody (ctr/custody.py) and what they processed on site.
-                f"DELETE FROM ctr_custodyallocation WHERE facility_id IN ({syn_facilities})",
-                f"DELETE FROM ctr_custodystale WHERE facility_id IN ({syn_facilities})",
-                f"DELETE FROM ctr_onsiteprocessing WHERE facility_id IN ({syn_facilities})",
                 "DELETE FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'",
             ],
         )
