@@ -3,6 +3,7 @@ pages and the public rule catalogue. Thin: parse with ctr.forms, call ctr.servic
 
 from __future__ import annotations
 
+import datetime
 import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -1028,15 +1029,17 @@ def onward_cancel(request, number: str):
 
 
 ONWARD_PAGE_SIZE = 25
+STOCK_DEFAULT_DAYS = 30
 
 
 def _render_stock(request, processing: ProcessingForm | None = None, status: int = 200):
-    """The facility's stock page: the balance per class over the period asked (this month by
-    default), the stale-stock alerts of today, the onward CTRs and the on-site processing of
-    the period, and the form that records processing."""
+    """The facility's stock page: the balance per class over the period asked (the last 30
+    days by default: on the first of a month "this month" would be one day), the stale-stock
+    alerts of today, the onward CTRs and the on-site processing of the period, and the form
+    that records processing."""
     facility = request.facility
     today = timezone.localdate()
-    date_from, date_to = today.replace(day=1), today
+    date_from, date_to = today - datetime.timedelta(days=STOCK_DEFAULT_DAYS - 1), today
     period = PeriodForm(request.GET or None, initial={"date_from": date_from, "date_to": date_to})
     if period.is_bound:
         if period.is_valid():

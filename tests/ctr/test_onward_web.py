@@ -252,10 +252,18 @@ def test_the_stock_page_shows_the_balance_of_the_period_asked(world):
     client = client_for(world.operator)
     html = client.get(STOCK, {"date_from": "2026-11-30", "date_to": "2026-11-30"}).content.decode()
     assert balance_row(html, "Classe A") == ["5", "10", "2", "0", "13"]
-    # Without a period: this month.
+    # Without a period: the last 30 days.
     html = client.get(STOCK).content.decode()
     assert "de 01/11/2026 a 30/11/2026" in html
     assert balance_row(html, "Classe A") == ["0", "15", "2", "0", "13"]
+
+
+def test_on_the_first_of_a_month_the_stock_page_still_shows_the_last_30_days(world, frozen_today):
+    inbound(world, {"A": "5"}, received="5", day=D(2026, 11, 20))
+    frozen_today.shift(datetime.timedelta(days=1))  # 1 December
+    html = client_for(world.operator).get(STOCK).content.decode()
+    assert "de 02/11/2026 a 01/12/2026" in html
+    assert balance_row(html, "Classe A")[1] == "15"  # with the fixture's 10 m³ of the 30th
 
 
 def test_a_period_that_ends_before_it_starts_is_a_400_in_portuguese(world):
