@@ -15,12 +15,10 @@ In the same run, on the same data:
   CTR and waste lines, over the year, and over the whole period the allocation reads.
 - P6b: a worksite's CDF page (issue 14, point 4) against the CTR detail page, through
   gunicorn as in production (bench/p2_http.Server), one client on a keep-alive connection,
-  signed-in sessions: the Núcleo's for the worksite, the transporter's for its CTR. Until
-  the CDF page is on main, CDF_URL is a bench-only stand-in (bench/views.py): the worksite
-  destination report page plus the walk of the site's loads to their ends
-  (`custody.worksite_pieces` + `custody.Destinations`), what the CDF prints; the report page
-  alone and the walk alone (in this process) are measured beside it. **To measure the real
-  CDF page, change CDF_URL below to its path** (one line). The worksite is the worst
+  signed-in sessions: the Núcleo's for the worksite, the transporter's for its CTR. The CDF
+  page (`/obras/<id>/cdf/`, ctr/certificates.py) follows the site's loads to their ends and
+  issues the certificate (the same facts give back the stored one); the worksite report
+  page and the walk alone (in this process) are measured beside it. The worksite is the worst
   realistic case: of the busiest municipality's worksites with the most loads through an
   ATT, the one whose walk has the most pieces.
 
@@ -69,7 +67,7 @@ TRANSPORTER_USER = "bench-p6-transportador"
 
 # The CDF page of a worksite. Until it is on main: the stand-in of bench/views.py (the
 # worksite report page plus the walk of its loads). The real page: change this line only.
-CDF_URL = "/bench/cdf/{worksite}/"
+CDF_URL = "/obras/{worksite}/cdf/"
 REPORT_URL = "/obras/{worksite}/relatorio/"
 CTR_DETAIL_URL = "/transportador/ctrs/{number}/"
 
@@ -687,7 +685,6 @@ def render(fig: Figures) -> str:
             f"{_ms(median)} | {_ms(p95)} | {_ms(min(times))} | {_ms(max(times))} | {ratio} |"
         )
 
-    standin = CDF_URL.startswith("/bench/")
     lines += [
         page(
             f"base: detalhe do CTR {c.ctr_number} (transportador)<br>"
@@ -697,8 +694,7 @@ def render(fig: Figures) -> str:
         ),
         page(
             "**P6b**: certificado de destinação da obra"
-            + (" (substituto: relatório da obra + caminho das cargas)" if standin else "")
-            + f"<br>`GET {CDF_URL.format(worksite=c.worksite_id)}`",
+            f"<br>`GET {CDF_URL.format(worksite=c.worksite_id)}`",
             "cdf",
             p.detail,
         ),
@@ -716,13 +712,7 @@ def render(fig: Figures) -> str:
         f"| {thousands(walk_median / quantiles(p.detail)[0], 1)} × |",
         "",
         f"**Meta P6b** ≤ {MAX_PAGE_RATIO} × o detalhe do CTR: "
-        f"{_yes(fig.page_ratio <= MAX_PAGE_RATIO)} ({thousands(fig.page_ratio, 1)} ×"
-        + (
-            "; medido no substituto até a página do certificado chegar: `CDF_URL` em "
-            "`bench/p6_custody.py`)."
-            if standin
-            else ")."
-        ),
+        f"{_yes(fig.page_ratio <= MAX_PAGE_RATIO)} ({thousands(fig.page_ratio, 1)} ×).",
     ]
     for title, plan in (
         ("Varredura da P6a (`custody.ALLOCATION_SQL`)", a.plan),

@@ -1,5 +1,5 @@
 """The app as the benchmarks serve it under gunicorn (`bench.urls:application`): the
-production URLs plus the bench-only views of bench/views.py (a baseline, a stand-in), never
+production URLs plus the bench-only views of bench/views.py (a baseline), never
 part of config/urls.py."""
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from . import views  # noqa: E402 (after django.setup)
 
 urlpatterns = [
     path("bench/pip/", views.point_in_polygon, name="bench-pip"),
-    path("bench/cdf/<int:pk>/", views.cdf_stand_in, name="bench-cdf"),
     path("", include("config.urls")),
 ]
 

@@ -5,11 +5,6 @@ bench/urls.py, which replaces the process's ROOT_URLCONF.
 `GET /bench/pip/?lon=…&lat=…`: one PostGIS point-in-polygon lookup (the municipality under a
 point, pev_network.services.municipality_id_at), as JSON; the floor that P2 compares the CTR
 issue against, in the same server, through the same middleware.
-
-`GET /bench/cdf/<worksite>/`: the stand-in for a worksite's certificate of final destination
-(issue 14, point 4) until that page is on main: the worksite destination report page, plus
-the walk of the site's loads to where they are now (ctr/custody.py), which the certificate
-prints. P6 (bench/p6_custody.py, CDF_URL) measures it.
 """
 
 from __future__ import annotations
@@ -28,13 +23,3 @@ def point_in_polygon(request):
     except (KeyError, ValueError):
         return JsonResponse({"detail": "lon e lat"}, status=400)
     return JsonResponse({"municipality": municipality_id_at(point)})
-
-
-@require_safe
-def cdf_stand_in(request, pk: int):
-    from ctr import custody, document_views
-
-    response = document_views.worksite_report(request, pk)
-    if response.status_code == 200:
-        custody.Destinations(custody.worksite_pieces(pk))
-    return response

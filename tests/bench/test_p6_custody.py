@@ -5,11 +5,9 @@ of gunicorn (a server in another process would not see this test's transaction).
 
 import pytest
 from django.db import transaction
-from django.test import Client, override_settings
-from django.urls import include, path
+from django.test import Client
 
 from bench import p6_custody as p6
-from bench import views as bench_views
 from synthetic import generator as synthetic
 from tests.synthetic_world import load_municipalities
 
@@ -19,12 +17,6 @@ CTRS = 1500
 SEED = 11
 # The default municipality and two small towns.
 CODES = {"3518404", "3500105", "3500204"}
-
-# The bench server's URLs (bench/urls.py replaces the process's ROOT_URLCONF on import).
-urlpatterns = [
-    path("bench/cdf/<int:pk>/", bench_views.cdf_stand_in),
-    path("", include("config.urls")),
-]
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +42,6 @@ class ClientFetch:
         return response.status_code, len(response.content)
 
 
-@override_settings(ROOT_URLCONF=__name__)
 def test_p6_runs_end_to_end_on_a_tiny_dataset(dataset):
     data = p6.prepare(CTRS, SEED, reuse=True)
     assert (data.ctrs, data.onward, data.seconds) == (CTRS, CTRS * p6.ONWARD_SHARE, 0)
@@ -77,4 +68,4 @@ def test_p6_runs_end_to_end_on_a_tiny_dataset(dataset):
     )
     for part in ("### P6a", "### P6b", "**Meta P6a**", "**Meta P6b**", case.ctr_number):
         assert part in text
-    assert "substituto" in text  # the CDF page is still the stand-in
+    assert f"/obras/{case.worksite_id}/cdf/" in text  # the certificate's own page
