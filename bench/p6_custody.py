@@ -24,7 +24,7 @@ In the same run, on the same data:
 
 Targets: P6a ≤ 10 × the plain SUM; P6b ≤ 5 × the CTR detail page.
 
-`python -m bench.p6_custody [--ctrs 1000000] [--runs 15] [--requests 100] [--reuse]`, on a
+`python -m bench.p6_custody [--ctrs 1000000] [--runs 15] [--requests 100] [--regenerate]`, on a
 database of its own (``ctr_bench_p6`` beside ``ctr_bench``, or ``BENCH_P6_DATABASE_URL``), so
 that the other benchmarks' data stays what it was; the figures go to their own section of
 docs/performance.md (between the ``p6:`` markers).
