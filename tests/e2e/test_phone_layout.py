@@ -26,7 +26,7 @@ from ctr import certificates, services
 from fiscalization.models import DumpingReport
 from tests.builders import offset, point
 from tests.ctr.onward_world import inbound, onward
-from tests.ctr_world import build_world, issue_hours_ago, make_user
+from tests.ctr_world import build_world, issue_hours_ago
 from tests.e2e.conftest import Recorder, log_in
 from tests.enforcement_world import at, open_case
 from tests.nucleo.flows_world import build_flows
@@ -68,8 +68,7 @@ def world():
     # A worksite's load through the ATT, partly on to the recycling area: its certificate.
     site = services.WorksiteData("Rua das Obras, 9", world.origin, "Centro")
     load = inbound(world, {"A": "4", "B": "1"}, received="5", worksite=site)
-    recycler = make_user("operador_reciclagem", facility=world.recycling)
-    services.receive(onward(world, {"A": "3"}), recycler, Decimal("3"))
+    services.receive(onward(world, {"A": "3"}), world.recycling_operator, Decimal("3"))
     world.site, world.generator = load.worksite_id, load.generator_id
     world.cdf = certificates.issue(certificates.Scope.of_worksite(load.worksite), world.nucleo)[
         0
