@@ -20,13 +20,16 @@ DB_ENV =
 DB_NOTE := true
 endif
 
-.PHONY: run test stop system-run system-test venv db prepare lint format clean bench tour
+.PHONY: run test stop system-run system-test system-bench venv db prepare lint format clean bench tour
 
 system-run:
 	@bash scripts/system-packages.sh run
 
 system-test:
 	@bash scripts/system-packages.sh test
+
+system-bench:
+	@bash scripts/system-packages.sh bench
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -56,9 +59,9 @@ test: system-test venv db
 	@$(DB_ENV) $(PY) -m pytest $(PYTEST_ARGS); status=$$?; $(DB_NOTE); exit $$status
 
 # Benchmarks on a database of their own (ctr_bench beside the app's; or BENCH_DATABASE_URL):
-# 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000".
+# 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000 --no-write" (partial runs print or go to --output).
 # P1 (CSV import) and P6 (chain of custody, 1M CTRs of which 20 % onward) on theirs.
-bench: system-run venv db
+bench: system-run system-bench venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
 	@$(DB_ENV) $(PY) -m bench.p6_custody

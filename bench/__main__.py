@@ -17,9 +17,11 @@ from .database import (
     ensure_database,
     masked,
     settle,
+    warm,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = ROOT / "docs" / "performance.md"
 
 
 def _sizes(text: str) -> list[int]:
@@ -61,13 +63,21 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--output",
         type=Path,
-        default=ROOT / "docs" / "performance.md",
+        default=DEFAULT_OUTPUT,
         help="onde escrever os resultados (padrão: docs/performance.md)",
     )
     parser.add_argument("--no-write", action="store_true", help="só imprime, não escreve")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs deve ser ao menos 1")
+    # The generated block of docs/performance.md holds every benchmark at every size: a partial
+    # run written there would erase the others' figures (it did once, on 02/12/2026).
+    partial = args.only or sorted(args.sizes) != sorted(DEFAULT_SIZES)
+    if partial and not args.no_write and args.output == DEFAULT_OUTPUT:
+        parser.error(
+            "com --only ou --sizes, a execução é parcial e apagaria em docs/performance.md os "
+            "resultados dos outros benchmarks: use --output OUTRO.md ou --no-write"
+        )
     return args
 
 
@@ -87,12 +97,14 @@ def prepare_data(size: int, reports: int, seed: int, reuse: bool):
     counts = synthetic.counts()
     if reuse and counts["CTRs"] == size and counts["denúncias"] == reports:
         say(f"Dados de {size} CTRs reaproveitados.")
+        warm(say)
         return Generation(size, reports, 0.0, command, reused=True)
     say(f"Gerando {size} CTRs e {reports} denúncias (semente {seed})…")
     started = time.perf_counter()
     synthetic.reset()
     summary = synthetic.generate(ctrs=size, reports=reports, seed=seed, progress=say)
     settle(say)
+    warm(say)
     seconds = time.perf_counter() - started
     say(f"Dados prontos em {seconds:.1f} s (geração {summary.seconds:.1f} s).")
     return Generation(size, reports, seconds, command)

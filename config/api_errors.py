@@ -257,3 +257,18 @@ def problem_exception_handler(exc, context):
     return Response(
         body, status=code, headers=dict(response.headers.items()), content_type=PROBLEM_CONTENT_TYPE
     )
+
+
+def document_unsupported_media_type(result, generator, request, public):
+    """drf-spectacular postprocessing hook: every operation that reads a body can answer 415
+    (DRF's parser negotiation, before the view runs: a body sent without a Content-Type, or
+    with one we do not parse), so each declares it once here rather than in every view."""
+    problem = {
+        "description": f"{TITLES[415]}: envie application/json (ou multipart/form-data)",
+        "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation.setdefault("responses", {}).setdefault("415", problem)
+    return result

@@ -1,8 +1,10 @@
 """The PDF kit every printed document of the platform is drawn with (the CTR and the worksite
-report in ctr.printing, the notice and the infraction record in fiscalization.enforcement_pdf):
-one A4 page geometry, palette, fonts and paragraph styles; the letterhead band, the verification
-QR code and the watermark drawn on the first page; the running header and the footer with the
-page number; section bars, label/value fields, ruled tables and signature boxes.
+report in ctr.printing, the notice and the infraction record in fiscalization.enforcement_pdf,
+the Habite-se declaration in generators.declaration_pdf): one A4 page geometry, palette, fonts
+and paragraph styles; the letterhead band (and the numbered band of a document anyone may
+verify), the verification QR code and the watermark drawn on the first page; the running header
+and the footer with the page number; section bars, label/value fields, ruled tables and
+signature boxes.
 
 Fonts: reportlab's standard Helvetica, whose WinAnsi encoding covers Portuguese, so nothing is
 registered and no system font package is needed; a TrueType face would be registered here
@@ -163,6 +165,32 @@ def letterhead(canvas: Canvas, kicker: str, title: str, subtitle: str, rule_belo
     canvas.setLineWidth(0.8)
     canvas.line(MARGIN, TOP - rule_below, PAGE_W - MARGIN, TOP - rule_below)
     canvas.restoreState()
+
+
+# The band of a document anyone may verify (numbered_header), above the flowing content.
+NUMBERED_HEADER_H = 42 * mm
+
+
+def numbered_header(
+    kicker: str, title: str, subtitle: str, number: str, lines: list[str], verify_url: str
+) -> Callable[[Canvas], None]:
+    """The first page's band of a document anyone may verify (the CTR, the certificate, the
+    Habite-se declaration), NUMBERED_HEADER_H tall: the letterhead, the document's number, a
+    few lines of dates and status, and the QR code of its public page."""
+
+    def draw(canvas: Canvas) -> None:
+        letterhead(canvas, kicker, title, subtitle, NUMBERED_HEADER_H - 3 * mm)
+        canvas.saveState()
+        canvas.setFillColor(INK)
+        canvas.setFont(FONT_BOLD, 14)
+        canvas.drawString(MARGIN, TOP - 60, number)
+        canvas.setFont(FONT, 9)
+        for index, line in enumerate(lines):
+            canvas.drawString(MARGIN, TOP - 75 - 12 * index, line)
+        canvas.restoreState()
+        verification_qr(canvas, verify_url)
+
+    return draw
 
 
 def watermark(canvas: Canvas, text: str) -> None:

@@ -53,9 +53,11 @@ INSTALLED_APPS = [
     "audit",
     "pev_network",
     "ctr",
+    "generators",
     "fiscalization",
     "maps",
     "nucleo",
+    "webhooks",
     "ogc",
     "synthetic",
     "tour",
@@ -180,6 +182,10 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 # Each request's queries run under this statement_timeout (config.middleware); 0 = off.
 # Management commands and benchmarks are not requests: they have no limit.
 CTR_REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("CTR_REQUEST_STATEMENT_TIMEOUT_MS", "15000"))
+# Idempotency-Key (ctr/idempotency.py, issue 16 point 2): hours a key and its first response
+# are kept, at least 24 (manage.py purge_idempotency_keys deletes older ones). A retry waits
+# for a first request still running up to the statement timeout above, then gets a 409.
+CTR_IDEMPOTENCY_KEY_HOURS = int(os.environ.get("CTR_IDEMPOTENCY_KEY_HOURS", "24"))
 # Parallel workers per query of a request (max_parallel_workers_per_gather); empty keeps the
 # server's. 0: see config.middleware.request_session_settings and docs/performance.md (P5).
 _parallel = os.environ.get("CTR_REQUEST_PARALLEL_WORKERS", "0").strip()
@@ -243,6 +249,13 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # One name for the CTR's status wherever it appears (else drf_spectacular.W001 in
     # `check --deploy`: a collision of the enums named "status").
+    # 415 on every operation with a body (config.api_errors), after the default enum hook.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api_errors.document_unsupported_media_type",
+        # Idempotency-Key: its header and its 400/409/422 (issue 16 point 2).
+        "ctr.idempotency.document_idempotency_key",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "CTRStatusEnum": "ctr.models.CTRStatus",
         "ProcessingKindEnum": "ctr.models.ProcessingKind",
@@ -258,6 +271,39 @@ MAP_TILE_ATTRIBUTION = os.environ.get(
 )
 # The municipality the public pages open on (IBGE code).
 DEFAULT_MUNICIPALITY_IBGE = os.environ.get("CTR_DEFAULT_MUNICIPALITY", "3518404")
+
+# E-mail (invitations, PGRCC decisions, Habite-se declarations, unconfirmed CTRs): SMTP from
+# the environment (README: Configuração). Without CTR_EMAIL_HOST the messages are written to
+# the console, so a fresh `make run` sends nothing anywhere.
+EMAIL_HOST = os.environ.get("CTR_EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = int(os.environ.get("CTR_EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("CTR_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("CTR_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("CTR_EMAIL_TLS", True)
+EMAIL_TIMEOUT = int(os.environ.get("CTR_EMAIL_TIMEOUT", "20"))
+DEFAULT_FROM_EMAIL = os.environ.get("CTR_EMAIL_FROM", "CTR Resíduos <nao-responda@localhost>")
+# The address the site is reached at, for links in e-mails (no request to build them from).
+SITE_URL = os.environ.get("CTR_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+# Webhooks and the e-mails of the outbox (issue 16 point 7, webhooks/; README: Webhooks). A
+# request waits at most CTR_WEBHOOKS_TIMEOUT seconds; a failed delivery is retried after
+# base × 2^(n-1) seconds, at most the cap, up to CTR_WEBHOOKS_MAX_ATTEMPTS tries. Targets on
+# the loopback (and plain http to them) only where CTR_WEBHOOKS_ALLOW_LOOPBACK (development and
+# tests); other non-public networks only those listed in CTR_WEBHOOKS_ALLOWED_NETWORKS (CIDR,
+# comma-separated: an intranet's receivers).
+WEBHOOKS_TIMEOUT_SECONDS = float(os.environ.get("CTR_WEBHOOKS_TIMEOUT", "10"))
+WEBHOOKS_MAX_ATTEMPTS = int(os.environ.get("CTR_WEBHOOKS_MAX_ATTEMPTS", "12"))
+WEBHOOKS_BACKOFF_BASE_SECONDS = int(os.environ.get("CTR_WEBHOOKS_BACKOFF_BASE", "60"))
+WEBHOOKS_BACKOFF_CAP_SECONDS = int(os.environ.get("CTR_WEBHOOKS_BACKOFF_CAP", str(6 * 3600)))
+WEBHOOKS_ALLOW_LOOPBACK = env_bool("CTR_WEBHOOKS_ALLOW_LOOPBACK", DEBUG)
+WEBHOOKS_ALLOWED_NETWORKS = [
+    n.strip() for n in os.environ.get("CTR_WEBHOOKS_ALLOWED_NETWORKS", "").split(",") if n.strip()
+]
 
 LEAFLET_CONFIG = {
     "DEFAULT_CENTER": (-22.81, -45.19),
@@ -366,6 +412,9 @@ CONTENT_SECURITY_POLICY = {
         "img-src": ["'self'", "data:", *([MAP_TILE_ORIGIN] if MAP_TILE_ORIGIN else [])],
         "font-src": ["'self'"],
         "connect-src": ["'self'"],
+        # Issue 16 point 3: the transporter's app, its worker and manifest ours only.
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'none'"],
         "form-action": ["'self'"],

@@ -16,10 +16,14 @@ urlpatterns = [
     path("api/v1/", include("pev_network.api_urls")),
     path("api/v1/", include("ctr.api_urls")),
     path("api/v1/", include("fiscalization.api_urls")),
+    path("api/v1/", include("generators.api_urls")),
+    path("api/v1/", include("webhooks.api_urls")),
     path("ogc/", include("ogc.urls")),
     path("", include("ctr.urls")),
     path("", include("ctr.document_urls")),
     path("", include("fiscalization.urls")),
+    path("", include("generators.urls")),
+    path("", include("webhooks.urls")),
     # The Núcleo's pages were part of maps/ and keep their `maps:nucleo-*` names: one
     # namespace over both apps' patterns (two includes of one namespace would reverse only one).
     path("", include((maps_urls.urlpatterns + nucleo_urls.urlpatterns, maps_urls.app_name))),

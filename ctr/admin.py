@@ -2,11 +2,14 @@ from django.contrib import admin
 from leaflet.admin import LeafletGeoAdmin
 
 from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
+from config.admin_readonly import ReadOnly
 
 from .documents import format_document
 from .models import (
     CTR,
+    CTRCorrection,
     CTREvent,
+    CTRTemplate,
     CTRWaste,
     Equipment,
     FacilityOperator,
@@ -75,7 +78,7 @@ class CTREventInline(admin.TabularInline):
 
 
 @admin.register(CTR)
-class CTRAdmin(LeafletGeoAdmin):
+class CTRAdmin(ReadOnly, LeafletGeoAdmin):
     """Read-only: a CTR changes only through its life (issue, receive, refuse, cancel)."""
 
     list_display = ["number", "transport_date", "transporter", "destination_facility", "status"]
@@ -91,20 +94,11 @@ class CTRAdmin(LeafletGeoAdmin):
     list_select_related = ["transporter", "destination_facility"]
     inlines = [CTRWasteInline, CTREventInline]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "transporter", "facility"]
-    autocomplete_fields = ["transporter"]
+    list_display = ["user", "transporter", "facility", "generator"]
+    autocomplete_fields = ["transporter", "generator"]
 
 
 @admin.register(FacilityOperator)
@@ -124,3 +118,26 @@ class OnSiteProcessingAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # recorded by the operator (ctr.services.record_processing)
+
+
+@admin.register(CTRTemplate)
+class CTRTemplateAdmin(ReadOnly, LeafletGeoAdmin):
+    """Read-only: a template is the transporter's own, kept on its page (ctr/ctr_templates.py),
+    which re-validates it against the fleet and the network."""
+
+    list_display = ["name", "transporter", "generator_name", "destination_facility", "updated_at"]
+    list_filter = ["transporter__municipality"]
+    search_fields = ["name", "transporter__name", "generator_name", "worksite_address"]
+    list_select_related = ["transporter", "destination_facility"]
+
+
+@admin.register(CTRCorrection)
+class CTRCorrectionAdmin(ReadOnly, admin.ModelAdmin):
+    """Read-only: a correction is proposed, answered and decided on its pages
+    (ctr/corrections.py), which keep the CTR's append-only history."""
+
+    list_display = ["pk", "ctr", "status", "proposed_side", "proposed_by", "proposed_at"]
+    list_filter = ["status", "proposed_side"]
+    search_fields = ["ctr__number", "reason"]
+    date_hierarchy = "proposed_at"
+    list_select_related = ["ctr", "proposed_by"]

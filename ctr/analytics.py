@@ -300,3 +300,33 @@ def custody_flows(flt: CTRFilter) -> list[custody.Flow]:
     bound = connection.ops.compose_sql(where, params).replace("%", "%%")
     roots = f"SELECT c.id FROM {CTR_TABLE} c WHERE {bound} AND c.origin_facility_id IS NULL"
     return custody.flows(roots, {}, flt.waste_class)
+
+
+# --- issue 16 points 5-6: the reception's findings on the Núcleo's map ----------------------
+
+AWAY_CODES = ("RECEPTION_AWAY_FROM_FACILITY",)
+TRAVEL_CODES = ("TRAVEL_TOO_FAST", "TRAVEL_TOO_SLOW")
+
+
+def reception_finding_cells(
+    flt: CTRFilter, cell: float, codes: tuple[str, ...], at: str, limit: int = 2000
+) -> list[Cell]:
+    """CTRs whose reception found one of `codes` (ctr.plausibility), counted per grid cell of
+    `at`: "received_location" (where the receiver's device was) or "origin"."""
+    if at not in ("received_location", "origin"):
+        raise ValueError(at)
+    where, params = flt.where()
+    sql = f"""
+        SELECT (floor(ST_X(c.{at}) / %s) + 0.5) * %s AS lon,
+               (floor(ST_Y(c.{at}) / %s) + 0.5) * %s AS lat, count(*)
+        FROM {CTR_TABLE} c
+        WHERE {where} AND c.status = %s AND c.{at} IS NOT NULL
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(c.findings) f
+                      WHERE f ->> 'code' = ANY(%s))
+        GROUP BY 1, 2 ORDER BY 3 DESC LIMIT %s
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql, [cell, cell, cell, cell, *params, CTRStatus.RECEIVED, list(codes), limit]
+        )
+        return [Cell(float(r[0]), float(r[1]), r[2]) for r in cursor]

@@ -30,8 +30,9 @@ from config.pagination import NewestFirstCursorPagination
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import roles, rules, services, stock
+from . import offline, roles, rules, services, stock
 from .documents import normalize_document, normalize_plate
+from .idempotency import idempotent  # issue 16 point 2: safe retries
 from .models import (
     CTR,
     CTRStatus,
@@ -185,8 +186,32 @@ class CTRInput(serializers.Serializer):
         help_text="CTR de saída: o transportador cadastrado que leva a carga.",
     )
     waste = WasteInput(many=True, allow_empty=False, max_length=20)
+    # Issue 16 point 3 (ctr/offline.py): a CTR kept on the driver's phone without a connection.
+    provisional_number = serializers.CharField(
+        max_length=20,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="CTR provisório: o número que o aparelho deu sem conexão (PROV-XXXX-0000); "
+        "envie também como Idempotency-Key.",
+    )
+    provisional_departure_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="CTR provisório: hora da saída da carga (ISO 8601), no passado se preciso; "
+        "transport_date é a data dela.",
+    )
 
     def validate(self, data):
+        try:  # issue 16 point 3
+            offline.check_provisional(
+                data["provisional_number"].strip().upper(),
+                data["provisional_departure_at"],
+                data["transport_date"],
+            )
+        except offline.ProvisionalError as error:
+            raise serializers.ValidationError({error.field: error.message}) from None
         onward = "origin_facility" in data
         if onward and "transporter" not in data:
             raise serializers.ValidationError(
@@ -233,6 +258,8 @@ class CTRInput(serializers.Serializer):
             worksite_id=data.get("worksite_id"),
             destination_facility_id=data.get("destination_facility"),
             origin_facility_id=data.get("origin_facility"),
+            provisional_number=data["provisional_number"].strip().upper(),  # issue 16 point 3
+            provisional_departure_at=data["provisional_departure_at"],
         )
 
 
@@ -240,7 +267,12 @@ class ReceiveInput(serializers.Serializer):
     received_volume_m3 = serializers.DecimalField(
         max_digits=8, decimal_places=3, min_value=Decimal("0.001"), max_value=MAX_LINE_VOLUME * 20
     )
-    location = GeoJSONPointField(required=False)
+    location = GeoJSONPointField(
+        required=False,
+        help_text="Onde estava o aparelho do receptor ao confirmar (opcional; issue 16). Longe "
+        "da área além da tolerância do GPS do município não é recusa: fica a constatação "
+        "RECEPTION_AWAY_FROM_FACILITY (aviso), com a distância. Um ponto inválido é 400.",
+    )
     note = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
 
 
@@ -296,6 +328,8 @@ class CTROutput(serializers.ModelSerializer):
     destination = GeoJSONPointField()
     waste = serializers.SerializerMethodField()
     status_label = serializers.CharField(source="get_status_display")
+    # Issue 16 point 5: where the receiver's device was at the confirmation (null: none sent).
+    received_location = GeoJSONPointField(read_only=True, allow_null=True)
 
     class Meta:
         model = CTR
@@ -304,6 +338,8 @@ class CTROutput(serializers.ModelSerializer):
             "vehicle_plate", "equipment_code", "generator", "worksite", "origin", "destination",
             "destination_facility", "origin_facility", "waste", "total_volume_m3",
             "received_volume_m3", "fee_ufesp", "findings", "created_at", "closed_at",
+            "generator_confirmed_at", "received_location",
+            "provisional_number", "provisional_departure_at",  # issue 16 point 3
         ]  # fmt: skip
 
     def get_transporter(self, ctr) -> dict:
@@ -403,8 +439,9 @@ class CTRViewSet(
     mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
 ):
-    """CTRs do usuário: o transportador vê os seus; o operador, os destinados à sua área;
-    Núcleo e fiscalização, todos."""
+    """CTRs do usuário: o transportador vê os seus; o operador, os destinados à sua área; o
+    gerador, os que o nomeiam ou saem das suas obras (só leitura); Núcleo e fiscalização,
+    todos."""
 
     lookup_field = "number"
     lookup_value_regex = r"CTR-\d{7}-\d{4}-\d{6}"
@@ -442,6 +479,7 @@ class CTRViewSet(
         audit.record(request, ctr, "API: detalhe do CTR")
         return Response(self.get_serializer(ctr).data)
 
+    @idempotent
     @extend_schema(
         request=CTRInput,
         responses={
@@ -484,6 +522,7 @@ class CTRViewSet(
         ctr = run(ctr, payload.validated_data)
         return Response(CTRDetailOutput(self.get_queryset().get(pk=ctr.pk)).data)
 
+    @idempotent
     @extend_schema(request=ReceiveInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def receive(self, request, number=None):
@@ -497,6 +536,7 @@ class CTRViewSet(
             ),
         )
 
+    @idempotent
     @extend_schema(request=ReasonInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def refuse(self, request, number=None):
@@ -508,6 +548,7 @@ class CTRViewSet(
             lambda ctr, data: services.refuse(ctr, request.user, data["reason"]),
         )
 
+    @idempotent
     @extend_schema(request=ReasonInput, responses={200: CTRDetailOutput, **TRANSITION_PROBLEMS})
     @action(detail=True, methods=["post"])
     def cancel(self, request, number=None):

@@ -1,7 +1,8 @@
 """REST API of the final destinations (issue 14): a worksite's loads, or a generator's over a
 period, followed through the chain of custody to where they are now (ctr/certificates.py), with
 the addresses of the Certificado de Destinação Final. Same access as the certificate: the
-municipality, and a transporter for the loads it carried (art. 13 p.ú.)."""
+municipality, the generator its own, and a transporter for the loads it carried (art. 13
+p.ú.)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ VOLUME = {"max_digits": 14, "decimal_places": 3}
 OUTCOMES = ", ".join(certificates.OUTCOME_ORDER)
 FORBIDDEN = (
     "Só o Núcleo, a fiscalização e os transportadores que levaram cargas {of} veem a sua "
-    "destinação."
+    "destinação, além do próprio gerador."
 )
 
 
@@ -145,7 +146,9 @@ class WorksiteDestinationsView(APIView):
         summary="Destinação final dos resíduos de uma obra",
         responses={
             200: DestinationsOutput,
-            **problems(401, 403, 404, c403="Acesso negado: só o município e os transportadores"),
+            **problems(
+                401, 403, 404, c403="Acesso negado: só o município, o gerador e os transportadores"
+            ),
         },
     )
     def get(self, request, pk: int):
@@ -175,7 +178,11 @@ class GeneratorDestinationsView(APIView):
         responses={
             200: DestinationsOutput,
             **problems(
-                400, 401, 403, 404, c403="Acesso negado: só o município e os transportadores"
+                400,
+                401,
+                403,
+                404,
+                c403="Acesso negado: só o município, o gerador e os transportadores",
             ),
         },
     )

@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import SimpleRouter
 
+from . import api_corrections
 from .api import (
     CTRViewSet,
     EquipmentViewSet,
@@ -11,11 +12,14 @@ from .api import (
     VehicleViewSet,
 )
 from .api_destinations import GeneratorDestinationsView, WorksiteDestinationsView
+from .api_templates import CTRTemplateViewSet
+from .offline_views import OfflineBundleView
 
 router = SimpleRouter()
 router.register("ctrs", CTRViewSet, basename="ctr")
 router.register("vehicles", VehicleViewSet, basename="vehicle")
 router.register("equipment", EquipmentViewSet, basename="equipment")
+router.register("ctr-templates", CTRTemplateViewSet, basename="ctr-template")  # issue 16 point 1
 
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
@@ -36,5 +40,38 @@ urlpatterns = [
         GeneratorDestinationsView.as_view(),
         name="generator-destinations",
     ),
+    # Corrections after reception (issue 16 point 4): ctr.api_corrections
+    path(
+        "ctrs/<str:number>/corrections/",
+        api_corrections.CTRCorrectionsView.as_view(),
+        name="ctr-corrections",
+    ),
+    path(
+        "corrections/<int:pk>/",
+        api_corrections.CorrectionDetailView.as_view(),
+        name="correction-detail",
+    ),
+    path(
+        "corrections/<int:pk>/approve/",
+        api_corrections.CorrectionApproveView.as_view(),
+        name="correction-approve",
+    ),
+    path(
+        "corrections/<int:pk>/refuse/",
+        api_corrections.CorrectionRefuseView.as_view(),
+        name="correction-refuse",
+    ),
+    path(
+        "corrections/<int:pk>/escalate/",
+        api_corrections.CorrectionEscalateView.as_view(),
+        name="correction-escalate",
+    ),
+    path(
+        "corrections/<int:pk>/decide/",
+        api_corrections.CorrectionDecideView.as_view(),
+        name="correction-decide",
+    ),
+    # Issue 16 point 3: what the transporter's phone keeps to issue offline.
+    path("offline-bundle/", OfflineBundleView.as_view(), name="offline-bundle"),
     *router.urls,
 ]

@@ -62,7 +62,7 @@ from pev_network.models import (
     licensed_sql,
 )
 
-from . import rules, services, stock
+from . import rules, services, signals, stock
 from .csv_format import (
     FINDING_COLUMNS,
     Problem,
@@ -79,9 +79,13 @@ from .models import (
     FacilityOperator,
     Generator,
     Transporter,
+    Worksite,
 )
 
 CHUNK_ROWS = 50_000
+# The PGRCC in force of each worksite (Worksite.plan_transporters, plan_facilities).
+PLAN_TRANSPORTERS = Worksite.plan_transporters.through._meta.db_table
+PLAN_FACILITIES = Worksite.plan_facilities.through._meta.db_table
 
 # The issue-stage rules checked here, each by the SQL of its messages (ctr.rules), and those
 # whose fact a CSV row cannot state (Rule.not_in_bulk).
@@ -203,7 +207,8 @@ CREATE_SQL = [
 ]
 CHUNK_TABLES = (
     "ctr_bulk_place, ctr_bulk_near, ctr_bulk_candidate, ctr_bulk_fact, ctr_bulk_origin_day, "
-    "ctr_bulk_origin_class, ctr_bulk_onward, ctr_bulk_walk, ctr_bulk_stock, ctr_bulk_accepted"
+    "ctr_bulk_origin_class, ctr_bulk_onward, ctr_bulk_walk, ctr_bulk_stock, ctr_bulk_accepted, "
+    "ctr_bulk_worksite"
 )
 DROP_SQL = (
     "DROP TABLE IF EXISTS ctr_bulk_row, ctr_bulk_finding, ctr_bulk_rule, ctr_bulk_base, "
@@ -309,7 +314,18 @@ RESOLVE_SQL = [
            -- transporter (the one rule that reads it) the transporter itself.
            CASE WHEN o.id IS NULL THEN r.generator_document
                 ELSE coalesce(nullif(r.generator_document, ''), op.document, %(document)s)
-           END AS generator_document
+           END AS generator_document,
+           -- NOT_IN_GENERATOR_PLAN (art. 9 p.ú. I): the worksite the row names, its
+           -- generator's at its address (ctr.services.build_draft), and its PGRCC in force.
+           coalesce(ws.is_large_generator, false) AS plan_large,
+           EXISTS (SELECT 1 FROM """
+    + PLAN_TRANSPORTERS
+    + """ pt WHERE pt.worksite_id = ws.id AND pt.transporter_id = %(transporter)s)
+               AS plan_transporter,
+           EXISTS (SELECT 1 FROM """
+    + PLAN_FACILITIES
+    + """ pf WHERE pf.worksite_id = ws.id AND pf.receivingfacility_id = c.facility_id)
+               AS plan_facility
     FROM ctr_bulk_row r
     LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
     LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
@@ -339,6 +355,20 @@ RESOLVE_SQL = [
     ) c ON c.line = r.line
     LEFT JOIN pev_network_receivingfacility f ON f.id = c.facility_id
     LEFT JOIN pev_network_municipality fm ON fm.id = f.municipality_id
+    -- ctr.services.find_worksite: the lowest id, through the unique index's expression.
+    LEFT JOIN LATERAL (
+        SELECT w.id, w.is_large_generator
+        FROM ctr_worksite w JOIN """
+    + Generator._meta.db_table
+    + """ g ON g.id = w.generator_id
+        WHERE r.origin_facility_id IS NULL AND g.document = r.generator_document
+          AND """
+    + ADDRESS_KEY_SQL.format("w.address")
+    + " = "
+    + ADDRESS_KEY_SQL.format("r.worksite_address")
+    + """
+        ORDER BY w.id LIMIT 1
+    ) ws ON true
     """,
     "ANALYZE ctr_bulk_fact (line)",
     # The stock of the facilities the onward rows ship from (ctr.stock.moves_sql, and what the
@@ -384,6 +414,34 @@ RESOLVE_SQL = [
     ) d ON true
     """,
     "CREATE INDEX ON ctr_bulk_origin_class (line, waste_class)",
+    # Each row's registered worksite (ctr.services.registered_worksite): the generator's at
+    # the row's address, through the unique index's expression (ADDRESS_KEY_SQL), kept only
+    # when registered; whether the origin lies within it (ORIGIN_OUTSIDE_WORKSITE). Worksites
+    # the file itself creates have no registration, so no row depends on the rows before it.
+    """
+    CREATE TEMP TABLE ctr_bulk_worksite AS
+    SELECT r.line, w.address, w.area IS NOT NULL AS has_area,
+           coalesce(wm.gps_tolerance_m, %(default_tolerance)s::numeric) AS tolerance,
+           """
+    + services.WITHIN_WORKSITE_SQL.format(
+        w="w",
+        point="r.origin",
+        tolerance="coalesce(wm.gps_tolerance_m::float8, %(default_tolerance)s)",
+    )
+    + """ AS origin_inside
+    FROM ctr_bulk_row r
+    JOIN """
+    + Generator._meta.db_table
+    + """ g ON g.document = r.generator_document
+    JOIN ctr_worksite w
+      ON w.generator_id = g.id AND """
+    + ADDRESS_KEY_SQL.format("w.address")
+    + " = "
+    + ADDRESS_KEY_SQL.format("r.worksite_address")
+    + """
+    LEFT JOIN pev_network_municipality wm ON wm.id = w.municipality_id
+    WHERE r.origin_facility_id IS NULL AND w.registered_at IS NOT NULL
+    """,
 ]
 
 
@@ -639,8 +697,9 @@ ISSUE_SQL = [
     # on that index: a concurrent issuer or import that inserted the same site first wins.
     """
     INSERT INTO ctr_worksite
-        (generator_id, address, neighbourhood, location, permit_number, is_large_generator)
-    SELECT g.id, s.worksite_address, s.worksite_neighbourhood, s.origin, '', false
+        (generator_id, address, neighbourhood, location, permit_number, work_kind,
+         is_large_generator)
+    SELECT g.id, s.worksite_address, s.worksite_neighbourhood, s.origin, '', '', false
     FROM (
         SELECT DISTINCT ON (generator_document, """
     + ADDRESS_KEY_SQL.format("worksite_address")
@@ -771,7 +830,8 @@ ISSUE_SQL = [
     """,
 ]
 
-ISSUED_SQL = "SELECT line, number FROM ctr_bulk_numbered ORDER BY line"
+ISSUED_TABLE = "ctr_bulk_numbered"  # the chunk's new CTRs: column `id` (ctr.signals)
+ISSUED_SQL = f"SELECT line, number FROM {ISSUED_TABLE} ORDER BY line"
 
 # Points as hex EWKB (SRID 4326, little-endian): PostgreSQL reads them without parsing text,
 # and the doubles are the parsed ones, bit for bit.
@@ -1121,6 +1181,13 @@ class BulkImporter:
                     }
                     for statement in ISSUE_SQL:
                         cursor.execute(statement, params)
+                    signals.ctrs_imported.send(
+                        sender=BulkImporter,
+                        cursor=cursor,
+                        table=ISSUED_TABLE,
+                        actor_id=params["user"],
+                        at=params["at"],
+                    )
                     cursor.execute(ISSUED_SQL)
                     numbers = dict(cursor.fetchall())
                 self._time("emissão (números, CTRs, resíduos, eventos)", started)

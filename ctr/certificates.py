@@ -65,14 +65,15 @@ OUTCOME_ORDER = (
     Outcome.REFUSED,
     Outcome.UNMATCHED,
 )
-CODE_RE = re.compile(r"^CDF([0-9A-Z]{4})([0-9A-Z]{4})([0-9A-Z]{4})$")
+CODE_PREFIX = "CDF"
 
 
-def normalize_code(text: str) -> str | None:
-    """A verification code as typed (any case, with or without dashes or spaces)."""
+def normalize_code(text: str, prefix: str = CODE_PREFIX) -> str | None:
+    """A verification code as typed (any case, with or without dashes or spaces), of the
+    document whose codes start with `prefix` (models.new_verification_code)."""
     compact = re.sub(r"[^0-9A-Za-z]", "", text or "").upper()
-    match = CODE_RE.match(compact)
-    return "CDF-" + "-".join(match.groups()) if match else None
+    match = re.fullmatch(f"{prefix}([0-9A-Z]{{4}})([0-9A-Z]{{4}})([0-9A-Z]{{4}})", compact)
+    return f"{prefix}-" + "-".join(match.groups()) if match else None
 
 
 # --- whose loads -------------------------------------------------------------------------------
@@ -122,11 +123,15 @@ class Scope:
 
 def for_user(user, scope: Scope) -> Scope | None:
     """What of `scope` the user may see, as the worksite report decides: all of it for the Núcleo
-    and the inspectors; for a transporter only the loads it carried (art. 13 p.ú.: it proves
-    their destination to whoever hired it), and nothing when it carried none; nothing for
-    anyone else."""
+    and the inspectors, and for the generator whose worksite or loads they are (art. 9 p.ú. II:
+    it proves their destination for the Habite-se); for a transporter only the loads it
+    carried (art. 13 p.ú.: it proves their destination to whoever hired it), and nothing when
+    it carried none; nothing for anyone else."""
     if roles.is_municipal(user):
         return scope
+    generator = roles.generator_of(user)
+    if generator is not None:
+        return scope if generator.pk == scope.generator.pk else None
     transporter = roles.transporter_of(user)
     if transporter is None:
         return None
@@ -192,6 +197,18 @@ class Load:
     @property
     def conclusive(self) -> bool:
         return bool(self.shares) and all(share.settled for share in self.shares)
+
+    @property
+    def declared_m3(self) -> Decimal:
+        return sum((line.declared_m3 for line in self.lines), Decimal(0))
+
+    @property
+    def refused_reason(self) -> str:
+        """Why a load its first facility refused leaves the certificate open."""
+        return (
+            f"o {self.number} foi recusado pela área “{self.first_place.name}” "
+            f"({_volume(self.declared_m3)}): o destino dessa carga não está comprovado"
+        )
 
 
 @dataclass(frozen=True)
@@ -330,13 +347,7 @@ class Certificate:
                     f"{volume} {of_class} seguiram da área “{place}” por mais de "
                     f"{custody.MAX_HOPS} áreas e não foram rastreados até o fim"
                 )
-        for load in self.loads:
-            if load.status == CTRStatus.REFUSED:
-                reasons.append(
-                    f"o {load.number} foi recusado pela área “{load.first_place.name}” "
-                    f"({_volume(sum(line.declared_m3 for line in load.lines))}): o destino "
-                    "dessa carga não está comprovado"
-                )
+        reasons += [load.refused_reason for load in self.loads if load.status == CTRStatus.REFUSED]
         return reasons
 
     @property
@@ -466,32 +477,33 @@ def build(scope: Scope) -> Certificate:
 # --- stored as issued ----------------------------------------------------------------------------
 
 
-def _encode(value):
-    """The facts as JSON values: dataclasses as objects, Decimals and dates as text."""
+def encode(value):
+    """Facts as JSON values: dataclasses as objects, Decimals and dates as text. What a
+    document stores as issued (the certificate here, the Habite-se declaration in generators)."""
     if dataclasses.is_dataclass(value):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, list | tuple):
-        return [_encode(item) for item in value]
+        return [encode(item) for item in value]
     if isinstance(value, Decimal | datetime.date):
         return str(value)
     return value
 
 
-def _decode(kind, value):
-    """`_encode` backwards, led by the dataclasses' annotations."""
+def decode(kind, value):
+    """`encode` backwards, led by the dataclasses' annotations."""
     if value is None:
         return None
     origin = typing.get_origin(kind)
     if origin is tuple:
         item = typing.get_args(kind)[0]
-        return tuple(_decode(item, v) for v in value)
+        return tuple(decode(item, v) for v in value)
     if origin in (typing.Union, types.UnionType):
         (kind,) = [arg for arg in typing.get_args(kind) if arg is not type(None)]
-        return _decode(kind, value)
+        return decode(kind, value)
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
         return kind(
-            **{f.name: _decode(hints[f.name], value[f.name]) for f in dataclasses.fields(kind)}
+            **{f.name: decode(hints[f.name], value[f.name]) for f in dataclasses.fields(kind)}
         )
     if kind is Decimal:
         return Decimal(value)
@@ -500,25 +512,32 @@ def _decode(kind, value):
     return value
 
 
-def content_of(certificate: Certificate) -> dict:
-    return _encode(certificate)
-
-
-def from_content(content: dict) -> Certificate:
-    return _decode(Certificate, content)
-
-
-def digest_of(certificate: Certificate) -> str:
-    """The SHA-256 of the facts in a canonical JSON (keys sorted, no spaces)."""
-    text = json.dumps(content_of(certificate), sort_keys=True, separators=(",", ":"))
+def digest(content: dict) -> str:
+    """The SHA-256 of stored facts in a canonical JSON (keys sorted, no spaces)."""
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def issue(scope: Scope, by) -> tuple[DestinationCertificate, Certificate]:
-    """The certificate of the scope as the chain stands now: the one already issued with these
-    very facts (same code, first issue date and issuer), or a new one. Safe to repeat and under
-    races: the digest is unique, and get_or_create reads the winner's row."""
-    certificate = build(scope)
+def content_of(certificate: Certificate) -> dict:
+    return encode(certificate)
+
+
+def from_content(content: dict) -> Certificate:
+    return decode(Certificate, content)
+
+
+def digest_of(certificate: Certificate) -> str:
+    return digest(content_of(certificate))
+
+
+def issue(
+    scope: Scope, by, built: Certificate | None = None
+) -> tuple[DestinationCertificate, Certificate]:
+    """The certificate of the scope as the chain stands now (`built`, when the caller has just
+    built it in the same transaction): the one already issued with these very facts (same
+    code, first issue date and issuer), or a new one. Safe to repeat and under races: the
+    digest is unique, and get_or_create reads the winner's row."""
+    certificate = built if built is not None else build(scope)
     issued, _ = DestinationCertificate.objects.get_or_create(
         digest=digest_of(certificate),
         defaults={

@@ -490,6 +490,29 @@ class Planned:
     received_m3: Decimal | None = None  # what the receiver counts, when not drawn at random
 
 
+# A town's trip (ctr/plausibility.py reads it back): the road as the municipality's default
+# detour over the straight line, at city speeds, plus the wait at the gate.
+DEMO_DETOUR = 1.4
+DEMO_SPEEDS_KMH = (15, 35)
+DEMO_GATE_MINUTES = (5, 40)
+# One load of the quarter takes this long from a worksite in town: the detour the Núcleo's
+# map shows (TRAVEL_TOO_SLOW).
+DEMO_DETOUR_HOURS = 6
+# SIRGAS 2000 / UTM 23S (Guaratinguetá's zone): metres for the demo's distances.
+METRIC_SRID = 31983
+
+
+def _trip(rng: random.Random, origin: Point, target: Point) -> datetime.timedelta:
+    """From departure to reception: the road at a city speed and a wait at the gate, well
+    inside the travel-time bounds of TRAVEL_TOO_FAST and TRAVEL_TOO_SLOW."""
+    metres = origin.transform(METRIC_SRID, clone=True).distance(
+        target.transform(METRIC_SRID, clone=True)
+    )
+    road_km = metres / 1000 * DEMO_DETOUR
+    minutes = road_km / rng.uniform(*DEMO_SPEEDS_KMH) * 60 + rng.randint(*DEMO_GATE_MINUTES)
+    return datetime.timedelta(minutes=round(minutes))
+
+
 def _volume(value: float) -> Decimal:
     return Decimal(str(round(value, 1)))
 
@@ -551,7 +574,6 @@ class _Loads:
             waste = [WasteLine(waste_class, volume, description)]
             pevs = [f for f in licensed.values() if f.kind == "PEV"]
             facility = site.pev if site.pev in pevs else rng.choice(pevs)
-            wait = datetime.timedelta(minutes=rng.randint(10, 60))
         else:
             # The PGRCC names transporter A: the others seldom serve a large generator (and
             # get the NOT_IN_GENERATOR_PLAN warning when they do).
@@ -589,13 +611,12 @@ class _Loads:
             facility = licensed.get(code) or rng.choice(
                 [f for f in licensed.values() if f.kind == "ATT"]
             )
-            wait = datetime.timedelta(minutes=rng.randint(30, 300))
         target = _point_in(facility.area, rng)
         return Planned(
             at=at,
             transporter_key=key,
             facility=facility,
-            receive_after=wait,
+            receive_after=_trip(rng, site.worksite.location, target),
             request=services.IssueRequest(
                 transport_date=day,
                 vehicle_plate=vehicles[kind],
@@ -658,6 +679,10 @@ def _assign_outcomes(rng: random.Random, plan: list[Planned], now: datetime.date
         p.outcome = "refuse"
     for p in rest[REFUSED : REFUSED + CANCELLED]:
         p.outcome = "cancel"
+    received = rest[REFUSED + CANCELLED :]
+    morning = [p for p in received if timezone.localtime(p.at).hour < 11]
+    if morning:
+        morning[0].receive_after = datetime.timedelta(hours=DEMO_DETOUR_HOURS)
     for p in plan:
         if now - p.at < datetime.timedelta(hours=RECENT_HOURS) and (
             p.at + p.receive_after > now - datetime.timedelta(minutes=5) or rng.random() < 0.5

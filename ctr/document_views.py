@@ -17,7 +17,7 @@ import audit
 from config import csv_safety
 from config.br import br_number
 
-from . import certificates, printing, reports, roles
+from . import certificates, corrections, printing, reports, roles
 from .models import CTR, Generator, Transporter, Worksite
 
 ERROR_TEMPLATE = "ctr/documents/error.html"
@@ -75,7 +75,12 @@ def verify(request: HttpRequest, number: str) -> HttpResponse:
     if ctr is None:
         response = ctr_not_found(request, number)
     else:
-        response = render(request, "ctr/documents/verify.html", {"ctr": reports.public_view(ctr)})
+        response = render(
+            request,
+            "ctr/documents/verify.html",
+            # Corrections after reception (issue 16 point 4): the fields' names, no values.
+            {"ctr": reports.public_view(ctr), "corrections": corrections.applied_notes(ctr, False)},
+        )
     # The status of a CTR changes (received, refused): never serve a stale copy.
     response["Cache-Control"] = "no-store"
     response["X-Robots-Tag"] = "noindex"
@@ -102,8 +107,9 @@ def ctr_pdf(request: HttpRequest, number: str) -> HttpResponse:
 
 
 def _worksite_scope(request: HttpRequest, pk: int) -> certificates.Scope | None:
-    """The worksite's loads the user may see (certificates.for_user: the municipality all,
-    a transporter its own); None when there is nothing for the user there."""
+    """The worksite's loads the user may see (certificates.for_user: the municipality and the
+    worksite's generator all, a transporter its own); None when there is nothing for the user
+    there."""
     worksite = Worksite.objects.select_related("generator").filter(pk=pk).first()
     if worksite is None:
         return None

@@ -50,6 +50,10 @@ class DateInput(forms.DateInput):
 
 DATE_FORMATS = ["%Y-%m-%d", "%d/%m/%Y"]
 
+# A plate, a CTR number, a caçamba's code (issue 16 point 8): a phone's keyboard in capitals,
+# without spelling correction or the browser's suggestions.
+CAPITALS = {"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
+
 
 # --- sign in ----------------------------------------------------------------------------------
 
@@ -198,6 +202,12 @@ class CTRForm(LoadForm):
         self.fields["destination_facility"].queryset = ReceivingFacility.objects.defer(
             "area"
         ).order_by("kind", "name")
+        # Issue 16 point 8: a fleet of one truck (or one caçamba) is chosen already, two taps
+        # fewer for the driver on a phone; with more, the driver chooses.
+        for name in ("vehicle", "equipment"):
+            only = list(self.fields[name].queryset.values_list("pk", flat=True)[:2])
+            if len(only) == 1:
+                self.initial.setdefault(name, only[0])
 
     generator_name_question = ""  # the registered name, when the form asks
     # The answer given (offered name, choice), carried while the form comes back for other
@@ -539,8 +549,13 @@ class CTRFilterForm(PeriodForm):
     status = forms.ChoiceField(
         label="Situação", required=False, choices=[("", "Todas"), *CTRStatus.choices]
     )
-    plate = forms.CharField(label="Placa", required=False, max_length=10)
-    number = forms.CharField(label="Número", required=False, max_length=32)
+    # Plates and numbers are capitals: the phone's keyboard starts in capitals, no spelling.
+    plate = forms.CharField(
+        label="Placa", required=False, max_length=10, widget=forms.TextInput(CAPITALS)
+    )
+    number = forms.CharField(
+        label="Número", required=False, max_length=32, widget=forms.TextInput(CAPITALS)
+    )
 
     field_order = ["status", "date_from", "date_to"]
 
@@ -586,7 +601,7 @@ class VehicleForm(forms.ModelForm):
         label="Placa",
         max_length=10,
         help_text="Formato antigo (ABC-1234) ou Mercosul (ABC1D23).",
-        widget=forms.TextInput({"autocomplete": "off", "style": "text-transform: uppercase"}),
+        widget=forms.TextInput({**CAPITALS, "style": "text-transform: uppercase"}),
     )
 
     class Meta:
@@ -611,7 +626,7 @@ class EquipmentForm(forms.ModelForm):
         label="Código pintado no equipamento",
         max_length=30,
         help_text="Como está escrito na caçamba (ex.: C-01).",
-        widget=forms.TextInput({"autocomplete": "off"}),
+        widget=forms.TextInput(CAPITALS),
     )
     kind = forms.ChoiceField(label="Tipo", choices=EquipmentKind.choices)
     nominal_capacity_m3 = BRDecimalField(
@@ -660,12 +675,23 @@ class ReceiveForm(forms.Form):
         decimal_places=3,
     )
     note = forms.CharField(label="Observação", max_length=500, required=False)
+    # Issue 16 point 5: the device's location, filled by ctr/static/ctr/reception-location.js
+    # when the operator allows geolocation; both empty without permission (no finding then).
+    location_lat = CoordinateField("lat", required=False, widget=forms.HiddenInput)
+    location_lon = CoordinateField("lon", required=False, widget=forms.HiddenInput)
 
     def clean_received_volume_m3(self) -> Decimal:
         volume = self.cleaned_data["received_volume_m3"]
         if volume <= 0:
             raise ValidationError("O volume recebido deve ser maior que zero.", code="min_value")
         return volume
+
+    def location(self) -> Point | None:
+        """The device's point, when the page sent both coordinates (one alone is no place)."""
+        lat, lon = self.cleaned_data.get("location_lat"), self.cleaned_data.get("location_lon")
+        if lat is None or lon is None:
+            return None
+        return Point(float(lon), float(lat), srid=4326)
 
 
 class ReasonForm(forms.Form):

@@ -206,8 +206,22 @@ ADDRESS_KEY_SQL = "lower(regexp_replace(btrim({}), '\\s+', ' ', 'g'))"
 WORKSITE_CONFLICT_SQL = f"(generator_id, ({ADDRESS_KEY_SQL.format('address')}))"
 
 
+class WorkKind(models.TextChoices):
+    """The works whose permit makes a large generator write a PGRCC (art. 9 caput)."""
+
+    NEW_BUILDING = "new_building", "obra nova"
+    RENOVATION = "renovation", "reforma"
+    DEMOLITION = "demolition", "demolição"
+
+
 class Worksite(models.Model):
-    """Obra or property where waste is generated; a large generator has a PGRCC (art. 9)."""
+    """Obra or property where waste is generated; a large generator has a PGRCC (art. 9).
+
+    A worksite is created on the fly by the first CTR that names a new address (the
+    transporter's), or registered by its generator or the Núcleo with its permit, size, kind
+    of work and dates (generators/). `plan_transporters` and `plan_facilities` are the PGRCC in
+    force, the one the rules read (NOT_IN_GENERATOR_PLAN): written when the Núcleo approves a
+    plan (generators.plans), whose versions and history live in generators.WastePlan."""
 
     generator = models.ForeignKey(
         Generator, on_delete=models.PROTECT, related_name="worksites", verbose_name="gerador"
@@ -215,8 +229,41 @@ class Worksite(models.Model):
     address = models.CharField("endereço", max_length=300)
     neighbourhood = models.CharField("bairro", max_length=120, blank=True)
     location = models.PointField("localização", srid=4326, spatial_index=True)
+    # The worksite drawn on the map; without it the origin of its CTRs must lie within the GPS
+    # tolerance of `location` (ORIGIN_OUTSIDE_WORKSITE).
+    area = models.PolygonField("área da obra", srid=4326, null=True, blank=True)
+    # The municipality that issued the permit: permit numbers are unique within it.
+    municipality = models.ForeignKey(
+        Municipality,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="worksites",
+        verbose_name="município",
+    )
     permit_number = models.CharField("alvará", max_length=60, blank=True)
+    built_area_m2 = models.DecimalField(
+        "área construída (m²)", max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    # db_default: the set-based paths (ctr/bulk.py, synthetic/) insert worksites in SQL.
+    work_kind = models.CharField(
+        "tipo de obra", max_length=20, choices=WorkKind.choices, blank=True, db_default=""
+    )
+    start_date = models.DateField("início", null=True, blank=True)
+    expected_end = models.DateField("término previsto", null=True, blank=True)
+    # Set when the generator declares the work finished (it then asks for the Habite-se
+    # destination declaration, art. 9 p.ú. II).
+    ended_on = models.DateField("término", null=True, blank=True)
     is_large_generator = models.BooleanField("grande gerador (PGRCC)", default=False)
+    registered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="cadastrada por",
+    )
+    registered_at = models.DateTimeField("cadastrada em", null=True, blank=True)
     plan_transporters = models.ManyToManyField(
         Transporter,
         blank=True,
@@ -242,7 +289,23 @@ class Worksite(models.Model):
                 address_key(F("address")),
                 name="worksite_generator_address_unique",
                 violation_error_message="Este gerador já tem uma obra neste endereço.",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["municipality", "permit_number"],
+                condition=~Q(permit_number=""),
+                name="worksite_permit_unique",
+                violation_error_message="Já existe uma obra com este número de alvará.",
+            ),
+            models.CheckConstraint(
+                condition=Q(built_area_m2__isnull=True) | Q(built_area_m2__gt=0),
+                name="worksite_built_area_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(expected_end__isnull=True)
+                | Q(start_date__isnull=True)
+                | Q(expected_end__gte=F("start_date")),
+                name="worksite_end_after_start",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -354,6 +417,12 @@ class CTR(models.Model):
         "volume recebido (m³)", max_digits=8, decimal_places=3, null=True, blank=True
     )
     closed_at = models.DateTimeField("encerrado em", null=True, blank=True)
+    # Issue 16 point 5: where the receiver's device was when it confirmed the load (browser
+    # geolocation or the API's `location`), for the Núcleo's map of receptions given away from
+    # the facility. No spatial index: it is read only by that map, filtered by transport date.
+    received_location = models.PointField(
+        "local do recebimento", srid=4326, null=True, blank=True, spatial_index=False
+    )
     # A default, not auto_now_add: historical CTRs (imports, the demo) keep their real time.
     created_at = models.DateTimeField("emitido em", default=timezone.now, db_index=True)
     created_by = models.ForeignKey(
@@ -362,6 +431,29 @@ class CTR(models.Model):
         related_name="+",
         verbose_name="emitido por",
     )
+    # The generator's confirmation of the load's departure, where the municipality asks for
+    # it (Municipality.generator_confirmation_required; generators.confirmation).
+    generator_confirmed_at = models.DateTimeField(
+        "saída confirmada pelo gerador em", null=True, blank=True
+    )
+    # No index: nothing looks CTRs up by who confirmed them, and every index is paid on every
+    # insert (ctr/bulk.py); deleting a user (its PROTECT check) is rare.
+    generator_confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="saída confirmada por",
+        db_index=False,
+    )
+    # Issue 16 point 3 (offline provisional CTR, ctr/offline.py): the number the driver's
+    # device gave the load while there was no connection, and when it left. db_default: the
+    # set-based paths (ctr/bulk.py, synthetic/) insert CTRs in SQL and never have one.
+    provisional_number = models.CharField(
+        "número provisório", max_length=20, blank=True, default="", db_default=""
+    )
+    provisional_departure_at = models.DateTimeField("saída (CTR provisório)", null=True, blank=True)
 
     class Meta:
         verbose_name = "CTR"
@@ -372,6 +464,13 @@ class CTR(models.Model):
                 fields=["municipality", "year", "sequence"], name="ctr_sequence_unique"
             ),
             models.CheckConstraint(condition=Q(total_volume_m3__gt=0), name="ctr_volume_positive"),
+            # Issue 16 point 3: one device number is one load of the transporter (a retry
+            # of the sync must not issue it twice).
+            models.UniqueConstraint(
+                fields=["transporter", "provisional_number"],
+                condition=~Q(provisional_number=""),
+                name="ctr_provisional_number_unique",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "transport_date"]),
@@ -491,6 +590,17 @@ class CTRAction(models.TextChoices):
     RECEIVE = "receive", "Recebimento"
     REFUSE = "refuse", "Recusa"
     CANCEL = "cancel", "Cancelamento"
+    # The generator confirms the load left its worksite (generators.confirmation): the status
+    # does not change.
+    CONFIRM_DEPARTURE = "confirm_departure", "Confirmação do gerador"
+    # A correction after reception (issue 16): proposed by the transporter or the receiver,
+    # decided by the counterpart or, when they disagree, by the Núcleo. The status does not
+    # change; an approved correction changes the CTR's values, the event keeps the originals.
+    CORRECTION_PROPOSED = "correction_proposed", "Correção proposta"
+    CORRECTION_APPROVED = "correction_approved", "Correção aprovada"
+    CORRECTION_REFUSED = "correction_refused", "Correção recusada"
+    # Issue 16 point 4: a refused correction sent to the Núcleo (ctr/corrections.py).
+    CORRECTION_ESCALATED = "correction_escalated", "Correção enviada ao Núcleo"
 
 
 class CTREvent(models.Model):
@@ -515,8 +625,8 @@ class CTREvent(models.Model):
 
 
 class Membership(models.Model):
-    """Whom a user acts for: a transporter or a receiving facility (per-object scoping).
-    Núcleo and Fiscalização are Django groups and see everything."""
+    """Whom a user acts for: a transporter, a receiving facility or a generator (per-object
+    scoping). Núcleo and Fiscalização are Django groups and see everything."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -540,13 +650,28 @@ class Membership(models.Model):
         related_name="members",
         verbose_name="área de recebimento",
     )
+    # A generator's account (art. 3 VIII-IX, art. 9): it sees the CTRs that name it or its
+    # worksites, registers worksites and their PGRCC, asks for the Habite-se declaration.
+    generator = models.ForeignKey(
+        Generator,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="members",
+        verbose_name="gerador",
+    )
 
     class Meta:
         verbose_name = "vínculo de usuário"
         verbose_name_plural = "vínculos de usuários"
         constraints = [
+            # At most one side: a transporter, a facility or a generator.
             models.CheckConstraint(
-                condition=Q(transporter__isnull=True) | Q(facility__isnull=True),
+                condition=(
+                    Q(transporter__isnull=True, facility__isnull=True)
+                    | Q(transporter__isnull=True, generator__isnull=True)
+                    | Q(facility__isnull=True, generator__isnull=True)
+                ),
                 name="membership_one_side",
             )
         ]
@@ -617,11 +742,15 @@ class CustodyStale(models.Model):
 CERTIFICATE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
-def new_certificate_code() -> str:
-    """CDF-XXXX-XXXX-XXXX: 30^12 codes, unguessable, so that nobody walks through the public
-    pages of other people's certificates."""
+def new_verification_code(prefix: str) -> str:
+    """PREFIX-XXXX-XXXX-XXXX: 30^12 codes, unguessable, so that nobody walks through the public
+    pages of other people's documents (the certificate's CDF, the Habite-se declaration's)."""
     code = "".join(secrets.choice(CERTIFICATE_ALPHABET) for _ in range(12))
-    return f"CDF-{code[:4]}-{code[4:8]}-{code[8:]}"
+    return f"{prefix}-{code[:4]}-{code[4:8]}-{code[8:]}"
+
+
+def new_certificate_code() -> str:
+    return new_verification_code("CDF")
 
 
 class DestinationCertificate(models.Model):
@@ -663,3 +792,229 @@ class DestinationCertificate(models.Model):
 
     def __str__(self) -> str:
         return self.code
+
+
+# --- Idempotency keys (issue 16 point 2) ---
+
+
+class IdempotencyKey(models.Model):
+    """A client's `Idempotency-Key` and the first response to it (ctr/idempotency.py).
+
+    Inserted before the operation runs and completed (`status`, `body`) in the operation's own
+    transaction, so a committed key always has its response and a committed operation always
+    has its key. One key per user: another user's key never replays this one."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        # The unique (user, key) index starts with user_id: a second index only costs writes.
+        db_index=False,
+    )
+    key = models.CharField("chave", max_length=255)
+    method = models.CharField("método", max_length=10)
+    path = models.CharField("caminho", max_length=300)
+    fingerprint = models.CharField("resumo do corpo (SHA-256)", max_length=64)
+    created_at = models.DateTimeField("recebida em", default=timezone.now)
+    # Null only inside the first request's transaction: never seen committed.
+    status = models.PositiveSmallIntegerField("status da resposta", null=True)
+    content_type = models.CharField("tipo da resposta", max_length=100, blank=True)
+    body = models.BinaryField("corpo da resposta", default=b"")
+
+    class Meta:
+        verbose_name = "chave de idempotência"
+        verbose_name_plural = "chaves de idempotência"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_per_user"),
+        ]
+        # The purge deletes by age (manage.py purge_idempotency_keys).
+        indexes = [models.Index(fields=["created_at"], name="idempotency_key_created")]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} ({self.key})"
+
+
+# --- CTR templates (issue 16 point 1) ---
+class CTRTemplate(models.Model):
+    """A load the transporter carries again and again ("CTR Modelo", as SIGOR's and the
+    federal MTR's): everything a CTR declares but the day, with the volumes to confirm. It is
+    not a CTR and proves nothing: issuing from it builds an IssueRequest that every rule of the
+    day checks again (ctr.ctr_templates.issue)."""
+
+    transporter = models.ForeignKey(
+        Transporter,
+        on_delete=models.CASCADE,
+        related_name="ctr_templates",
+        verbose_name="transportador",
+    )
+    name = models.CharField("nome do modelo", max_length=80)
+    generator_name = models.CharField("nome do gerador", max_length=200)
+    generator_document = models.CharField(
+        "CPF/CNPJ do gerador", max_length=14, validators=[validate_document]
+    )
+    worksite_address = models.CharField("endereço da obra", max_length=300)
+    worksite_neighbourhood = models.CharField("bairro", max_length=120, blank=True)
+    # The worksite's location is the origin, as on the issue form. No spatial index: a
+    # template is read by its key, never searched by place.
+    origin = models.PointField("origem", srid=4326, spatial_index=False)
+    destination = models.PointField("ponto de descarga", srid=4326, spatial_index=False)
+    destination_facility = models.ForeignKey(
+        ReceivingFacility,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="área de destino",
+    )
+    # SET_NULL: a vehicle or skip sold off leaves the template, which then asks for another.
+    vehicle = models.ForeignKey(
+        Vehicle, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name="veículo"
+    )
+    equipment = models.ForeignKey(
+        Equipment,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="equipamento",
+    )
+    # [{"class": "A", "volume_m3": "4.000", "description": "..."}]: read only as a whole.
+    waste = models.JSONField("resíduos", default=list)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name="criado por",
+    )
+    created_at = models.DateTimeField("criado em", default=timezone.now)
+    updated_at = models.DateTimeField("alterado em", default=timezone.now)
+
+    class Meta:
+        verbose_name = "modelo de CTR"
+        verbose_name_plural = "modelos de CTR"
+        constraints = [
+            # One name per transporter, case and spacing aside (the service says so first;
+            # the index decides between two saves at once).
+            models.UniqueConstraint(
+                "transporter", Lower(Trim("name")), name="ctr_template_name_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# --- Corrections after reception (issue 16 point 4) ---
+
+
+class CorrectionSide(models.TextChoices):
+    """Who proposes and who decides a correction: the two parties of the reception, and the
+    Núcleo when they disagree."""
+
+    TRANSPORTER = "transporter", "transportador"
+    FACILITY = "facility", "área de destino"
+    # Not "nucleo": that is also a username shown on pages (tests: no code shown as text).
+    NUCLEO = "management", "Núcleo Permanente de Gestão"
+
+
+class CorrectionStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposta"
+    APPROVED = "approved", "Aprovada"
+    REFUSED = "refused", "Recusada"
+    ESCALATED = "escalated", "Enviada ao Núcleo"
+    DECIDED = "decided", "Decidida pelo Núcleo"
+
+
+# Awaiting someone's decision: at most one per CTR (ctr_correction_one_open).
+OPEN_CORRECTION_STATUSES = (CorrectionStatus.PROPOSED, CorrectionStatus.ESCALATED)
+
+
+class CTRCorrection(models.Model):
+    """A correction of a received CTR (ctr/corrections.py), as SIGOR's adjustments and
+    Trackdéchets' revisions: proposed by the transporter or the receiver with a reason,
+    approved or refused by the other, decided by the Núcleo when they disagree. `original`
+    and `changes` hold the values before and the ones proposed (only the fields that change);
+    the CTR's history (CTREvent) keeps them too, append-only. Applied when `applied`."""
+
+    ctr = models.ForeignKey(
+        CTR, on_delete=models.PROTECT, related_name="corrections", verbose_name="CTR"
+    )
+    status = models.CharField(
+        "situação",
+        max_length=10,
+        choices=CorrectionStatus.choices,
+        default=CorrectionStatus.PROPOSED,
+    )
+    proposed_side = models.CharField(
+        "proposta por (parte)", max_length=12, choices=CorrectionSide.choices
+    )
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name="proposta por",
+    )
+    proposed_at = models.DateTimeField("proposta em", default=timezone.now)
+    reason = models.TextField("motivo")
+    original = models.JSONField("valores originais")
+    changes = models.JSONField("valores propostos")
+    # The counterpart's answer (a refusal says why).
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="respondida por",
+    )
+    answered_at = models.DateTimeField("respondida em", null=True, blank=True)
+    answer_note = models.TextField("motivo da recusa", blank=True)
+    escalated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="enviada ao Núcleo por",
+    )
+    escalated_at = models.DateTimeField("enviada ao Núcleo em", null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="decidida pelo Núcleo por",
+    )
+    decided_at = models.DateTimeField("decidida em", null=True, blank=True)
+    note = models.TextField("nota do Núcleo", blank=True)
+    applied = models.BooleanField("aplicada ao CTR", default=False)
+
+    class Meta:
+        verbose_name = "correção do CTR"
+        verbose_name_plural = "correções do CTR"
+        ordering = ["proposed_at", "pk"]
+        constraints = [
+            # One correction awaiting a decision per CTR: two proposals at once meet here.
+            models.UniqueConstraint(
+                fields=["ctr"],
+                condition=Q(status__in=["proposed", "escalated"]),
+                name="ctr_correction_one_open",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Correção {self.pk} do {self.ctr}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in OPEN_CORRECTION_STATUSES
+
+    @property
+    def counterpart(self) -> str:
+        return (
+            CorrectionSide.FACILITY
+            if self.proposed_side == CorrectionSide.TRANSPORTER
+            else CorrectionSide.TRANSPORTER
+        )

@@ -22,29 +22,26 @@ from config.pdf import (
     BRAND,
     CONTENT_W,
     ERROR,
-    FONT,
     FONT_BOLD,
-    INK,
-    MARGIN,
+    NUMBERED_HEADER_H,
     RIGHT,
     SMALL,
     SMALL_RIGHT,
     SOFT,
-    TOP,
     document,
     fields,
     grid,
     letterhead,
     make_style,
+    numbered_header,
     p,
     platform_name,
     section,
     signature_boxes,
-    verification_qr,
 )
 from pev_network.models import facility_kind_short, waste_class_short
 
-from . import certificates, reports
+from . import certificates, corrections, offline, reports
 from .documents import document_kind, format_document
 from .models import CTR, CTRStatus
 from .rules import REGISTRY, Severity
@@ -55,31 +52,9 @@ LEGAL_BASIS = (
     "licenciadas e comprova a destinação correta a quem o contratou)."
 )
 TITLE = "CTR — Controle de Transporte de Resíduos"
-HEADER_H = 42 * mm  # the first page's header band, above the flowing content
 
 
 # --- the CTR ----------------------------------------------------------------------------------
-
-
-def _numbered_header(
-    kicker: str, title: str, subtitle: str, number: str, lines: list[str], verify_url: str
-) -> Callable[[Canvas], None]:
-    """The first page's band of a document anyone may verify (the CTR, the certificate): the
-    letterhead, the document's number, a few lines of dates and status, and the QR code."""
-
-    def draw(canvas: Canvas) -> None:
-        letterhead(canvas, kicker, title, subtitle, HEADER_H - 3 * mm)
-        canvas.saveState()
-        canvas.setFillColor(INK)
-        canvas.setFont(FONT_BOLD, 14)
-        canvas.drawString(MARGIN, TOP - 60, number)
-        canvas.setFont(FONT, 9)
-        for index, line in enumerate(lines):
-            canvas.drawString(MARGIN, TOP - 75 - 12 * index, line)
-        canvas.restoreState()
-        verification_qr(canvas, verify_url)
-
-    return draw
 
 
 def _ctr_header(ctr: CTR, verify_url: str) -> Callable[[Canvas], None]:
@@ -90,7 +65,7 @@ def _ctr_header(ctr: CTR, verify_url: str) -> Callable[[Canvas], None]:
     ]
     if ctr.closed_at:
         lines.append(f"{ctr.get_status_display()} em {br_datetime(ctr.closed_at)}")
-    return _numbered_header(
+    return numbered_header(
         f"{platform_name()} · Município de {ctr.municipality.name}/{ctr.municipality.uf}",
         TITLE,
         "Documento de transporte de resíduos da construção civil e volumosos",
@@ -128,7 +103,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
         buffer,
         title=ctr.number,
         first_page=_ctr_header(ctr, verify_url),
-        header_height=HEADER_H,
+        header_height=NUMBERED_HEADER_H,
         running_title=f"Nº {ctr.number}",
         generated=br_datetime(timezone.now()),
         compress=compress,
@@ -158,6 +133,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
                 ("Veículo (placa)", str(ctr.vehicle)),
                 ("Equipamento", equipment),
             ]
+            + offline.print_fields(ctr)  # issue 16 point 3: the phone's provisional number
         ),
         Spacer(0, 3 * mm),
         section("Gerador e origem"),
@@ -213,6 +189,11 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
         ),
         Spacer(0, 3 * mm),
     ]
+
+    # Corrections after reception (issue 16 point 4): the values printed are the corrected ones.
+    if notes := corrections.applied_notes(ctr):
+        story += [section("Correções após o recebimento"), *(p(n, SMALL) for n in notes)]
+        story.append(Spacer(0, 3 * mm))
 
     limit = reports.br_volume(ctr.municipality.small_volume_limit_m3)
     if ctr.fee_ufesp > 0:
@@ -587,7 +568,7 @@ def cdf_pdf(
     doc = document(
         buffer,
         title=f"{CDF_TITLE} {issued.code}",
-        first_page=_numbered_header(
+        first_page=numbered_header(
             f"{platform_name()} · {subject.municipality or 'Controle de Transporte de Resíduos'}",
             CDF_TITLE,
             "Resíduos da construção civil e volumosos, seguidos até a destinação final",
@@ -598,7 +579,7 @@ def cdf_pdf(
             ],
             verify_url,
         ),
-        header_height=HEADER_H,
+        header_height=NUMBERED_HEADER_H,
         running_title=f"CDF {issued.code}",
         generated=br_datetime(timezone.now()),
         compress=compress,

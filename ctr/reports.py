@@ -23,9 +23,17 @@ from django.utils import timezone
 from config.br import br_date, br_datetime, br_money, br_number
 from pev_network.models import FacilityKind, FacilityLicense, Municipality
 
-from . import certificates
+from . import certificates, corrections, rules
 from .documents import PLATE_RE, format_document, mask_document, public_person_name
-from .models import CTR, CTRStatus, CTRWaste, CTRWasteClass, Transporter, Worksite
+from .models import (
+    CTR,
+    CTRAction,
+    CTRStatus,
+    CTRWaste,
+    CTRWasteClass,
+    Transporter,
+    Worksite,
+)
 from .services import same_name
 
 ZERO = Decimal("0")
@@ -68,6 +76,63 @@ def kind_label(code: str) -> str:
 
 def status_label(code: str) -> str:
     return CTRStatus(code).label
+
+
+# --- the CTR's page: its findings and its history ---------------------------------------------
+# Every page of one CTR shows them alike (the transporter's, the operator's, the generator's).
+
+ACTION_LABELS = dict(CTRAction.choices)
+STATUS_LABELS = dict(CTRStatus.choices)
+
+
+def rule_title(code: str) -> str:
+    rule = rules.REGISTRY.get(code)
+    return rule.title if rule else code
+
+
+def finding_rows(findings: list[dict]) -> list[dict]:
+    """The CTR's stored findings with their severity in words and their rule's title."""
+    return [
+        {
+            **f,
+            "severity_label": rules.Severity.LABELS.get(f.get("severity"), f.get("severity")),
+            "title": rule_title(f.get("code", "")),
+        }
+        for f in findings
+    ]
+
+
+def event_rows(ctr: CTR) -> list[dict]:
+    """The CTR's history (CTREvent), each event with what it recorded, in words."""
+    rows = []
+    for event in ctr.events.select_related("actor").all():
+        data = event.data or {}
+        details = []
+        if data.get("reason"):
+            details.append(f"Motivo: {data['reason']}")
+        if data.get("received_volume_m3"):
+            details.append(
+                f"Volume recebido: {br_number(data['received_volume_m3'], grouping=False)} m³"
+            )
+        if data.get("note"):
+            details.append(f"Observação: {data['note']}")
+        # Corrections after reception (issue 16 point 4): what changed, in words.
+        details.extend(corrections.event_details(data))
+        if data.get("findings"):
+            # The rules' titles: a code is a reference, not something to read.
+            titles = [rule_title(code) for code in data["findings"]]
+            details.append("Constatações: " + "; ".join(titles))
+        rows.append(
+            {
+                "at": event.at,
+                "actor": event.actor.get_username(),
+                "action": ACTION_LABELS.get(event.action, event.action),
+                "from": STATUS_LABELS.get(event.from_status, event.from_status or "—"),
+                "to": STATUS_LABELS.get(event.to_status, event.to_status),
+                "details": details,
+            }
+        )
+    return rows
 
 
 # --- the CTR, for printing and for public verification ----------------------------------------

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser, Group, Permission
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import Q, QuerySet
 from django.shortcuts import render
 from rest_framework import permissions
+
+from .models import Worksite
 
 NUCLEO = "Núcleo Permanente de Gestão"
 FISCAL = "Fiscalização"
@@ -60,6 +63,27 @@ def municipal_only(view):
     return wrapper
 
 
+def acting_for(side_of, attribute: str, refusal: str):
+    """Decorate the pages of one side (a transporter's, a facility's, a generator's): signed
+    in (else the login), and acting for that side (`side_of(user)` is not None), which the
+    view finds as `request.<attribute>`; anyone else gets a 403 saying whose pages they are
+    (`refusal`, in Portuguese)."""
+
+    def decorate(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            side = side_of(request.user)
+            if side is None:
+                return render(request, "ctr/forbidden.html", {"message": refusal}, status=403)
+            setattr(request, attribute, side)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
 class IsMunicipal(permissions.BasePermission):
     """The API's municipal_only: Núcleo and Fiscalização; anonymous callers get 401 (DRF
     answers NotAuthenticated when a permission refuses a request without credentials)."""
@@ -76,6 +100,14 @@ def is_inspector(user) -> bool:
         return False
     names = set(user.groups.filter(name__in=MUNICIPAL_GROUPS).values_list("name", flat=True))
     return FISCAL in names and NUCLEO not in names
+
+
+def is_nucleo(user) -> bool:
+    """In the Núcleo Permanente de Gestão's group: the decisions that are the Núcleo's own (the
+    Habite-se declaration issued or refused), not the inspectors' nor the authority's."""
+    if not user.is_authenticated:
+        return False
+    return user.is_superuser or user.groups.filter(name=NUCLEO).exists()
 
 
 def membership(user):
@@ -97,9 +129,28 @@ def facility_of(user):
     return member.facility if member else None
 
 
+def generator_of(user):
+    """The generator a user acts for (Membership.generator), or None."""
+    member = membership(user)
+    return member.generator if member else None
+
+
+def generator_ctrs_q(generator_id: int) -> Q:
+    """The CTRs of a generator (art. 3 VIII-IX): those that name it, and those of its
+    worksites whoever declared them. An onward CTR names a facility's operator as its
+    generator (FacilityOperator, art. 3 VIII: the sorted waste is the operator's), so the
+    operator's generator account sees those too. A subquery, not a join: the worksite's
+    generator must not multiply or reorder the rows of a list."""
+    return Q(generator_id=generator_id) | Q(
+        worksite_id__in=Worksite.objects.filter(generator_id=generator_id).values("pk")
+    )
+
+
 def visible_ctrs(user, queryset: QuerySet) -> QuerySet:
     """A transporter's users see its own CTRs, a facility's operators those destined to it
-    and those leaving it (onward CTRs), Núcleo and inspectors all; anyone else none."""
+    and those leaving it (onward CTRs), a generator's those that name it or its worksites
+    (read only: it issues, receives and cancels nothing), Núcleo and inspectors all; anyone
+    else none."""
     if is_municipal(user):
         return queryset
     member = membership(user)
@@ -111,4 +162,6 @@ def visible_ctrs(user, queryset: QuerySet) -> QuerySet:
         return queryset.filter(
             Q(destination_facility_id=member.facility_id) | Q(origin_facility_id=member.facility_id)
         )
+    if member.generator_id:
+        return queryset.filter(generator_ctrs_q(member.generator_id))
     return queryset.none()

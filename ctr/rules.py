@@ -35,6 +35,7 @@ from pev_network.models import (
     period_sql,
 )
 
+from . import plausibility
 from .models import (
     PROHIBITED_CLASSES,
     CTRWasteClass,
@@ -43,6 +44,7 @@ from .models import (
     RegistrationStatus,
     Transporter,
     Vehicle,
+    Worksite,
 )
 
 
@@ -363,6 +365,18 @@ class CTRDraft:
     origin_facility_licensed: bool = False
     origin_in_facility: bool = True
     origin_stock: dict[str, OriginStock] = field(default_factory=dict)
+    # The registered worksite the CTR leaves from (ORIGIN_OUTSIDE_WORKSITE): found by id or
+    # by generator and address, None when it has no registration; whether the origin lies
+    # within it, and the GPS tolerance around it (its municipality's).
+    registered_worksite: Worksite | None = None
+    origin_in_worksite: bool = True
+    worksite_tolerance_m: Decimal = Decimal(0)
+    # Issue 16 point 3 (ctr/offline.sync_facts): a CTR kept on the driver's phone offline,
+    # its number, the hours from its departure to its arrival here, and the limit.
+    provisional_number: str = ""
+    provisional_hours: Decimal = Decimal(0)
+    provisional_late: bool = False
+    provisional_max_hours: int = 0
 
     def shipped_by_class(self) -> dict[str, Decimal]:
         shipped: dict[str, Decimal] = {}
@@ -740,13 +754,28 @@ def equipment_not_registered(ctr: CTRDraft):
     Severity.WARNING,
     "Lei 3.978/2007 art. 9 p.ú. I",
     "O PGRCC do grande gerador indica este transportador e este destino",
+    # The worksite of a CSV row is its generator's at its address (ctr.services.build_draft,
+    # by id or by generator and address); ctr_bulk_fact holds whether it is a large
+    # generator's and whether its PGRCC in force (Worksite.plan_*) names the transporter and
+    # the destination (bulk.RESOLVE_SQL).
     messages={
-        "transporter": Message("O PGRCC da obra não indica este transportador."),
-        "facility": Message("O PGRCC da obra não indica “{facility}” como destino."),
+        "transporter": Message(
+            "O PGRCC da obra não indica este transportador.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'transporter' AS field
+            FROM {FACTS}
+            WHERE f.plan_large AND NOT f.plan_transporter
+            """,
+        ),
+        "facility": Message(
+            "O PGRCC da obra não indica “{facility}” como destino.",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'destination_facility' AS field, f.facility_name AS facility
+            FROM {FACTS}
+            WHERE f.plan_large AND f.facility_id IS NOT NULL AND NOT f.plan_facility
+            """,
+        ),
     },
-    # ctr.services.build_draft reads the PGRCC of a worksite chosen by id
-    # (IssueRequest.worksite_id), and a CSV row cannot name one.
-    not_in_bulk="O arquivo CSV não indica a obra pelo seu número, e é dela o PGRCC.",
 )
 def not_in_generator_plan(ctr: CTRDraft):
     """O grande gerador anuncia no seu Projeto de Gerenciamento os transportadores e destinos
@@ -793,6 +822,48 @@ def class_a_to_landfill(ctr: CTRDraft):
         and any(line.waste_class == WasteClass.A for line in ctr.waste)
     ):
         yield breach("destination_facility")
+
+
+@rule(
+    "ORIGIN_OUTSIDE_WORKSITE",
+    Severity.WARNING,
+    "Lei 3.978/2007 art. 3 VI, art. 13",
+    "Origem do CTR dentro da obra cadastrada, com a tolerância do GPS",
+    messages={
+        "area": Message(
+            "A origem {origin:point} fica fora da área cadastrada da obra “{worksite}”, além "
+            "da tolerância de {tolerance:decimal} m do GPS."
+        ),
+        "point": Message(
+            "A origem {origin:point} fica a mais de {tolerance:decimal} m do local cadastrado "
+            "da obra “{worksite}”."
+        ),
+    },
+    # ctr_bulk_worksite (bulk.RESOLVE_SQL): each row's registered worksite, found by generator
+    # and address as ctr.services.find_worksite finds it, and whether the origin is within it.
+    sql="""
+    SELECT r.line, 0 AS sub, 'origin' AS field,
+           CASE WHEN ws.has_area THEN 'area' ELSE 'point' END AS variant,
+           r.origin, ws.address AS worksite, ws.tolerance
+    FROM ctr_bulk_worksite ws JOIN ctr_bulk_row r ON r.line = ws.line
+    WHERE NOT ws.origin_inside
+    """,
+)
+def origin_outside_worksite(ctr: CTRDraft):
+    """O CTR informa a origem dos resíduos (art. 3 VI): a carga de uma obra cadastrada pelo
+    gerador parte de dentro dela, do contorno desenhado ou do ponto marcado, com a tolerância
+    do GPS do município. É aviso, não erro: a lei não proíbe o transporte por isso, mas uma
+    origem fora da obra pode ser resíduo de outro lugar sob o nome dela, e fica registrada
+    para o Núcleo e a fiscalização (art. 13)."""
+    site = ctr.registered_worksite
+    if site is not None and not ctr.origin_in_worksite:
+        yield breach(
+            "origin",
+            "area" if site.area is not None else "point",
+            origin=ctr.origin,
+            worksite=site.address,
+            tolerance=ctr.worksite_tolerance_m,
+        )
 
 
 # --- onward CTRs: sorted waste leaving an ATT or a PEV (issue 14) ---------------------------
@@ -961,11 +1032,42 @@ def over_facility_stock(ctr: CTRDraft):
             )
 
 
+# Issue 16 point 3: the offline provisional CTR (ctr/offline.py).
+@rule(
+    "PROVISIONAL_SYNC_LATE",
+    Severity.WARNING,
+    "Lei 3.978/2007 art. 3 VI, art. 13",
+    "CTR provisório (emitido sem conexão) enviado dentro do prazo do município",
+    message=Message(
+        "O CTR provisório {number} chegou {hours:decimal} h depois da saída, além do prazo "
+        "de {limit} h do município para enviar um CTR emitido sem conexão."
+    ),
+    not_in_bulk="uma linha do CSV não tem número provisório nem hora de saída: a importação "
+    "não traz CTRs guardados num aparelho sem conexão",
+)
+def provisional_sync_late(ctr: CTRDraft):
+    """O CTR é o documento do transportador sobre cada carga (art. 3 VI), e o transportador
+    está submetido à ação gestora do Poder Público (art. 13): um CTR guardado no aparelho por
+    falta de conexão fica fora do controle até chegar ao sistema. A lei não fixa o prazo; é um
+    parâmetro do município (Município: prazo para sincronizar, 24 h por padrão)."""
+    if ctr.provisional_number and ctr.provisional_late:
+        yield breach(
+            "provisional_departure_at",
+            number=ctr.provisional_number,
+            hours=ctr.provisional_hours,
+            limit=ctr.provisional_max_hours,
+        )
+
+
 @dataclass
 class ReceptionFacts:
     declared_m3: Decimal
     received_m3: Decimal
     tolerance_pct: Decimal
+    # Issue 16 points 5-6 (ctr.plausibility): where the reception was confirmed (None: the
+    # device sent no location) and the trip from departure to reception.
+    place: plausibility.Place | None = None
+    travel: plausibility.Travel | None = None
 
 
 @rule(
@@ -990,6 +1092,87 @@ def received_volume_mismatch(facts: ReceptionFacts):
             received=facts.received_m3,
             declared=facts.declared_m3,
             tolerance=facts.tolerance_pct,
+        )
+
+
+# --- where and when the reception was confirmed (issue 16 points 5-6, ctr.plausibility) -------
+
+
+@rule(
+    "RECEPTION_AWAY_FROM_FACILITY",
+    Severity.WARNING,
+    "Lei 3.978/2007 art. 13 p.ú.",
+    "Recebimento confirmado na área de destino (dentro da tolerância do GPS)",
+    message=Message(
+        "Recebimento confirmado a {distance} m da área “{facility}”, além da tolerância de "
+        "{tolerance:decimal} m do GPS."
+    ),
+    stage=Stage.RECEPTION,
+)
+def reception_away_from_facility(facts: ReceptionFacts):
+    """O recebimento comprova a destinação correta: confirmado longe da área, com o local do
+    aparelho do receptor, é registrado para o Núcleo (não é recusado: o GPS de um celular erra
+    sob um telhado; o Núcleo vê o padrão)."""
+    place = facts.place
+    if place is not None and place.away:
+        yield breach(
+            "location",
+            distance=br_number(place.distance_m, 0),  # "2.062": a thousands dot, in metres
+            facility=place.facility,
+            tolerance=place.tolerance_m,
+        )
+
+
+@rule(
+    "TRAVEL_TOO_FAST",
+    Severity.ALERT,
+    "Lei 3.978/2007 art. 3 VI, art. 13 p.ú.",
+    "Tempo de viagem possível para a distância da origem ao destino",
+    message=Message(
+        "Recebido {elapsed} depois da partida: {distance:decimal} km de percurso estimado "
+        "levam pelo menos {fastest} a {speed:decimal} km/h."
+    ),
+    stage=Stage.RECEPTION,
+)
+def travel_too_fast(facts: ReceptionFacts):
+    """Uma carga que chega antes do que a distância permite não saiu de onde nem quando o
+    CTR diz (o CTR informa a origem, art. 3 VI): um alerta para o acompanhamento."""
+    trip = facts.travel
+    if trip is not None and trip.too_fast:
+        yield breach(
+            None,
+            elapsed=plausibility.duration_text(trip.elapsed_min),
+            distance=Decimal(str(round(trip.road_km, 1))),
+            fastest=plausibility.duration_text(trip.fastest_min),
+            speed=trip.max_speed_kmh,
+        )
+
+
+@rule(
+    "TRAVEL_TOO_SLOW",
+    Severity.ALERT,
+    "Lei 3.978/2007 art. 13 p.ú., art. 2 §1",
+    "Tempo de viagem sem indício de desvio no caminho",
+    message=Message(
+        "Recebido {elapsed} depois da partida: {distance:decimal} km de percurso estimado "
+        "levam no máximo {slowest} (a {speed:decimal} km/h, mais {slack} min de espera); "
+        "possível desvio no caminho."
+    ),
+    stage=Stage.RECEPTION,
+)
+def travel_too_slow(facts: ReceptionFacts):
+    """Uma carga que demora muito mais do que a distância pede pode ter passado por outro
+    lugar antes (e ter sido aliviada num bota-fora, art. 2 §1): um alerta para o
+    acompanhamento e um suspeito das denúncias de descarte perto da origem."""
+    trip = facts.travel
+    if trip is not None and trip.too_slow:
+        yield breach(
+            None,
+            elapsed=plausibility.duration_text(trip.elapsed_min),
+            distance=Decimal(str(round(trip.road_km, 1))),
+            slowest=plausibility.duration_text(trip.slowest_min),
+            speed=trip.min_speed_kmh,
+            slack=trip.slack_min,
         )
 
 

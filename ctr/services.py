@@ -25,7 +25,7 @@ from pev_network.models import (
     licensed_exists,
 )
 
-from . import roles, rules, stock
+from . import offline, plausibility, roles, rules, signals, stock
 from .models import (
     CTR,
     CTREvent,
@@ -104,6 +104,10 @@ class IssueRequest:
     # An onward CTR (issue_onward): the facility the sorted waste leaves.
     origin_facility_id: int | None = None
     extra: dict = field(default_factory=dict)
+    # Issue 16 point 3 (ctr/offline.py): a CTR the driver's phone kept offline, with the
+    # number it gave it and when the load left.
+    provisional_number: str = ""
+    provisional_departure_at: datetime.datetime | None = None
 
 
 # --- generator and worksite ---------------------------------------------------------------
@@ -138,8 +142,9 @@ def generator_for(data: GeneratorData) -> Generator:
     return generator
 
 
-def _find_worksite(generator: Generator, address: str) -> Worksite | None:
-    # The same expression as the unique index: the lookup uses it, and agrees with it.
+def find_worksite(generator: Generator, address: str) -> Worksite | None:
+    """The generator's worksite at the address, case and spacing aside (the unique index's
+    expression: the lookup uses the index, and agrees with it)."""
     return (
         Worksite.objects.alias(key=address_key(F("address")))
         .filter(generator=generator, key=address_key(Value(address)))
@@ -155,7 +160,7 @@ def worksite_for(generator: Generator, data: WorksiteData) -> Worksite:
     may insert the same new worksite at once. The unique index (worksite_generator_address_
     unique) makes the second insert wait for the first transaction and then fail; the
     savepoint keeps the transaction usable, and the read after it sees the committed row."""
-    found = _find_worksite(generator, data.address)
+    found = find_worksite(generator, data.address)
     if found is not None:
         return found
     try:
@@ -167,7 +172,7 @@ def worksite_for(generator: Generator, data: WorksiteData) -> Worksite:
                 neighbourhood=data.neighbourhood,
             )
     except IntegrityError:
-        found = _find_worksite(generator, data.address)
+        found = find_worksite(generator, data.address)
         if found is None:
             raise
         return found
@@ -278,6 +283,12 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         if origin_facility is None:
             raise unknown_origin(request.origin_facility_id)
         generator = onward_generator(origin_facility, request.generator, generator)
+    elif worksite is None and request.worksite is not None and generator and generator.pk:
+        # A CSV row, a form or an API call that names the worksite by its generator and
+        # address: the registered worksite there (the one issue() files the CTR under), with
+        # the PGRCC in force that NOT_IN_GENERATOR_PLAN reads (ctr.bulk resolves it alike).
+        worksite = find_worksite(generator, request.worksite.address)
+    large = bool(worksite and worksite.is_large_generator)
     municipality = network.municipality_at(request.origin)
     tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
     requested_id = request.destination_facility_id
@@ -305,11 +316,9 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         vehicle_plate=request.vehicle_plate,
         equipment=equipment,
         equipment_code=request.equipment_code,
-        worksite_is_large_generator=bool(worksite and worksite.is_large_generator),
-        plan_transporter_ids={t.pk for t in worksite.plan_transporters.all()}
-        if worksite
-        else set(),
-        plan_facility_ids={f.pk for f in worksite.plan_facilities.all()} if worksite else set(),
+        worksite_is_large_generator=large,
+        plan_transporter_ids={t.pk for t in worksite.plan_transporters.all()} if large else set(),
+        plan_facility_ids={f.pk for f in worksite.plan_facilities.all()} if large else set(),
         municipality=municipality,
         requested_facility=requested,
         facility=facility,
@@ -322,7 +331,59 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
             and recycling_area_available(municipality, request.transport_date)
         ),
         **(onward_facts(origin_facility, request, tolerance) if origin_facility else {}),
+        **worksite_facts(registered_worksite(request, worksite, generator), request.origin),
+        # Issue 16 point 3: how late a provisional CTR arrives (PROVISIONAL_SYNC_LATE).
+        **offline.sync_facts(
+            request.provisional_number, request.provisional_departure_at, municipality
+        ),
     )
+
+
+# Whether a point lies within a worksite: its polygon, or its point when it has none, plus
+# the GPS tolerance in metres (geography: degrees would vary with latitude; at 0 it is covers,
+# so the fence counts). One text for one CTR (worksite_facts) and for a CSV file
+# (bulk.RESOLVE_SQL): {w} an alias of ctr_worksite, {point} and {tolerance} SQL expressions.
+WITHIN_WORKSITE_SQL = (
+    "ST_DWithin(coalesce({w}.area, {w}.location)::geography, {point}::geography, {tolerance})"
+)
+
+
+def registered_worksite(
+    request: IssueRequest, by_id: Worksite | None, generator: Generator | None
+) -> Worksite | None:
+    """The registered worksite a CTR leaves from (ORIGIN_OUTSIDE_WORKSITE): the one named by
+    id, or the generator's at the declared address. A worksite created by a CTR, without a
+    registration, has no location of its own to hold the origin to: None."""
+    site = by_id
+    if site is None and request.worksite is not None and generator is not None and generator.pk:
+        site = find_worksite(generator, request.worksite.address)
+    return site if site is not None and site.registered_at is not None else None
+
+
+def worksite_facts(site: Worksite | None, origin: Point | None) -> dict:
+    """What ORIGIN_OUTSIDE_WORKSITE reads: whether the origin lies within the registered
+    worksite, with its municipality's GPS tolerance. One query."""
+    if site is None or origin is None:
+        return {}
+    table, places = Worksite._meta.db_table, Municipality._meta.db_table
+    within = WITHIN_WORKSITE_SQL.format(
+        w="w",
+        point="ST_SetSRID(ST_MakePoint(%s, %s), 4326)",
+        tolerance="coalesce(m.gps_tolerance_m, %s)::float8",
+    )
+    default = default_tolerance_m()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {within}, coalesce(m.gps_tolerance_m, %s) FROM {table} w "
+            f"LEFT JOIN {places} m ON m.id = w.municipality_id WHERE w.id = %s",
+            [origin.x, origin.y, default, default, site.pk],
+        )
+        inside, tolerance = cursor.fetchone()
+    return {
+        "registered_worksite": site,
+        "origin_in_worksite": inside,
+        "worksite_tolerance_m": tolerance,
+    }
 
 
 def onward_generator(
@@ -412,7 +473,7 @@ def record_event(
     data: dict | None = None,
     at: datetime.datetime | None = None,
 ):
-    return CTREvent.objects.create(
+    event = CTREvent.objects.create(
         ctr=ctr,
         actor=actor,
         action=action,
@@ -421,6 +482,8 @@ def record_event(
         data=data or {},
         at=at or timezone.now(),
     )
+    signals.event_recorded.send(sender=CTREvent, event=event)
+    return event
 
 
 def issue(
@@ -430,6 +493,7 @@ def issue(
     stored with its number only when no rule of severity error is broken. `at` records a
     past issue time (historical imports, the demo); it defaults to now."""
     at = at or timezone.now()
+    offline.refuse_synced_twice(transporter, request.provisional_number)  # issue 16 point 3
     draft, findings = check(transporter, request)
     if rules.has_errors(findings):
         raise RuleViolation(findings)
@@ -472,6 +536,9 @@ def issue(
             fee_ufesp=fee_ufesp(draft),
             created_by=user,
             created_at=at,
+            # Issue 16 point 3: the phone's number and departure of an offline CTR.
+            provisional_number=request.provisional_number,
+            provisional_departure_at=request.provisional_departure_at,
         )
         lines = CTRWaste.objects.bulk_create(
             CTRWaste(
@@ -576,17 +643,20 @@ def lock_facility(facility: ReceivingFacility) -> None:
 def origin_stock(facility: ReceivingFacility, day: datetime.date) -> dict[str, rules.OriginStock]:
     """Each class's stock at the facility at the end of `day`, with what it received of it and
     its municipality's sorting tolerance (ctr.stock)."""
-    place = facility.municipality
     return {
         waste_class: rules.OriginStock(
-            line.closing,
-            line.received_to_date,
-            place.sorting_tolerance_of(waste_class)
-            if place
-            else Decimal(DEFAULT_SORTING_TOLERANCE_PCT),
+            line.closing, line.received_to_date, sorting_tolerance(facility, waste_class)
         )
         for waste_class, line in stock.stock_on(facility, day).items()
     }
+
+
+def sorting_tolerance(facility: ReceivingFacility, waste_class: str) -> Decimal:
+    """How far sorting may change a class's volume at the facility (%): its municipality's."""
+    place = facility.municipality
+    if place is None:
+        return Decimal(DEFAULT_SORTING_TOLERANCE_PCT)
+    return place.sorting_tolerance_of(waste_class)
 
 
 def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
@@ -666,37 +736,36 @@ def receive(
         raise CTRError("O volume recebido deve ser maior que zero.", field="received_volume_m3")
     with transaction.atomic():
         locked = _lock_for("receive", ctr)
-        facility = locked.destination_facility
-        tolerance = locked.municipality.gps_tolerance_m
-        if location is not None and not network.point_within_facility(
-            location, facility, tolerance
-        ):
-            raise RuleViolation(
-                [
-                    Finding(
-                        "DESTINATION_OUTSIDE_FACILITY",
-                        rules.Severity.ERROR,
-                        f"O local do recebimento não está dentro da área “{facility.name}”.",
-                        rules.REGISTRY["DESTINATION_OUTSIDE_FACILITY"].article,
-                        "location",
-                    )
-                ]
-            )
+        at = at or timezone.now()
+        # Issue 16 points 5-6: a location away from the facility and an implausible trip are
+        # findings for the Núcleo, not a refusal (ctr.plausibility says why).
+        place, travel = plausibility.reception_facts(locked, location, at)
         facts = rules.ReceptionFacts(
             declared_m3=locked.total_volume_m3,
             received_m3=received_volume_m3,
             tolerance_pct=locked.municipality.received_volume_tolerance_pct,
+            place=place,
+            travel=travel,
         )
         reception_findings = rules.evaluate(facts, rules.Stage.RECEPTION)
         locked.received_volume_m3 = received_volume_m3
+        locked.received_location = location
         locked.findings = [*locked.findings, *(f.as_dict() for f in reception_findings)]
         data = {
             "received_volume_m3": str(received_volume_m3),
             "location": location.coords if location else None,
+            "distance_m": round(place.distance_m, 1) if place else None,
             "note": note,
             "findings": [f.code for f in reception_findings],
         }
-        return _close(locked, user, "receive", data, at, ("received_volume_m3", "findings"))
+        return _close(
+            locked,
+            user,
+            "receive",
+            data,
+            at,
+            ("received_volume_m3", "findings", "received_location"),
+        )
 
 
 def refuse(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:

@@ -236,3 +236,48 @@ def stock_series(facility_ids: list[int], days: list[datetime.date]) -> list[Sto
             },
         )
         return [StockPoint(*row) for row in cursor.fetchall()]
+
+
+# Issue 16 point 4 (ctr.corrections): a correction of a received CTR changes what its facility
+# received of each class back to the CTR's transport date. Each class's totals at the end of
+# each day something left the facility %(facility)s (an onward CTR, on-site processing): the
+# balances OVER_FACILITY_STOCK and record_processing checked when it left.
+OUTFLOW_SQL = f"""
+    WITH daily AS (
+        SELECT waste_class, day, sum(received) AS received, sum(shipped + processed) AS out
+        FROM ({MOVES_SQL}) moves
+        GROUP BY waste_class, day
+    ), running AS (
+        SELECT waste_class, day, out,
+               sum(received) OVER w AS received_to_date,
+               sum(out) OVER w AS out_to_date,
+               sum(received - out) OVER w AS closing
+        FROM daily
+        WINDOW w AS (PARTITION BY waste_class ORDER BY day)
+    )
+    SELECT waste_class, day, round(received_to_date, 3), round(out_to_date, 3), round(closing, 3)
+    FROM running
+    WHERE out > 0
+    ORDER BY waste_class, day
+"""
+
+
+@dataclass(frozen=True)
+class Outflow:
+    """A class at a facility at the end of a day something left it: what the facility had
+    received of it and what had left it up to then, and the balance (received − left)."""
+
+    waste_class: str
+    day: datetime.date
+    received_to_date: Decimal
+    out_to_date: Decimal
+    closing: Decimal
+
+
+def outflows(facility: ReceivingFacility | int) -> list[Outflow]:
+    """Each class's totals at the facility at the end of every day something left it: one
+    query."""
+    facility_id = getattr(facility, "pk", facility)
+    with connection.cursor() as cursor:
+        cursor.execute(OUTFLOW_SQL, _params(facility_id, None, None))
+        return [Outflow(*row) for row in cursor.fetchall()]

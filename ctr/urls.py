@@ -3,7 +3,7 @@ catalogue (pt-BR paths). The printable PDF is /ctrs/<number>/pdf/ (ctr.document_
 
 from django.urls import path
 
-from . import views
+from . import correction_views, offline_views, template_views, views
 
 app_name = "ctr_web"
 
@@ -24,6 +24,10 @@ urlpatterns = [
     path("transportador/ctrs/<str:number>/", views.ctr_detail, name="ctr-detail"),
     path("transportador/ctrs/<str:number>/cancelar/", views.ctr_cancel, name="ctr-cancel"),
     path("transportador/veiculos/", views.vehicles, name="vehicles"),
+    # Issue 16 point 3: the transporter's pages as an installable app, its worker scoped to
+    # /transportador/ by where it is served.
+    path("transportador/app.webmanifest", offline_views.manifest, name="app-manifest"),
+    path("transportador/sw.js", offline_views.service_worker, name="service-worker"),
     path(
         "transportador/veiculos/<int:pk>/desativar/",
         views.vehicle_active,
@@ -69,4 +73,47 @@ urlpatterns = [
         {"action": "refuse"},
         name="reception-refuse",
     ),
+    # CTR templates (issue 16 point 1)
+    path("transportador/modelos/", template_views.template_list, name="template-list"),
+    path("transportador/modelos/novo/", template_views.template_new, name="template-new"),
+    path(
+        "transportador/modelos/<int:pk>/emitir/",
+        template_views.template_issue,
+        name="template-issue",
+    ),
+    path(
+        "transportador/modelos/<int:pk>/editar/", template_views.template_edit, name="template-edit"
+    ),
+    path(
+        "transportador/modelos/<int:pk>/excluir/",
+        template_views.template_delete,
+        name="template-delete",
+    ),
+    path(
+        "transportador/ctrs/<str:number>/modelo/",
+        template_views.ctr_save_as_template,
+        name="ctr-save-template",
+    ),
+    # Corrections after reception (issue 16 point 4): ctr.correction_views
+    path("ctrs/<str:number>/correcoes/", correction_views.corrections_page, name="corrections"),
+    path(
+        "ctrs/<str:number>/correcoes/propor/",
+        correction_views.correction_propose,
+        name="correction-propose",
+    ),
+    *(
+        path(
+            f"correcoes/<int:pk>/{slug}/",
+            correction_views.correction_action,
+            {"action": action},
+            name=f"correction-{action}",
+        )
+        for action, slug in (
+            ("approve", "aprovar"),
+            ("refuse", "recusar"),
+            ("escalate", "enviar-ao-nucleo"),
+            ("decide", "decidir"),
+        )
+    ),
+    path("nucleo/correcoes/", correction_views.nucleo_queue, name="nucleo-corrections"),
 ]

@@ -28,7 +28,17 @@ from config.list_order import Column, ListOrder
 from maps import services as maps
 from pev_network.models import ReceivingFacility, waste_class_short
 
-from . import csv_format, csv_import, reports, roles, rules, services, stock
+from . import (
+    corrections,
+    csv_format,
+    csv_import,
+    ctr_templates,
+    reports,
+    roles,
+    rules,
+    services,
+    stock,
+)
 from .forms import (
     FINDING_FIELDS,
     ONWARD_FINDING_FIELDS,
@@ -53,13 +63,6 @@ PAGE_SIZE = 25
 RECEPTION_PAGE_SIZE = 50
 RECENTLY_CLOSED = 30  # closed CTRs shown below the open ones on /recebimentos/
 
-ACTION_LABELS = {
-    "issue": "Emissão",
-    "receive": "Recebimento",
-    "refuse": "Recusa",
-    "cancel": "Cancelamento",
-}
-STATUS_LABELS = dict(CTRStatus.choices)
 FORM_LABELS = {
     "transport_date": "Data do transporte",
     "vehicle": "Veículo",
@@ -84,42 +87,20 @@ def forbidden(request, message: str):
     return render(request, "ctr/forbidden.html", {"message": message}, status=403)
 
 
-def transporter_required(view):
-    """Signed in, and acting for a transporter: request.transporter is set."""
-
-    @login_required
-    @functools.wraps(view)
-    def wrapped(request, *args, **kwargs):
-        transporter = roles.transporter_of(request.user)
-        if transporter is None:
-            return forbidden(
-                request,
-                "Esta área é dos transportadores. O seu usuário não está vinculado a um "
-                "transportador cadastrado.",
-            )
-        request.transporter = transporter
-        return view(request, *args, **kwargs)
-
-    return wrapped
-
-
-def operator_required(view):
-    """Signed in, and operating a receiving facility: request.facility is set."""
-
-    @login_required
-    @functools.wraps(view)
-    def wrapped(request, *args, **kwargs):
-        facility = roles.facility_of(request.user)
-        if facility is None:
-            return forbidden(
-                request,
-                "Esta área é dos operadores das áreas de recebimento. O seu usuário não está "
-                "vinculado a uma área de recebimento.",
-            )
-        request.facility = facility
-        return view(request, *args, **kwargs)
-
-    return wrapped
+# Signed in, and acting for a transporter (request.transporter) or operating a receiving
+# facility (request.facility).
+transporter_required = roles.acting_for(
+    roles.transporter_of,
+    "transporter",
+    "Esta área é dos transportadores. O seu usuário não está vinculado a um transportador "
+    "cadastrado.",
+)
+operator_required = roles.acting_for(
+    roles.facility_of,
+    "facility",
+    "Esta área é dos operadores das áreas de recebimento. O seu usuário não está vinculado a "
+    "uma área de recebimento.",
+)
 
 
 # --- sign in and out -------------------------------------------------------------------------
@@ -149,6 +130,9 @@ def dashboard(request):
         return redirect("ctr_web:ctr-list")
     if roles.facility_of(user) is not None:
         return redirect("ctr_web:receptions")
+    if roles.generator_of(user) is not None:
+        # Its pages are the generators app's (by URL name: ctr imports nothing of it).
+        return redirect("generators:home")
     if roles.is_inspector(user):
         # An inspector's work starts from the reports (art. 21-22); the Núcleo's from the map.
         return redirect("intake:inspect")
@@ -288,52 +272,6 @@ def ctr_list(request):
     )
 
 
-def _event_rows(ctr: CTR) -> list[dict]:
-    rows = []
-    for event in ctr.events.select_related("actor").all():
-        data = event.data or {}
-        details = []
-        if data.get("reason"):
-            details.append(f"Motivo: {data['reason']}")
-        if data.get("received_volume_m3"):
-            details.append(
-                f"Volume recebido: {br_number(data['received_volume_m3'], grouping=False)} m³"
-            )
-        if data.get("note"):
-            details.append(f"Observação: {data['note']}")
-        if data.get("findings"):
-            # The rules' titles: a code is a reference, not something to read.
-            titles = [rule_title(code) for code in data["findings"]]
-            details.append("Constatações: " + "; ".join(titles))
-        rows.append(
-            {
-                "at": event.at,
-                "actor": event.actor.get_username(),
-                "action": ACTION_LABELS.get(event.action, event.action),
-                "from": STATUS_LABELS.get(event.from_status, event.from_status or "—"),
-                "to": STATUS_LABELS.get(event.to_status, event.to_status),
-                "details": details,
-            }
-        )
-    return rows
-
-
-def rule_title(code: str) -> str:
-    rule = rules.REGISTRY.get(code)
-    return rule.title if rule else code
-
-
-def _finding_rows(findings: list[dict]) -> list[dict]:
-    return [
-        {
-            **f,
-            "severity_label": rules.Severity.LABELS.get(f.get("severity"), f.get("severity")),
-            "title": rule_title(f.get("code", "")),
-        }
-        for f in findings
-    ]
-
-
 @dataclass(frozen=True)
 class DetailSide:
     """Whose page of a CTR it is: its menu, where "Voltar" goes, where a cancellation posts
@@ -390,11 +328,13 @@ def _render_detail(
             "side": side,
             "ctr": ctr,
             "waste": ctr.waste.all(),
-            "findings": _finding_rows(ctr.findings),
-            "events": _event_rows(ctr),
+            "findings": reports.finding_rows(ctr.findings),
+            "events": reports.event_rows(ctr),
             "cancel_form": cancel_form or ReasonForm(prefix="cancel"),
             "can_cancel": side.can_cancel(ctr, request.user),
             "pdf_url": f"/ctrs/{ctr.number}/pdf/",
+            # Issue 16 point 4: the corrections after reception.
+            "corrections": corrections.summary(ctr, request.user),
         },
         status=status,
     )
@@ -577,10 +517,12 @@ def _error_summary(form, formset, areas, top) -> list[dict]:
 @transporter_required
 def ctr_new(request):
     transporter = request.transporter
+    # Issue 16 point 1: ?modelo=<id> fills the form from one of the transporter's templates.
+    template, initial, waste = ctr_templates.requested(transporter, request.GET.get("modelo"))
     forms_ = _issue_forms(
         request,
-        lambda *data: CTRForm(*data, transporter=transporter),
-        lambda *data: WasteFormSet(*data, prefix="waste"),
+        lambda *data: CTRForm(*data, transporter=transporter, initial=initial),
+        lambda *data: WasteFormSet(*data, prefix="waste", initial=None if data else waste),
     )
     if forms_ is None:
         return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
@@ -612,6 +554,9 @@ def ctr_new(request):
         **attempt.context(form, formset),
         "has_fleet": form.fields["vehicle"].queryset.exists(),
         **_map_context(transporter.municipality.ibge_code),
+        # The templates come first on a fresh form (issue 16 point 8).
+        "ctr_templates": ctr_templates.of(transporter) if not (template or form.is_bound) else (),
+        "ctr_template": template,
     }
     return render(request, "ctr/ctr_form.html", context, status=attempt.status)
 
@@ -914,6 +859,7 @@ def reception_action(request, number: str, action: str):
                 ctr,
                 request.user,
                 form.cleaned_data["received_volume_m3"],
+                location=form.location(),
                 note=form.cleaned_data["note"],
             )
         else:
@@ -930,7 +876,7 @@ def reception_action(request, number: str, action: str):
     if action == "receive":
         messages.success(request, f"Recebimento do {ctr.number} confirmado.")
         for finding in ctr.findings:
-            if finding.get("code") == "RECEIVED_VOLUME_MISMATCH":
+            if finding.get("code") in ("RECEIVED_VOLUME_MISMATCH", "RECEPTION_AWAY_FROM_FACILITY"):
                 messages.warning(request, f"Aviso: {finding['message']}")
     else:
         messages.success(request, f"{ctr.number} recusado.")

@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from config.admin_readonly import ReadOnly
 from config.br import br_number
 from config.errors import DomainError, add_to_form
 from ctr.admin import formatted_document
@@ -177,28 +178,13 @@ class MunicipalHolidayAdmin(admin.ModelAdmin):
     list_filter = ["municipality", "yearly"]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
     """The procedure's documents: visible, never edited here (see the module docstring)."""
 
-    def has_add_permission(self, request, obj=None):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(ReadOnly, admin.TabularInline):
     extra = 0
     can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Offender)

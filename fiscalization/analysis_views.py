@@ -7,8 +7,10 @@ from urllib.parse import urlencode
 
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+import audit
 from ctr.models import CTRStatus
 from ctr.roles import municipal_only
 from maps import bounds
@@ -30,12 +32,14 @@ REASON_CLASSES = {
     "REFUSED": "reason-refused",
     "CANCELLED": "reason-cancelled",
     "ON_THE_WAY": "reason-on-the-way",
+    "SLOW_TRIP": "reason-slow-trip",  # issue 16 point 6
 }
 REASON_SHORT = {
     "OVERDUE": "Em atraso",
     "REFUSED": "Recusado",
     "CANCELLED": "Cancelado",
     "ON_THE_WAY": "No caminho",
+    "SLOW_TRIP": "Viagem lenta",
 }
 
 
@@ -183,6 +187,9 @@ def suspects_page(request, pk: int):
             )
     spot = suspects.Spot.of_hotspot(hotspot) if hotspot else suspects.Spot.of_report(report)
     found = suspects.find_suspects(spot, values["window_days"], values["radius_km"])
+    nearby = suspects.suspect_worksites_near(spot, values["radius_km"], timezone.localdate())
+    for site in nearby:  # the generator's name is shown (LGPD)
+        audit.record(request, site.worksite, "Denúncia: obras suspeitas próximas")
     centre = hotspot.centre if hotspot else report.location.coords
     the_map = hotspot_layers.suspects_map(
         centre, values["radius_km"], _suspect_rows(found), hull=hotspot.hull if hotspot else None
@@ -192,6 +199,7 @@ def suspects_page(request, pk: int):
             "hotspot": hotspot,
             "found": found,
             "groups": _suspect_groups(found),
+            "worksites": nearby,
             "values": values,
             "map": render_parts(the_map),
         }

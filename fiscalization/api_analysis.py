@@ -24,8 +24,7 @@ from rest_framework.views import APIView
 from config.api_errors import InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int, required
 from ctr.roles import IsMunicipal
-from pev_network.api import problems
-from pev_network.models import Municipality
+from pev_network.api import municipality_id_of, problems
 
 from . import hotspots, roadside, suspects
 from .models import DumpingReport
@@ -59,17 +58,7 @@ def parse_hotspot_query(params, report_id: int | None = None) -> hotspots.Hotspo
         )  # fmt: skip
     if since_day and until_day and until_day < since_day:
         raise InvalidParameter("until", "A data final é anterior à inicial (since).")
-    municipality_id = None
-    if ibge:
-        if not (len(ibge) == 7 and ibge.isdigit()):
-            raise InvalidParameter("municipality", f"'{ibge}' não é um código IBGE de 7 dígitos.")
-        municipality_id = (
-            Municipality.objects.filter(ibge_code=ibge).values_list("pk", flat=True).first()
-        )
-        if municipality_id is None:
-            raise InvalidParameter(
-                "municipality", f"Nenhum município com o código IBGE {ibge} está cadastrado."
-            )
+    municipality_id = municipality_id_of(ibge)
     return hotspots.HotspotQuery(
         eps_m=parse_float("eps_m", eps, 1, 5000) if eps else hotspots.DEFAULT_EPS_M,
         min_points=parse_int("min_points", min_points, 2, 1000)

@@ -30,6 +30,7 @@ from pev_network import services as network
 from pev_network.geometry_messages import validity_reason_pt
 from pev_network.models import CatchmentBasin, FacilityLicense, ReceivingFacility
 
+from . import signals
 from .models import (
     DumpingCategory,
     DumpingPhoto,
@@ -368,6 +369,10 @@ def change_status(
     DumpingReportEvent.objects.create(
         report=report, at=now, actor=by, from_status=current, to_status=to_status, note=note
     )
+    # Issue 16 (webhooks): the citizen who left an e-mail hears of it.
+    signals.report_status_changed.send(
+        sender=DumpingReport, report=report, from_status=current, to_status=to_status, at=now
+    )
     return report
 
 
@@ -420,6 +425,9 @@ def merge_duplicate(
         from_status=previous,
         to_status=S.DUPLICATE,
         note=f"Duplicata da denúncia {original.protocol}.{suffix}",
+    )
+    signals.report_status_changed.send(
+        sender=DumpingReport, report=duplicate, from_status=previous, to_status=S.DUPLICATE, at=now
     )
     moved = list(
         DumpingReport.objects.select_for_update()

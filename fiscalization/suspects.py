@@ -20,6 +20,9 @@ A CTR is a suspect when, in one set-based query:
     is. Bearings are geodesic (ST_Azimuth on geography); for a hotspot the spot is its centre.
     It holds whatever the CTR's status: a received load may have been lightened on the way.
     It is undefined (so false) when the origin is the spot or the destination itself.
+  - SLOW_TRIP: received, but its reception found the trip too slow for the distance
+    (TRAVEL_TOO_SLOW, ctr.plausibility, issue 16 point 6): the load likely went elsewhere
+    first, and was perhaps lightened on the way.
 
 The rows are grouped by transporter and vehicle with counts per reason; the CTRs with a reason
 other than ON_THE_WAY come first in each group. The candidate CTRs are found through the GiST
@@ -35,10 +38,12 @@ from dataclasses import dataclass, field
 
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import connection
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from ctr.models import CTR, CTRStatus, Transporter, Vehicle
+from ctr.models import CTR, CTRStatus, Transporter, Vehicle, Worksite
 from ctr.services import open_since_sql
+from generators import suspects as worksite_alerts
 from pev_network.models import Municipality, ReceivingFacility
 
 from .hotspots import Hotspot
@@ -49,13 +54,18 @@ DEFAULT_RADIUS_KM = 3.0
 ON_THE_WAY_MAX_ANGLE = 45.0
 MAX_ITEMS_PER_VEHICLE = 100
 
-REASONS = ("OVERDUE", "REFUSED", "CANCELLED", "ON_THE_WAY")
+REASONS = ("OVERDUE", "REFUSED", "CANCELLED", "ON_THE_WAY", "SLOW_TRIP")
 REASON_LABELS = {
     "OVERDUE": "em atraso (não recebido no prazo)",
     "REFUSED": "recusado no destino",
     "CANCELLED": "cancelado",
     "ON_THE_WAY": "ponto no caminho do destino declarado",
+    "SLOW_TRIP": "viagem lenta demais para a distância (possível desvio)",
 }
+# The reception's finding that makes a received CTR a SLOW_TRIP suspect (a jsonb containment
+# on CTR.findings, as the reception wrote it).
+SLOW_TRIP_FINDING = '[{"code": "TRAVEL_TOO_SLOW"}]'
+
 METRES_PER_DEGREE = 111_320.0
 
 
@@ -235,7 +245,8 @@ def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
                        AS bearing_destination,
                    CASE WHEN c.status = %s
                         THEN EXTRACT(EPOCH FROM (%s - {since_sql})) / 3600 END AS hours_open,
-                   m.open_ctr_alert_hours AS alert_hours
+                   m.open_ctr_alert_hours AS alert_hours,
+                   c.findings @> %s::jsonb AS slow
             FROM {CTR._meta.db_table} c
             CROSS JOIN spot
             JOIN {Municipality._meta.db_table} m ON m.id = c.municipality_id
@@ -256,7 +267,8 @@ def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
                        CASE WHEN status = %s THEN 'REFUSED' END,
                        CASE WHEN status = %s THEN 'CANCELLED' END,
                        CASE WHEN 180 - supplement < %s AND centre_m < destination_m
-                            THEN 'ON_THE_WAY' END
+                            THEN 'ON_THE_WAY' END,
+                   CASE WHEN slow THEN 'SLOW_TRIP' END
                    ], NULL) AS reasons
             FROM angled
         )
@@ -279,6 +291,7 @@ def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
         CTRStatus.ISSUED,
         spot.last_at,
         *since_params,
+        SLOW_TRIP_FINDING,
         local_from,
         local_to,
         spot.last_at,
@@ -339,3 +352,44 @@ def find_suspects(
         radius_km=radius_km,
         transporters=ordered,
     )
+
+
+# --- suspect worksites near the spot (issue 15 point 5) ---------------------------------------
+
+
+@dataclass
+class NearbyWorksite:
+    """A worksite with an alert (generators.suspects) within the radius of the spot: its waste
+    may be what was dumped there."""
+
+    worksite: Worksite
+    figures: worksite_alerts.WorksiteFigures
+    distance_m: float
+
+
+def suspect_worksites_near(
+    spot: Spot, radius_km: float, today: datetime.date
+) -> list[NearbyWorksite]:
+    """The worksites within `radius_km` of the spot with an alert on `today` (not at the
+    report's time: what the inspector can act on now), nearest first."""
+    found = worksite_alerts.measure(
+        today,
+        worksite_alerts.Scope(near=spot.geometry, radius_m=radius_km * 1000),
+        only_flagged=True,
+    )
+    figures = {f.worksite_id: f for f in found}
+    # The distance on geography (metres), to the point or the hotspot's hull.
+    sites = (
+        Worksite.objects.filter(pk__in=figures)
+        .select_related("generator")
+        .defer("area")
+        .annotate(
+            distance_m=RawSQL(
+                f"ST_Distance({Worksite._meta.db_table}.location::geography, "
+                "ST_GeomFromEWKB(%s)::geography)",
+                [bytes(spot.geometry.ewkb)],
+            )
+        )
+    )
+    nearby = [NearbyWorksite(w, figures[w.pk], float(w.distance_m)) for w in sites]
+    return sorted(nearby, key=lambda n: (n.distance_m, n.worksite.pk))

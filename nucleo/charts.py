@@ -256,3 +256,27 @@ def flow_diagram(
         f'height="{height:.0f}" font-family="system-ui, sans-serif" font-size="{font:.0f}" '
         f'fill="#101828">{"".join(parts)}</svg>'
     )
+
+
+def lines_over_time(lines: Sequence, title: str, unit: str, today=None) -> SafeString:
+    """Lines over dates, each with its `label`, `days`, `values`, `colour` and `style` (a
+    matplotlib line style: "-", "--", ":"), and a vertical mark on `today`. Narrow enough to
+    be drawn near its true size on a phone."""
+    figure = Figure(figsize=(4.8, 3.2), dpi=96, layout="constrained")
+    axes = figure.subplots()
+    for line in lines:
+        axes.plot(line.days, line.values, label=line.label, color=line.colour,
+                  linestyle=line.style, linewidth=1.8, marker="o" if line.style == "-" else None,
+                  markersize=3)  # fmt: skip
+    if today is not None:
+        axes.axvline(today, color="#667085", linewidth=1)
+        axes.annotate("hoje", (today, 1), xycoords=("data", "axes fraction"), fontsize=8,
+                      color="#667085", ha="right", va="top", rotation=90)  # fmt: skip
+    axes.set_ylim(bottom=0)
+    axes.set_ylabel(unit)
+    axes.yaxis.set_major_formatter(FuncFormatter(_br_number))
+    axes.xaxis.set_major_formatter(DateFormatter("%m/%Y"))
+    axes.xaxis.set_major_locator(MaxNLocator(5))
+    axes.spines[["top", "right"]].set_visible(False)
+    figure.legend(loc="outside upper left", ncols=2, frameon=False, fontsize=8)
+    return _svg(figure, title)

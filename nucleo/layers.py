@@ -258,6 +258,82 @@ def add_cells(
     group.add_to(m)
 
 
+# The active worksites (issue 15 point 7): by the state of their PGRCC, and, in a second layer
+# the user switches on, the suspect ones by their first alert. A dark border tells them from
+# the facilities' white-bordered circles.
+LAYER_WORKSITES = "Obras ativas por situação do PGRCC"
+LAYER_SUSPECT_WORKSITES = "Obras ativas com alerta"
+WORKSITE_BORDER = "#1F2937"
+PLAN_COLOURS = {
+    "none": "#FFFFFF",
+    "draft": "#F0E442",
+    "submitted": "#56B4E9",
+    "changes": "#E69F00",
+    "approved": "#009E73",
+    "superseded": "#009E73",
+}
+# The first alert a worksite has, in this order, gives its colour (the popup lists them all).
+ALERT_COLOURS = {
+    "low_volume": "#5B21B6",
+    "overdue": "#9F1239",
+    "idle": "#6B7280",
+}
+
+
+def _worksite_features(worksites: Sequence, colour_of) -> dict:
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [round(w.lon, 6), round(w.lat, 6)]},
+                "properties": {"colour": colour_of(w), "popup_html": w.popup_html},
+            }
+            for w in worksites
+        ],
+    }
+
+
+def _worksite_style(feature) -> dict:
+    return {
+        "color": WORKSITE_BORDER,
+        "weight": 2,
+        "fill": True,
+        "fillColor": feature["properties"]["colour"],
+        "fillOpacity": 0.95,
+    }
+
+
+def first_alert(reasons: Sequence[str]) -> str | None:
+    return next((r for r in ALERT_COLOURS if r in reasons), None)
+
+
+def add_worksites(m: folium.Map, worksites: Sequence) -> None:
+    """Two layers of the same active worksites (nucleo.worksites.MapWorksite): coloured by the
+    plan's state (on), and only those with an alert, coloured by it (off until switched on:
+    drawn over the first, it would hide it)."""
+    # Rings in the layer list: the worksites' circles have a border of their own.
+    by_plan = folium.FeatureGroup(name=swatch_label(WORKSITE_BORDER, LAYER_WORKSITES, "ring"))
+    flagged = [w for w in worksites if first_alert(w.reasons)]
+    by_alert = folium.FeatureGroup(
+        name=swatch_label(ALERT_COLOURS["low_volume"], LAYER_SUSPECT_WORKSITES, "ring"),
+        show=False,
+    )
+    for group, listed, colour_of in (
+        (by_plan, worksites, lambda w: PLAN_COLOURS.get(w.plan_status, "#FFFFFF")),
+        (by_alert, flagged, lambda w: ALERT_COLOURS[first_alert(w.reasons)]),
+    ):
+        if listed:
+            # A handful of styles (one per colour): folium writes each once, not per point.
+            markers.circles(
+                _worksite_features(listed, colour_of),
+                _worksite_style,
+                radius=6,
+                popup=markers.popup(),
+            ).add_to(group)
+        group.add_to(m)
+
+
 def nucleo_map(
     facilities: dict,
     basins: dict | None,
@@ -269,6 +345,9 @@ def nucleo_map(
     ctr_list_url: str,
     tile_url: str | None = None,
     destinations: Sequence[MapLine] = (),
+    worksites: Sequence = (),
+    away: Sequence[Cell] = (),
+    implausible: Sequence[Cell] = (),
 ) -> folium.Map:
     """The management map. URLs are templates: facility_admin_url with {id}, ctr_list_url
     with {facility}."""
@@ -276,17 +355,38 @@ def nucleo_map(
     add_destinations(m, destinations)
     add_flows(m, flows, ctr_list_url)
     add_facilities_with_state(m, facilities, facility_admin_url)
+    add_worksites(m, worksites)
     late = {_cell_key(c): f"{c.count} CTR(s) em atraso" for c in overdue}
     reported = {_cell_key(c): f"{c.count} denúncia(s)" for c in reports}
     add_cells(m, overdue, LAYER_OVERDUE, OVERDUE_COLOUR, "CTR(s) em atraso", reported)
     add_cells(m, reports, LAYER_REPORTS, REPORT_COLOUR, "denúncia(s)", late)
+    add_reception_findings(m, away, implausible)
     # Open on where things happen (flows, alarms), else on the municipality.
     points = [(f.origin_lat, f.origin_lon) for f in flows]
     points += [(f.facility_lat, f.facility_lon) for f in flows]
     points += [(c.lat, c.lon) for c in (*overdue, *reports)]
+    points += [(w.lat, w.lon) for w in worksites]
+    points += [(c.lat, c.lon) for c in (*away, *implausible)]
     bounds.fit(m, bounds.points_bounds(points) or bounds.outline_bounds(outline))
     add_layer_control(m)
     return m
+
+
+# The reception's findings (issue 16 points 5-6, ctr.plausibility): where receptions were
+# confirmed away from their facility (at the device's location), and the origins of trips too
+# fast or too slow for their distance: alarms for monitoring, as the overdue CTRs' origins.
+LAYER_AWAY = "Recebimentos confirmados longe da área"
+LAYER_IMPLAUSIBLE = "Origens de viagens rápidas ou lentas demais"
+AWAY_COLOUR = "#C2410C"
+IMPLAUSIBLE_COLOUR = "#5B21B6"
+
+
+def add_reception_findings(
+    m: folium.Map, away: Sequence[Cell], implausible: Sequence[Cell]
+) -> None:
+    """Two layers of counts per grid cell, drawn like the overdue CTRs' origins."""
+    add_cells(m, away, LAYER_AWAY, AWAY_COLOUR, "recebimento(s) longe da área")
+    add_cells(m, implausible, LAYER_IMPLAUSIBLE, IMPLAUSIBLE_COLOUR, "viagem(ns) implausível(is)")
 
 
 # Sequential blues (ColorBrewer "Blues", 5 classes): light = little, dark = much.

@@ -4,7 +4,7 @@ were before the dashboard became an app of its own: templates and redirects reve
 
 from django.urls import path
 
-from . import views
+from . import views, worksite_views
 
 urlpatterns = [
     path("nucleo/", views.nucleo_dashboard, name="nucleo-painel"),
@@ -15,4 +15,7 @@ urlpatterns = [
         views.nucleo_export_file,
         name="nucleo-exportar-arquivo",
     ),
+    # The worksites, their alerts and their volumes (issue 15 point 7).
+    path("nucleo/obras/", worksite_views.worksite_list, name="nucleo-obras"),
+    path("nucleo/obras/<int:pk>/", worksite_views.worksite_page, name="nucleo-obra"),
 ]

@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+import audit
 from config import csv_safety
 from config.br import br_number
 from ctr import analytics
@@ -20,6 +21,7 @@ from ctr.exports import export_ctrs, export_flows
 from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
 from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
+from generators import confirmation, suspects
 from maps import bounds
 from maps.base import render_parts
 from pev_network import management_layers, public_layers
@@ -28,7 +30,7 @@ from pev_network.models import Municipality, facility_kind_short, waste_class_sh
 
 from . import charts as charts_svg
 from . import flows as onward
-from . import layers
+from . import layers, worksites
 from .forms import NucleoFilterForm
 
 
@@ -57,7 +59,13 @@ def nucleo_map(request):
             flt.date_from, flt.date_to, cell, flt.municipality_id
         )
     ]
+    # Issue 16 points 5-6: where receptions were confirmed away, and implausible trips.
+    away = analytics.reception_finding_cells(flt, cell, analytics.AWAY_CODES, "received_location")
+    implausible = analytics.reception_finding_cells(flt, cell, analytics.TRAVEL_CODES, "origin")
     custody = analytics.custody_flows(flt)
+    active_worksites = worksites.map_worksites(flt.municipality_id, timezone.localdate(now))
+    if active_worksites:  # their popups name the generators (LGPD)
+        audit.record(request, None, "Núcleo: mapa das obras")
     destinations, omitted_destinations, _ = onward.map_lines(
         custody, onward.Names.of(custody), bbox=window
     )
@@ -69,6 +77,9 @@ def nucleo_map(request):
         flows=flows,
         overdue=overdue,
         reports=reports,
+        worksites=active_worksites,
+        away=away,
+        implausible=implausible,
         facility_admin_url="/admin/pev_network/receivingfacility/{id}/change/",
         ctr_list_url=(
             f"/admin/ctr/ctr/?destination_facility__id__exact={{facility}}"
@@ -94,7 +105,11 @@ def nucleo_map(request):
                    "reports": sum(c.count for c in reports),
                    "omitted_flows": omitted_flows, "omitted_volume": omitted_volume,
                    "destinations": len(destinations),
-                   "omitted_destinations": omitted_destinations},
+                   "omitted_destinations": omitted_destinations,
+                   "worksites": len(active_worksites),
+                   "flagged_worksites": sum(1 for w in active_worksites if w.reasons),
+                   "away": sum(c.count for c in away),
+                   "implausible": sum(c.count for c in implausible)},
     }  # fmt: skip
     return render(request, "nucleo/mapa.html", context)
 
@@ -303,7 +318,7 @@ CSV_TITLES = {
 }
 
 
-def _csv_response(name: str, header: list[str], rows: list[list]) -> HttpResponse:
+def csv_response(name: str, header: list[str], rows: list[list]) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response.write("\ufeff")  # BOM: spreadsheet programs then read UTF-8
@@ -405,7 +420,7 @@ def nucleo_dashboard(request):
         if csv_name not in tables:
             raise Http404("Tabela desconhecida.")
         name = f"{CSV_TITLES[csv_name]}_{flt.date_from:%Y%m%d}_{flt.date_to:%Y%m%d}.csv"
-        return _csv_response(name, *tables[csv_name])
+        return csv_response(name, *tables[csv_name])
     outline = (
         public_layers.municipality_outline_geojson(municipality.ibge_code) if municipality else None
     )
@@ -418,6 +433,10 @@ def nucleo_dashboard(request):
         "filter": flt,
         "municipality": municipality,
         "totals": analytics.totals(flt),
+        # The worksites' alerts today, whatever the period (issue 15 point 7).
+        "worksite_alerts": suspects.counts(
+            timezone.localdate(), suspects.Scope(municipality_id=flt.municipality_id)
+        ),
         "charts": _charts(data),
         "choropleth": render_parts(choropleth),
         "legend": list(zip(layers.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
@@ -425,5 +444,9 @@ def nucleo_dashboard(request):
             key: {"header": header, "rows": rows, "csv": f"{prefix}csv={key}"}
             for key, (header, rows) in tables.items()
         },
+        # Where a municipality asks for the generator's confirmation (issue 15, point 4).
+        "unconfirmed": confirmation.unconfirmed().count()
+        if Municipality.objects.filter(generator_confirmation_required=True).exists()
+        else None,
     }
     return render(request, "nucleo/painel.html", context)

@@ -32,6 +32,22 @@ class MunicipalityAdmin(LeafletGeoAdmin):
                     "open_ctr_alert_hours",
                     "sorting_tolerance_pct",
                     "stock_alert_days",
+                    "large_generator_min_area_m2",
+                    "generator_confirmation_required",
+                    "generator_confirmation_hours",
+                    "waste_generation_rates",
+                    "provisional_sync_max_hours",  # issue 16 point 3 (ctr/offline.py)
+                ]
+            },
+        ),
+        (
+            "Obras suspeitas e grandes geradores sem CTR (art. 9)",
+            {
+                "fields": [
+                    "worksite_overdue_days",
+                    "worksite_low_volume_pct",
+                    "worksite_low_volume_min_elapsed_pct",
+                    "large_generator_idle_days",
                 ]
             },
         ),

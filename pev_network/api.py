@@ -75,6 +75,19 @@ PROBLEM_DESCRIPTIONS = {
 }
 
 
+def municipality_id_of(ibge: str | None, name: str = "municipality") -> int | None:
+    """The id of the municipality a query parameter names by its IBGE code (None when the
+    parameter is absent); a 400 naming the parameter when the code is malformed or unknown."""
+    if not ibge:
+        return None
+    if not (len(ibge) == 7 and ibge.isdigit()):
+        raise InvalidParameter(name, f"'{ibge}' não é um código IBGE de 7 dígitos.")
+    found = Municipality.objects.filter(ibge_code=ibge).values_list("pk", flat=True).first()
+    if found is None:
+        raise InvalidParameter(name, f"Nenhum município com o código IBGE {ibge} está cadastrado.")
+    return found
+
+
 def problems(*codes: int, **descriptions: str) -> dict:
     """Declared error responses (problem+json) for `extend_schema(responses=...)`; a keyword
     `c409="..."` replaces the standard description of that code."""
@@ -240,6 +253,7 @@ class MunicipalitySerializer(GeoFeatureModelSerializer):
         fields = [
             "id", "ibge_code", "name", "uf", "small_volume_limit_m3", "gps_tolerance_m",
             "ufesp_value", "ufesp_year", "open_ctr_alert_hours",
+            "generator_confirmation_required", "generator_confirmation_hours",
         ]  # fmt: skip
 
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 from django.contrib.gis.db import models
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db.models import Exists, OuterRef, Q
 
 
@@ -91,12 +91,80 @@ def validate_sorting_tolerance(value) -> None:
     for key, pct in value.items():
         if key not in WasteClass.values:
             raise ValidationError(f"Classe desconhecida: {key}.")
-        try:
-            number = Decimal(str(pct))
-        except ArithmeticError:
-            raise ValidationError(f"Tolerância inválida para a classe {key}: {pct}.") from None
-        if not number.is_finite() or number < 0:
+        number = finite_decimal(pct)
+        if number is None or number < 0:
             raise ValidationError(f"Tolerância inválida para a classe {key}: {pct}.")
+
+
+def finite_decimal(value) -> Decimal | None:
+    """A JSON parameter's number (given as text or number), or None when it is not one."""
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        return None
+    return number if number.is_finite() else None
+
+
+# --- the PGRCC estimator's rates (issue 15, generators.estimator) ---------------------------
+# Expected waste of a work, in m³ per m² of built area, by kind of work and waste class. The
+# kinds are ctr.models.WorkKind's values (pev_network is below ctr: the test of the estimator
+# holds the two lists together).
+WORK_KINDS = ("new_building", "renovation", "demolition")
+# The published figures behind the defaults (docs/legal.md, "Índices do estimador do PGRCC"):
+# - Pinto, T. P. (1999), "Metodologia para a gestão diferenciada de resíduos sólidos da
+#   construção urbana" (tese, EPUSP): 150 kg of waste per m² built in new buildings, and a
+#   bulk density of 1 200 kg/m³ for mixed construction waste, as a PGRCC quotes them
+#   ("Geração de RCC: 150 kg/m²; densidade média dos resíduos: 1200 kg/m³ (PINTO, 1999)").
+#   150 / 1 200 = 0,125 m³ per m².
+# - Demolition: 1 000 kg per m², the mean "produção média de 1.000 kg/m² de construção" of
+#   the studies reviewed by Negrão and Rodrigues, "Gestão de resíduos na construção civil:
+#   uma busca por técnicas e ferramentas para otimizar recursos descartados". They give it
+#   per m² of construction; we apply it to demolition, where the whole building becomes
+#   waste, at Pinto's density: 0,8333 m³ per m².
+# - Renovation: no per-m² figure was found; Pinto's new-building rate stands in until the
+#   municipality measures its own (the Núcleo edits the rates).
+# - The split by class (CONAMA 307 art. 3): A 74 %, B 19 %, C 6 %, D 1 % by volume, the
+#   composition the same PGRCC applies to Pinto's rate; volumosos are not construction waste
+#   of a permit's work (0).
+GENERATION_KG_PER_M2 = {"new_building": 150, "renovation": 150, "demolition": 1000}
+WASTE_DENSITY_KG_PER_M3 = 1200
+COMPOSITION_PCT = {"A": 74, "B": 19, "C": 6, "D": 1, "VOLUMOSO": 0}
+RATE_PLACES = Decimal("0.00001")
+
+
+def default_generation_rates() -> dict[str, dict[str, str]]:
+    """The defaults, computed from the figures above (so the arithmetic is on record)."""
+    return {
+        kind: {
+            waste_class: str(
+                (Decimal(kg) / WASTE_DENSITY_KG_PER_M3 * COMPOSITION_PCT[waste_class] / 100)
+                .quantize(RATE_PLACES)
+                .normalize()
+            )
+            for waste_class in WasteClass.values
+        }
+        for kind, kg in GENERATION_KG_PER_M2.items()
+    }
+
+
+def validate_generation_rates(value) -> None:
+    """Each kind of work to each class of the network to m³ per m², zero or more."""
+    if not isinstance(value, dict):
+        raise ValidationError("Informe um objeto: tipo de obra → classe → m³ por m².")
+    for kind, rates in value.items():
+        if kind not in WORK_KINDS:
+            raise ValidationError(f"Tipo de obra desconhecido: {kind}.")
+        if not isinstance(rates, dict):
+            raise ValidationError(f"Informe as classes do tipo de obra {kind}: classe → m³/m².")
+        for waste_class, rate in rates.items():
+            if waste_class not in WasteClass.values:
+                raise ValidationError(f"Classe desconhecida em {kind}: {waste_class}.")
+            number = finite_decimal(rate)
+            if number is None or number < 0 or number > 10:
+                raise ValidationError(
+                    f"Índice inválido para {kind}, classe {waste_class}: {rate} "
+                    "(m³ por m², de 0 a 10)."
+                )
 
 
 class Municipality(models.Model):
@@ -157,6 +225,15 @@ class Municipality(models.Model):
         validators=[validate_sorting_tolerance],
         help_text="Quanto a saída de uma classe pode exceder o recebido dela (art. 3 III).",
     )
+    # The PGRCC estimator (art. 9, generators.estimator): m³ per m² by kind of work and class.
+    waste_generation_rates = models.JSONField(
+        "índices de geração de resíduos (m³ por m² construído)",
+        default=default_generation_rates,
+        blank=True,
+        validators=[validate_generation_rates],
+        help_text="Por tipo de obra e classe: o estimador do PGRCC (art. 9). Padrão: Pinto "
+        "(1999), 150 kg/m² a 1 200 kg/m³; ver docs/legal.md.",
+    )
     stock_alert_days = models.PositiveIntegerField(
         "alerta de estoque parado (dias)",
         default=90,
@@ -168,6 +245,120 @@ class Municipality(models.Model):
         default=48,
         help_text="CTR não recebido após este prazo é sinal de descarte irregular (art. 2 §1).",
     )
+    # Art. 9 caput: a generator whose works need a building permit writes a PGRCC. Its
+    # sole § III ("para as construções de até …") spares small constructions, but the text we
+    # hold stops there: the size is the municipality's to set; 0 takes the caput as it reads.
+    large_generator_min_area_m2 = models.DecimalField(
+        "grande gerador a partir de (m² construídos, com alvará)",
+        max_digits=10,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Lei 3.978/2007 art. 9: a obra com alvará e pelo menos esta área construída "
+        "é de grande gerador e apresenta o PGRCC (0: toda obra com alvará).",
+    )
+    # Issue 15, point 4: the generator confirms each CTR's departure, as in São Paulo's SIGOR.
+    # Off by default: Lei 3.978/2007 does not require it (the CTR is the transporter's
+    # document, art. 3 VI and art. 13 p.ú.; no article asks the generator to confirm it).
+    generator_confirmation_required = models.BooleanField(
+        "exigir a confirmação do gerador",
+        default=False,
+        help_text="Opcional: a Lei 3.978/2007 não exige (o CTR é do transportador, art. 3 VI e "
+        "art. 13 p.ú.). Ligado, o gerador confirma a saída de cada carga da obra, como no "
+        "SIGOR de São Paulo, e o CTR sem confirmação vai ao Núcleo após o prazo abaixo.",
+    )
+    generator_confirmation_hours = models.PositiveIntegerField(
+        "prazo da confirmação do gerador (horas)",
+        default=24,
+        validators=[MinValueValidator(1)],
+        help_text="Horas, desde o início do transporte, para o gerador confirmar a saída da "
+        "carga; depois o CTR aparece ao Núcleo como não confirmado.",
+    )
+    # Suspect worksites (generators/suspects.py, issue 15 point 5): the law sets no figure;
+    # the defaults and their reasons are in docs/legal.md ("Obras suspeitas").
+    worksite_overdue_days = models.PositiveIntegerField(
+        "obra suspeita: dias além do término previsto",
+        default=30,
+        help_text="Obra sem término declarado há mais dias que isto depois do término "
+        "previsto é alerta (art. 9: o PGRCC descreve uma obra que já devia ter acabado).",
+    )
+    worksite_low_volume_pct = models.DecimalField(
+        "obra suspeita: transportado abaixo de (% do previsto até a data)",
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("50.00"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+        help_text="Transportado abaixo desta parte do volume do PGRCC proporcional ao prazo "
+        "decorrido é alerta de descarte irregular (art. 9 p.ú. I, art. 2 §1).",
+    )
+    worksite_low_volume_min_elapsed_pct = models.DecimalField(
+        "obra suspeita: volume conferido a partir de (% do prazo)",
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("25.00"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+        help_text="Antes desta parte do prazo da obra o volume transportado não é comparado.",
+    )
+    large_generator_idle_days = models.PositiveIntegerField(
+        "grande gerador sem CTR (dias)",
+        default=30,
+        help_text="Obra ativa de grande gerador sem CTR há mais dias que isto é alerta "
+        "(art. 9: o resíduo da obra está saindo sem CTR, ou a obra parou sem avisar).",
+    )
+    # Travel-time plausibility at reception (issue 16 point 6, ctr.plausibility): the law sets
+    # no figure. The road distance is the straight line times the detour factor; the trip is
+    # too fast below it at the top speed, too slow above it at the bottom speed plus the slack.
+    # The defaults and their reasons (what is a published figure, what is judgement) are in
+    # docs/legal.md ("Plausibilidade do recebimento").
+    travel_check_enabled = models.BooleanField(
+        "conferir o tempo de viagem no recebimento",
+        default=True,
+        help_text="Desligado, o recebimento não compara o tempo desde a partida com a "
+        "distância (para quem ainda emite o CTR fora da hora da saída da carga).",
+    )
+    travel_detour_factor = models.DecimalField(
+        "viagem: fator de desvio (estrada ÷ linha reta)",
+        max_digits=4,
+        decimal_places=2,
+        default=Decimal("1.40"),
+        validators=[MinValueValidator(Decimal("1"))],
+        help_text="Quanto o caminho pelas ruas é mais longo que a linha reta da origem à área "
+        "de destino (1,4: o alto da faixa de 1,2 a 1,4 medida em redes viárias).",
+    )
+    travel_max_speed_kmh = models.DecimalField(
+        "viagem: velocidade média máxima (km/h)",
+        max_digits=5,
+        decimal_places=1,
+        default=Decimal("80.0"),
+        validators=[MinValueValidator(Decimal("1"))],
+        help_text="Mais rápido que isto em média, da partida ao recebimento, não é possível "
+        "(80 km/h: o maior limite urbano do CTB, art. 61 §1 I a).",
+    )
+    travel_min_speed_kmh = models.DecimalField(
+        "viagem: velocidade média mínima (km/h)",
+        max_digits=5,
+        decimal_places=1,
+        default=Decimal("5.0"),
+        validators=[MinValueValidator(Decimal("0.1"))],
+        help_text="Mais lento que isto em média (além da folga abaixo) sugere um desvio no "
+        "caminho (5 km/h: o passo de quem anda; um caminhão no trânsito faz bem mais).",
+    )
+    travel_slack_minutes = models.PositiveIntegerField(
+        "viagem: folga para carga, fila e pesagem (min)",
+        default=60,
+        help_text="Somada ao tempo mais lento: a espera no portão, a pesagem e a conferência "
+        "não são desvio.",
+    )
+
+    # Issue 16 point 3 (ctr/offline.py, rule PROVISIONAL_SYNC_LATE): the law sets no figure;
+    # a day covers a shift out of coverage and the night after it (docs/legal.md).
+    provisional_sync_max_hours = models.PositiveIntegerField(
+        "CTR provisório: prazo para sincronizar (horas)",
+        default=24,
+        db_default=24,
+        help_text="CTR emitido sem conexão (provisório) que chega ao sistema depois deste prazo "
+        "desde a saída recebe um aviso (art. 3 VI, art. 13).",
+    )
 
     class Meta:
         verbose_name = "município"
@@ -176,6 +367,13 @@ class Municipality(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}/{self.uf}"
+
+    def generation_rate(self, work_kind: str, waste_class: str) -> Decimal:
+        """m³ per m² of `work_kind` for `waste_class`; a kind or class the municipality left
+        out takes the default."""
+        rates = (self.waste_generation_rates or {}).get(work_kind) or {}
+        default = default_generation_rates().get(work_kind, {}).get(waste_class, "0")
+        return Decimal(str(rates.get(waste_class, default)))
 
     def sorting_tolerance_of(self, waste_class: str) -> Decimal:
         return Decimal(

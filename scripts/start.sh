@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one start of the application, for `make run` and for the Docker image
 # (docker-compose.yml), so that the two cannot drift apart: migrate, the cache table (the rate
-# limits and the login ceiling live in the database cache), the three demo loads, the static
+# limits and the login ceiling live in the database cache), the demo loads, the static
 # files, then serve.
 #
 # Usage: scripts/start.sh [prepare]
@@ -23,10 +23,18 @@ manage migrate --noinput -v 0
 manage createcachetable
 manage load_demo
 manage load_ctr_demo
+manage load_generator_demo
 manage load_fiscalization_demo
 manage collectstatic --noinput -v 0
 
 [ "${1:-}" = "prepare" ] && exit 0
+
+# The webhooks' and e-mails' outbox (README: Webhooks): its worker in the background, which
+# stops when the server (this shell's PID, after exec) is gone. CTR_WEBHOOKS_WORKER=0 leaves it
+# out, e.g. where a service of its own runs it.
+if [ "${CTR_WEBHOOKS_WORKER:-1}" != "0" ]; then
+    manage deliver_webhooks --loop --parent $$ &
+fi
 
 echo "Servindo em http://$host:$port/  (Ctrl+C para parar)"
 exec "$PYTHON" manage.py runserver --noreload "$host:$port"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, when they are missing.
-# Usage: scripts/system-packages.sh run|test
+# Usage: scripts/system-packages.sh run|test|bench
 # As root it runs apt-get; as another user it names what is missing and stops.
 set -euo pipefail
 
@@ -19,6 +19,11 @@ python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=("python3-venv")
 if [ "$purpose" = "test" ]; then
     command -v chromium >/dev/null 2>&1 || missing+=("chromium")
     have_file /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing+=("fonts-dejavu-core")
+fi
+# The benchmarks' load generator (bench/p2_http.py, its paced open loop bench/wrk/paced.lua);
+# the tests run it against a loopback server (tests/bench/test_p2_load.py).
+if [ "$purpose" = "test" ] || [ "$purpose" = "bench" ]; then
+    command -v wrk >/dev/null 2>&1 || missing+=("wrk")
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

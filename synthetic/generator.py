@@ -585,7 +585,8 @@ WORKSITE_SQL = [
     """,
     """
     INSERT INTO ctr_worksite
-        (generator_id, address, neighbourhood, location, permit_number, is_large_generator)
+        (generator_id, address, neighbourhood, location, permit_number, is_large_generator,
+         work_kind)
     SELECT gen.id,
            (ARRAY['Rua das Flores', 'Rua São João', 'Avenida Brasil', 'Rua XV de Novembro',
                   'Rua Tiradentes', 'Rua Sete de Setembro', 'Avenida Rui Barbosa',
@@ -597,7 +598,8 @@ WORKSITE_SQL = [
                [1 + floor(w.u3 * 8)::int],
            w.pt,
            'SYN-' || m.ibge_code || '-' || lpad((%(ws_offset)s + w.n)::text, 8, '0'),
-           sg.cnpj AND w.u4 < 0.4
+           sg.cnpj AND w.u4 < 0.4,
+           ''
     FROM (
         SELECT p.municipality_id, p.pt, row_number() OVER (ORDER BY p.municipality_id, p.k) AS n,
                random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS ug

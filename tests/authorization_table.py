@@ -7,7 +7,7 @@ CTRs of the table), beta (transporter B), operador (operator of the ATT, destina
 CTRs), operador_pev (operator of another facility, the PEV), nucleo (Núcleo Permanente de
 Gestão), autoridade (the Autoridade group: sees what the municipality sees, and alone applies
 penalties and decides appeals, Lei 3.978/2007 art. 35), fiscal (Fiscalização), curioso (signed
-in, no role).
+in, no role), gerador (the account of a generator, Construtora Gama, art. 9).
 
 Outcomes: "200", "403"... the status code; "login" a redirect to the sign-in page; "302→/x/" a
 redirect elsewhere. Placeholders such as {ctr} name objects that the test builds (alfa's CTR
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 ROLES = (
     "anon",
     "curioso",
+    "gerador",
     "beta",
     "operador_pev",
     "nucleo",
@@ -90,6 +91,21 @@ API_MUNICIPAL = row("403", anon="401", **municipal("200"))
 API_MUNICIPAL_NO_GET = row("403", anon="401", **municipal("405"))
 API_MUNICIPAL_FORM = row("403", anon="401", **municipal("400"))
 API_TRANSPORTER_FORM = row("403", anon="401", alfa="400", beta="400")
+GENERATOR_PAGE = row("403", anon="login", gerador="200")
+# The PGRCC (issue 15): the Núcleo decides (an empty POST: 400), the other municipal roles see;
+# a plan's readers are its generator and the municipality.
+NUCLEO_FORM = row("403", anon="login", nucleo="400")
+PLAN_READERS = row("404", anon="401", gerador="200", **municipal("200"))
+
+# Webhooks (issue 16): the roles with endpoints of their own, and alfa's endpoint for the others.
+OWNERS_OK = dict.fromkeys(("alfa", "beta", "operador", "operador_pev"), "200")
+OWNERS_400 = dict.fromkeys(("alfa", "beta", "operador", "operador_pev"), "400")
+WEBHOOK_OTHERS = dict.fromkeys(("beta", "operador", "operador_pev"), "404")
+WEBHOOK_PAGE = row("403", anon="login", alfa="200", **WEBHOOK_OTHERS)
+WEBHOOK_BACK_TO_DETAIL = row(
+    "403", anon="login", alfa="302→/integracoes/webhooks/{webhook}/", **WEBHOOK_OTHERS
+)
+WEBHOOK_API = row("403", anon="401", alfa="200", **WEBHOOK_OTHERS)
 
 
 TABLE: dict[str, list[Check]] = {
@@ -154,13 +170,22 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"pk": "{worksite}"},
             get=row("403", anon="401", alfa="200", **municipal("200")),
-        )
+        ),
+        # Construtora Gama's worksite (issue 15): its generator sees all of it too.
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("403", anon="401", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     "generator-destinations": [
         Check(
             kwargs={"pk": "{generator}"},
             get=row("403", anon="401", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_generator}"},
+            get=row("403", anon="401", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     # alfa's CTR to the ATT: its transporter, the ATT's operator and the municipality see it;
     # another transporter, another facility's operator and curioso are told it does not exist.
@@ -174,7 +199,14 @@ TABLE: dict[str, list[Check]] = {
                 operador="200",
                 **municipal("200"),
             ),
-        )
+        ),
+        # Construtora Gama's CTR (issue 15): its generator reads it too.
+        Check(
+            kwargs={"number": "{gama_ctr}"},
+            get=row(
+                "404", anon="401", alfa="200", operador="200", gerador="200", **municipal("200")
+            ),
+        ),
     ],
     # Each action on a CTR of its own, with a valid body: only one role may act.
     "ctr-receive": [
@@ -225,6 +257,28 @@ TABLE: dict[str, list[Check]] = {
     "equipment-list": [Check(get=API_SIGNED_IN, post=API_TRANSPORTER_FORM, data={})],
     "equipment-detail": [
         Check(kwargs={"pk": "{equipment}"}, get=row("404", anon="401", alfa="200"))
+    ],
+    # --- API: CTR templates (issue 16 point 1): the transporter's own; another's is not found
+    "ctr-template-list": [
+        Check(
+            get=row("403", anon="401", alfa="200", beta="200"),
+            post=API_TRANSPORTER_FORM,
+            data={},
+        )
+    ],
+    "ctr-template-detail": [
+        Check(
+            kwargs={"pk": "{ctr_template}"},
+            get=row("403", anon="401", alfa="200", beta="404"),
+        )
+    ],
+    "ctr-template-issue": [
+        Check(
+            kwargs={"pk": "{ctr_template}"},
+            get=row("405", anon="401"),
+            post=row("403", anon="401", alfa="400", beta="404"),
+            data={},
+        )
     ],
     # --- API: fiscalization -----------------------------------------------------------------
     # Anyone reports dumping (empty body: 400 for all); only the municipality reads reports.
@@ -287,6 +341,7 @@ TABLE: dict[str, list[Check]] = {
                 "302→/nucleo/",
                 anon="login",
                 curioso="403",
+                gerador="302→/gerador/",
                 alfa="302→/transportador/ctrs/",
                 beta="302→/transportador/ctrs/",
                 operador="302→/recebimentos/",
@@ -320,6 +375,11 @@ TABLE: dict[str, list[Check]] = {
         )
     ],
     "ctr_web:vehicles": [Check(get=TRANSPORTER_PAGE, post=TRANSPORTER_FORM)],
+    # Issue 16 point 3: the transporter's installable app. Its manifest and worker hold no
+    # one's data (public, like static files); the offline bundle is the transporter's own.
+    "ctr_web:app-manifest": [Check(get=PUBLIC)],
+    "ctr_web:service-worker": [Check(get=PUBLIC)],
+    "offline-bundle": [Check(get=row("403", anon="401", alfa="200", beta="200"))],
     # alfa's vehicle: deactivated, then reactivated (a redirect back to the list).
     "ctr_web:vehicle-deactivate": [
         Check(
@@ -348,6 +408,37 @@ TABLE: dict[str, list[Check]] = {
             kwargs={"pk": "{equipment}"},
             get=POST_ONLY,
             post=row("403", anon="login", alfa="302→/transportador/equipamentos/", beta="404"),
+        )
+    ],
+    # CTR templates (issue 16 point 1): alfa's template; beta is told it does not exist.
+    "ctr_web:template-list": [Check(get=TRANSPORTER_PAGE)],
+    "ctr_web:template-new": [Check(get=TRANSPORTER_PAGE, post=TRANSPORTER_FORM)],
+    "ctr_web:template-issue": [
+        Check(
+            kwargs={"pk": "{ctr_template}"},
+            get=row("403", anon="login", alfa="200", beta="404"),
+        )
+    ],
+    "ctr_web:template-edit": [
+        Check(
+            kwargs={"pk": "{ctr_template}"},
+            get=row("403", anon="login", alfa="200", beta="404"),
+            post=row("403", anon="login", alfa="400", beta="404"),
+        )
+    ],
+    "ctr_web:template-delete": [
+        Check(
+            kwargs={"pk": "{ctr_template_to_delete}"},
+            get=POST_ONLY,
+            post=row("403", anon="login", alfa="302→/transportador/modelos/", beta="404"),
+        )
+    ],
+    # An empty name: back to the CTR's page with the message.
+    "ctr_web:ctr-save-template": [
+        Check(
+            kwargs={"number": "{ctr}"},
+            get=POST_ONLY,
+            post=row("403", anon="login", alfa="302→/transportador/ctrs/{ctr}/", beta="404"),
         )
     ],
     # --- web: receiving facilities ------------------------------------------------------------
@@ -397,20 +488,34 @@ TABLE: dict[str, list[Check]] = {
                 operador="200",
                 **municipal("200"),
             ),
-        )
+        ),
+        Check(
+            kwargs={"number": "{gama_ctr}"},
+            get=row(
+                "404", anon="login", alfa="200", operador="200", gerador="200", **municipal("200")
+            ),
+        ),
     ],
     # The worksite of alfa's CTR: the municipality, and alfa (its own CTRs there).
     "worksite-report": [
         Check(
             kwargs={"pk": "{worksite}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     "worksite-report-pdf": [
         Check(
             kwargs={"pk": "{worksite}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     # The certificate of destination (issue 14): as the worksite report, per worksite and per
     # generator (the generator of alfa's CTR).
@@ -418,25 +523,41 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"pk": "{worksite}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     "worksite-cdf-pdf": [
         Check(
             kwargs={"pk": "{worksite}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     "generator-cdf": [
         Check(
             kwargs={"pk": "{generator}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_generator}"},
+            get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     "generator-cdf-pdf": [
         Check(
             kwargs={"pk": "{generator}"},
             get=row("404", anon="login", alfa="200", **municipal("200")),
-        )
+        ),
+        Check(
+            kwargs={"pk": "{gama_generator}"},
+            get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
+        ),
     ],
     # Fee statements: a transporter its own, the municipality any; asking for alfa's by id,
     # beta is told it does not exist.
@@ -444,7 +565,14 @@ TABLE: dict[str, list[Check]] = {
     "fee-statement": [
         Check(
             kwargs={"period": "{month}"},
-            get=row("200", anon="login", curioso="403", operador="403", operador_pev="403"),
+            get=row(
+                "200",
+                anon="login",
+                curioso="403",
+                gerador="403",
+                operador="403",
+                operador_pev="403",
+            ),
         ),
         Check(
             kwargs={"period": "{month}"},
@@ -461,7 +589,14 @@ TABLE: dict[str, list[Check]] = {
     "fee-statement-csv": [
         Check(
             kwargs={"period": "{month}"},
-            get=row("200", anon="login", curioso="403", operador="403", operador_pev="403"),
+            get=row(
+                "200",
+                anon="login",
+                curioso="403",
+                gerador="403",
+                operador="403",
+                operador_pev="403",
+            ),
         ),
         Check(
             kwargs={"period": "{month}"},
@@ -576,6 +711,429 @@ TABLE: dict[str, list[Check]] = {
     "maps:nucleo-mapa": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-exportar": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-exportar-arquivo": [Check(kwargs={"name": "areas.gpkg"}, get=MUNICIPAL_PAGE)],
+    # --- generators: worksites (issue 15): the generator's own, the municipality's all ------
+    # {gama_worksite} is the gerador's; {worksite} (alfa's CTR's) another generator's: a 404 to
+    # the gerador, as if it did not exist. An empty POST: the form back with its errors.
+    "generators:worksite-list": [
+        Check(get=row("403", anon="login", gerador="200", **municipal("200")))
+    ],
+    "generators:worksite-new": [
+        Check(
+            get=row("403", anon="login", gerador="200", **municipal("200")),
+            post=row("403", anon="login", gerador="400", **municipal("400")),
+        )
+    ],
+    "generators:worksite-detail": [
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("403", anon="login", gerador="200", **municipal("200")),
+        ),
+        Check(
+            kwargs={"pk": "{worksite}"},
+            get=row("403", anon="login", gerador="404", **municipal("200")),
+        ),
+    ],
+    "generators:worksite-edit": [
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("403", anon="login", gerador="200", **municipal("200")),
+            post=row("403", anon="login", gerador="400", **municipal("400")),
+        ),
+        Check(
+            kwargs={"pk": "{worksite}"},
+            get=row("403", anon="login", gerador="404", **municipal("200")),
+            post=row("403", anon="login", gerador="404", **municipal("400")),
+        ),
+    ],
+    "worksite-list": [
+        Check(
+            get=row("403", anon="401", gerador="200", **municipal("200")),
+            post=row("403", anon="401", gerador="400", **municipal("400")),
+            data={},
+        )
+    ],
+    "worksite-detail": [
+        Check(
+            kwargs={"pk": "{gama_worksite}"},
+            get=row("403", anon="401", gerador="200", **municipal("200")),
+        ),
+        Check(
+            kwargs={"pk": "{worksite}"},
+            get=row("403", anon="401", gerador="404", **municipal("200")),
+        ),
+    ],
+    # --- generator accounts (issue 15 point 1) ------------------------------------------------
+    # Public self-registration: a signed-in user would be signed out by a new account, so only
+    # anonymous visitors may send it (the others get the page with that notice, a POST 403).
+    "generators:registration": [Check(get=PUBLIC, post=row("403", anon="400"))],
+    "generators:registration-status": [Check(get=row("200", anon="login"))],
+    "generators:invitation": [
+        Check(kwargs={"token": "{invitation_token}"}, get=PUBLIC, post=row("403", anon="400")),
+        Check(kwargs={"token": "nao-existe"}, get=row("404"), post=row("404")),
+    ],
+    "generators:registration-queue": [Check(get=MUNICIPAL_PAGE)],
+    "generators:registration-detail": [Check(kwargs={"pk": "{registration}"}, get=MUNICIPAL_PAGE)],
+    # The first municipal role confirms; the next ones are told it is decided, on the same page.
+    "generators:registration-confirm": [
+        Check(
+            kwargs={"pk": "{registration_web}"},
+            get=POST_ONLY,
+            post=row(
+                "403",
+                anon="login",
+                **municipal("302→/nucleo/geradores/cadastros/{registration_web}/"),
+            ),
+        )
+    ],
+    "generators:registration-refuse": [
+        Check(kwargs={"pk": "{registration}"}, get=POST_ONLY, post=MUNICIPAL_FORM)
+    ],
+    "generators:nucleo-invitations": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
+    "generators:transporter-invitations": [Check(get=TRANSPORTER_PAGE, post=TRANSPORTER_FORM)],
+    "generator-invitation-list": [
+        Check(
+            get=row("403", anon="401", alfa="200", beta="200", **municipal("200")),
+            post=row("403", anon="401", alfa="400", beta="400", **municipal("400")),
+            data={},
+        )
+    ],
+    "generator-registration-list": [Check(get=API_MUNICIPAL)],
+    "generator-registration-detail": [Check(kwargs={"pk": "{registration}"}, get=API_MUNICIPAL)],
+    "generator-registration-confirm": [
+        Check(
+            kwargs={"pk": "{registration_api}"},
+            get=API_MUNICIPAL_NO_GET,
+            post=row("403", anon="401", nucleo="200", autoridade="409", fiscal="409"),
+        )
+    ],
+    "generator-registration-refuse": [
+        Check(
+            kwargs={"pk": "{registration}"},
+            get=API_MUNICIPAL_NO_GET,
+            post=API_MUNICIPAL_FORM,
+            data={},
+        )
+    ],
+    # --- web: the generator's CTRs, map and confirmation (issue 15, point 1 and 4) ----------
+    "generators:home": [Check(get=GENERATOR_PAGE)],
+    "generators:ctr-list": [Check(get=GENERATOR_PAGE)],
+    "generators:ctr-map": [Check(get=GENERATOR_PAGE)],
+    # Its own CTR; another's (alfa's CTR for Maria da Obra) does not exist for it.
+    "generators:ctr-detail": [
+        Check(kwargs={"number": "{gama_ctr}"}, get=GENERATOR_PAGE),
+        Check(kwargs={"number": "{ctr}"}, get=row("403", anon="login", gerador="404")),
+    ],
+    # The world's municipality does not ask for the confirmation (the default): refused, back
+    # to the CTR's page with the reason.
+    "generators:ctr-confirm": [
+        Check(
+            kwargs={"number": "{gama_ctr}"},
+            get=POST_ONLY,
+            post=row("403", anon="login", gerador="302→/gerador/ctrs/{gama_ctr}/"),
+        )
+    ],
+    "generators:unconfirmed": [Check(get=MUNICIPAL_PAGE)],
+    # API: whoever sees the CTR reaches the service, and only its generator gets past the
+    # role (409 here: the municipality does not ask for it); the others are told it is not
+    # there.
+    "ctr-confirm-departure": [
+        Check(
+            kwargs={"number": "{gama_ctr}"},
+            get=row("405", anon="401"),
+            post=row(
+                "404", anon="401", gerador="409", alfa="403", operador="403", **municipal("403")
+            ),
+        )
+    ],
+    # --- the Habite-se declaration (issue 15 point 6): the generator asks on its worksite; the
+    # Núcleo alone decides (the inspectors and the authority see the queue); {declaration}'s
+    # loads are not all received, so the Núcleo's issue is refused (409) and nothing changes.
+    "generators:declaration-request": [
+        Check(
+            kwargs={"pk": "{declaration_worksite}"},
+            get=row("403", anon="login", gerador="200"),
+            post=row("403", anon="login", gerador="400"),
+        )
+    ],
+    "generators:declaration-queue": [Check(get=MUNICIPAL_PAGE)],
+    "generators:declaration-review": [Check(kwargs={"pk": "{declaration}"}, get=MUNICIPAL_PAGE)],
+    "generators:declaration-issue": [
+        Check(
+            kwargs={"pk": "{declaration}"},
+            get=POST_ONLY,
+            post=row("403", anon="login", nucleo="409"),
+        )
+    ],
+    "generators:declaration-refuse": [
+        Check(
+            kwargs={"pk": "{declaration}"},
+            get=POST_ONLY,
+            post=row("403", anon="login", nucleo="400"),
+        )
+    ],
+    "generators:declaration-pdf": [
+        Check(
+            kwargs={"pk": "{issued_declaration}"},
+            get=row("404", anon="login", gerador="200", **municipal("200")),
+        )
+    ],
+    "generators:declaration-verify": [Check(kwargs={"code": "{declaration_code}"}, get=PUBLIC)],
+    "worksite-declarations": [
+        Check(
+            kwargs={"pk": "{declaration_worksite}"},
+            get=row("403", anon="401", gerador="200", **municipal("200")),
+            post=row("403", anon="401", gerador="400"),
+        )
+    ],
+    "declaration-list": [Check(get=API_MUNICIPAL)],
+    "declaration-detail": [
+        Check(
+            kwargs={"pk": "{declaration}"},
+            get=row("403", anon="401", gerador="200", **municipal("200")),
+        )
+    ],
+    "declaration-issue": [
+        Check(
+            kwargs={"pk": "{declaration}"},
+            get=row("405", anon="401"),
+            post=row("403", anon="401", nucleo="409"),
+        )
+    ],
+    "declaration-refuse": [
+        Check(
+            kwargs={"pk": "{declaration}"},
+            get=row("405", anon="401"),
+            post=row("403", anon="401", nucleo="400"),
+        )
+    ],
+    # --- the PGRCC (issue 15 point 3): the generator writes its worksite's plan, the
+    # municipality sees the queue and the review, only the Núcleo decides (art. 20) ----------
+    "generators:worksite-plan": [
+        Check(
+            kwargs={"pk": "{gama_site}"},
+            get=row("403", anon="login", gerador="200"),
+            post=row("403", anon="login", gerador="400"),  # empty: no action
+        )
+    ],
+    "generators:plan-queue": [Check(get=MUNICIPAL_PAGE)],
+    "generators:plan-review": [
+        Check(kwargs={"pk": "{plan}"}, get=MUNICIPAL_PAGE, post=NUCLEO_FORM)
+    ],
+    "generators:plan-rates": [Check(get=MUNICIPAL_PAGE, post=NUCLEO_FORM)],
+    "plan-estimate": [Check(query="built_area_m2=100&work_kind=renovation", get=API_SIGNED_IN)],
+    # The generator's plans and the municipality read them; another is told they do not exist.
+    "worksite-plans": [
+        Check(
+            kwargs={"pk": "{gama_site}"},
+            get=PLAN_READERS,
+            post=row("404", anon="401", gerador="400", **municipal("403")),  # empty body
+            data={},
+        )
+    ],
+    "plan-list": [Check(get=API_MUNICIPAL)],
+    "plan-detail": [Check(kwargs={"pk": "{plan}"}, get=PLAN_READERS)],
+    "plan-submit": [
+        Check(
+            kwargs={"pk": "{plan_draft}"},
+            get=row("405", anon="401"),
+            post=row("404", anon="401", gerador="200", **municipal("403")),
+            data={},
+        )
+    ],
+    "plan-approve": [
+        Check(
+            kwargs={"pk": "{plan_to_approve}"},
+            get=row("405", anon="401"),
+            post=row(
+                "404", anon="401", gerador="403", autoridade="403", fiscal="403", nucleo="200"
+            ),
+            data={},
+        )
+    ],
+    "plan-return": [
+        Check(
+            kwargs={"pk": "{plan}"},
+            get=row("405", anon="401"),
+            # Without the note the Núcleo is told to write one.
+            post=row(
+                "404", anon="401", gerador="403", autoridade="403", fiscal="403", nucleo="400"
+            ),
+            data={},
+        )
+    ],
+    # --- issue 15: the Núcleo's worksites and the suspect worksites (municipal only; the
+    # generator sees its own worksites elsewhere, never these lists) ---------------------------
+    "maps:nucleo-obras": [Check(get=MUNICIPAL_PAGE), Check(query="csv=1", get=MUNICIPAL_PAGE)],
+    "maps:nucleo-obra": [Check(kwargs={"pk": "{worksite}"}, get=MUNICIPAL_PAGE)],
+    "suspect-worksites": [
+        Check(get=API_MUNICIPAL),
+        Check(query="reason=suspect&municipality=3518404", get=API_MUNICIPAL),
+    ],
+    # --- issue 16 point 7: webhooks, a transporter's or a facility's own; another's is a 404,
+    # a role without CTRs of its own (municipal, generator, curioso) has none: 403 -------------
+    "webhooks:list": [
+        Check(
+            get=row(**OWNERS_OK, default="403", anon="login"),
+            post=row(**OWNERS_400, default="403", anon="login"),
+        )
+    ],
+    "webhooks:detail": [Check(kwargs={"pk": "{webhook}"}, get=WEBHOOK_PAGE)],
+    "webhooks:rotate": [Check(kwargs={"pk": "{webhook}"}, get=POST_ONLY, post=WEBHOOK_PAGE)],
+    "webhooks:enable": [
+        Check(kwargs={"pk": "{webhook}"}, get=POST_ONLY, post=WEBHOOK_BACK_TO_DETAIL)
+    ],
+    "webhooks:disable": [
+        Check(kwargs={"pk": "{webhook}"}, get=POST_ONLY, post=WEBHOOK_BACK_TO_DETAIL)
+    ],
+    "webhooks:replay": [
+        Check(kwargs={"pk": "{webhook_delivery}"}, get=POST_ONLY, post=WEBHOOK_BACK_TO_DETAIL)
+    ],
+    "webhook-list": [
+        Check(
+            get=row(**OWNERS_OK, default="403", anon="401"),
+            post=row(**OWNERS_400, default="403", anon="401"),
+        )
+    ],
+    "webhook-detail": [Check(kwargs={"pk": "{webhook}"}, get=WEBHOOK_API)],
+    "webhook-deliveries": [Check(kwargs={"pk": "{webhook}"}, get=WEBHOOK_API)],
+    "webhook-rotate-secret": [
+        Check(kwargs={"pk": "{webhook}"}, get=row("405", anon="401"), post=WEBHOOK_API)
+    ],
+    "webhook-enable": [
+        Check(kwargs={"pk": "{webhook}"}, get=row("405", anon="401"), post=WEBHOOK_API)
+    ],
+    "webhook-disable": [
+        Check(kwargs={"pk": "{webhook}"}, get=row("405", anon="401"), post=WEBHOOK_API)
+    ],
+    "webhook-delivery-replay": [
+        Check(
+            kwargs={"pk": "{webhook_delivery_api}"},
+            get=row("405", anon="401"),
+            post=row(**WEBHOOK_OTHERS, default="403", anon="401", alfa="202"),
+        )
+    ],
+    # --- issue 16 point 4: corrections after reception --------------------------------------------
+    # The two parties of the reception (alfa, the ATT's operator) and the municipality read
+    # them; anyone else is told they do not exist. Either party proposes (an empty body: 400);
+    # the other one approves or refuses (the proposer, alfa, is refused); either sends a refused
+    # one to the Núcleo (alfa first; then it is escalated already: 409); only the Núcleo's own
+    # group decides (an empty body: 400).
+    "ctr-corrections": [
+        Check(
+            kwargs={"number": "{corr_ctr}"},
+            get=row("404", anon="401", alfa="200", operador="200", **municipal("200")),
+            post=row("404", anon="401", **municipal("403"), alfa="400", operador="400"),
+            data={},
+        )
+    ],
+    "correction-detail": [
+        Check(
+            kwargs={"pk": "{api_corr_decide}"},
+            get=row("404", anon="401", alfa="200", operador="200", **municipal("200")),
+        )
+    ],
+    "correction-approve": [
+        Check(
+            kwargs={"pk": "{api_corr_approve}"},
+            get=row("405", anon="401"),
+            post=row("404", anon="401", **municipal("403"), alfa="403", operador="200"),
+            data={},
+        )
+    ],
+    "correction-refuse": [
+        Check(
+            kwargs={"pk": "{api_corr_refuse}"},
+            get=row("405", anon="401"),
+            post=row("404", anon="401", **municipal("403"), alfa="403", operador="200"),
+            data={"reason": "Não confere"},
+        )
+    ],
+    "correction-escalate": [
+        Check(
+            kwargs={"pk": "{api_corr_escalate}"},
+            get=row("405", anon="401"),
+            post=row("404", anon="401", **municipal("403"), alfa="200", operador="409"),
+            data={},
+        )
+    ],
+    "correction-decide": [
+        Check(
+            kwargs={"pk": "{api_corr_decide}"},
+            get=row("405", anon="401"),
+            post=row(
+                "404",
+                anon="401",
+                nucleo="400",
+                autoridade="403",
+                fiscal="403",
+                alfa="403",
+                operador="403",
+            ),
+            data={},
+        )
+    ],
+    "ctr_web:corrections": [
+        Check(
+            kwargs={"number": "{corr_ctr}"},
+            get=row("404", anon="login", alfa="200", operador="200", **municipal("200")),
+        )
+    ],
+    "ctr_web:correction-propose": [
+        Check(
+            kwargs={"number": "{corr_ctr}"},
+            get=POST_ONLY,
+            post=row("404", anon="login", **municipal("403"), alfa="400", operador="400"),
+        )
+    ],
+    "ctr_web:correction-approve": [
+        Check(
+            kwargs={"pk": "{web_corr_approve}"},
+            get=POST_ONLY,
+            post=row(
+                "404",
+                anon="login",
+                **municipal("403"),
+                alfa="403",
+                operador="302→/ctrs/{web_corr_approve_ctr}/correcoes/",
+            ),
+        )
+    ],
+    "ctr_web:correction-refuse": [
+        Check(
+            kwargs={"pk": "{web_corr_refuse}"},
+            get=POST_ONLY,
+            post=row("404", anon="login", **municipal("403"), alfa="403", operador="400"),
+        )
+    ],
+    "ctr_web:correction-escalate": [
+        Check(
+            kwargs={"pk": "{web_corr_escalate}"},
+            get=POST_ONLY,
+            post=row(
+                "404",
+                anon="login",
+                **municipal("403"),
+                alfa="302→/ctrs/{web_corr_escalate_ctr}/correcoes/",
+                operador="409",
+            ),
+        )
+    ],
+    "ctr_web:correction-decide": [
+        Check(
+            kwargs={"pk": "{web_corr_decide}"},
+            get=POST_ONLY,
+            post=row(
+                "404",
+                anon="login",
+                nucleo="400",
+                autoridade="403",
+                fiscal="403",
+                alfa="403",
+                operador="403",
+            ),
+        )
+    ],
+    "ctr_web:nucleo-corrections": [Check(get=MUNICIPAL_PAGE)],
     # --- django.contrib.admin: only its index (see EXCLUDED_NAMESPACES); nobody is staff ------
     "admin:index": [Check(get=row("302→/admin/login/"))],
 }

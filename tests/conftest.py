@@ -104,3 +104,25 @@ def fresh_rate_limits():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def smtp_server(settings, django_capture_on_commit_callbacks):
+    """A real SMTP server on loopback that Django's SMTP backend sends to. config.mail sends
+    after the transaction commits: inside a test's transaction, wrap the operation in
+    `smtp_server.commit()` (the on-commit callbacks run at its end). Read what arrived in
+    `smtp_server.messages`."""
+    from tests import mail_server
+
+    controller, received = mail_server.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = controller.port
+    settings.EMAIL_USE_TLS = False
+    settings.EMAIL_HOST_USER = ""
+    settings.EMAIL_HOST_PASSWORD = ""
+    received.commit = lambda: django_capture_on_commit_callbacks(execute=True)
+    try:
+        yield received
+    finally:
+        controller.stop()

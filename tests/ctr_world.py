@@ -21,6 +21,8 @@ TODAY = D(2026, 11, 30)
 CNPJ_ALFA = "11222333000181"
 CNPJ_BETA = "11444777000161"
 CPF_GENERATOR = "52998224725"
+# The generator with an account (role "gerador"): named on no CTR of ctr_payload.
+CNPJ_GAMA = "33644555000125"
 
 
 @dataclass
@@ -40,6 +42,8 @@ class World:
     fiscal: object
     authority: object  # applies penalties and decides appeals (art. 35)
     outsider: object  # authenticated, no role
+    gama: Generator  # a generator with an account
+    generator_user: object  # acts for Gama (Membership.generator)
 
     def inside(self, facility: ReceivingFacility):
         """A discharge point well inside the facility."""
@@ -85,6 +89,7 @@ def build_world() -> World:
         municipality=town,
         valid_from=D(2025, 1, 1),
     )
+    gama = Generator.objects.create(name="Construtora Gama Ltda.", document=CNPJ_GAMA)
     for transporter, plate, code in ((alfa, "ABC1D23", "C-01"), (beta, "XYZ9876", "B-01")):
         Vehicle.objects.create(transporter=transporter, plate=plate)
         Equipment.objects.create(
@@ -106,6 +111,8 @@ def build_world() -> World:
         fiscal=make_user("fiscal", roles.FISCAL),
         authority=make_user("autoridade", roles.AUTORIDADE),
         outsider=make_user("curioso"),
+        gama=gama,
+        generator_user=make_user("gerador", generator=gama),
     )
 
 

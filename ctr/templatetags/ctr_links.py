@@ -16,9 +16,10 @@ register = template.Library()
 def ctr_url_for(user, ctr) -> str:
     """The page of this CTR that `user` may open: the transporter's detail for its own CTRs,
     the operator's page of an onward CTR leaving its facility, the operator's reception
-    (looked up by number) for loads destined to its facility, and otherwise the public
-    verification page (Núcleo, inspectors, citizens: art. 13 p.ú.). `ctr` is a CTR, a dict
-    with "number" (and maybe "transporter_id"), or a number."""
+    (looked up by number) for loads destined to its facility, the generator's detail for a
+    generator's user, and otherwise the public verification page (Núcleo, inspectors,
+    citizens: art. 13 p.ú.). `ctr` is a CTR, a dict with "number" (and maybe
+    "transporter_id"), or a number."""
     member = roles.membership(user) if user is not None else None
     if isinstance(ctr, str):
         # A bare number is shown on pages already scoped to the viewer's CTRs (a transporter's
@@ -35,6 +36,10 @@ def ctr_url_for(user, ctr) -> str:
         transporter_id = getattr(ctr, "transporter_id", None)
         facility_id = getattr(ctr, "destination_facility_id", None)
     origin_id = getattr(ctr, "origin_facility_id", None)
+    if member is not None and member.generator_id:
+        # A generator's pages list only its own CTRs (roles.visible_ctrs), and its detail page
+        # answers 404 for any other. By URL name: ctr imports nothing of generators.
+        return reverse("generators:ctr-detail", args=[number])
     if member is not None:
         if member.transporter_id and member.transporter_id == transporter_id:
             return reverse("ctr_web:ctr-detail", args=[number])

@@ -40,7 +40,9 @@ from ctr.models import CTR
 from fiscalization.models import DumpingReport
 from pev_network.models import CatchmentBasin
 from tests.builders import multi, offset, square
-from tests.ctr_world import build_world, ctr_payload
+from tests.ctr_world import CNPJ_GAMA, build_world, ctr_payload
+from tests.generators.worksite_world import api_body as worksite_body
+from tests.generators.worksite_world import registered, square_m
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
 pytestmark = [
@@ -91,6 +93,7 @@ ROLES = {
     "nucleo": "nucleo",
     "fiscal": "fiscal",
     "sem_papel": "curioso",
+    "gerador": "gerador",
 }
 CONFIG = schemathesis.Config.from_dict(
     {
@@ -153,6 +156,8 @@ def real_objects(world) -> dict[str, object]:
         "equipment_id": world.alfa.equipment.first().pk,
         "facility_id": world.att.pk,
         "municipality_id": world.town.pk,
+        # A worksite of Gama, the gerador's generator (issue 15).
+        "worksite_id": registered(world.gama, municipality=world.town).pk,
     }
 
 
@@ -223,6 +228,29 @@ def known_inputs(world, objects) -> dict[str, list[dict]]:
         ],
         "GET /api/v1/dumping-reports/{id}/suspects/": [{"path_parameters": report}],
         "GET /api/v1/roadside/": [{"query": {"plate": "ABC1D23"}}],
+        # The gerador's own worksite first (the boundary values replace its fields); the
+        # municipality names the generator.
+        "POST /api/v1/worksites/": [
+            {
+                "body": worksite_body(address="Rua da Obra Nova, 1", permit_number=""),
+                "media_type": json,
+            },
+            {
+                "body": worksite_body(address="Rua da Obra Nova, 2", generator=CNPJ_GAMA),
+                "media_type": json,
+            },
+        ],
+        "GET /api/v1/worksites/{id}/": [{"path_parameters": {"id": objects["worksite_id"]}}],
+        "PATCH /api/v1/worksites/{id}/": [
+            {
+                "path_parameters": {"id": objects["worksite_id"]},
+                "body": {"built_area_m2": "400", "geometry": square_m()},
+                "media_type": json,
+            }
+        ],
+        "POST /api/v1/generator-invitations/": [
+            {"body": {"document": CNPJ_GAMA, "email": "gama@example.org"}, "media_type": json}
+        ],
     }
 
 
@@ -268,6 +296,12 @@ MUST_SUCCEED = {
         "GET /api/v1/dumping-reports/hotspots/",
     ],
     "fiscal": ["POST /api/v1/dumping-reports/{id}/status/", "GET /api/v1/ctrs/{number}/"],
+    "gerador": [
+        "GET /api/v1/worksites/",
+        "POST /api/v1/worksites/",
+        "GET /api/v1/worksites/{id}/",
+        "PATCH /api/v1/worksites/{id}/",
+    ],
 }
 
 
@@ -353,7 +387,7 @@ def edge_cases(operation, known: list[dict]):
                 )
 
 
-@pytest.mark.parametrize("role", ["anonimo", "transportador", "operador", "nucleo"])
+@pytest.mark.parametrize("role", ["anonimo", "transportador", "operador", "nucleo", "gerador"])
 def test_api_boundary_values(role, api_schema):
     world = build_world()
     objects = real_objects(world)
@@ -405,3 +439,28 @@ def test_unroutable_api_path_answers_problem_json():
     response = Client().get("/api/v1/ctrs/nao-e-um-numero/")
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/problem+json")
+
+
+def test_a_body_without_content_type_is_a_declared_415():
+    """Found by this sweep: a raw body sent with no Content-Type (schemathesis's negative
+    multipart case) got DRF's 415, which the PGRCC decisions did not declare."""
+    world = build_world()
+    client = APIClient(raise_request_exception=False)
+    client.force_authenticate(world.nucleo)
+    response = client.generic("POST", "/api/v1/plans/123/approve/", b"\r\xc2\xb8", "")
+    assert response.status_code == 415
+    assert "não suportado" in response.json()["detail"]
+    schema = Client().get(SCHEMA_PATH, HTTP_ACCEPT="application/json").json()
+    with_body = [
+        (path, method)
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if "requestBody" in operation
+    ]
+    assert ("/api/v1/plans/{id}/approve/", "post") in with_body
+    undeclared = [
+        (path, method)
+        for path, method in with_body
+        if "415" not in schema["paths"][path][method]["responses"]
+    ]
+    assert undeclared == []

@@ -26,17 +26,22 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import certificates, services
-from ctr.models import CTR
+from ctr import certificates, ctr_templates, services
+from ctr.models import CTR, Worksite
 from fiscalization import enforcement, intake, photos
 from fiscalization.models.enforcement import DeliveryMethod
+from generators import plans
 from pev_network.models import CatchmentBasin
 from tests import dumping_fixtures as fx
 from tests.authorization_table import EXCLUDED_NAMESPACES, ROLES, TABLE, Check
 from tests.builders import multi, square
+from tests.ctr import correction_world
 from tests.ctr.onward_world import onward_request
 from tests.ctr_world import build_world, ctr_payload
 from tests.enforcement_world import at, record_for
+from tests.generators import declaration_world
+from tests.generators.account_world import account_objects
+from tests.webhooks.world import webhook_objects
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
@@ -51,6 +56,7 @@ USERNAMES = {
     "autoridade": "autoridade",
     "fiscal": "fiscal",
     "curioso": "curioso",
+    "gerador": "gerador",
 }
 
 
@@ -98,15 +104,23 @@ def build_objects() -> dict[str, object]:
     world = build_world()
     today = timezone.localdate()
 
-    def issue() -> CTR:
+    def issue(**overrides) -> CTR:
         client = APIClient()
         client.force_authenticate(world.alfa_user)
-        payload = ctr_payload(world, transport_date=today.isoformat())
+        payload = ctr_payload(world, transport_date=today.isoformat(), **overrides)
         response = client.post("/api/v1/ctrs/", payload, format="json")
         assert response.status_code == 201, response.content
         return CTR.objects.get(number=response.json()["number"])
 
     ctr, to_receive, to_refuse, to_cancel = issue(), issue(), issue(), issue()
+    # A CTR of Construtora Gama, the generator with an account (issue 15): its worksite too.
+    gama_ctr = issue(
+        generator={"name": world.gama.name, "document": world.gama.document},
+        worksite={
+            "address": "Av. da Gama, 500",
+            "location": {"type": "Point", "coordinates": list(world.origin.coords)},
+        },
+    )
     # An onward CTR from the ATT (issue 14), of a load received there.
     services.receive(issue(), world.operator, Decimal("3"))
     onward_ctr = services.issue_onward(
@@ -130,8 +144,28 @@ def build_objects() -> dict[str, object]:
         area=multi(square(*world.origin.coords, 800)),
         served_by=world.pev,
     )
+
+    # The PGRCC (issue 15 point 3): Gama's worksites, with a plan waiting for the Núcleo, one
+    # to approve, and a complete draft to submit.
+    def gama_plan(address: str, submit: bool = True):
+        site = Worksite.objects.create(
+            generator=world.gama,
+            address=address,
+            location=world.origin,
+            municipality=world.town,
+            built_area_m2=Decimal("500"),
+            work_kind="new_building",
+        )
+        data = plans.PlanInput({"A": "40"}, [world.alfa.pk], [world.att.pk])
+        return plans.save(site, world.generator_user, data, submit=submit)
+
+    plan = gama_plan("Av. das Obras, 1")
     return {
         "world": world,
+        "gama_site": plan.worksite_id,
+        "plan": plan.pk,
+        "plan_to_approve": gama_plan("Av. das Obras, 2").pk,
+        "plan_draft": gama_plan("Av. das Obras, 3", submit=False).pk,
         "ctr": ctr.number,
         "ctr_pk": ctr.pk,
         "ctr_to_receive": to_receive.number,
@@ -140,9 +174,15 @@ def build_objects() -> dict[str, object]:
         "onward_ctr": onward_ctr.number,
         "worksite": ctr.worksite_id,
         "generator": ctr.generator_id,
+        "gama_ctr": gama_ctr.number,
+        "gama_worksite": gama_ctr.worksite_id,
+        "gama_generator": gama_ctr.generator_id,
         "certificate": certificates.issue(
             certificates.Scope.of_worksite(ctr.worksite), world.nucleo
         )[0].code,
+        # CTR templates (issue 16 point 1): alfa's, saved from its CTR.
+        "ctr_template": ctr_templates.from_ctr(ctr, world.alfa_user, "Modelo").pk,
+        "ctr_template_to_delete": ctr_templates.from_ctr(ctr, world.alfa_user, "Outro").pk,
         "vehicle": world.alfa.vehicles.first().pk,
         "equipment": world.alfa.equipment.first().pk,
         "facility": world.att.pk,
@@ -161,6 +201,10 @@ def build_objects() -> dict[str, object]:
         "charge": charge.pk,
         "beta_id": world.beta.pk,
         "month": f"{today:%Y-%m}",
+        **account_objects(world),
+        **declaration_world.matrix_objects(world),
+        **webhook_objects(world),
+        **correction_world.matrix_objects(world),  # issue 16 point 4
     }
 
 

@@ -67,6 +67,8 @@ def test_every_decimal_field_reads_a_decimal_comma(name, field):
     assert Decimal(str(value)) == Decimal(text.replace(",", "."))
     widget_html = field.widget.render(name, None)
     assert 'type="number"' not in widget_html  # browsers drop the comma of a number input
+    if field.widget.is_hidden:
+        return  # filled by a script (the device's location), never typed
     assert 'inputmode="decimal"' in widget_html
 
 

@@ -130,7 +130,15 @@ def test_the_readme_lists_the_project_commands():
     listed = readme_commands()
     ours = sorted(
         path.stem
-        for app in ("pev_network", "ctr", "fiscalization", "synthetic", "tour")
+        for app in (
+            "pev_network",
+            "ctr",
+            "generators",
+            "fiscalization",
+            "webhooks",
+            "synthetic",
+            "tour",
+        )
         for path in (ROOT / app / "management" / "commands").glob("*.py")
         if not path.stem.startswith("_")
     )

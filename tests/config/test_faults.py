@@ -509,10 +509,12 @@ def assert_no_partial_ctr(pg: PrivatePostgres, numbers: set[str]) -> int:
         assert others == []
         assert (first, last, sequence) == (1, count, count), "numeração com lacuna"
         # A generator or worksite is written in the transaction of its first CTR: one
-        # without any CTR is the remains of an issue that did not finish.
+        # without any CTR is the remains of an issue that did not finish (a generator with an
+        # account, the world's Gama, exists before any CTR names it).
         cursor.execute(
             "SELECT g.document FROM ctr_generator g WHERE NOT EXISTS "
-            "(SELECT 1 FROM ctr_ctr c WHERE c.generator_id = g.id)"
+            "(SELECT 1 FROM ctr_ctr c WHERE c.generator_id = g.id) AND NOT EXISTS "
+            "(SELECT 1 FROM ctr_membership m WHERE m.generator_id = g.id)"
         )
         assert cursor.fetchall() == [], "gerador sem CTR"
         cursor.execute(

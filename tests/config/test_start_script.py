@@ -20,6 +20,7 @@ STEPS = [
     "createcachetable",
     "load_demo",
     "load_ctr_demo",
+    "load_generator_demo",
     "load_fiscalization_demo",
     "collectstatic",
     "runserver",

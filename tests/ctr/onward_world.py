@@ -35,9 +35,11 @@ def inbound(
     day: datetime.date = TODAY,
     facility=None,
     worksite: services.WorksiteData | None = None,
+    worksite_id: int | None = None,
 ):
-    """A CTR of Alfa from a worksite (`worksite`, or none declared) to the ATT (or `facility`)
-    with one waste line per class; received with `received` m³ when given (else left issued)."""
+    """A CTR of Alfa from a worksite (`worksite`, a registered one `worksite_id` whose generator
+    it names, or none declared) to the ATT (or `facility`) with one waste line per class;
+    received with `received` m³ when given (else left issued)."""
     facility = facility or world.att
     ctr = services.issue(
         world.alfa,
@@ -48,8 +50,11 @@ def inbound(
             origin=world.origin,
             destination=world.inside(facility),
             waste=[WasteLine(c, Decimal(v), "misturado") for c, v in lines.items()],
-            generator=services.GeneratorData("Maria da Obra", "52998224725"),
+            generator=None
+            if worksite_id
+            else services.GeneratorData("Maria da Obra", "52998224725"),
             worksite=worksite,
+            worksite_id=worksite_id,
         ),
     )
     if received is not None:

@@ -334,14 +334,37 @@ def test_volume_within_tolerance_is_no_finding(world, issued):
     assert response.json()["findings"] == []
 
 
-def test_reception_location_must_be_inside_the_facility(world, issued):
+def test_reception_away_from_the_facility_is_a_warning_not_a_refusal(world, issued):
+    # Issue 16 point 5: it was a 422 (DESTINATION_OUTSIDE_FACILITY); a phone's fix can be off
+    # by hundreds of metres, so the reception stands and the Núcleo sees the distance.
     outside = {"type": "Point", "coordinates": list(world.origin.coords)}
     response = post(
         world.operator,
         f"/api/v1/ctrs/{issued}/receive/",
         {"received_volume_m3": "3", "location": outside},
     )
-    assert response.status_code == 422
+    assert response.status_code == 200
+    assert [f["code"] for f in response.json()["findings"]] == ["RECEPTION_AWAY_FROM_FACILITY"]
+    assert CTR.objects.get(number=issued).status == "received"
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        {"type": "Point", "coordinates": [-200, -22.8]},
+        {"type": "Point", "coordinates": [-45.2, 91]},
+        {"type": "LineString", "coordinates": [[-45.2, -22.8], [-45.1, -22.8]]},
+        [-45.2, -22.8],
+    ],
+)
+def test_reception_location_that_is_no_point_is_400(world, issued, location):
+    response = post(
+        world.operator,
+        f"/api/v1/ctrs/{issued}/receive/",
+        {"received_volume_m3": "3", "location": location},
+    )
+    assert response.status_code == 400
+    assert "location" in response.content.decode()
     assert CTR.objects.get(number=issued).status == "issued"
 
 
@@ -469,7 +492,9 @@ def test_rules_catalogue_is_public_and_complete():
     body = APIClient().get("/api/v1/rules/").json()
     codes = {r["code"] for r in body}
     assert codes == set(rules.REGISTRY)
-    assert len(codes) == 19  # 14, plus the five of the onward CTR (issue 14)
+    # 14, the five of the onward CTR (issue 14), ORIGIN_OUTSIDE_WORKSITE, the three of where
+    # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3)
+    assert len(codes) == 24
     assert all(r["article"].startswith("Lei 3.978/2007") for r in body)
 
 

@@ -177,7 +177,67 @@ def build_mixed_world():
         f[key] = transporter
     # Numbering continues from what is there: the town's 2026 sequence is at 41.
     NumberSequence.objects.create(municipality=town, year=2026, last_value=41)
+    plan_worksites(f)
+    registered_worksites(town, neighbour)
     return world, f
+
+
+# The PGRCC in force of a large generator's worksite (art. 9 p.ú. I, NOT_IN_GENERATOR_PLAN):
+# four of the rows' companies have a worksite at each of the rows' addresses (stored with
+# other spacing and case, as a person types it), by the address: a small generator's, a large
+# one's without a plan, with a plan naming alfa and the ATT, with a wider plan.
+PLANNED = ("Construtora Planejada S.A.", cnpj(6_999), "Av. do Plano, 500")
+
+
+def plan_worksites(f: dict) -> None:
+    wide = ([f["alfa"], f["self_gen"], f["late_t"]],
+            [f["att"], f["landfill"], f["recycling"], f["pev"]])  # fmt: skip
+    plans = [None, ([], []), ([f["alfa"]], [f["att"]]), wide]
+    for i in range(4):
+        generator = Generator.objects.create(
+            name=f"Construtora {i} Ltda.", document=cnpj(7_000 + i)
+        )
+        for n in range(12):
+            plan = plans[n % 4]
+            site = Worksite.objects.create(
+                generator=generator,
+                address=f"  RUA {n},   {10 * n} " if n % 3 else f"Rua {n}, {10 * n}",
+                location=Point(*m_at(0, 0), srid=4326),
+                is_large_generator=plan is not None,
+            )
+            if plan:
+                site.plan_transporters.set(plan[0])
+                site.plan_facilities.set(plan[1])
+    planned = Generator.objects.create(name=PLANNED[0], document=PLANNED[1])
+    site = Worksite.objects.create(
+        generator=planned,
+        address=PLANNED[2],
+        location=Point(*m_at(-500, -500), srid=4326),
+        is_large_generator=True,
+    )
+    site.plan_transporters.set([f["alfa"]])
+    site.plan_facilities.set([f["att"]])
+
+
+def registered_worksites(town, neighbour) -> None:
+    """Maria da Obra's worksites at the rows' addresses (ORIGIN_OUTSIDE_WORKSITE): "Rua 0, 0"
+    to "Rua 5, 50" drawn as a 200 m square around m_at(-500, -500), "Rua 6, 60" to
+    "Rua 10, 100" a point there, "Rua 11, 110" a point in the neighbour (5 m of GPS
+    tolerance); "Rua 12, 120" created by a CTR, without a registration."""
+    maria = Generator.objects.create(name="Maria da Obra", document=CPF_GENERATOR)
+    drawn = _square(-600, -600, 200)
+    for i in range(13):
+        place = neighbour if i == 11 else town
+        area = drawn if i < 6 else None
+        location = Point(*m_at(10_500 if i == 11 else -500, 0 if i == 11 else -500), srid=4326)
+        Worksite.objects.create(
+            generator=maria,
+            address=f"Rua {i}, {10 * i}",
+            location=drawn.point_on_surface if area else location,
+            area=area,
+            municipality=None if i == 12 else place,
+            registered_at=None if i == 12 else datetime.datetime(2026, 1, 5, tzinfo=datetime.UTC),
+        )
 
 
 def _square(east: float, north: float, size: float) -> Polygon:
@@ -348,9 +408,11 @@ def test_every_issue_rule_has_a_set_based_counterpart():
     for code in issue_rules:
         item = rules.REGISTRY[code]
         assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
-    # Only the PGRCC rule reads a fact that a CSV row cannot state (the worksite's id); the
-    # onward CTR's rules run in bulk too (issue 14, point 6).
-    assert {"NOT_IN_GENERATOR_PLAN"} == bulk.NOT_APPLICABLE_RULES
+    # Every rule checked at issue runs in bulk: the onward CTR's (issue 14, point 6) and the
+    # PGRCC's, on the worksite a row names by its generator and address (issue 15, point 3).
+    # Issue 16 point 3: a CSV row has no provisional number (ctr.offline), so the late sync
+    # of a provisional CTR is the one rule the import cannot meet.
+    assert {"PROVISIONAL_SYNC_LATE"} == bulk.NOT_APPLICABLE_RULES
     assert set(bulk.RULE_SQL) == bulk.IMPLEMENTED_RULES
 
 
@@ -566,6 +628,33 @@ CASES = [
      {"destination": "landfill", "waste": "A=3"}, {"CLASS_A_TO_LANDFILL"}),
     ("class A to the neighbour's landfill, no recycling area there", "alfa",
      {"destination": "landfill_n", "waste": "A=3", "origin": m_at(11_000, 0)}, set()),
+    ("large generator: its PGRCC names the transporter and the destination", "alfa",
+     {"generator_name": PLANNED[0], "generator_document": PLANNED[1],
+      "worksite_address": " av. do PLANO,  500"}, set()),
+    ("large generator: its PGRCC names neither", "late_t",
+     {"generator_name": PLANNED[0], "generator_document": PLANNED[1],
+      "worksite_address": PLANNED[2], "destination": "pev", "waste": "A=0,5"},
+     {"NOT_IN_GENERATOR_PLAN"}),
+    ("origin inside the worksite drawn", "alfa", {"worksite_address": "Rua 0, 0"}, set()),
+    ("origin 10 m off the worksite drawn, within the GPS tolerance", "alfa",
+     {"worksite_address": "Rua 1, 10", "origin": m_at(-390, -500)}, set()),
+    ("origin 20 m off the worksite drawn", "alfa",
+     {"worksite_address": "Rua 2, 20", "origin": m_at(-380, -500)}, {"ORIGIN_OUTSIDE_WORKSITE"}),
+    ("origin far from the worksite drawn, its address spelled otherwise", "alfa",
+     {"worksite_address": "  RUA 3,   30 ", "origin": m_at(2000, 3000)},
+     {"ORIGIN_OUTSIDE_WORKSITE"}),
+    ("origin 10 m from the worksite's point", "alfa",
+     {"worksite_address": "Rua 6, 60", "origin": m_at(-490, -500)}, set()),
+    ("origin 20 m from the worksite's point", "alfa",
+     {"worksite_address": "Rua 7, 70", "origin": m_at(-480, -500)}, {"ORIGIN_OUTSIDE_WORKSITE"}),
+    ("origin 10 m from a worksite of the neighbour, whose tolerance is 5 m", "alfa",
+     {"worksite_address": "Rua 11, 110", "origin": m_at(10_510, 0)},
+     {"ORIGIN_OUTSIDE_WORKSITE"}),
+    ("origin far from a worksite a CTR created, without a registration", "alfa",
+     {"worksite_address": "Rua 12, 120", "origin": m_at(3000, 3000)}, set()),
+    ("origin far from a worksite of another generator at that address", "alfa",
+     {"worksite_address": "Rua 0, 0", "generator_document": cpf(100_001),
+      "origin": m_at(3000, 3000)}, set()),
     ("several at once", "expired_t",
      {"vehicle_plate": "ZZZ9Z99", "equipment_code": "X-77", "destination": "pev",
       "waste": "A=2; INDUSTRIAL=1"},
@@ -689,7 +778,10 @@ def snapshot() -> list[dict]:
                 "received": ctr.received_volume_m3,
                 "closed_at": ctr.closed_at,
                 "created_by": ctr.created_by_id,
-                "waste": [(w.waste_class, w.volume_m3, w.description) for w in ctr.waste.all()],
+                # CTRWaste has no order of its own: compare the lines as a set.
+                "waste": sorted(
+                    (w.waste_class, w.volume_m3, w.description) for w in ctr.waste.all()
+                ),
                 "events": [
                     (e.action, e.from_status, e.to_status, e.data, e.actor_id) for e in events
                 ],

@@ -88,6 +88,15 @@ def test_findings_present(demo_output, code):
     assert CTR.objects.filter(findings__contains=[{"code": code}]).exists()
 
 
+def test_trips_take_a_plausible_time_but_one_detour(demo_output):
+    """The demo's reception times follow the road (ctr/plausibility.py): none too fast, and
+    only the one detour the Núcleo's map is meant to show is too slow."""
+    codes = [f["code"] for findings in CTR.objects.values_list("findings", flat=True)
+             for f in findings]  # fmt: skip
+    assert "TRAVEL_TOO_FAST" not in codes
+    assert codes.count("TRAVEL_TOO_SLOW") == 1
+
+
 def test_no_error_findings_and_times_in_order(demo_output):
     now = timezone.now()
     for ctr in CTR.objects.all():

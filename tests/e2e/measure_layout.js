@@ -1,7 +1,10 @@
 // The browser half of tests/e2e/test_phone_layout.py: the page's scroll width against the
 // viewport, and every visible tap target under 44 px (see the test module for the rule).
-() => {
+// `options.runningText` (a CSS selector, optional): only a link whose text block matches it
+// counts as running text (tests/e2e/test_mobile_first.py narrows the exception to <p>).
+(options) => {
   const MIN = 44;
+  const runningText = (options || {}).runningText || null;
   const out = { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, small: [], wide: [] };
   function visible(el) {
     if (el.closest("[hidden], template")) return false;
@@ -20,6 +23,13 @@
     while (block && getComputedStyle(block).display.startsWith("inline")) block = block.parentElement;
     if (!block) return false;
     const own = (a.textContent || "").replace(/\s+/g, "");
+    if (runningText) {
+      // Running text is the block's own words: not those of its buttons, links or fields.
+      if (!block.matches(runningText)) return false;
+      const copy = block.cloneNode(true);
+      copy.querySelectorAll("a, button, input, select, textarea, label, summary").forEach((c) => c.remove());
+      return (copy.textContent || "").replace(/\s+/g, "").length > 0;
+    }
     const all = (block.textContent || "").replace(/\s+/g, "");
     return all.length > own.length;
   }

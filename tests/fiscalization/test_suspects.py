@@ -123,7 +123,9 @@ def test_exactly_the_suspects_and_why(scenario):
     assert found.window_from == D(2026, 11, 13)
     assert found.window_to == D(2026, 11, 20)
     assert found.total == 4
-    assert found.counts == {"OVERDUE": 1, "REFUSED": 1, "CANCELLED": 1, "ON_THE_WAY": 1}
+    assert found.counts == {
+        "OVERDUE": 1, "REFUSED": 1, "CANCELLED": 1, "ON_THE_WAY": 1, "SLOW_TRIP": 0
+    }  # fmt: skip
 
 
 def test_grouped_by_transporter_and_vehicle_with_counts(scenario):

@@ -1,5 +1,6 @@
 /* "Emitir CTR": a click on the map fills the origin or the destination (a toggle chooses
- * which), typed coordinates move the markers, and more waste rows can be added.
+ * which), "Usar minha localização" puts the origin where the device is, typed coordinates
+ * move the markers, and more waste rows can be added.
  * The map is folium's; its Leaflet object is the global named in #mapa[data-map-var].
  * Without JavaScript the form still works: coordinates are typed, three waste rows exist. */
 (function () {
@@ -139,16 +140,31 @@
     );
   }
 
-  // "preclick", not "click": a click on a facility opens its popup, and Leaflet's popup stops
-  // the map's click; preclick reaches the map first, wherever the click lands.
-  map.on("preclick", function (event) {
-    var name = target();
-    choose(name, event.latlng);
+  function pick(name, latlng) {
+    choose(name, latlng);
     // After the origin, the next click is most likely the destination.
     if (name === "origin" && !points.destination.marker) {
       setTarget("destination");
     }
+  }
+
+  // "preclick", not "click": a click on a facility opens its popup, and Leaflet's popup stops
+  // the map's click; preclick reaches the map first, wherever the click lands.
+  map.on("preclick", function (event) {
+    pick(target(), event.latlng);
   });
+
+  // Issue 16 points 3 and 8: the driver at the worksite puts the origin where the phone is,
+  // as a click on the map would (offline too: the position comes from the device).
+  input.offerLocation(
+    map,
+    document.getElementById("usar-localizacao"),
+    input.statusLine(document.getElementById("localizacao-status")),
+    function (latlng) {
+      pick("origin", latlng);
+    },
+    17
+  );
 
   // Choosing the destination area, in its select or with "Usar como destino" in a facility's
   // popup, puts the discharge point inside that area (the server's point on its surface,

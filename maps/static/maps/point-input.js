@@ -78,25 +78,36 @@
     };
   }
 
-  /** Shows the "use my location" button (geolocation needs a secure context: https or
-   * localhost); the device's position is chosen (choose(latlng)) and zoomed to. */
+  /** Shows the "use my location" button where the device can tell (maps/device-location.js,
+   * CtrDeviceLocation); a tap chooses the device's position (choose(latlng), as a click on the
+   * map would) and centres the map there at `zoom` or closer. `say` is the status line beside
+   * the button: the point and its precision, or why there is none (refused, no fix, too
+   * slow); the map still takes clicks. */
   function offerLocation(map, button, say, choose, zoom) {
-    if (!button || !navigator.geolocation || !window.isSecureContext) {
+    var device = window.CtrDeviceLocation;
+    if (!button || !device || !device.available()) {
       return;
     }
     button.hidden = false;
     button.addEventListener("click", function () {
+      button.disabled = true;
       say("Obtendo a sua localização…");
-      navigator.geolocation.getCurrentPosition(
-        function (position) {
-          var latlng = L.latLng(position.coords.latitude, position.coords.longitude);
+      device.locate(
+        function (fix) {
+          button.disabled = false;
+          var latlng = L.latLng(fix.lat, fix.lon);
           choose(latlng);
           map.setView(latlng, Math.max(map.getZoom(), zoom));
+          var precision = device.precision(fix);
+          say(
+            "Localização do aparelho: latitude " + format(fix.lat) + ", longitude " +
+              format(fix.lon) + (precision ? ", " + precision : "") + "."
+          );
         },
-        function () {
-          say("Não foi possível obter a sua localização. Clique no mapa ou digite as coordenadas.");
-        },
-        { enableHighAccuracy: true, timeout: 10000, maximumAge: 60000 }
+        function (reason) {
+          button.disabled = false;
+          say(reason + ": marque o ponto no mapa ou digite as coordenadas.");
+        }
       );
     });
   }

@@ -28,6 +28,21 @@
     });
   }
 
+  // Issue 16 point 8: a long sub-menu (the transporter's eight entries took four rows of a
+  // phone) keeps its first entries in one row and opens the others from its "Mais" button;
+  // the CSS hides them below 960 px only once this has run (class subnav-compact).
+  Array.prototype.forEach.call(document.querySelectorAll(".subnav-toggle"), function (item) {
+    var subnav = item.closest(".subnav");
+    var more = item.querySelector("button");
+    subnav.classList.add("subnav-compact");
+    item.hidden = false;
+    more.addEventListener("click", function () {
+      var open = more.getAttribute("aria-expanded") !== "true";
+      more.setAttribute("aria-expanded", open ? "true" : "false");
+      subnav.classList.toggle("subnav-open", open);
+    });
+  });
+
   // A link alone in its block (a paragraph or list item with no other text) is a tap
   // target, not a link in running text: it gets the 44 px box (class lone-link).
   var main = document.getElementById("conteudo");
@@ -54,8 +69,14 @@
     }
     var labels = [];
     Array.prototype.forEach.call(headRow.cells, function (cell) {
+      // A sortable header's label without its sort mark and state (issue 16 point 8: on a
+      // phone every card repeated "Transporte▼ (em ordem decrescente)").
+      var copy = cell.cloneNode(true);
+      Array.prototype.forEach.call(copy.querySelectorAll(".sort-link > *"), function (part) {
+        part.remove();
+      });
       for (var i = 0; i < (cell.colSpan || 1); i++) {
-        labels.push(cell.textContent.trim());
+        labels.push(copy.textContent.trim());
       }
     });
     Array.prototype.forEach.call(table.tBodies, function (body) {

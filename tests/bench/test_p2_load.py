@@ -1,0 +1,115 @@
+"""The load generators of P2 (bench/p2_http.py) against a real HTTP server on loopback: the
+open loop offers the rate asked for whatever the server does (wrk with bench/wrk/paced.lua,
+and the Python fallback), every issue carries its own Idempotency-Key, and the targets of
+issue 16 point 9 are read as ratios of the run's own figures. Counts and spacing are
+asserted, never timings of our code."""
+
+from __future__ import annotations
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from bench import p2_http
+
+RATE = 40.0
+SECONDS = 2
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """Answers 201 to anything after a short pause, keeping the connection (HTTP/1.1), and
+    records when each request arrived and its Idempotency-Key."""
+
+    protocol_version = "HTTP/1.1"
+    pause = 0.005
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        self.server.arrivals.append((time.monotonic(), self.headers.get("Idempotency-Key")))
+        time.sleep(self.pause)
+        body = b'{"ok": true}'
+        self.send_response(201)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    httpd.arrivals = []
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+LINES = [("POST", "/api/v1/ctrs/", f'{{"n": {n}}}') for n in range(50)]
+
+
+@pytest.fixture(params=["wrk", "python"])
+def generator(request, monkeypatch):
+    if request.param == "python":
+        monkeypatch.setattr(p2_http, "have_wrk", lambda: False)
+    else:
+        assert p2_http.have_wrk(), (
+            "wrk não instalado: make test instala (scripts/system-packages.sh)"
+        )
+    return request.param
+
+
+def test_the_open_loop_offers_the_rate_asked_for(server, generator):
+    load = p2_http.run_load(
+        server.server_port, LINES, {}, SECONDS, clients=4, rate=RATE, idempotent=True
+    )
+    expected = RATE * SECONDS
+    assert abs(len(server.arrivals) - expected) <= 0.15 * expected + 4
+    assert load.errors == 0 and load.rate == RATE
+    # Paced, not in bursts: no quarter of a second holds much more than its share (wrk sends
+    # each connection's first request at once: 4 on top).
+    times = sorted(t for t, _ in server.arrivals)
+    window = 0.25
+    busiest = max(sum(1 for t in times if start <= t < start + window) for start in times)
+    assert busiest <= RATE * window * 1.6 + 4
+    keys = [key for _, key in server.arrivals]
+    assert None not in keys and len(set(keys)) == len(keys)
+
+
+def test_the_closed_loop_gives_each_request_its_key_only_when_asked(server, generator):
+    p2_http.run_load(server.server_port, LINES, {}, 1, clients=2)
+    assert server.arrivals and all(key is None for _, key in server.arrivals)
+    server.arrivals.clear()
+    p2_http.run_load(server.server_port, LINES, {}, 1, clients=2, idempotent=True)
+    keys = [key for _, key in server.arrivals]
+    assert keys and None not in keys and len(set(keys)) == len(keys)
+
+
+def load(rps: float, p99: float, errors: int = 0) -> p2_http.Load:
+    return p2_http.Load("wrk", int(rps * 10), 10.0, errors, p99 / 2, p99, p99, 0.001, p99)
+
+
+def test_the_targets_are_ratios_of_the_runs_own_figures():
+    extra = {
+        "base": load(2000, 0.010),
+        "base_alone": load(500, 0.004),
+        "alone": load(60, 0.020),  # 5 × the lone baseline: within 6 ×
+        "issue": load(150, 0.120),  # 7.5 % of the baseline's throughput: within 7 %
+        "open": load(75, 0.070),  # 3.5 × the lone client: beyond 3 ×
+    }
+    (a, a_ratio, _, a_met), (_, b_ratio, _, b_met), (_, c_ratio, _, c_met) = p2_http.ratio_targets(
+        extra
+    )
+    assert a.startswith("(a)")
+    assert (round(a_ratio, 2), a_met) == (5.0, True)
+    assert (round(b_ratio, 2), b_met) == (3.5, False)
+    assert (round(c_ratio, 3), c_met) == (0.075, True)
+    extra["open"] = load(75, 0.050, errors=1)  # within 3 ×, but an error
+    assert p2_http.ratio_targets(extra)[1][3] is False

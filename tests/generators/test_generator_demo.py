@@ -1,0 +1,125 @@
+"""The generator's demo (generators/demo.py, `manage.py load_generator_demo`, after
+load_ctr_demo): the README's account "gerador" signs in with the demo password and acts for
+the owner of the conclusive certificate's worksite; a second load duplicates nothing."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.db import transaction
+from django.test import override_settings
+
+from ctr import demo as ctr_demo
+from ctr import roles
+from ctr.models import Membership, Worksite
+from generators import declarations, suspects
+from generators.models import (
+    DeclarationStatus,
+    GeneratorRegistration,
+    HabiteSeDeclaration,
+    PlanStatus,
+    RegistrationStatus,
+    WastePlan,
+)
+from tests.clock import FROZEN_NOW, frozen_clock
+
+pytestmark = pytest.mark.django_db
+FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def load() -> str:
+    out = io.StringIO()
+    call_command("load_generator_demo", stdout=out)
+    return out.getvalue()
+
+
+# First in the module: the demo below is loaded once, for the tests after this one.
+def test_it_needs_the_ctr_demo_first():
+    with pytest.raises(CommandError, match="load_ctr_demo"):
+        load()
+
+
+@pytest.fixture(scope="module")
+def demo_output(django_db_setup, django_db_blocker):
+    # The demo network's licenses have fixed dates: load on a day they are in force.
+    with (
+        frozen_clock(),
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHER),
+        transaction.atomic(),
+    ):
+        call_command("load_demo", stdout=io.StringIO())
+        call_command("load_ctr_demo", stdout=io.StringIO())
+        yield load()
+        transaction.set_rollback(True)
+
+
+def test_the_generator_account_acts_for_the_certificate_worksites_owner(demo_output, client):
+    user = get_user_model().objects.get(username="gerador")
+    generator = roles.membership(user).generator
+    assert Worksite.objects.filter(
+        generator=generator, address="Rua Fictícia do Certificado, 100"
+    ).exists()
+    assert client.login(username="gerador", password=ctr_demo.DEMO_PASSWORD)
+    assert "gerador" in demo_output and ctr_demo.DEMO_PASSWORD in demo_output
+
+
+def test_a_registration_waits_in_the_nucleo_queue(demo_output):
+    registration = GeneratorRegistration.objects.get(user__username="reformas-exemplo")
+    assert registration.status == RegistrationStatus.PENDING
+    assert not registration.user.has_usable_password()
+    assert roles.membership(registration.user) is None
+
+
+def test_the_certificate_worksite_has_an_approved_plan_and_a_declaration_to_issue(demo_output):
+    worksite = Worksite.objects.get(address="Rua Fictícia do Certificado, 100")
+    assert worksite.registered_at is not None and worksite.built_area_m2 > 0
+    plan = WastePlan.objects.get(worksite=worksite)
+    assert plan.status == PlanStatus.APPROVED
+    assert plan.transporters.exists() and plan.facilities.exists()
+    assert worksite.plan_facilities.count() == plan.facilities.count()
+    declaration = HabiteSeDeclaration.objects.get(worksite=worksite)
+    assert declaration.status == DeclarationStatus.REQUESTED
+    with frozen_clock():
+        assert declarations.review(worksite).can_issue
+    assert f"/nucleo/obras/{worksite.pk}/" in demo_output
+
+
+def test_the_large_worksite_of_the_generator_is_a_suspect(demo_output):
+    generator = roles.membership(get_user_model().objects.get(username="gerador")).generator
+    suspect = (
+        Worksite.objects.filter(generator=generator, is_large_generator=True)
+        .exclude(address="Rua Fictícia do Certificado, 100")
+        .get()
+    )
+    assert WastePlan.objects.get(worksite=suspect).status == PlanStatus.APPROVED
+    figures = suspects.of_worksite(suspect, FROZEN_NOW.date())
+    assert suspects.Reason.OVERDUE in figures.reasons
+    assert suspects.Reason.LOW_VOLUME in figures.reasons
+    assert f"Obra suspeita: /nucleo/obras/{suspect.pk}/" in demo_output
+
+
+def test_a_second_load_duplicates_nothing_and_restores_the_password(demo_output):
+    user = get_user_model().objects.get(username="gerador")
+    user.set_password("outra-senha-qualquer")
+    user.save()
+
+    def counts():
+        return (
+            get_user_model().objects.count(),
+            Membership.objects.count(),
+            WastePlan.objects.count(),
+            HabiteSeDeclaration.objects.count(),
+        )
+
+    before = counts()
+    with override_settings(PASSWORD_HASHERS=FAST_HASHER):
+        load()
+
+    assert counts() == before
+    user.refresh_from_db()
+    assert user.check_password(ctr_demo.DEMO_PASSWORD)
+    assert GeneratorRegistration.objects.count() == 1

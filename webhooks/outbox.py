@@ -1,0 +1,159 @@
+"""Writing the outbox, inside the transaction of each event (ctr.signals): a webhook row per
+endpoint that hears it, one INSERT … SELECT per event (none at all when no endpoint of the
+CTR's transporter or facilities subscribes: a check in memory), set-based for a CSV chunk.
+
+Rows are written by the event's own transaction, so a rolled-back operation leaves none and a
+committed one cannot lose its rows when the process dies before they are sent."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+from django.db import connection
+from django.db.models.signals import post_delete, post_save
+
+from ctr.models import CTRAction
+
+from .models import Endpoint, EventType
+
+# The event type of each CTR action a system outside hears (the generator's confirmation of
+# departure is the generator's business only).
+EVENT_OF_ACTION = {
+    CTRAction.ISSUE: EventType.ISSUED,
+    CTRAction.RECEIVE: EventType.RECEIVED,
+    CTRAction.REFUSE: EventType.REFUSED,
+    CTRAction.CANCEL: EventType.CANCELLED,
+    CTRAction.CORRECTION_PROPOSED: EventType.CORRECTION_PROPOSED,
+    CTRAction.CORRECTION_APPROVED: EventType.CORRECTION_APPROVED,
+    CTRAction.CORRECTION_REFUSED: EventType.CORRECTION_REFUSED,
+}
+
+# How long a process trusts its copy of "who subscribes to what" before reading it again. A
+# change made in this process drops its copy at once; another process sees a new endpoint
+# within this time (an endpoint hears the events from at most this long after it is created;
+# a removed one is never written to: the INSERT reads the table itself).
+SUBSCRIPTIONS_TTL_SECONDS = 5.0
+
+
+def event_type(action: str, onward: bool) -> str | None:
+    kind = EVENT_OF_ACTION.get(action)
+    if kind == EventType.ISSUED and onward:
+        return EventType.ONWARD_ISSUED
+    return kind
+
+
+class Subscriptions:
+    """(owner kind "t"/"f", owner id, event type) of every active endpoint, per process."""
+
+    def __init__(self):
+        self._keys: frozenset | None = None
+        self._loaded = 0.0
+        self._lock = threading.Lock()
+
+    def clear(self, **kwargs) -> None:
+        self._keys = None
+
+    def keys(self) -> frozenset:
+        keys = self._keys
+        if keys is None or time.monotonic() - self._loaded > SUBSCRIPTIONS_TTL_SECONDS:
+            with self._lock:
+                rows = Endpoint.objects.filter(active=True).values_list(
+                    "transporter_id", "facility_id", "events"
+                )
+                keys = frozenset(
+                    ("t", t, e) if t else ("f", f, e) for t, f, events in rows for e in events
+                )
+                self._keys, self._loaded = keys, time.monotonic()
+        return keys
+
+    def heard(self, kind: str, transporter_id, *facility_ids) -> bool:
+        keys = self.keys()
+        if not keys:
+            return False
+        return ("t", transporter_id, kind) in keys or any(
+            ("f", f, kind) in keys for f in facility_ids if f
+        )
+
+    def any_of(self, *kinds: str) -> bool:
+        return any(key[2] in kinds for key in self.keys())
+
+
+subscriptions = Subscriptions()
+post_save.connect(subscriptions.clear, sender=Endpoint)
+post_delete.connect(subscriptions.clear, sender=Endpoint)
+
+_COLUMNS = """kind, event_id, event_type, endpoint_id, ctr_id, ctr_status, occurred_at,
+    recipients, subject, template, context, status, attempts, next_attempt_at, created_at"""
+_MATCH = """e.active AND {kind} = ANY(e.events)
+    AND (e.transporter_id = {transporter} OR e.facility_id = {destination}
+         OR e.facility_id = {origin})"""
+
+_EVENT_MATCH = _MATCH.format(
+    kind="%(kind)s",
+    transporter="%(transporter)s",
+    destination="%(destination)s",
+    origin="%(origin)s",
+)
+EVENT_SQL = f"""
+INSERT INTO webhooks_delivery ({_COLUMNS})
+SELECT 'webhook', %(event_id)s::uuid, %(kind)s, e.id, %(ctr)s, %(status)s, %(at)s,
+       '{{}}', '', '', '{{}}', 'pending', 0, %(at)s, %(at)s
+FROM webhooks_endpoint e
+WHERE {_EVENT_MATCH}
+"""
+# One event id per CTR, shared by every endpoint that hears it: the CTE is materialized so
+# gen_random_uuid() runs once per CTR, not once per joined row.
+IMPORTED_SQL = """
+WITH issued AS MATERIALIZED (
+    SELECT c.id, c.status, c.transporter_id, c.destination_facility_id, c.origin_facility_id,
+           CASE WHEN c.origin_facility_id IS NULL THEN 'ctr.issued'
+                ELSE 'ctr.onward_issued' END AS kind,
+           gen_random_uuid() AS event_id
+    FROM {table} t JOIN ctr_ctr c ON c.id = t.id
+)
+INSERT INTO webhooks_delivery ({columns})
+SELECT 'webhook', i.event_id, i.kind, e.id, i.id, i.status, %(at)s,
+       '{{}}', '', '', '{{}}', 'pending', 0, %(at)s, %(at)s
+FROM issued i JOIN webhooks_endpoint e ON {match}
+"""
+
+
+def on_event_recorded(sender, event, **kwargs) -> None:
+    """ctr.signals.event_recorded: the webhook rows of one CTR event."""
+    ctr = event.ctr
+    kind = event_type(event.action, ctr.origin_facility_id is not None)
+    if kind is None:
+        return
+    facilities = (ctr.destination_facility_id, ctr.origin_facility_id)
+    if not subscriptions.heard(kind, ctr.transporter_id, *facilities):
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            EVENT_SQL,
+            {
+                # One id per event, shared by every endpoint that hears it.
+                "event_id": str(uuid.uuid4()),
+                "kind": kind,
+                "ctr": ctr.pk,
+                "status": event.to_status,
+                "at": event.at,
+                "transporter": ctr.transporter_id,
+                "destination": facilities[0],
+                "origin": facilities[1],
+            },
+        )
+
+
+def on_ctrs_imported(sender, cursor, table, actor_id, at, **kwargs) -> None:
+    """ctr.signals.ctrs_imported: the webhook rows of a CSV chunk, in one statement."""
+    if not subscriptions.any_of(EventType.ISSUED, EventType.ONWARD_ISSUED):
+        return
+    match = _MATCH.format(
+        kind="i.kind",
+        transporter="i.transporter_id",
+        destination="i.destination_facility_id",
+        origin="i.origin_facility_id",
+    )
+    cursor.execute(IMPORTED_SQL.format(table=table, columns=_COLUMNS, match=match), {"at": at})
