@@ -19,6 +19,8 @@ python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=("python3-venv")
 if [ "$purpose" = "test" ]; then
     command -v chromium >/dev/null 2>&1 || missing+=("chromium")
     have_file /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing+=("fonts-dejavu-core")
+    # The PDF tests read the certificates and declarations as a reader does (pdftotext).
+    command -v pdftotext >/dev/null 2>&1 || missing+=("poppler-utils")
 fi
 # The benchmarks' load generator (bench/p2_http.py, its paced open loop bench/wrk/paced.lua);
 # the tests run it against a loopback server (tests/bench/test_p2_load.py).
