@@ -100,6 +100,35 @@ def test_the_worksite_page_fits(chromium, live_server, world, shot, width):
     context.close()
 
 
+# Where each value of the comparison's first class row and of its totals row starts: the x of
+# the cell's text (the label is the cell's ::before, in the grid's first column).
+VALUE_LEFT = """() => {
+  const left = (cell) => { const range = document.createRange();
+    const text = [...cell.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
+    range.selectNodeContents(text[text.length - 1]); return range.getBoundingClientRect().left; };
+  const table = document.querySelector("#previsto-transportado table");
+  const row = (selector) => Object.fromEntries([...table.querySelectorAll(selector)]
+    .map((cell) => [cell.dataset.label, left(cell)]));
+  return {body: row("tbody tr:first-child td"), total: row("tfoot tr td"),
+          totalDisplay: getComputedStyle(table.tFoot).display};
+}"""
+
+
+def test_the_totals_line_up_with_the_classes_on_a_phone(chromium, live_server, world):
+    # The totals row (the table's footer) was left a table footer while its rows became cards:
+    # its values started ~20 px left of the classes' above them.
+    path = f"/nucleo/obras/{world.low.pk}/"
+    context, page = open_page(chromium, live_server, world.nucleo, path, "phone")
+    measured = page.evaluate(VALUE_LEFT)
+    assert measured["totalDisplay"] == "block"
+    assert set(measured["total"]) == set(measured["body"]) == {
+        "Previsto", "Transportado", "Recebido", "Destinado", "Transportado / previsto",
+    }  # fmt: skip
+    for label, left in measured["total"].items():
+        assert abs(left - measured["body"][label]) < 1, (label, left, measured["body"][label])
+    context.close()
+
+
 def worksite_points(page) -> list[dict]:
     """The worksite circles drawn on the map now: their fill colour and popup."""
     name = page.get_attribute("#mapa", "data-map-var")

@@ -79,7 +79,12 @@
         labels.push(copy.textContent.trim());
       }
     });
-    Array.prototype.forEach.call(table.tBodies, function (body) {
+    // The footer's totals are cards like the rows above them.
+    var groups = Array.prototype.slice.call(table.tBodies);
+    if (table.tFoot) {
+      groups.push(table.tFoot);
+    }
+    groups.forEach(function (body) {
       Array.prototype.forEach.call(body.rows, function (row) {
         var column = 0;
         Array.prototype.forEach.call(row.cells, function (cell) {
