@@ -110,7 +110,8 @@ VALUE_LEFT = """() => {
   const row = (selector) => Object.fromEntries([...table.querySelectorAll(selector)]
     .map((cell) => [cell.dataset.label, left(cell)]));
   return {body: row("tbody tr:first-child td"), total: row("tfoot tr td"),
-          totalDisplay: getComputedStyle(table.tFoot).display};
+          totalDisplay: getComputedStyle(table.tFoot).display,
+          totalTitle: table.tFoot.querySelector("th").getAttribute("data-label")};
 }"""
 
 
@@ -121,6 +122,7 @@ def test_the_totals_line_up_with_the_classes_on_a_phone(chromium, live_server, w
     context, page = open_page(chromium, live_server, world.nucleo, path, "phone")
     measured = page.evaluate(VALUE_LEFT)
     assert measured["totalDisplay"] == "block"
+    assert measured["totalTitle"] is None  # "Total" is the card's title, not a "Classe"
     assert set(measured["total"]) == set(measured["body"]) == {
         "Previsto", "Transportado", "Recebido", "Destinado", "Transportado / previsto",
     }  # fmt: skip

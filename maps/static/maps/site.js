@@ -79,16 +79,19 @@
         labels.push(copy.textContent.trim());
       }
     });
-    // The footer's totals are cards like the rows above them.
+    // The footer's totals are cards like the rows above them; a footer row's own heading
+    // ("Total", "Volume total declarado") is the card's title, not a value of the first column.
     var groups = Array.prototype.slice.call(table.tBodies);
     if (table.tFoot) {
       groups.push(table.tFoot);
     }
     groups.forEach(function (body) {
+      var footer = body === table.tFoot;
       Array.prototype.forEach.call(body.rows, function (row) {
         var column = 0;
         Array.prototype.forEach.call(row.cells, function (cell) {
-          if (labels[column] && !cell.hasAttribute("data-label")) {
+          var title = footer && cell.tagName === "TH";
+          if (labels[column] && !title && !cell.hasAttribute("data-label")) {
             cell.setAttribute("data-label", labels[column]);
           }
           column += cell.colSpan || 1;
