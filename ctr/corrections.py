@@ -622,7 +622,7 @@ def check_stock(facilities: list[ReceivingFacility], before: dict[int, list]) ->
     """After the corrected values are written (inside the caller's transaction): refuse them
     when, at a facility, a day's outflows of a class now pass what it received plus the
     sorting tolerance and the correction made that day worse (a balance already short before
-    it, say a processing recorded on a past day, is not this correction's)."""
+    it, say one a backdated onward CTR left, is not this correction's)."""
     problems = []
     for facility in facilities:
         was = {(o.waste_class, o.day): o for o in before[facility.pk]}

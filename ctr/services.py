@@ -651,6 +651,25 @@ def origin_stock(facility: ReceivingFacility, day: datetime.date) -> dict[str, r
     }
 
 
+def later_shortfall(
+    facility: ReceivingFacility, waste_class: str, day: datetime.date, volume_m3: Decimal
+) -> tuple[stock.Outflow, Decimal] | None:
+    """A volume taken from a class on `day` is gone on every later day too: the first later
+    day on which what had left the class would then pass OVER_FACILITY_STOCK's bound, and the
+    most that could leave on `day` without that (the least of the later days' bounds). The
+    bound only falls on a day something leaves, so those days are the ones to read."""
+    tolerance = sorting_tolerance(facility, waste_class)
+    later = [
+        (outflow, rules.OriginStock(outflow.closing, outflow.received_to_date, tolerance))
+        for outflow in stock.outflows(facility)
+        if outflow.waste_class == waste_class and outflow.day > day
+    ]
+    short = [outflow for outflow, bound in later if volume_m3 > bound.allowed_m3]
+    if not short:
+        return None
+    return short[0], min(bound.allowed_m3 for _, bound in later)
+
+
 def sorting_tolerance(facility: ReceivingFacility, waste_class: str) -> Decimal:
     """How far sorting may change a class's volume at the facility (%): its municipality's."""
     place = facility.municipality
@@ -842,6 +861,21 @@ def record_processing(
                 f"A área “{facility.name}” não tem {rules.fmt(volume_m3)} m³ de "
                 f"{rules.waste_name(waste_class)} em estoque em {br_date(day)} (pode beneficiar "
                 f"até {rules.fmt(allowed.quantize(Decimal('0.001')))} m³).",
+                "over_stock",
+                "volume_m3",
+                status=422,
+            )
+        later = later_shortfall(facility, waste_class, day, volume_m3)
+        if later is not None:
+            outflow, allowed = later
+            raise CTRError(
+                f"A área “{facility.name}” não pode beneficiar {rules.fmt(volume_m3)} m³ de "
+                f"{rules.waste_name(waste_class)} em {br_date(day)}: até "
+                f"{br_date(outflow.day)} já saíram dela {rules.fmt(outflow.out_to_date)} m³ "
+                "dessa classe, e com este beneficiamento essas saídas passariam do estoque "
+                f"mais a tolerância de triagem (pode beneficiar "
+                f"até {rules.fmt(max(allowed, Decimal(0)).quantize(Decimal('0.001')))} m³ "
+                f"em {br_date(day)}).",
                 "over_stock",
                 "volume_m3",
                 status=422,

@@ -16,7 +16,14 @@ from django.db import connection
 
 from ctr import corrections, services, stock
 from ctr.corrections import CorrectionOverStock, Proposal
-from ctr.models import CTR, CorrectionStatus, CTRCorrection, CTREvent, ProcessingKind
+from ctr.models import (
+    CTR,
+    CorrectionStatus,
+    CTRCorrection,
+    CTREvent,
+    OnSiteProcessing,
+    ProcessingKind,
+)
 from ctr.rules import WasteLine
 from tests.ctr.onward_world import api_client, inbound, onward, web_client
 from tests.ctr_world import TODAY, build_world, make_user
@@ -235,15 +242,26 @@ def test_raising_the_received_volume_passes_at_the_bound(world):
     assert corrections.approve(proposed(world, ctr, **volume("5.1")), world.operator).applied
 
 
+def short_by_earlier_processing(world, day):
+    """5 m³ of A processed on `day`, written as record_processing wrote it before it read the
+    later days: the 8 m³ shipped after it are then past the stock."""
+    OnSiteProcessing.objects.create(
+        facility=world.att,
+        waste_class="A",
+        volume_m3=Decimal("5"),
+        day=day,
+        kind=ProcessingKind.RECYCLED,
+        recorded_by=world.operator,
+    )
+
+
 def test_a_shortage_the_correction_does_not_worsen_is_not_its_own(world):
-    """Processing recorded on a past day may already leave a later day short: a correction
-    that raises the volume is not refused for it."""
+    """A later day already short (processing written before record_processing read the later
+    days): a correction that raises the volume is not refused for it."""
     day = datetime.timedelta(days=1)
     ctr = CTR.objects.get(pk=inbound(world, {"A": "10"}, received="10", day=TODAY - day).pk)
     onward(world, {"A": "8"})
-    services.record_processing(
-        world.operator, world.att, "A", Decimal("5"), TODAY - day, ProcessingKind.RECYCLED
-    )
+    short_by_earlier_processing(world, TODAY - day)
     assert closing(world) == Decimal("-3")
     assert corrections.approve(proposed(world, ctr, **volume("10.5")), world.operator).applied
 
@@ -254,14 +272,11 @@ def test_a_facility_that_shipped_nothing_takes_any_lower_volume(world):
 
 
 def test_a_correction_not_moving_the_stock_is_applied_with_the_stock_short(world):
-    """Processing recorded on a past day left the stock short; a new equipment does not
-    touch the stock."""
+    """The stock already short (as above); a new equipment does not touch the stock."""
     day = datetime.timedelta(days=1)
     ctr = CTR.objects.get(pk=inbound(world, {"A": "10"}, received="10", day=TODAY - day).pk)
     onward(world, {"A": "8"})
-    services.record_processing(
-        world.operator, world.att, "A", Decimal("5"), TODAY - day, ProcessingKind.RECYCLED
-    )
+    short_by_earlier_processing(world, TODAY - day)
     correction = corrections.propose(
         ctr, world.operator, Proposal(equipment_code="C-01"), "Outra caçamba"
     )

@@ -131,6 +131,30 @@ def test_processing_is_bounded_by_the_stock_plus_tolerance(world):
     assert OnSiteProcessing.objects.count() == 1
 
 
+def test_processing_on_a_past_day_may_not_leave_a_later_day_short(world):
+    # 10 m³ of A in on the 1st; 10 m³ shipped on the 20th. On the 10th the ATT held 10 m³
+    # (its bound with the 10 % tolerance: 11), but what it processes on the 10th is gone on
+    # the 20th too, where the bound after the shipment was 1 m³.
+    inbound(world, {"A": "10"}, received="10", day=D(2026, 11, 1))
+    onward(world, {"A": "10"}, day=D(2026, 11, 20))
+    with pytest.raises(services.CTRError) as refused:
+        process(world, "A", "2", day=D(2026, 11, 10))
+    assert refused.value.code == "over_stock"
+    assert refused.value.field == "volume_m3"
+    assert str(refused.value) == (
+        "A área “ATT” não pode beneficiar 2 m³ de Classe A (agregados: concreto, tijolo, "
+        "solo…) em 10/11/2026: até 20/11/2026 já saíram dela 10 m³ dessa classe, e com este "
+        "beneficiamento essas saídas passariam do estoque mais a tolerância de triagem (pode "
+        "beneficiar até 1 m³ em 10/11/2026)."
+    )
+    assert not OnSiteProcessing.objects.exists()
+    # Within the later bound it is recorded, and the 20th is then exactly at its bound.
+    process(world, "A", "1", day=D(2026, 11, 10))
+    with pytest.raises(services.CTRError):
+        process(world, "A", "0.001", day=D(2026, 11, 15))
+    assert OnSiteProcessing.objects.count() == 1
+
+
 # --- GET /api/v1/facilities/<id>/balance/ ------------------------------------------------------
 
 
