@@ -58,6 +58,11 @@
     } else if (tag === "A" && inRunningText(el)) {
       return;
     }
+    // A box squeezed by its label's text (a flex item shrinks) is no target a finger can see.
+    if ((el.type === "checkbox" || el.type === "radio") && visible(el)) {
+      const box = el.getBoundingClientRect();
+      if (box.width < 12 || box.height < 12) out.small.push(describe(el) + " (caixa espremida)");
+    }
     if (seen.has(target)) return;
     seen.add(target);
     if (!visible(target) || (target !== el && !visible(el) && el.type !== "checkbox" && el.type !== "radio")) return;
