@@ -116,6 +116,11 @@ def test_a_ctr_issued_offline_is_kept_then_sent_when_the_connection_returns(
     assert LEFT_AT.strftime("%d/%m/%Y %H:%M") in text
     item = page.locator(f"#ctr-offline li[data-numero='{number}']")
     assert "será enviado quando houver conexão" in item.inner_text()
+    # Above the form, where the driver sees it first (below, it was ~5,800 px down).
+    assert (
+        page.locator("#ctr-offline").bounding_box()["y"]
+        < (page.locator("#form-ctr").bounding_box()["y"])
+    )
     assert urlsplit(page.url).path == "/transportador/ctrs/novo/"
     assert CTR.objects.count() == 1  # only last week's
     assert no_horizontal_scroll(page)
