@@ -15,15 +15,14 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from ctr import roles
 from pev_network.models import Municipality
 
+from .staff import nucleo_everywhere
 from .timing import Plan, Result, measure
 
 NAME = "nucleo_map"
@@ -50,14 +49,13 @@ class State:
 
 
 def setup() -> State:
-    roles.ensure_groups()
     user, created = get_user_model().objects.get_or_create(
         username=USERNAME, defaults={"first_name": "Benchmark", "last_name": "Núcleo"}
     )
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
-    user.groups.add(Group.objects.get(name=roles.NUCLEO))
+    nucleo_everywhere(user)
     nucleo = Client()
     nucleo.force_login(user)
     return State(nucleo=nucleo, public=Client())

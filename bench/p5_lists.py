@@ -69,17 +69,15 @@ def remove_copies() -> int:
 
 def setup() -> dict:
     from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
     from rest_framework.authtoken.models import Token
 
-    from ctr import roles
+    from .staff import nucleo_everywhere
 
-    roles.ensure_groups()
     user, created = get_user_model().objects.get_or_create(username=USERNAME)
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
-    user.groups.add(Group.objects.get(name=roles.NUCLEO))
+    nucleo_everywhere(user)
     token, _ = Token.objects.get_or_create(user=user)
     removed = remove_copies()
     if removed:

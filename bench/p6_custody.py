@@ -430,18 +430,17 @@ class Pages:
 def bench_users(case: Case):
     """The Núcleo's user (sees every worksite) and one acting for the CTR's transporter."""
     from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
 
-    from ctr import roles
     from ctr.models import Membership
 
-    roles.ensure_groups()
+    from .staff import nucleo_everywhere
+
     users = get_user_model().objects
     nucleo, created = users.get_or_create(username=NUCLEO_USER)
     if created:
         nucleo.set_unusable_password()
         nucleo.save(update_fields=["password"])
-    nucleo.groups.add(Group.objects.get(name=roles.NUCLEO))
+    nucleo_everywhere(nucleo)
     carrier, created = users.get_or_create(username=TRANSPORTER_USER)
     if created:
         carrier.set_unusable_password()

@@ -295,5 +295,8 @@ class DomainErrorMiddleware:
 
     def process_exception(self, request, exception):
         if isinstance(exception, DomainError):
+            # What lies outside the user's municipalities does not exist for it (issue 24).
+            if exception.status == 404:
+                return not_found(request, exception)
             return back_to_page(request, exception)
         return None

@@ -24,6 +24,7 @@ urlpatterns = [
     path("", include("fiscalization.urls")),
     path("", include("generators.urls")),
     path("", include("webhooks.urls")),
+    path("", include("jurisdiction.urls")),
     # The Núcleo's pages were part of maps/ and keep their `maps:nucleo-*` names: one
     # namespace over both apps' patterns (two includes of one namespace would reverse only one).
     path("", include((maps_urls.urlpatterns + nucleo_urls.urlpatterns, maps_urls.app_name))),

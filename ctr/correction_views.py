@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 import audit
 from config.br_forms import BRDecimalField, CoordinateField
 from config.errors import DomainError, add_to_form
+from jurisdiction.scope import jurisdiction_of
 
 from . import corrections, roles
 from .corrections import CorrectionStatus, Proposal
@@ -288,8 +289,10 @@ def correction_action(request, pk: int, action: str):
 
 def _render_queue(request, bound: dict | None = None, status: int = 200):
     bound = bound or {}
+    # The current municipality's corrections (issue 24): its Núcleo decides them.
+    mine = CTRCorrection.objects.visible_to(request.user, current=True)
     waiting = (
-        CTRCorrection.objects.filter(status=CorrectionStatus.ESCALATED)
+        mine.filter(status=CorrectionStatus.ESCALATED)
         .select_related("ctr", "ctr__transporter", "ctr__destination_facility", "proposed_by")
         .order_by("escalated_at", "pk")
     )
@@ -302,7 +305,7 @@ def _render_queue(request, bound: dict | None = None, status: int = 200):
         for item in waiting
     ]
     decided = (
-        CTRCorrection.objects.filter(status=CorrectionStatus.DECIDED)
+        mine.filter(status=CorrectionStatus.DECIDED)
         .select_related("ctr", "decided_by")
         .order_by("-decided_at", "-pk")[:20]
     )
@@ -313,7 +316,7 @@ def _render_queue(request, bound: dict | None = None, status: int = 200):
             "nav": "nucleo",
             "rows": rows,
             "decided": decided,
-            "can_decide": roles.is_nucleo(request.user),
+            "can_decide": roles.is_nucleo(request.user, jurisdiction_of(request.user).current_id),
         },
         status=status,
     )

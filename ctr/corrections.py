@@ -145,7 +145,8 @@ def allowed(correction: CTRCorrection, user, open_exists: bool = False) -> Allow
         escalate=correction.status == CorrectionStatus.REFUSED
         and side is not None
         and not open_exists,
-        decide=correction.status == CorrectionStatus.ESCALATED and roles.is_nucleo(user),
+        decide=correction.status == CorrectionStatus.ESCALATED
+        and roles.is_nucleo(user, correction.ctr.municipality_id),
     )
 
 
@@ -177,7 +178,7 @@ def check_actor(correction: CTRCorrection, user, action: str) -> str:
     whatever its state: the counterpart answers, either party escalates, the Núcleo decides.
     The user's side, or NotAllowed (403). The API and the pages ask before reading a body."""
     if action == "decide":
-        if not roles.is_nucleo(user):
+        if not roles.is_nucleo(user, correction.ctr.municipality_id):
             raise NotAllowed("Só o Núcleo Permanente de Gestão decide as correções enviadas a ele.")
         return CorrectionSide.NUCLEO
     side = side_of(user, correction.ctr)

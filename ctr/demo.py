@@ -23,12 +23,13 @@ from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password, make_password
-from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.models import Permission
 from django.contrib.gis.geos import Point
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from jurisdiction.models import StaffRole
 from pev_network import services as network
 from pev_network.demo import DEMO_ADMIN
 from pev_network.models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
@@ -329,11 +330,12 @@ def _member(user, transporter=None, facility=None) -> None:
     )
 
 
-def ensure_accounts(transporters: dict[str, Transporter]) -> tuple[list[str], dict]:
+def ensure_accounts(
+    town: Municipality, transporters: dict[str, Transporter]
+) -> tuple[list[str], dict]:
     """The listed accounts (password DEMO_PASSWORD) and, unlisted and without a usable password,
     the members that issue or receive the other demo CTRs. Returns the listed usernames and the
     acting users: transporter key -> user, facility id -> operator."""
-    roles.ensure_groups()
     facilities = {f.code: f for f in ReceivingFacility.objects.filter(code__isnull=False)}
     listed = []
     transporter_users = {}
@@ -361,9 +363,10 @@ def ensure_accounts(transporters: dict[str, Transporter]) -> tuple[list[str], di
         ("fiscal", roles.FISCAL),
         ("autoridade", roles.AUTORIDADE),
     )
-    for username, group in municipal:
+    for username, role in municipal:
         user = _user(username, is_staff=True)
-        user.groups.add(Group.objects.get(name=group))
+        # The town's staff: their roles are the town's, and stop at it (issue 24).
+        StaffRole.objects.get_or_create(user=user, municipality=town, role=role)
         user.user_permissions.add(*view)
         listed.append(user)
     _restore_passwords(listed)
@@ -896,7 +899,7 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
     skipped: Counter = Counter()
     with transaction.atomic():
         transporters = ensure_transporters(town, today)
-        accounts, users = ensure_accounts(transporters)
+        accounts, users = ensure_accounts(town, transporters)
         if not demo_ctrs().exists():
             created = True
             sites = ensure_worksites(town, transporters["A"], random.Random(SEED))

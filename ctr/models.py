@@ -9,10 +9,11 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.gis.db import models
 from django.core.validators import MinValueValidator
-from django.db.models import F, Func, Q, Value
+from django.db.models import Exists, F, Func, OuterRef, Q, Value
 from django.db.models.functions import Lower, Trim
 from django.utils import timezone
 
+from jurisdiction.scope import ScopedQuerySet, scoped
 from pev_network.models import (
     FacilityKind,
     Municipality,
@@ -28,6 +29,15 @@ class RegistrationStatus(models.TextChoices):
     ACTIVE = "ACTIVE", "Ativo"
     SUSPENDED = "SUSPENDED", "Suspenso"
     REVOKED = "REVOKED", "Cassado"
+
+
+class TransporterQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        return Q(municipality_id__in=list(ids))
+
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        return Q(pk=member.transporter_id) if member and member.transporter_id else None
 
 
 class Transporter(models.Model):
@@ -59,6 +69,8 @@ class Transporter(models.Model):
         help_text="Lei 3.978/2007 art. 12 §4: dispensa o licenciamento, mas não as demais regras.",
     )
 
+    objects = TransporterQuerySet.as_manager()
+
     class Meta:
         verbose_name = "transportador"
         verbose_name_plural = "transportadores"
@@ -85,6 +97,16 @@ class Transporter(models.Model):
         return self.status
 
 
+class FleetQuerySet(ScopedQuerySet):
+    """A transporter's vehicles and equipment: its municipalities', and its own people's."""
+
+    scope_via = "transporter"
+
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        return Q(transporter_id=member.transporter_id) if member and member.transporter_id else None
+
+
 class Vehicle(models.Model):
     transporter = models.ForeignKey(
         Transporter, on_delete=models.CASCADE, related_name="vehicles", verbose_name="transportador"
@@ -92,6 +114,8 @@ class Vehicle(models.Model):
     plate = models.CharField("placa", max_length=7, unique=True, validators=[validate_plate])
     description = models.CharField("descrição", max_length=120, blank=True)
     active = models.BooleanField("ativo", default=True)
+
+    objects = FleetQuerySet.as_manager()
 
     class Meta:
         verbose_name = "veículo"
@@ -130,6 +154,8 @@ class Equipment(models.Model):
     )
     active = models.BooleanField("ativo", default=True)
 
+    objects = FleetQuerySet.as_manager()
+
     class Meta:
         verbose_name = "equipamento"
         verbose_name_plural = "equipamentos"
@@ -145,6 +171,20 @@ class Equipment(models.Model):
         return f"{self.code} ({self.nominal_capacity_m3} m³)"
 
 
+class GeneratorQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """A generator (a person or company, CPF/CNPJ, LGPD) is a municipality's when it has a
+        worksite there or a CTR issued or received there."""
+        ids = list(ids)
+        worksites = Worksite.objects.filter(generator=OuterRef("pk"), municipality_id__in=ids)
+        ctrs = CTR.objects.in_municipalities(ids).filter(generator=OuterRef("pk"))
+        return Q(Exists(worksites)) | Q(Exists(ctrs))
+
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        return Q(pk=member.generator_id) if member and member.generator_id else None
+
+
 class Generator(models.Model):
     """Gerador: owner/responsible of a site, or occupant with bulky waste (art. 3 VIII-IX)."""
 
@@ -152,6 +192,8 @@ class Generator(models.Model):
     document = models.CharField(
         "CPF/CNPJ", max_length=14, unique=True, validators=[validate_document]
     )
+
+    objects = GeneratorQuerySet.as_manager()
 
     class Meta:
         verbose_name = "gerador"
@@ -181,6 +223,8 @@ class FacilityOperator(models.Model):
         related_name="operated_facilities",
         verbose_name="operador (gerador dos CTRs de saída)",
     )
+
+    objects = scoped("facility__municipality")
 
     class Meta:
         verbose_name = "operador da área"
@@ -212,6 +256,12 @@ class WorkKind(models.TextChoices):
     NEW_BUILDING = "new_building", "obra nova"
     RENOVATION = "renovation", "reforma"
     DEMOLITION = "demolition", "demolição"
+
+
+class WorksiteQuerySet(ScopedQuerySet):
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        return Q(generator_id=member.generator_id) if member and member.generator_id else None
 
 
 class Worksite(models.Model):
@@ -277,6 +327,8 @@ class Worksite(models.Model):
         verbose_name="destinos do PGRCC",
     )
 
+    objects = WorksiteQuerySet.as_manager()
+
     class Meta:
         verbose_name = "obra"
         verbose_name_plural = "obras"
@@ -334,6 +386,59 @@ class CTRStatus(models.TextChoices):
     RECEIVED = "received", "Recebido"
     REFUSED = "refused", "Recusado"
     CANCELLED = "cancelled", "Cancelado"
+
+
+def membership_of(user):
+    """The Membership a signed-in user acts by (a transporter's, a facility's or a generator's
+    people), or None."""
+    if user is None or not user.is_authenticated:
+        return None
+    try:
+        return user.membership
+    except user._meta.model.membership.RelatedObjectDoesNotExist:
+        return None
+
+
+def generator_ctrs_q(generator_id: int) -> Q:
+    """The CTRs of a generator (art. 3 VIII-IX): those that name it, and those of its
+    worksites whoever declared them. An onward CTR names a facility's operator as its
+    generator (FacilityOperator, art. 3 VIII: the sorted waste is the operator's), so the
+    operator's generator account sees those too. A subquery, not a join: the worksite's
+    generator must not multiply or reorder the rows of a list."""
+    return Q(generator_id=generator_id) | Q(
+        worksite_id__in=Worksite.objects.filter(generator_id=generator_id).values("pk")
+    )
+
+
+class CTRQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """A CTR is its origin's municipality's (the number says so); the municipality of its
+        destination facility sees it too (a consortium's shared landfill, issue 24 point 5):
+        the loads that arrive at its facilities, not the rest of the other's data. Two index
+        scans OR-ed (municipality, destination_facility), never a join."""
+        ids = list(ids)
+        return Q(municipality_id__in=ids) | Q(
+            destination_facility_id__in=ReceivingFacility.objects.filter(
+                municipality_id__in=ids
+            ).values("pk")
+        )
+
+    def side_q(self, user) -> Q | None:
+        """A transporter's users see its own CTRs, a facility's operators those destined to it
+        and those leaving it (onward CTRs), a generator's those that name it or its worksites
+        (read only: it issues, receives and cancels nothing)."""
+        member = membership_of(user)
+        if member is None:
+            return None
+        if member.transporter_id:
+            return Q(transporter_id=member.transporter_id)
+        if member.facility_id:
+            return Q(destination_facility_id=member.facility_id) | Q(
+                origin_facility_id=member.facility_id
+            )
+        if member.generator_id:
+            return generator_ctrs_q(member.generator_id)
+        return None
 
 
 class CTR(models.Model):
@@ -455,6 +560,8 @@ class CTR(models.Model):
     )
     provisional_departure_at = models.DateTimeField("saída (CTR provisório)", null=True, blank=True)
 
+    objects = CTRQuerySet.as_manager()
+
     class Meta:
         verbose_name = "CTR"
         verbose_name_plural = "CTRs"
@@ -519,6 +626,8 @@ class CTRWaste(models.Model):
     volume_m3 = models.DecimalField("volume (m³)", max_digits=8, decimal_places=3)
     description = models.CharField("descrição", max_length=300, blank=True)
 
+    objects = scoped(via="ctr")
+
     class Meta:
         verbose_name = "resíduo do CTR"
         verbose_name_plural = "resíduos do CTR"
@@ -554,6 +663,8 @@ class OnSiteProcessing(models.Model):
         verbose_name="registrado por",
     )
     recorded_at = models.DateTimeField("registrado em", default=timezone.now)
+
+    objects = scoped("facility__municipality")
 
     class Meta:
         verbose_name = "beneficiamento na área"
@@ -618,15 +729,28 @@ class CTREvent(models.Model):
     to_status = models.CharField("para", max_length=10, choices=CTRStatus.choices)
     data = models.JSONField("dados", default=dict, blank=True)
 
+    objects = scoped(via="ctr")
+
     class Meta:
         verbose_name = "evento do CTR"
         verbose_name_plural = "eventos do CTR"
         ordering = ["at", "pk"]
 
 
+class MembershipQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """The people of the municipality's transporters, facilities and generators."""
+        ids = list(ids)
+        return (
+            Q(transporter_id__in=Transporter.objects.in_municipalities(ids).values("pk"))
+            | Q(facility__municipality_id__in=ids)
+            | Q(generator_id__in=Generator.objects.in_municipalities(ids).values("pk"))
+        )
+
+
 class Membership(models.Model):
     """Whom a user acts for: a transporter, a receiving facility or a generator (per-object
-    scoping). Núcleo and Fiscalização are Django groups and see everything."""
+    scoping). The municipal roles are jurisdiction.StaffRole's, per municipality."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -660,6 +784,8 @@ class Membership(models.Model):
         related_name="members",
         verbose_name="gerador",
     )
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         verbose_name = "vínculo de usuário"
@@ -890,6 +1016,8 @@ class CTRTemplate(models.Model):
     created_at = models.DateTimeField("criado em", default=timezone.now)
     updated_at = models.DateTimeField("alterado em", default=timezone.now)
 
+    objects = FleetQuerySet.as_manager()
+
     class Meta:
         verbose_name = "modelo de CTR"
         verbose_name_plural = "modelos de CTR"
@@ -990,6 +1118,8 @@ class CTRCorrection(models.Model):
     decided_at = models.DateTimeField("decidida em", null=True, blank=True)
     note = models.TextField("nota do Núcleo", blank=True)
     applied = models.BooleanField("aplicada ao CTR", default=False)
+
+    objects = scoped(via="ctr")
 
     class Meta:
         verbose_name = "correção do CTR"

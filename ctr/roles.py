@@ -1,66 +1,56 @@
-"""Who may see and do what: Django groups for the municipal roles, Membership for the rest."""
+"""Who may see and do what: the municipal roles are jurisdiction's (per municipality), the
+sides of a CTR (a transporter's, a facility's, a generator's people) are Membership's."""
 
 from __future__ import annotations
 
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AnonymousUser, Group, Permission
-from django.contrib.auth.views import redirect_to_login
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.shortcuts import render
-from rest_framework import permissions
 
-from .models import Worksite
+from jurisdiction.access import DataScope, IsStaff, is_staff, staff_only
+from jurisdiction.models import Role
+from jurisdiction.scope import jurisdiction_of
 
-NUCLEO = "Núcleo Permanente de Gestão"
-FISCAL = "Fiscalização"
+from .models import CTR, membership_of
+from .models import generator_ctrs_q as generator_ctrs_q
+
+# The municipal roles (jurisdiction.models.Role), granted per municipality.
+NUCLEO = Role.NUCLEO
+FISCAL = Role.FISCAL
 # The authority that applies the penalties: in Guaratinguetá the Secretário Municipal de
 # Serviços Urbanos (Lei 3.978/2007 art. 35), not the inspectors who draw up the records.
-AUTORIDADE = "Autoridade"
-MUNICIPAL_GROUPS = (NUCLEO, FISCAL, AUTORIDADE)
-# What only the authority may do (the permissions are fiscalization's models').
+AUTORIDADE = Role.AUTHORITY
+AUDITOR = Role.AUDITOR
+# What only the authority may do, as the enforcement table names it (fiscalization.enforcement.
+# actions): held by the AUTHORITY role in the case's municipality.
 APPLY_PENALTY = "fiscalization.apply_penalty"
 DECIDE_APPEAL = "fiscalization.decide_appeal"
-GROUP_PERMISSIONS = {AUTORIDADE: (APPLY_PENALTY, DECIDE_APPEAL)}
+AUTHORITY_POWERS = {APPLY_PENALTY: (AUTORIDADE,), DECIDE_APPEAL: (AUTORIDADE,)}
+
+# The staff's part of who sees what is jurisdiction's (one mechanism for every app); these
+# are its names as the apps have always called them.
+is_municipal = is_staff
+municipal_only = staff_only
+IsMunicipal = IsStaff
 
 
-def ensure_groups() -> None:
-    for name in MUNICIPAL_GROUPS:
-        group, _ = Group.objects.get_or_create(name=name)
-        for permission in GROUP_PERMISSIONS.get(name, ()):
-            app_label, codename = permission.split(".")
-            group.permissions.add(
-                Permission.objects.get(content_type__app_label=app_label, codename=codename)
-            )
-
-
-def is_municipal(user) -> bool:
-    """Núcleo and inspectors see everything (art. 4 §2 V, art. 22)."""
-    if isinstance(user, AnonymousUser) or not user.is_authenticated:
+def is_inspector(user) -> bool:
+    """An inspector in the current municipality and not its Núcleo (who also sees the
+    fiscalização): the one whose home page is the fiscalização's."""
+    j = jurisdiction_of(user)
+    if j.everywhere:
         return False
-    if user.is_superuser:
-        return True
-    cached = getattr(user, "_ctr_is_municipal", None)
-    if cached is None:
-        cached = user.groups.filter(name__in=MUNICIPAL_GROUPS).exists()
-        user._ctr_is_municipal = cached
-    return cached
+    held = j.roles_in(j.current_id)
+    return FISCAL in held and NUCLEO not in held
 
 
-def municipal_only(view):
-    """Pages of the Núcleo and Fiscalização only: anonymous users go to the login, others get
-    a 403."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not is_municipal(request.user):
-            return render(request, "security/sem_acesso.html", status=403)
-        return view(request, *args, **kwargs)
-
-    return wrapper
+def is_nucleo(user, municipality_id: int | None) -> bool:
+    """Of the Núcleo Permanente de Gestão of the municipality: the decisions that are the
+    Núcleo's own (the Habite-se declaration, the PGRCC, a correction sent to it), not the
+    inspectors' nor the authority's."""
+    return jurisdiction_of(user).acts(municipality_id, (NUCLEO,))
 
 
 def acting_for(side_of, attribute: str, refusal: str):
@@ -79,44 +69,13 @@ def acting_for(side_of, attribute: str, refusal: str):
             setattr(request, attribute, side)
             return view(request, *args, **kwargs)
 
+        wrapped.data_scope = DataScope.SIDE
         return wrapped
 
     return decorate
 
 
-class IsMunicipal(permissions.BasePermission):
-    """The API's municipal_only: Núcleo and Fiscalização; anonymous callers get 401 (DRF
-    answers NotAuthenticated when a permission refuses a request without credentials)."""
-
-    message = "Só o Núcleo Permanente de Gestão e a fiscalização municipal têm acesso."
-
-    def has_permission(self, request, view) -> bool:
-        return is_municipal(request.user)
-
-
-def is_inspector(user) -> bool:
-    """In the Fiscalização group and not the Núcleo's (who also sees the fiscalização)."""
-    if not user.is_authenticated or user.is_superuser:
-        return False
-    names = set(user.groups.filter(name__in=MUNICIPAL_GROUPS).values_list("name", flat=True))
-    return FISCAL in names and NUCLEO not in names
-
-
-def is_nucleo(user) -> bool:
-    """In the Núcleo Permanente de Gestão's group: the decisions that are the Núcleo's own (the
-    Habite-se declaration issued or refused), not the inspectors' nor the authority's."""
-    if not user.is_authenticated:
-        return False
-    return user.is_superuser or user.groups.filter(name=NUCLEO).exists()
-
-
-def membership(user):
-    if not user.is_authenticated:
-        return None
-    try:
-        return user.membership
-    except user._meta.model.membership.RelatedObjectDoesNotExist:
-        return None
+membership = membership_of
 
 
 def transporter_of(user):
@@ -135,33 +94,10 @@ def generator_of(user):
     return member.generator if member else None
 
 
-def generator_ctrs_q(generator_id: int) -> Q:
-    """The CTRs of a generator (art. 3 VIII-IX): those that name it, and those of its
-    worksites whoever declared them. An onward CTR names a facility's operator as its
-    generator (FacilityOperator, art. 3 VIII: the sorted waste is the operator's), so the
-    operator's generator account sees those too. A subquery, not a join: the worksite's
-    generator must not multiply or reorder the rows of a list."""
-    return Q(generator_id=generator_id) | Q(
-        worksite_id__in=Worksite.objects.filter(generator_id=generator_id).values("pk")
-    )
-
-
-def visible_ctrs(user, queryset: QuerySet) -> QuerySet:
-    """A transporter's users see its own CTRs, a facility's operators those destined to it
-    and those leaving it (onward CTRs), a generator's those that name it or its worksites
-    (read only: it issues, receives and cancels nothing), Núcleo and inspectors all; anyone
-    else none."""
-    if is_municipal(user):
-        return queryset
-    member = membership(user)
-    if member is None:
-        return queryset.none()
-    if member.transporter_id:
-        return queryset.filter(transporter_id=member.transporter_id)
-    if member.facility_id:
-        return queryset.filter(
-            Q(destination_facility_id=member.facility_id) | Q(origin_facility_id=member.facility_id)
-        )
-    if member.generator_id:
-        return queryset.filter(generator_ctrs_q(member.generator_id))
-    return queryset.none()
+def visible_ctrs(user, queryset: QuerySet | None = None) -> QuerySet:
+    """The CTRs `user` sees (CTRQuerySet.visible_to): the municipal staff those of its
+    municipalities, a transporter's users its own, a facility's operators those destined to
+    it and those leaving it (onward CTRs), a generator's those that name it or its worksites
+    (read only); anyone else none."""
+    queryset = CTR.objects.all() if queryset is None else queryset
+    return queryset.visible_to(user)

@@ -327,8 +327,9 @@ def step_page(request, pk: int, url: str, *url_args: str):
     action = enforcement.for_url(url, *url_args)
     if action is None:
         raise Http404
-    subject = get_object_or_404(PAGE_SUBJECTS[action.subject], pk=pk)
-    if not action.permits(request.user):
+    # Another municipality's case does not exist for the user (issue 24).
+    subject = get_object_or_404(PAGE_SUBJECTS[action.subject].visible_to(request.user), pk=pk)
+    if not action.permits(request.user, subject):
         # Who may take the step and why (art. 35: the case's framework names the authority),
         # before the page shows anything of the step.
         message = actions.authority_refusal(action.permission, subject)

@@ -313,7 +313,7 @@ def _decide(request, pk: int, verb: str, input_class, act) -> Response:
     """The Núcleo's decision: who first (anyone else 403 before the body is read), then the
     body, then the service."""
     declaration = _declaration(request, pk)
-    declarations.require_nucleo(request.user, verb)
+    declarations.require_nucleo(request.user, verb, declaration.worksite)
     payload = input_class(data=request.data)
     payload.is_valid(raise_exception=True)
     return _output(request, act(declaration, request.user, **payload.validated_data))

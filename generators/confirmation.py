@@ -31,6 +31,7 @@ from config import mail
 from config.br import br_datetime
 from ctr import roles, services
 from ctr.models import CTR, CTRAction, CTRStatus, Membership
+from jurisdiction.scope import staff_of
 
 from .models import UnconfirmedDepartureNotice
 
@@ -190,18 +191,24 @@ def notify_unconfirmed(
         if dry_run or not due:
             return result
         users = get_user_model().objects.filter(is_active=True)
-        nucleo = _addresses(users.filter(groups__name=roles.NUCLEO))
-        per_ctr = {ctr.pk: len(nucleo) for ctr in due}
-        result.messages += 1 if nucleo else 0
-        result.recipients += mail.send(
-            nucleo,
-            f"{len(due)} CTR(s) sem confirmação do gerador",
-            "generators/email/unconfirmed_nucleo.txt",
-            {
-                "ctrs": _mail_lines(due, lambda ctr: reverse("ctr-verify", args=[ctr.number])),
-                "list_url": mail.absolute(reverse("generators:unconfirmed")),
-            },
-        )
+        per_ctr = {}
+        # Each municipality's Núcleo hears of its own CTRs only (issue 24).
+        by_municipality: dict[int, list[CTR]] = {}
+        for ctr in due:
+            by_municipality.setdefault(ctr.municipality_id, []).append(ctr)
+        for municipality_id, ctrs in sorted(by_municipality.items()):
+            nucleo = _addresses(staff_of(municipality_id, [roles.NUCLEO]))
+            per_ctr.update({ctr.pk: len(nucleo) for ctr in ctrs})
+            result.messages += 1 if nucleo else 0
+            result.recipients += mail.send(
+                nucleo,
+                f"{len(ctrs)} CTR(s) sem confirmação do gerador",
+                "generators/email/unconfirmed_nucleo.txt",
+                {
+                    "ctrs": _mail_lines(ctrs, lambda ctr: reverse("ctr-verify", args=[ctr.number])),
+                    "list_url": mail.absolute(reverse("generators:unconfirmed")),
+                },
+            )
         # The generator named on the CTR and the worksite's, should they differ.
         by_generator: dict[int, list[CTR]] = {}
         for ctr in due:

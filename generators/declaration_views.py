@@ -204,7 +204,7 @@ def _review_page(
 ) -> HttpResponse:
     audit.record(request, declaration.worksite, "Habite-se: análise do Núcleo")
     waiting = declaration.status == DeclarationStatus.REQUESTED
-    decides = waiting and roles.is_nucleo(request.user)
+    decides = waiting and roles.is_nucleo(request.user, declaration.worksite.municipality_id)
     return _no_store(
         render(
             request,
@@ -244,7 +244,7 @@ def _decide(request: HttpRequest, pk: int, form_class, prefix: str, verb: str, a
     if declaration is None:
         return _not_found(request)
     try:
-        declarations.require_nucleo(request.user, verb)
+        declarations.require_nucleo(request.user, verb, declaration.worksite)
     except DomainError as error:
         return forbidden(request, error.message)
     form = form_class(request.POST, prefix=prefix)

@@ -42,6 +42,7 @@ from config.br import br_date, br_number
 from config.errors import DomainError
 from ctr import certificates, roles
 from ctr.models import CTRStatus, WorkKind, Worksite, new_verification_code
+from jurisdiction.scope import staff_of
 
 from .comparison import ClassFigures, Comparison, Totals, worksite_comparison
 from .models import DECLARATION_CODE_PREFIX, DeclarationStatus, HabiteSeDeclaration
@@ -259,8 +260,9 @@ def require_generator(user, worksite: Worksite) -> None:
         raise NotAllowed("Só o gerador da obra pede a declaração de destinação para o Habite-se.")
 
 
-def require_nucleo(user, act: str) -> None:
-    if not roles.is_nucleo(user):
+def require_nucleo(user, act: str, worksite: Worksite) -> None:
+    """The Núcleo of the worksite's municipality decides (issue 24: no other's)."""
+    if not roles.is_nucleo(user, worksite.municipality_id):
         raise NotAllowed(
             f"Só o Núcleo Permanente de Gestão {act} a declaração de destinação para o Habite-se."
         )
@@ -357,7 +359,7 @@ def issue(declaration: HabiteSeDeclaration, by, refused_note: str = "") -> Habit
     """The Núcleo issues the declaration, with the worksite's CDF issued at the same moment;
     refused, saying why, unless every load was received and destined (`refused_note`
     explains the loads a facility refused)."""
-    require_nucleo(by, "emite")
+    require_nucleo(by, "emite", declaration.worksite)
     refused_note = _text(refused_note, "A explicação das cargas recusadas", "refused_note")
     with transaction.atomic():
         locked = _lock(declaration)
@@ -384,7 +386,7 @@ def issue(declaration: HabiteSeDeclaration, by, refused_note: str = "") -> Habit
 
 def refuse(declaration: HabiteSeDeclaration, by, reasons: str) -> HabiteSeDeclaration:
     """The Núcleo refuses the request, with its reasons (sent to the generator)."""
-    require_nucleo(by, "recusa")
+    require_nucleo(by, "recusa", declaration.worksite)
     reasons = _text(reasons, "O texto dos motivos", "reasons")
     if not reasons:
         raise DeclarationError(
@@ -443,10 +445,9 @@ def verify(code: str) -> Verification | None:
 
 
 def _mail_requested(declaration: HabiteSeDeclaration) -> None:
-    nucleo = (
-        get_user_model()
-        .objects.filter(groups__name=roles.NUCLEO, is_active=True)
-        .values_list("email", flat=True)
+    # The Núcleo of the worksite's municipality, who decides it (issue 24).
+    nucleo = staff_of(declaration.worksite.municipality_id, [roles.NUCLEO]).values_list(
+        "email", flat=True
     )
     mail.send(
         nucleo,

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from ctr.documents import validate_document
 from ctr.models import CTR, DestinationCertificate, Generator, Transporter, Worksite
+from jurisdiction.scope import scoped
 from pev_network.models import ReceivingFacility, WasteClass
 
 
@@ -65,6 +66,8 @@ class WastePlan(models.Model):
     )
     decision_note = models.TextField("parecer do Núcleo", blank=True)
 
+    objects = scoped("worksite__municipality")
+
     class Meta:
         verbose_name = "PGRCC"
         verbose_name_plural = "PGRCCs"
@@ -92,6 +95,8 @@ class PlannedVolume(models.Model):
     )
     waste_class = models.CharField("classe", max_length=12, choices=WasteClass.choices)
     volume_m3 = models.DecimalField("volume previsto (m³)", max_digits=12, decimal_places=2)
+
+    objects = scoped(via="plan")
 
     class Meta:
         verbose_name = "volume previsto"
@@ -137,6 +142,8 @@ class WastePlanEvent(models.Model):
     action = models.CharField("ação", max_length=12, choices=PlanAction.choices)
     note = models.TextField("observação", blank=True)
     data = models.JSONField("dados", default=dict, blank=True)
+
+    objects = scoped(via="plan")
 
     class Meta:
         verbose_name = "evento do PGRCC"
@@ -187,6 +194,8 @@ class GeneratorInvitation(models.Model):
         related_name="+",
         verbose_name="conta criada",
     )
+
+    objects = scoped(via="generator")
 
     class Meta:
         verbose_name = "convite de gerador"
@@ -288,6 +297,8 @@ class UnconfirmedDepartureNotice(models.Model):
     mailed_at = models.DateTimeField("enviado em", default=timezone.now)
     recipients = models.PositiveIntegerField("destinatários", default=0)
 
+    objects = scoped(via="ctr")
+
     class Meta:
         verbose_name = "aviso de CTR sem confirmação do gerador"
         verbose_name_plural = "avisos de CTR sem confirmação do gerador"
@@ -361,6 +372,8 @@ class HabiteSeDeclaration(models.Model):
     )
     content = models.JSONField("conteúdo emitido", null=True, blank=True)
     digest = models.CharField("resumo do conteúdo (SHA-256)", max_length=64, blank=True)
+
+    objects = scoped("worksite__municipality")
 
     class Meta:
         verbose_name = "declaração de destinação (Habite-se)"

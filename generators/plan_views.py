@@ -244,7 +244,7 @@ def plan_review(request, pk: int):
     worksite = plan.worksite
     status = 200
     if request.method == "POST":
-        if not plans.is_nucleo(request.user):
+        if not plans.is_nucleo(request.user, worksite.municipality_id):
             return _forbidden(request)
         form = DecisionForm(request.POST)
         if not form.is_valid():
@@ -284,7 +284,8 @@ def plan_review(request, pk: int):
         "estimate": estimate,
         "declared_total": sum(declared.values(), Decimal(0)),
         "form": form,
-        "can_decide": plans.is_nucleo(request.user) and plan.status == PlanStatus.SUBMITTED,
+        "can_decide": plans.is_nucleo(request.user, worksite.municipality_id)
+        and plan.status == PlanStatus.SUBMITTED,
         "day": timezone.localdate(),
         "refusals": _unlicensed(
             plan.transporters.values_list("pk", flat=True),
@@ -361,7 +362,7 @@ def plan_rates(request):
     municipality = next((m for m in municipalities if str(m.pk) == str(chosen)), municipalities[0])
     municipality = Municipality.objects.defer("boundary").get(pk=municipality.pk)
     status = 200
-    can_edit = plans.is_nucleo(request.user)
+    can_edit = plans.is_nucleo(request.user, municipality.pk)
     if request.method == "POST":
         if not can_edit:
             return _forbidden(request)

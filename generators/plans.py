@@ -29,6 +29,7 @@ from config.br import br_date
 from config.errors import DomainError
 from ctr import roles
 from ctr.models import RegistrationStatus, Transporter, Worksite
+from jurisdiction.scope import staff_of
 from pev_network.models import FacilityLicense, ReceivingFacility, WasteClass
 
 from .models import PlanAction, PlannedVolume, PlanStatus, WastePlan, WastePlanEvent
@@ -338,8 +339,8 @@ def submit(plan: WastePlan, by) -> WastePlan:
 # --- the Núcleo's decision ------------------------------------------------------------------
 
 
-def _decider(by) -> None:
-    if not is_nucleo(by):
+def _decider(by, plan: WastePlan) -> None:
+    if not is_nucleo(by, plan.worksite.municipality_id):
         raise PlanError(
             "Só o Núcleo Permanente de Gestão decide sobre o PGRCC (Lei 3.978/2007 art. 20).",
             "not_nucleo",
@@ -366,7 +367,7 @@ def approve(plan: WastePlan, by, note: str = "") -> WastePlan:
     Worksite.plan_*, the worksite a large generator's), the one it replaces SUPERSEDED. Its
     transporters and destinations must still be licensed today. Two approvals at once: one
     wins, the other finds the plan decided (and wasteplan_one_approved stands behind)."""
-    _decider(by)
+    _decider(by, plan)
     try:
         with transaction.atomic():
             plan = _submitted(plan)
@@ -398,7 +399,7 @@ def approve(plan: WastePlan, by, note: str = "") -> WastePlan:
 def request_changes(plan: WastePlan, by, note: str) -> WastePlan:
     """Return the plan to its generator with the Núcleo's note (required: it says what to
     change); the generator edits the same version and submits it again."""
-    _decider(by)
+    _decider(by, plan)
     note = (note or "").strip()
     if not note:
         raise PlanError("Escreva no parecer o que o gerador deve ajustar.", "note_required", "note")
@@ -416,9 +417,8 @@ def request_changes(plan: WastePlan, by, note: str) -> WastePlan:
 
 
 def _mail_nucleo(plan: WastePlan) -> None:
-    users = (
-        get_user_model().objects.filter(is_active=True, groups__name=roles.NUCLEO).exclude(email="")
-    )
+    # The Núcleo of the worksite's municipality, who decides it (issue 24).
+    users = staff_of(plan.worksite.municipality_id, [roles.NUCLEO]).exclude(email="")
     mail.send(
         users.values_list("email", flat=True),
         f"PGRCC enviado para análise (obra nº {plan.worksite_id}, v{plan.version})",

@@ -11,6 +11,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db.models import Exists, OuterRef, Q
 
+from jurisdiction.scope import ScopedQuerySet
+
 
 class WasteClass(models.TextChoices):
     """CONAMA 307/348 classes (Lei 3.978/2007 art. 3 XV) plus resíduos volumosos (art. 3 XVII)."""
@@ -165,6 +167,11 @@ def validate_generation_rates(value) -> None:
                     f"Índice inválido para {kind}, classe {waste_class}: {rate} "
                     "(m³ por m², de 0 a 10)."
                 )
+
+
+class MunicipalityQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        return Q(pk__in=list(ids))
 
 
 class Municipality(models.Model):
@@ -360,6 +367,8 @@ class Municipality(models.Model):
         "desde a saída recebe um aviso (art. 3 VI, art. 13).",
     )
 
+    objects = MunicipalityQuerySet.as_manager()
+
     class Meta:
         verbose_name = "município"
         verbose_name_plural = "municípios"
@@ -402,7 +411,7 @@ def licensed_exists(day: datetime.date) -> Exists:
     return Exists(FacilityLicense.objects.valid_on(day).filter(facility=OuterRef("pk")))
 
 
-class FacilityQuerySet(models.QuerySet):
+class FacilityQuerySet(ScopedQuerySet):
     def licensed_on(self, day: datetime.date) -> FacilityQuerySet:
         """Facilities whose license is valid on `day` (Lei 3.978/2007 art. 14 §1)."""
         return self.filter(licensed_exists(day))
@@ -511,7 +520,9 @@ def licensed_sql(facility: str, day: str = "%(day)s") -> str:
     )
 
 
-class LicenseQuerySet(models.QuerySet):
+class LicenseQuerySet(ScopedQuerySet):
+    municipality_path = "facility__municipality"
+
     def valid_on(self, day: datetime.date) -> LicenseQuerySet:
         """Licenses in force on `day` (valid_on_sql as a queryset)."""
         return self.filter(period_q(day), Q(status=LicenseStatus.ACTIVE) | Q(status_since__gt=day))
@@ -595,6 +606,8 @@ class CatchmentBasin(models.Model):
         verbose_name="PEV que atende",
         limit_choices_to={"kind": FacilityKind.PEV},
     )
+
+    objects = ScopedQuerySet.as_manager()
 
     class Meta:
         verbose_name = "bacia de captação"

@@ -708,6 +708,9 @@ TABLE: dict[str, list[Check]] = {
     ],
     # --- web: the Núcleo's maps, figures and exports ----------------------------------------
     "maps:nucleo-painel": [Check(get=MUNICIPAL_PAGE)],
+    # Issue 24: the municipal staff pick the municipality they work in; a form sent empty is
+    # invalid (400) for them, refused for anyone else.
+    "jurisdiction:choose": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
     "maps:nucleo-mapa": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-exportar": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-exportar-arquivo": [Check(kwargs={"name": "areas.gpkg"}, get=MUNICIPAL_PAGE)],

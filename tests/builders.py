@@ -65,11 +65,14 @@ def licensed_facility(
     return facility
 
 
-def municipality(ibge_code: str = "9999999", name: str = "Município de Teste", size_m=20_000):
-    """A square municipality of `size_m` around ORIGIN, with the law's default parameters."""
+def municipality(
+    ibge_code: str = "9999999", name: str = "Município de Teste", size_m=20_000, east_m=0
+):
+    """A square municipality of `size_m` around ORIGIN (moved `east_m` metres east: a
+    neighbour), with the law's default parameters."""
     from pev_network.services import save_municipality
 
-    lon, lat = offset(*ORIGIN, -size_m / 2, -size_m / 2)
+    lon, lat = offset(*ORIGIN, -size_m / 2 + east_m, -size_m / 2)
     municipality, _ = save_municipality(ibge_code, name, "SP", multi(square(lon, lat, size_m)))
     # The tests' CTRs are received seconds after they are issued, which the travel-time check
     # (issue 16 point 6) would flag on every one: tests/ctr/test_travel_time.py turns it on.

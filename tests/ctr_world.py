@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 
 from ctr import roles
 from ctr.models import Equipment, Generator, Membership, Transporter, Vehicle, Worksite
+from jurisdiction.models import StaffRole
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from tests.builders import ORIGIN, licensed_facility, municipality, offset, point, square
 
@@ -54,17 +54,19 @@ class World:
         return point(*offset(*ORIGIN, -500, -500))
 
 
-def make_user(username: str, group: str | None = None, **membership):
+def make_user(username: str, role: str | None = None, municipality=None, **membership):
+    """A user with password "senha-teste": holding `role` in `municipality` (the municipal
+    roles, jurisdiction.StaffRole), or acting for the side named in `membership`."""
     user = get_user_model().objects.create_user(username, f"{username}@example.org", "senha-teste")
-    if group:
-        user.groups.add(Group.objects.get_or_create(name=group)[0])
+    if role:
+        assert municipality is not None, "a municipal role is held in a municipality"
+        StaffRole.objects.create(user=user, municipality=municipality, role=role)
     if membership:
         Membership.objects.create(user=user, **membership)
     return user
 
 
 def build_world() -> World:
-    roles.ensure_groups()
     town = municipality("3518404", "Guaratinguetá (teste)")
     pev = licensed_facility(FacilityKind.PEV, square(*offset(*ORIGIN, 200, 0), 30), "PEV", town)
     att = licensed_facility(FacilityKind.ATT, square(*offset(*ORIGIN, 1500, 0), 100), "ATT", town)
@@ -107,9 +109,9 @@ def build_world() -> World:
         beta_user=make_user("beta", transporter=beta),
         operator=make_user("operador", facility=att),
         pev_operator=make_user("operador_pev", facility=pev),
-        nucleo=make_user("nucleo", roles.NUCLEO),
-        fiscal=make_user("fiscal", roles.FISCAL),
-        authority=make_user("autoridade", roles.AUTORIDADE),
+        nucleo=make_user("nucleo", roles.NUCLEO, town),
+        fiscal=make_user("fiscal", roles.FISCAL, town),
+        authority=make_user("autoridade", roles.AUTORIDADE, town),
         outsider=make_user("curioso"),
         gama=gama,
         generator_user=make_user("gerador", generator=gama),

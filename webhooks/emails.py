@@ -24,6 +24,7 @@ from config.mail import absolute
 from ctr import roles
 from ctr.models import CTRAction
 from fiscalization.models import ReporterKind
+from jurisdiction.scope import staff_of
 
 from .models import Delivery, DeliveryKind
 
@@ -54,9 +55,11 @@ def _queue(kind: str, to: list[str], subject: str, template: str, context: dict,
 
 
 def _emails(**membership) -> list[str]:
+    """The addresses of a side's people (`transporter_id=`, `facility_id=`), or of the Núcleo
+    of a municipality (`nucleo=<municipality id>`): only its own (issue 24)."""
     users = get_user_model().objects.filter(is_active=True).exclude(email="")
     if "nucleo" in membership:
-        users = users.filter(groups__name=roles.NUCLEO)
+        users = staff_of(membership["nucleo"], [roles.NUCLEO]).exclude(email="")
     else:
         users = users.filter(**{f"membership__{k}": v for k, v in membership.items()})
     return list(users.values_list("email", flat=True))
@@ -99,7 +102,7 @@ def on_event_recorded(sender, event, **kwargs) -> None:
             to, link = _emails(facility_id=ctr.destination_facility_id), "ctr_web:receptions"
             link = absolute(reverse(link))
         elif decider == "nucleo":
-            to, link = _emails(nucleo=True), absolute("/")
+            to, link = _emails(nucleo=ctr.municipality_id), absolute("/")
         else:
             to = _emails(transporter_id=ctr.transporter_id)
             link = absolute(reverse("ctr_web:ctr-detail", args=[ctr.number]))

@@ -12,7 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from ctr.models import CTR, Transporter
+from ctr.models import CTR, Transporter, membership_of
+from jurisdiction.scope import ScopedQuerySet
 from pev_network.models import ReceivingFacility
 
 
@@ -32,6 +33,25 @@ class EventType(models.TextChoices):
 def new_secret() -> str:
     # 32 random bytes: what the receiver keys its HMAC with (shown once, then only used).
     return "whsec_" + secrets.token_hex(32)
+
+
+class EndpointQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """The endpoints of the municipality's transporters and facilities."""
+        ids = list(ids)
+        return Q(transporter_id__in=Transporter.objects.in_municipalities(ids).values("pk")) | Q(
+            facility__municipality_id__in=ids
+        )
+
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        if member is None:
+            return None
+        if member.transporter_id:
+            return Q(transporter_id=member.transporter_id)
+        if member.facility_id:
+            return Q(facility_id=member.facility_id)
+        return None
 
 
 class Endpoint(models.Model):
@@ -72,6 +92,8 @@ class Endpoint(models.Model):
         verbose_name="cadastrado por",
     )
     created_at = models.DateTimeField("cadastrado em", default=timezone.now)
+
+    objects = EndpointQuerySet.as_manager()
 
     class Meta:
         verbose_name = "webhook"
@@ -114,6 +136,15 @@ class DeliveryStatus(models.TextChoices):
     PENDING = "pending", "Aguardando envio"
     DELIVERED = "delivered", "Entregue"
     FAILED = "failed", "Falhou"
+
+
+class DeliveryQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """A webhook's, its endpoint's municipalities; an e-mail about a CTR, the CTR's."""
+        ids = list(ids)
+        return Q(endpoint_id__in=Endpoint.objects.in_municipalities(ids).values("pk")) | Q(
+            ctr_id__in=CTR.objects.in_municipalities(ids).values("pk")
+        )
 
 
 class Delivery(models.Model):
@@ -165,6 +196,8 @@ class Delivery(models.Model):
     last_attempt_at = models.DateTimeField("última tentativa em", null=True, blank=True)
     delivered_at = models.DateTimeField("entregue em", null=True, blank=True)
     created_at = models.DateTimeField("criada em", default=timezone.now)
+
+    objects = DeliveryQuerySet.as_manager()
 
     class Meta:
         verbose_name = "entrega"

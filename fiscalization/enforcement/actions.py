@@ -29,7 +29,13 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from ctr.roles import APPLY_PENALTY, DECIDE_APPEAL
+from ctr.roles import APPLY_PENALTY, AUTHORITY_POWERS, DECIDE_APPEAL
+from jurisdiction.scope import (
+    AUDITOR_REFUSAL,
+    OutsideJurisdiction,
+    ReadOnlyRole,
+    jurisdiction_of,
+)
 
 from ..models.enforcement import (
     CaseStatus,
@@ -68,12 +74,12 @@ MUNICIPAL = "municipal"
 # {authority}: the case's framework names it (Lei 3.978/2007 art. 35: the Secretário
 # Municipal de Serviços Urbanos).
 AUTHORITY_REFUSALS = {
-    APPLY_PENALTY: "As penalidades são aplicadas pela autoridade — {authority}: só ela, com a "
-    "permissão “aplicar penalidades”, aplica embargo, apreensão, suspensão ou cassação. O "
-    "fiscal lavra o auto e registra os demais atos do processo.",
+    APPLY_PENALTY: "As penalidades são aplicadas pela autoridade — {authority}: só ela, com o "
+    "papel de autoridade no município do processo, aplica embargo, apreensão, suspensão ou "
+    "cassação. O fiscal lavra o auto e registra os demais atos do processo.",
     DECIDE_APPEAL: "O recurso é decidido pela autoridade que aplica as penalidades — "
     "{authority} (Lei 3.190/2013 art. 14, por analogia) —, não pelo fiscal que lavrou o auto: "
-    "só a autoridade, com a permissão “decidir recursos”, registra a decisão.",
+    "só a autoridade, com o papel de autoridade no município do processo, registra a decisão.",
 }
 
 
@@ -151,7 +157,8 @@ class Action:
     refused_in: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     refused_if: tuple[str, ...] = ()  # conditions that refuse too, with the same refusal
     who: str = MUNICIPAL
-    # A Django permission the user must hold besides (AUTHORITY_REFUSALS), "" none.
+    # The authority's power the step needs besides (AUTHORITY_REFUSALS, held by the
+    # authority's role in the case's municipality: ctr.roles.AUTHORITY_POWERS), "" none.
     permission: str = ""
     # The button: shown when allowed and every `offered_if` condition holds.
     label: str = ""
@@ -176,14 +183,22 @@ class Action:
             holds(c, subject) for c in self.refused_if
         )
 
-    def permits(self, user) -> bool:
-        """Whether `user` may take the step (None: nobody in particular, refused a permission)."""
-        return not self.permission or (user is not None and user.has_perm(self.permission))
+    def permits(self, user, subject) -> bool:
+        """Whether `user` may take the step on `subject`: it acts in the case's municipality
+        (art. 35: the municipality where the facts happened), with the authority's role for
+        the authority's steps. None: nobody in particular, refused the authority's steps."""
+        if user is None:
+            return not self.permission
+        municipality_id = case_of(subject).municipality_id
+        held = AUTHORITY_POWERS[self.permission] if self.permission else None
+        if held is None:
+            return jurisdiction_of(user).acts(municipality_id)
+        return jurisdiction_of(user).acts(municipality_id, held)
 
     def is_offered(self, subject, user=None) -> bool:
         """Given a user, only if he may take it; given none, for whoever may."""
         return (
-            (user is None or self.permits(user))
+            (user is None or self.permits(user, subject))
             and self.allows(subject)
             and all(holds(c, subject) for c in self.offered_if)
         )
@@ -630,7 +645,13 @@ def check(name: str, subject, by=None) -> None:
     """Refuse, with the row's Portuguese message, a step `by` may not take (AuthorityRequired,
     art. 35) or its subject's state does not allow."""
     action = ACTIONS[name]
-    if not action.permits(by):
+    if by is not None:
+        municipality_id = case_of(subject).municipality_id
+        if not jurisdiction_of(by).reads(municipality_id):
+            raise OutsideJurisdiction()
+        if not jurisdiction_of(by).acts(municipality_id):
+            raise ReadOnlyRole(AUDITOR_REFUSAL)
+    if not action.permits(by, subject):
         raise AuthorityRequired(authority_refusal(action.permission, subject))
     if action.allows(subject):
         return

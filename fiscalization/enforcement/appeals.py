@@ -56,7 +56,7 @@ def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str, *,
     if not text.strip():
         raise EnforcementError("Transcreva ou resuma as razões do recurso.", "text", "text")
     appeal = Appeal.objects.create(
-        record=record, filed_on=filed_on, text=text.strip(), **signed("filed", by)
+        record=record, filed_on=filed_on, text=text.strip(), **signed("filed", by, record)
     )
     record.status = RecordStatus.APPEALED
     record.save(update_fields=["status"])

@@ -63,7 +63,7 @@ def apply_embargo(
         kind=PenaltyKind.EMBARGO,
         starts_on=starts_on,
         details=details.strip(),
-        **signed("applied", by, authority=True, framework=record.case.framework),
+        **signed("applied", by, record, authority=True),
     )
 
 
@@ -81,7 +81,7 @@ def register_embargo_breach(
     try:
         with transaction.atomic():
             return EmbargoBreach.objects.create(
-                penalty=penalty, day=day, note=note.strip(), **signed("registered", by)
+                penalty=penalty, day=day, note=note.strip(), **signed("registered", by, penalty)
             )
     except IntegrityError:
         raise EnforcementError(
@@ -123,7 +123,7 @@ def assess_embargo_fine(penalty: Penalty, on: datetime.date, *, by=None) -> Emba
         penalty=penalty,
         assessed_on=on,
         amount_ufesp=fines.embargo_fine(len(days), framework),
-        **signed("assessed", by),
+        **signed("assessed", by, penalty),
     )
     EmbargoBreach.objects.filter(pk__in=[b.pk for b in days]).update(charge=charge)
     return charge
@@ -144,7 +144,7 @@ def apply_seizure(
         kind=PenaltyKind.SEIZURE,
         starts_on=starts_on,
         details=details.strip(),
-        **signed("applied", by, authority=True, framework=record.case.framework),
+        **signed("applied", by, record, authority=True),
     )
 
 
@@ -244,7 +244,7 @@ def apply_suspension(
         starts_on=starts_on,
         ends_on=ends_on,
         details=details.strip(),
-        **signed("applied", by, authority=True, framework=record.case.framework),
+        **signed("applied", by, record, authority=True),
     )
     _restrict(offender, PenaltyKind.SUSPENSION, starts_on, ends_on)
     return penalty
@@ -264,7 +264,7 @@ def apply_revocation(
         kind=PenaltyKind.REVOCATION,
         starts_on=starts_on,
         details=details.strip(),
-        **signed("applied", by, authority=True, framework=record.case.framework),
+        **signed("applied", by, record, authority=True),
     )
     _restrict(record.case.offender, PenaltyKind.REVOCATION, starts_on, None)
     close_if_settled(record.case, starts_on)  # the revocation was what kept it open (art. 34)

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from ctr.documents import normalize_document
 from ctr.models import Generator, Transporter, Worksite
+from jurisdiction.scope import require_acting
 from pev_network.models import Municipality, ReceivingFacility
 
 from .. import deadlines, fines, penalty_table
@@ -145,7 +146,10 @@ def open_case(
     obstructed_inspection: bool = False,
     opened_at: datetime.datetime | None = None,
 ) -> EnforcementCase:
-    """A case for an irregularity found by the inspection (art. 22), against one offender."""
+    """A case for an irregularity found by the inspection (art. 22), against one offender, in
+    the municipality where the facts happened: only its own staff opens it (art. 21-22, 35)."""
+    if inspector is not None:
+        require_acting(inspector, municipality.pk)
     if not description.strip():
         raise EnforcementError(
             "Descreva a irregularidade constatada.", "description", "description"
@@ -161,7 +165,7 @@ def open_case(
         municipality=municipality,
         offender=person,
         inspector=inspector,
-        opened_as=capacity(inspector),
+        opened_as=capacity(inspector, municipality_id=municipality.pk),
         opened_at=opened_at,
         description=description.strip(),
         location=location,
@@ -225,7 +229,7 @@ def issue_notice(
         issued_at=issued_at,
         delivery_method=delivery_method,
         required_action=required_action.strip(),
-        **signed("issued", by),
+        **signed("issued", by, case),
     )
     case.status = CaseStatus.NOTIFIED
     case.save(update_fields=["status"])
@@ -304,7 +308,7 @@ def _failed_delivery(
         outcome=outcome,
         attempted_at=attempted_at,
         reason=reason.strip(),
-        **signed("registered", by),
+        **signed("registered", by, document),
     )
 
 
@@ -477,8 +481,8 @@ def draw_up_record(
         delivery_method=delivery_method,
         # By hand the copy is handed over in the act (Lei 3.190/2013 art. 11 I).
         delivered_on=drawn_up_at if delivery_method == DeliveryMethod.HAND else None,
-        **signed("drawn_up", by),
-        **signed("delivery", by if delivery_method == DeliveryMethod.HAND else None),
+        **signed("drawn_up", by, case),
+        **signed("delivery", by if delivery_method == DeliveryMethod.HAND else None, case),
     )
     InfractionItem.objects.bulk_create([InfractionItem.frozen(record, e) for e in entries])
     case.status = CaseStatus.RECORDED

@@ -14,11 +14,12 @@ from django.contrib.gis.db import models
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from ctr.documents import validate_document
 from ctr.models import Generator, Transporter, Worksite
+from jurisdiction.scope import ScopedQuerySet, scoped
 from pev_network.models import Municipality, ReceivingFacility, in_period, period_q
 
 from .frameworks import MoneyUnit, PenaltyFramework
@@ -96,6 +97,8 @@ class MunicipalHoliday(models.Model):
         "repete todo ano", default=True, help_text="Mesmo dia e mês em todos os anos."
     )
 
+    objects = scoped()
+
     class Meta:
         verbose_name = "feriado municipal"
         verbose_name_plural = "feriados municipais"
@@ -135,7 +138,7 @@ class EntryStatus(models.TextChoices):
     CONFIRMED = "CONFIRMED", "Confirmada pelo município"
 
 
-class PenaltyTableEntryQuerySet(models.QuerySet):
+class PenaltyTableEntryQuerySet(ScopedQuerySet):
     def usable(self, municipality: Municipality, day: datetime.date) -> PenaltyTableEntryQuerySet:
         """The lines a record of `municipality` may use for an infraction on `day`: confirmed,
         active and valid then (PenaltyTableEntry.refusal for a line in memory)."""
@@ -255,6 +258,16 @@ class PenaltyTableEntry(models.Model):
         return ""
 
 
+class OffenderQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """A person answering for an infraction is a municipality's when a case of it names
+        them (LGPD: their name, document and address stop at that municipality)."""
+        cases = EnforcementCase.objects.filter(
+            offender=OuterRef("pk"), municipality_id__in=list(ids)
+        )
+        return Q(Exists(cases))
+
+
 class Offender(models.Model):
     """The person or company answering for an infraction; recidivism is per document."""
 
@@ -286,6 +299,8 @@ class Offender(models.Model):
         verbose_name="gerador",
     )
     address = models.CharField("endereço para notificação", max_length=300, blank=True)
+
+    objects = OffenderQuerySet.as_manager()
 
     class Meta:
         verbose_name = "infrator"
@@ -352,6 +367,8 @@ class EnforcementCase(models.Model):
         verbose_name="regime de penalidades",
     )
 
+    objects = scoped()
+
     class Meta:
         verbose_name = "processo de fiscalização"
         verbose_name_plural = "processos de fiscalização"
@@ -392,6 +409,8 @@ class Notice(models.Model):
     # The delivery, by receipt or AR, or the edital's publication.
     delivery_by, delivery_as = authorship("entrega registrada")
     repair_by, repair_as = authorship("reparação registrada")
+
+    objects = scoped(via="case")
 
     class Meta:
         verbose_name = "notificação"
@@ -469,6 +488,8 @@ class InfractionRecord(models.Model):
     divida_ativa_by, divida_ativa_as = authorship("enviado à Dívida Ativa")
     repair_by, repair_as = authorship("reparação registrada")
 
+    objects = scoped(via="case")
+
     class Meta:
         verbose_name = "auto de infração"
         verbose_name_plural = "autos de infração"
@@ -498,6 +519,8 @@ class InfractionItem(models.Model):
     legal_reference = models.CharField("fundamento legal", max_length=120)
     description = models.CharField("infração", max_length=400)
     fine_ufesp = models.DecimalField("multa (UFESP)", max_digits=8, decimal_places=2)
+
+    objects = scoped(via="record")
 
     class Meta:
         verbose_name = "infração do auto"
@@ -531,6 +554,12 @@ FAILURE_OUTCOMES = {
 }
 
 
+class DeliveryAttemptQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        ids = list(ids)
+        return Q(notice__case__municipality_id__in=ids) | Q(record__case__municipality_id__in=ids)
+
+
 class DeliveryAttempt(models.Model):
     """A failed attempt to deliver a notice or a record by hand or by mail: the fact that opens
     the way to the public notice (art. 28 §2; Lei 3.190/2013 art. 11 III, "quando improfícuo")."""
@@ -556,6 +585,8 @@ class DeliveryAttempt(models.Model):
     attempted_at = models.DateTimeField("tentativa em")
     reason = models.TextField("circunstâncias")
     registered_by, registered_as = authorship("registrada")
+
+    objects = DeliveryAttemptQuerySet.as_manager()
 
     class Meta:
         verbose_name = "entrega frustrada"
@@ -584,6 +615,8 @@ class Appeal(models.Model):
     decision = models.TextField("decisão", blank=True)
     filed_by, filed_as = authorship("recurso registrado")
     decided_by, decided_as = authorship("decidido")
+
+    objects = scoped(via="record")
 
     class Meta:
         verbose_name = "recurso"
@@ -621,6 +654,8 @@ class Penalty(models.Model):
     # Lifted, released, or fallen with the record annulled on appeal.
     lifted_by, lifted_as = authorship("levantada")
     costs_by, costs_as = authorship("custos registrados")
+
+    objects = scoped(via="record")
 
     class Meta:
         verbose_name = "penalidade"
@@ -667,6 +702,8 @@ class EmbargoFineCharge(models.Model):
     payment_by, payment_as = authorship("pagamento registrado")
     divida_ativa_by, divida_ativa_as = authorship("enviada à Dívida Ativa")
 
+    objects = scoped(via="penalty")
+
     class Meta:
         verbose_name = "multa diária de embargo"
         verbose_name_plural = "multas diárias de embargo"
@@ -694,6 +731,8 @@ class EmbargoBreach(models.Model):
     day = models.DateField("dia")
     note = models.TextField("observação", blank=True)
     registered_by, registered_as = authorship("registrado")
+
+    objects = scoped(via="penalty")
 
     class Meta:
         verbose_name = "descumprimento de embargo"

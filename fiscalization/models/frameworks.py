@@ -20,6 +20,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.db.models import Q
 
+from jurisdiction.scope import ScopedQuerySet, municipalities
+
 
 class DayCount(models.TextChoices):
     CALENDAR = "CALENDAR", "dias corridos"
@@ -90,6 +92,13 @@ PARAMETERS = (
     "money_unit",
     "authority",
 )
+
+
+class FrameworkQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        """A municipality's own frameworks, and the default that governs those without one."""
+        codes = municipalities().filter(pk__in=list(ids)).values("ibge_code")
+        return Q(ibge_code__in=codes) | Q(is_default=True)
 
 
 class PenaltyFramework(models.Model):
@@ -201,6 +210,8 @@ class PenaltyFramework(models.Model):
     notice_text = models.TextField("texto legal impresso na notificação")
     record_text = models.TextField("texto legal impresso no auto")
     readings = models.TextField("leituras adotadas do texto legal", blank=True)
+
+    objects = FrameworkQuerySet.as_manager()
 
     class Meta:
         verbose_name = "regime de penalidades"

@@ -9,6 +9,7 @@ from django.contrib.gis.db import models
 from django.core.validators import MinValueValidator
 from django.utils import timezone
 
+from jurisdiction.scope import scoped
 from pev_network.models import Municipality
 
 # Crockford's base32 without look-alikes: a protocol is read aloud on the phone.
@@ -98,6 +99,8 @@ class DumpingReport(models.Model):
     updated_at = models.DateTimeField("atualizada em", default=timezone.now, editable=False)
     cleaned_at = models.DateTimeField("limpa em", null=True, blank=True)
 
+    objects = scoped()
+
     class Meta:
         verbose_name = "denúncia de descarte irregular"
         verbose_name_plural = "denúncias de descarte irregular"
@@ -124,6 +127,8 @@ class DumpingReportEvent(models.Model):
     from_status = models.CharField("de", max_length=20, blank=True, choices=ReportStatus.choices)
     to_status = models.CharField("para", max_length=20, choices=ReportStatus.choices)
     note = models.TextField("observação", blank=True)
+
+    objects = scoped(via="report")
 
     class Meta:
         verbose_name = "evento da denúncia"
@@ -152,6 +157,8 @@ class DumpingPhoto(models.Model):
     sha256 = models.CharField("SHA-256", max_length=64, db_index=True)
     exif_location = models.PointField("local no EXIF", srid=4326, null=True, blank=True)
     created_at = models.DateTimeField("enviada em", default=timezone.now)
+
+    objects = scoped(via="report")
 
     class Meta:
         verbose_name = "foto da denúncia"

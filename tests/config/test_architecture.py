@@ -14,18 +14,45 @@ ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = {
     "config": set(),
     "audit": {"config"},
-    "pev_network": {"config"},
-    "maps": {"config", "pev_network"},
-    "ctr": {"config", "audit", "pev_network", "maps"},
-    "generators": {"config", "audit", "pev_network", "ctr", "maps"},
-    "fiscalization": {"config", "audit", "pev_network", "ctr", "generators", "maps"},
-    "ogc": {"config", "pev_network", "ctr"},
-    "nucleo": {"config", "audit", "pev_network", "ctr", "generators", "fiscalization", "maps"},
+    # Who acts where (issue 24): below every app whose rows it scopes.
+    "jurisdiction": {"config"},
+    "pev_network": {"config", "jurisdiction"},
+    "maps": {"config", "jurisdiction", "pev_network"},
+    "ctr": {"config", "audit", "jurisdiction", "pev_network", "maps"},
+    "generators": {"config", "audit", "jurisdiction", "pev_network", "ctr", "maps"},
+    "fiscalization": {
+        "config",
+        "audit",
+        "jurisdiction",
+        "pev_network",
+        "ctr",
+        "generators",
+        "maps",
+    },
+    "ogc": {"config", "jurisdiction", "pev_network", "ctr"},
+    "nucleo": {
+        "config",
+        "audit",
+        "jurisdiction",
+        "pev_network",
+        "ctr",
+        "generators",
+        "fiscalization",
+        "maps",
+    },
     # Events out (issue 16): hears ctr through ctr.signals, the reports through fiscalization.
-    "webhooks": {"config", "audit", "pev_network", "ctr", "generators", "fiscalization"},
+    "webhooks": {
+        "config",
+        "audit",
+        "jurisdiction",
+        "pev_network",
+        "ctr",
+        "generators",
+        "fiscalization",
+    },
     # Tools above every app: test data at scale, the guided tour.
-    "synthetic": {"config", "pev_network", "ctr", "fiscalization"},
-    "tour": {"config", "ctr", "generators", "fiscalization"},
+    "synthetic": {"config", "jurisdiction", "pev_network", "ctr", "fiscalization"},
+    "tour": {"config", "jurisdiction", "ctr", "generators", "fiscalization"},
 }
 PACKAGES = set(ALLOWED) | {"bench"}
 # The root URLconf wires every app's URLs: the one module of config that names them.

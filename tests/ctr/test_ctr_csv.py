@@ -389,7 +389,7 @@ def pev_world(frozen_today):
     acts for Beta, the transporter that carries it."""
     world = build_world()
     inbound(world, {"A": "0.8"}, received="0.8", facility=world.pev)
-    world.prefeitura = make_user("prefeitura", roles.NUCLEO, transporter=world.beta)
+    world.prefeitura = make_user("prefeitura", roles.NUCLEO, world.town, transporter=world.beta)
     return world
 
 

@@ -29,7 +29,8 @@ from ctr.models import (
     Vehicle,
     Worksite,
 )
-from pev_network.models import FacilityKind, ReceivingFacility
+from jurisdiction.models import StaffRole
+from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from pev_network.services import municipality_at
 from tests.clock import frozen_clock
 
@@ -188,12 +189,18 @@ def test_demo_account_roles(demo_output):
         assert roles.is_municipal(user) and user.is_staff and not user.is_superuser
         assert user.has_perm("ctr.view_ctr") and user.has_perm("pev_network.view_receivingfacility")
         assert not user.has_perm("ctr.change_ctr")
-    assert users["nucleo"].groups.filter(name=roles.NUCLEO).exists()
-    assert users["fiscal"].groups.filter(name=roles.FISCAL).exists()
-    # Penalties and appeal decisions are the authority's (art. 35), not the inspector's.
-    assert users["autoridade"].has_perm(roles.APPLY_PENALTY)
-    assert users["autoridade"].has_perm(roles.DECIDE_APPEAL)
-    assert not users["fiscal"].has_perm(roles.APPLY_PENALTY)
+    town = Municipality.objects.get(ibge_code="3518404")
+    held = {
+        name: set(StaffRole.objects.filter(user=users[name]).values_list("municipality", "role"))
+        for name in ("nucleo", "fiscal", "autoridade")
+    }
+    # Each holds its role in the town, and nowhere else (issue 24); penalties and appeal
+    # decisions are the authority's (art. 35), not the inspector's.
+    assert held == {
+        "nucleo": {(town.pk, roles.NUCLEO)},
+        "fiscal": {(town.pk, roles.FISCAL)},
+        "autoridade": {(town.pk, roles.AUTORIDADE)},
+    }
 
     first = roles.transporter_of(users["transportador"])
     assert first.vehicles.count() == 3

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
@@ -24,6 +23,9 @@ from fiscalization.models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
+from jurisdiction.models import StaffRole
+from jurisdiction.scope import OutsideJurisdiction, forget
+from tests.builders import municipality
 from tests.ctr_world import build_world, make_user
 from tests.enforcement_world import D, at, entries, open_case
 
@@ -190,12 +192,13 @@ def test_suspension_and_revocation_store_the_authority(world):
 # --- the capacity is the one at the time of the act --------------------------------------------
 
 
-def test_the_capacity_stays_as_recorded_when_the_users_groups_change(world):
+def test_the_capacity_stays_as_recorded_when_the_users_roles_change(world):
     record = by_hand(world)
     embargo = enforcement.apply_embargo(record, D(2025, 3, 8), "Obra", by=world.authority)
     # The secretary leaves office and becomes an inspector; the record keeps his act's capacity.
-    world.authority.groups.set([Group.objects.get(name=roles.FISCAL)])
-    assert authorship.capacity(world.authority) == INSPECTOR
+    StaffRole.objects.filter(user=world.authority).update(role=roles.FISCAL)
+    forget(world.authority)
+    assert authorship.capacity(world.authority, municipality_id=world.town.pk) == INSPECTOR
     assert authored(embargo, "applied") == ("autoridade", AUTHORITY)
     steps = enforcement.case_timeline(record.case, at(2025, 3, 9)).steps
     [applied] = [s for s in steps if s.label.startswith("Penalidade aplicada")]
@@ -264,13 +267,19 @@ def test_an_inspector_cannot_decide_an_appeal(world):
     assert record.status == RecordStatus.ANNULLED
 
 
-def test_the_permission_alone_makes_an_authority_whatever_the_group(world):
-    """Granted to a user directly (not through the group), the permission is what counts."""
-    secretary = make_user("secretario", roles.FISCAL)
-    secretary.user_permissions.add(*Group.objects.get(name=roles.AUTORIDADE).permissions.all())
+def test_the_authority_role_in_the_case_municipality_is_what_counts(world):
+    """An inspector of the town who is also the authority there applies the penalty as the
+    authority; the authority of another municipality does not even find the case (issue 24:
+    art. 35 gives the power to the municipality's own Secretary)."""
+    secretary = make_user("secretario", roles.FISCAL, world.town)
+    StaffRole.objects.create(user=secretary, municipality=world.town, role=roles.AUTORIDADE)
     record = by_hand(world)
     embargo = enforcement.apply_embargo(record, D(2025, 3, 8), "Obra", by=secretary)
     assert authored(embargo, "applied") == ("secretario", AUTHORITY)
+    elsewhere = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    neighbour = make_user("secretario_vizinho", roles.AUTORIDADE, elsewhere)
+    with pytest.raises(OutsideJurisdiction):
+        enforcement.apply_seizure(record, D(2025, 3, 9), "Caçamba C-01", by=neighbour)
 
 
 def test_the_other_acts_stay_with_the_inspectors(world):
@@ -344,11 +353,13 @@ def test_a_page_step_stores_the_signed_in_user_as_its_author(world):
     assert not EmbargoFineCharge.objects.exists()
 
 
-def test_the_demo_group_of_the_authority_holds_both_permissions(world):
-    assert world.authority.has_perm(roles.APPLY_PENALTY)
-    assert world.authority.has_perm(roles.DECIDE_APPEAL)
-    assert not world.fiscal.has_perm(roles.APPLY_PENALTY)
-    assert not world.nucleo.has_perm(roles.DECIDE_APPEAL)
+def test_only_the_authority_role_holds_both_powers(world):
+    record = by_hand(world)
+    apply = enforcement.ACTIONS["apply_embargo"]
+    decide = enforcement.ACTIONS["decide_appeal"]
+    assert apply.permits(world.authority, record) and decide.permits(world.authority, record)
+    assert not apply.permits(world.fiscal, record)
+    assert not decide.permits(world.nucleo, record)
     assert roles.is_municipal(world.authority)
 
 

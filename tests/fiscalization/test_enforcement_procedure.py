@@ -28,6 +28,8 @@ from fiscalization.models.enforcement import (
     RecordStatus,
     UfespRate,
 )
+from jurisdiction.models import Role, StaffRole
+from jurisdiction.scope import OutsideJurisdiction, forget
 from pev_network.models import FacilityLicense
 from tests.builders import municipality
 from tests.ctr.test_ctr_api import error_codes, issue
@@ -76,8 +78,12 @@ def test_numbers_follow_each_other_per_municipality_year_and_kind(world):
     first = open_case(world, at(2025, 3, 3))
     second = open_case(world, at(2025, 3, 4))
     next_year = open_case(world, at(2026, 1, 5))
+    sao_paulo = municipality("3550308", "São Paulo (teste)")
+    # An inspector of both (a consortium's): each town numbers its own.
+    StaffRole.objects.create(user=world.fiscal, municipality=sao_paulo, role=Role.FISCAL)
+    forget(world.fiscal)
     other_town = enforcement.open_case(
-        municipality=municipality("3550308", "São Paulo (teste)"),
+        municipality=sao_paulo,
         inspector=world.fiscal,
         offender=transporter_offender(world),
         description="x",
@@ -89,6 +95,20 @@ def test_numbers_follow_each_other_per_municipality_year_and_kind(world):
     assert other_town.number == "FISC-3550308-2025-000001"
     notice = enforcement.issue_notice(first, "Limpar", DeliveryMethod.HAND, at(2025, 3, 3, 11))
     assert notice.number == "NOT-3518404-2025-000001"
+
+
+def test_an_inspector_opens_no_case_in_a_municipality_not_his(world):
+    """Issue 24 point 3: the facts of another municipality are not his to act on (art. 21-22,
+    35); for him that municipality's procedure does not exist (404), and nothing is written."""
+    with pytest.raises(OutsideJurisdiction):
+        enforcement.open_case(
+            municipality=municipality("3550308", "São Paulo (teste)"),
+            inspector=world.fiscal,
+            offender=transporter_offender(world),
+            description="x",
+            opened_at=at(2025, 3, 5),
+        )
+    assert not EnforcementCase.objects.exists()
 
 
 def test_a_failed_record_returns_its_number(world):

@@ -233,9 +233,8 @@ def client_for(user) -> APIClient:
 
 
 @pytest.fixture
-def fiscal():
-    roles.ensure_groups()
-    return make_user("fiscal", roles.FISCAL)
+def fiscal(town):
+    return make_user("fiscal", roles.FISCAL, town)
 
 
 def test_api_returns_geojson_hulls(town, layout, fiscal):
@@ -307,11 +306,10 @@ def test_api_bad_parameters_are_400_in_portuguese(town, fiscal, params, field, f
 
 
 def test_api_access(town, layout):
-    roles.ensure_groups()
     assert APIClient().get(URL).status_code == 401
     outsider = make_user("curioso")
     assert client_for(outsider).get(URL).status_code == 403
-    nucleo = make_user("nucleo", roles.NUCLEO)
+    nucleo = make_user("nucleo", roles.NUCLEO, town)
     response = client_for(nucleo).get(URL)
     assert response.status_code == 200
     body = response.json()

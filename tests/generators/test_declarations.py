@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from audit.models import AccessLog
-from ctr import certificates, services
+from ctr import certificates, roles, services
 from ctr.models import DestinationCertificate, Worksite
 from generators import declarations
 from generators.declarations import DeclarationError
@@ -177,7 +177,7 @@ def test_two_nucleo_decisions_one_declaration(world, site):
     load(world, site, {"A": "2"}, received="2", facility=world.recycling)
     declaration = asked(world, site)
     declarations.issue(declaration, world.nucleo)
-    other = make_user("nucleo2", "Núcleo Permanente de Gestão")
+    other = make_user("nucleo2", roles.NUCLEO, world.town)
     for act in (
         lambda: declarations.issue(declaration, other),
         lambda: declarations.refuse(declaration, other, "tarde demais"),

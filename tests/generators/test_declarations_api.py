@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from ctr import roles
 from ctr.models import DestinationCertificate
 from generators.models import DeclarationStatus, HabiteSeDeclaration
 from tests.ctr.test_ctr_races import all_at_once, call
@@ -159,7 +160,7 @@ def test_two_nucleo_users_issuing_at_once_give_one_declaration(live_server, froz
     site = gama_site(world)
     load(world, site, {"A": "4"}, received="4", facility=world.recycling)
     declaration = asked(world, site)
-    second = make_user("nucleo2", "Núcleo Permanente de Gestão")
+    second = make_user("nucleo2", roles.NUCLEO, world.town)
     tokens = [Token.objects.create(user=user).key for user in (world.nucleo, second)]
     url = f"{live_server.url}/api/v1/habite-se/{declaration.pk}/issue/"
 

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class JurisdictionConfig(AppConfig):
+    name = "jurisdiction"
+    verbose_name = "Municípios e papéis"
