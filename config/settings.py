@@ -34,7 +34,8 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin, scoped to the user's municipalities (issue 24: jurisdiction.admin).
+    "jurisdiction.apps.ScopedAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

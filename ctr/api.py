@@ -7,6 +7,7 @@ from decimal import Decimal
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch, prefetch_related_objects
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension, OpenApiViewExtension
 from drf_spectacular.types import OpenApiTypes
@@ -27,6 +28,8 @@ from config.api_filters import BBoxFilter
 from config.api_params import parse_date
 from config.geojson_fields import GeoJSONPointField
 from config.pagination import NewestFirstCursorPagination
+from jurisdiction.access import DataScope
+from jurisdiction.scope import jurisdiction_of
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
@@ -446,6 +449,7 @@ class CTRViewSet(
     lookup_field = "number"
     lookup_value_regex = r"CTR-\d{7}-\d{4}-\d{6}"
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
     filterset_class = CTRFilter
 
     pagination_class = NewestFirstCursorPagination
@@ -616,6 +620,7 @@ class OwnFleetViewSet(
     viewsets.GenericViewSet,
 ):
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIDE
     model = None
 
     def transporter(self):
@@ -732,17 +737,23 @@ def facility_for_reader(request, pk: int, refusal: str) -> ReceivingFacility:
     """The facility, when the caller may read its stock: its operator, or the municipality."""
     facility = get_object_or_404(ReceivingFacility.objects.defer("area"), pk=pk)
     operated = roles.facility_of(request.user)
-    if not roles.is_municipal(request.user) and (operated is None or operated.pk != pk):
-        raise Problem(403, refusal)
-    return facility
+    if operated is not None and operated.pk == pk:
+        return facility
+    if roles.is_municipal(request.user):
+        # Another municipality's facility does not exist for its staff (issue 24).
+        if not jurisdiction_of(request.user).reads(facility.municipality_id):
+            raise Http404
+        return facility
+    raise Problem(403, refusal)
 
 
 class FacilityBalanceView(APIView):
     """O balanço de uma área de recebimento por classe (art. 3 III): estoque inicial +
     recebido − expedido − beneficiado na área = estoque final. O operador vê o da sua área;
-    Núcleo e fiscalização, o de todas."""
+    Núcleo e fiscalização, o das áreas do seu município."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
 
     @extend_schema(
         parameters=PERIOD_PARAMETERS,
@@ -846,6 +857,7 @@ class FacilityProcessingView(generics.ListCreateAPIView):
     mais recentes primeiro (GET, `date_from`/`date_to` pelo dia)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
     pagination_class = NewestRecordedFirst
     queryset = OnSiteProcessing.objects.all()  # the model, for the schema
     serializer_class = ProcessingOutput

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.geojson_fields import GeoJSONPointField
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import corrections
@@ -131,6 +132,7 @@ class CTRCorrectionsView(APIView):
     partes envia ao Núcleo, que decide. Uma correção em aberto por CTR."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
 
     def _ctr(self, request, number: str):
         return get_object_or_404(corrections.readable_ctrs(request.user), number=number)
@@ -177,6 +179,7 @@ class CTRCorrectionsView(APIView):
 
 class CorrectionDetailView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
 
     @extend_schema(summary="Uma correção", responses={200: CorrectionOutput, **problems(401, 404)})
     def get(self, request, pk: int):
@@ -187,6 +190,7 @@ class CorrectionActionView(APIView):
     """One step of a correction: `action` and `input_class` per subclass."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
     action = ""
     input_class: type[serializers.Serializer] | None = None
 

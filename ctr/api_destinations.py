@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import Problem
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import certificates
@@ -141,6 +142,7 @@ class WorksiteDestinationsView(APIView):
     destinação é conclusiva (e por quê não). O certificado (CDF) está em `certificate`."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
 
     @extend_schema(
         summary="Destinação final dos resíduos de uma obra",
@@ -171,6 +173,7 @@ class GeneratorDestinationsView(APIView):
     como na obra."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIGNED_IN
 
     @extend_schema(
         summary="Destinação final dos resíduos de um gerador no período",

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from config.api_errors import Problem
 from config.geojson_fields import GeoJSONPointField
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import ctr_templates, roles, rules, services
@@ -172,6 +173,7 @@ class CTRTemplateViewSet(
     outros transportadores, não (404)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIDE
     serializer_class = TemplateOutput
     pagination_class = None
     http_method_names = ["get", "post", "put", "delete", "head", "options"]

@@ -39,6 +39,7 @@ from functools import cached_property
 from django.db.models import QuerySet
 
 from config.br import br_date, br_number
+from jurisdiction.scope import jurisdiction_of
 from pev_network.models import ReceivingFacility, waste_class_short
 
 from . import custody, roles
@@ -126,9 +127,23 @@ def for_user(user, scope: Scope) -> Scope | None:
     and the inspectors, and for the generator whose worksite or loads they are (art. 9 p.ú. II:
     it proves their destination for the Habite-se); for a transporter only the loads it
     carried (art. 13 p.ú.: it proves their destination to whoever hired it), and nothing when
-    it carried none; nothing for anyone else."""
+    it carried none; nothing for anyone else.
+
+    The municipal staff see a worksite's of their municipalities only, and a generator's
+    whose every load in the scope left from them: a certificate that would tell them where
+    another municipality's waste went does not exist for them (issue 24)."""
     if roles.is_municipal(user):
-        return scope
+        j = jurisdiction_of(user)
+        if scope.worksite is not None:
+            return scope if j.reads(scope.worksite.municipality_id) else None
+        readable = j.readable_ids
+        if readable is None:
+            return scope
+        if not scope.ctrs().exists():
+            visible = Generator.objects.visible_to(user).filter(pk=scope.generator.pk)
+            return scope if visible.exists() else None
+        outside = scope.ctrs().exclude(municipality_id__in=readable).exists()
+        return None if outside else scope
     generator = roles.generator_of(user)
     if generator is not None:
         return scope if generator.pk == scope.generator.pk else None

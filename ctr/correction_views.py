@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 import audit
 from config.br_forms import BRDecimalField, CoordinateField
 from config.errors import DomainError, add_to_form
+from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import jurisdiction_of
 
 from . import corrections, roles
@@ -203,6 +204,7 @@ def _render(request, ctr: CTR, form: ProposalForm | None = None, bound=None, sta
     )
 
 
+@declare(DataScope.SIGNED_IN)
 @require_safe
 @login_required
 def corrections_page(request, number: str):
@@ -211,6 +213,7 @@ def corrections_page(request, number: str):
     return _render(request, ctr)
 
 
+@declare(DataScope.SIGNED_IN)
 @require_POST
 @login_required
 def correction_propose(request, number: str):
@@ -243,6 +246,7 @@ DONE = {
 FORMS = {"refuse": RefusalForm, "escalate": EscalationForm, "decide": DecisionForm}
 
 
+@declare(DataScope.SIGNED_IN)
 @require_POST
 @login_required
 def correction_action(request, pk: int, action: str):

@@ -105,7 +105,7 @@ def readable_ctrs(user, queryset: QuerySet | None = None) -> QuerySet:
     all. A generator reads its CTRs elsewhere; it is not a party to the reception."""
     queryset = CTR.objects.all() if queryset is None else queryset
     if roles.is_municipal(user):
-        return queryset
+        return queryset.visible_to(user)
     transporter, facility = roles.transporter_of(user), roles.facility_of(user)
     if transporter is not None:
         return queryset.filter(transporter=transporter)

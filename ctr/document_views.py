@@ -16,6 +16,8 @@ from django.views.decorators.http import require_safe
 import audit
 from config import csv_safety
 from config.br import br_number
+from jurisdiction.access import DataScope, declare
+from jurisdiction.scope import jurisdiction_of
 
 from . import certificates, corrections, printing, reports, roles
 from .models import CTR, Generator, Transporter, Worksite
@@ -90,6 +92,7 @@ def verify(request: HttpRequest, number: str) -> HttpResponse:
 # --- the printed CTR --------------------------------------------------------------------------
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def ctr_pdf(request: HttpRequest, number: str) -> HttpResponse:
@@ -125,6 +128,7 @@ def _report_not_found(request: HttpRequest) -> HttpResponse:
     )
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def worksite_report(request: HttpRequest, pk: int) -> HttpResponse:
@@ -135,6 +139,7 @@ def worksite_report(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "ctr/documents/worksite_report.html", {"report": report})
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def worksite_report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
@@ -225,6 +230,7 @@ def _cdf_pdf(request: HttpRequest, scope: certificates.Scope) -> HttpResponse:
     return _no_store(response)
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def worksite_cdf(request: HttpRequest, pk: int) -> HttpResponse:
@@ -234,6 +240,7 @@ def worksite_cdf(request: HttpRequest, pk: int) -> HttpResponse:
     return _cdf_page(request, scope, reverse("worksite-cdf-pdf", args=[pk]))
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def worksite_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
@@ -243,6 +250,7 @@ def worksite_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     return _cdf_pdf(request, scope)
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def generator_cdf(request: HttpRequest, pk: int) -> HttpResponse:
@@ -253,6 +261,7 @@ def generator_cdf(request: HttpRequest, pk: int) -> HttpResponse:
     return _cdf_page(request, scope, reverse("generator-cdf-pdf", args=[pk]) + query)
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def generator_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
@@ -312,8 +321,11 @@ def _fee_scope(request: HttpRequest) -> tuple[Transporter | None, HttpResponse |
     if roles.is_municipal(request.user):
         if not wanted:
             return None, None
+        # A transporter of the user's municipalities; another's does not exist for it.
         transporter = (
-            Transporter.objects.filter(pk=int(wanted)).first() if wanted.isdigit() else None
+            Transporter.objects.visible_to(request.user).filter(pk=int(wanted)).first()
+            if wanted.isdigit()
+            else None
         )
         if transporter is None:
             return None, error_page(
@@ -338,6 +350,14 @@ def _fee_scope(request: HttpRequest) -> tuple[Transporter | None, HttpResponse |
     return own, None
 
 
+def _fee_municipality(request: HttpRequest) -> int | None:
+    """The staff's fees are their current municipality's (each collects its own, art. 12 §3);
+    a transporter's statement has the lines of every municipality, each named."""
+    if roles.is_municipal(request.user):
+        return jurisdiction_of(request.user).current_id
+    return None
+
+
 def _neighbour_months(year: int, month: int) -> tuple[str, str]:
     first = datetime.date(year, month, 1)
     previous = first - datetime.timedelta(days=1)
@@ -345,6 +365,7 @@ def _neighbour_months(year: int, month: int) -> tuple[str, str]:
     return f"{previous:%Y-%m}", f"{following:%Y-%m}"
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def fee_current(request: HttpRequest) -> HttpResponse:
@@ -353,6 +374,7 @@ def fee_current(request: HttpRequest) -> HttpResponse:
     return redirect(reverse("fee-statement", args=[period]) + query)
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def fee_statement(request: HttpRequest, period: str) -> HttpResponse:
@@ -372,13 +394,14 @@ def fee_statement(request: HttpRequest, period: str) -> HttpResponse:
         if transporter and roles.is_municipal(request.user)
         else "",
     }
+    within = _fee_municipality(request)
     if transporter is None:
-        rows = reports.fee_summary(*month)
-        totals = reports.fee_summary_totals(*month)
+        rows = reports.fee_summary(*month, within)
+        totals = reports.fee_summary_totals(*month, within)
         return render(
             request, "ctr/documents/fee_summary.html", {**context, "rows": rows, "totals": totals}
         )
-    statement = reports.fee_statement(transporter, *month)
+    statement = reports.fee_statement(transporter, *month, within)
     return render(
         request,
         "ctr/documents/fee_statement.html",
@@ -399,6 +422,7 @@ def _csv_decimal(value, places: int) -> str:
     return br_number(value, places, grouping=False)
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 @require_safe
 def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
@@ -423,7 +447,7 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                 "Valor pendente (R$)",
             ]
         )
-        for row in reports.fee_summary(*month):
+        for row in reports.fee_summary(*month, _fee_municipality(request)):
             writer.writerow(
                 [
                     row.name,
@@ -438,7 +462,7 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                 ]
             )
         return response
-    statement = reports.fee_statement(transporter, *month)
+    statement = reports.fee_statement(transporter, *month, _fee_municipality(request))
     response, writer = _csv_response(f"taxas-{period}-{transporter.registration_number}.csv")
     writer.writerow(
         [

@@ -208,6 +208,7 @@ def onward_flows_sql(where: str = "TRUE", date_from: str = "NULL", date_to: str 
     month = "date_trunc('month', c.transport_date)::date"
     return f"""
         SELECT min(w.id) AS id, m.ibge_code AS municipality,
+               c.municipality_id, d.municipality_id AS destination_municipality_id,
                o.code AS origin_code, o.name AS origin_name, o.kind AS origin_kind,
                d.code AS destination_code, d.name AS destination_name,
                d.kind AS destination_kind, w.waste_class,
@@ -225,7 +226,7 @@ def onward_flows_sql(where: str = "TRUE", date_from: str = "NULL", date_to: str 
         JOIN pev_network_receivingfacility o ON o.id = c.origin_facility_id
         JOIN pev_network_receivingfacility d ON d.id = c.destination_facility_id
         WHERE c.status IN ('{"', '".join(SHIPPED_STATUSES)}') AND {where}
-        GROUP BY m.ibge_code, o.id, d.id, w.waste_class, {month}
+        GROUP BY m.ibge_code, c.municipality_id, o.id, d.id, w.waste_class, {month}
     """
 
 

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 import audit
 from config.api_errors import Problem
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import offline, roles
@@ -157,6 +158,7 @@ class OfflineBundleView(APIView):
     funcionar sem conexão (CTR provisório)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIDE
 
     @extend_schema(
         responses={

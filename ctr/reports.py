@@ -548,11 +548,18 @@ LINE_VALUE = Round(
 )
 
 
-def fee_ctrs(year: int, month: int) -> QuerySet:
+def fee_ctrs(year: int, month: int, municipality_id: int | None = None) -> QuerySet:
     """CTRs of the month that owe the fee: a large-volume discharge (fee_ufesp > 0, set at
-    issue) that happened or is under way. Cancelled and refused loads were not discharged."""
+    issue) that happened or is under way. Cancelled and refused loads were not discharged.
+    With `municipality_id`, the CTRs of that municipality only: each collects its own fees
+    (Lei 3.978/2007 art. 12 §3; issue 24)."""
     start, end = month_range(year, month)
-    return CTR.objects.filter(
+    ctrs = (
+        CTR.objects.all()
+        if municipality_id is None
+        else CTR.objects.filter(municipality_id=municipality_id)
+    )
+    return ctrs.filter(
         fee_ufesp__gt=0,
         transport_date__gte=start,
         transport_date__lt=end,
@@ -636,10 +643,13 @@ def _fee_totals() -> dict:
     }
 
 
-def fee_statement(transporter: Transporter, year: int, month: int) -> FeeStatement:
-    """The transporter's fee lines of the month and their totals in UFESP and in reais, at the
-    UFESP value the CTR's municipality has registered (Municipality.ufesp_value/ufesp_year)."""
-    ctrs = fee_ctrs(year, month).filter(transporter=transporter)
+def fee_statement(
+    transporter: Transporter, year: int, month: int, municipality_id: int | None = None
+) -> FeeStatement:
+    """The transporter's fee lines of the month (of one municipality, for its staff) and their
+    totals in UFESP and in reais, at the UFESP value the CTR's municipality has registered
+    (Municipality.ufesp_value/ufesp_year)."""
+    ctrs = fee_ctrs(year, month, municipality_id).filter(transporter=transporter)
     lines = [
         FeeLine(
             number=row["number"],
@@ -708,9 +718,10 @@ class FeeSummaryRow:
         }
 
 
-def fee_summary(year: int, month: int) -> list[FeeSummaryRow]:
-    """Every transporter's fee totals of the month, for the Núcleo (one GROUP BY)."""
-    ctrs = fee_ctrs(year, month)
+def fee_summary(year: int, month: int, municipality_id: int | None) -> list[FeeSummaryRow]:
+    """Every transporter's fee totals of the month in the municipality, for its Núcleo (one
+    GROUP BY)."""
+    ctrs = fee_ctrs(year, month, municipality_id)
     return [
         FeeSummaryRow(
             transporter_id=row["transporter_id"],
@@ -730,9 +741,9 @@ def fee_summary(year: int, month: int) -> list[FeeSummaryRow]:
     ]
 
 
-def fee_summary_totals(year: int, month: int) -> FeeSummaryRow:
-    """The month's totals over every transporter."""
-    totals = fee_ctrs(year, month).aggregate(**_fee_totals())
+def fee_summary_totals(year: int, month: int, municipality_id: int | None) -> FeeSummaryRow:
+    """The month's totals over every transporter, in the municipality."""
+    totals = fee_ctrs(year, month, municipality_id).aggregate(**_fee_totals())
     return FeeSummaryRow(
         transporter_id=0, name="Total", document="", registration_number="", **totals
     )

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from config.br import br_date
 from config.errors import DomainError
+from jurisdiction.scope import jurisdiction_of
 from pev_network import services as network
 from pev_network.models import (
     DEFAULT_SORTING_TOLERANCE_PCT,
@@ -570,11 +571,12 @@ def onward_origins(user, facility_ids) -> dict[int, ReceivingFacility | CTRError
     """onward_origin for many facilities in one query (the CSV import's rows): each existing
     facility, or the refusal `user` gets for it (NotAllowed); unknown ids are left out."""
     operated = roles.facility_of(user)
-    municipal = roles.is_municipal(user)
+    # The municipality's own PEVs: its staff acting there, no other's (issue 24).
+    acting = jurisdiction_of(user)
     found: dict[int, ReceivingFacility | CTRError] = {}
     for facility in ReceivingFacility.objects.filter(pk__in=set(facility_ids)):
         if (operated is not None and operated.pk == facility.pk) or (
-            municipal and facility.kind == FacilityKind.PEV
+            facility.kind == FacilityKind.PEV and acting.acts(facility.municipality_id)
         ):
             found[facility.pk] = facility
         else:

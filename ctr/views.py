@@ -25,6 +25,7 @@ import audit
 from config.br import br_number
 from config.errors import add_to_form, errors_back_to
 from config.list_order import Column, ListOrder
+from jurisdiction.access import DataScope, declare
 from maps import services as maps
 from pev_network.models import ReceivingFacility, waste_class_short
 
@@ -122,6 +123,7 @@ class SignOutView(auth_views.LogoutView):
         return render(request, "ctr/logout_confirm.html")
 
 
+@declare(DataScope.SIGNED_IN)
 @login_required
 def dashboard(request):
     """/painel/: where each role works."""

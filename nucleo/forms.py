@@ -1,12 +1,12 @@
 import datetime
 
 from django import forms
-from django.conf import settings
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from ctr.models import CTR, CTRWasteClass, Transporter
-from pev_network.models import Municipality, ReceivingFacility
+from jurisdiction.scope import jurisdiction_of
+from pev_network.models import ReceivingFacility
 
 DEFAULT_PERIOD_DAYS = 90
 MAX_PERIOD_DAYS = 3 * 366
@@ -38,48 +38,27 @@ class NucleoFilterForm(forms.Form):
         queryset=ReceivingFacility.objects.defer("area").order_by("kind", "name"),
         empty_label="Todas",
     )
-    municipality = forms.ModelChoiceField(
-        label="Município",
-        required=False,
-        empty_label="Padrão",
-        queryset=Municipality.objects.none(),
-    )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only municipalities with something to show: a state has 645. EXISTS, not a join
-        # with DISTINCT: over a million CTRs the join sorted on disk for seconds.
-        facilities = ReceivingFacility.objects.filter(municipality=OuterRef("pk"))
-        ctrs = CTR.objects.filter(municipality=OuterRef("pk"))
-        self.fields["municipality"].queryset = (
-            Municipality.objects.defer("boundary")
-            .filter(Q(Exists(facilities)) | Q(Exists(ctrs)))
-            .order_by("name")
-        )
-        # The empty choice is the default municipality: say which.
-        default = (
-            Municipality.objects.defer("boundary")
-            .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-            .first()
-        )
-        if default is not None:
-            self.fields["municipality"].empty_label = f"{default.name}/{default.uf} (padrão)"
         self._show_applied_period()
-        # The other lists follow the municipality shown: a state's every transporter and
-        # facility would weigh hundreds of kilobytes of <option>s.
-        municipality_id = self._municipality_id()
-        if municipality_id is not None:
-            self.fields["transporter"].queryset = Transporter.objects.filter(
-                Q(municipality_id=municipality_id)
-                | Exists(
-                    CTR.objects.filter(municipality_id=municipality_id, transporter=OuterRef("pk"))
-                )
-            ).order_by("name")
-            self.fields["facility"].queryset = (
-                ReceivingFacility.objects.defer("area")
-                .filter(municipality_id=municipality_id)
-                .order_by("kind", "name")
-            )
+        # The municipality is the one the user works in (issue 24: picked at /municipio/, one
+        # place for every page); the lists follow it: a state's every transporter and facility
+        # would weigh hundreds of kilobytes of <option>s, and another's are not the user's.
+        self.municipality_id = jurisdiction_of(user).current_id
+        municipality_id = self.municipality_id if self.municipality_id is not None else -1
+        # Licensed there, or carried from there: EXISTS, not a join with DISTINCT (over a
+        # million CTRs the join sorted on disk for seconds).
+        licensed = Transporter.objects.in_municipalities([municipality_id]).values("pk")
+        carried = CTR.objects.filter(municipality_id=municipality_id, transporter=OuterRef("pk"))
+        self.fields["transporter"].queryset = Transporter.objects.filter(
+            Q(pk__in=licensed) | Exists(carried)
+        ).order_by("name")
+        self.fields["facility"].queryset = (
+            ReceivingFacility.objects.defer("area")
+            .filter(municipality_id=municipality_id)
+            .order_by("kind", "name")
+        )
 
     def _show_applied_period(self) -> None:
         """The date fields show the period the page applies, also when it is the default
@@ -104,17 +83,6 @@ class NucleoFilterForm(forms.Form):
             return self.fields[name].clean(self.data.get(name))
         except forms.ValidationError:
             return None
-
-    def _municipality_id(self) -> int | None:
-        raw = self.data.get("municipality") if self.is_bound else None
-        if raw and str(raw).isdigit():
-            return int(raw)
-        default = (
-            Municipality.objects.filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        return default
 
     def clean_defaults(self) -> dict:
         """The filter when nothing was asked: the last 90 days, everything."""

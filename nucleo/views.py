@@ -7,7 +7,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
@@ -37,7 +36,7 @@ from .forms import NucleoFilterForm
 @require_safe
 @municipal_only
 def nucleo_map(request):
-    form = NucleoFilterForm(request.GET or None)
+    form = NucleoFilterForm(request.GET or None, user=request.user)
     if request.GET and not form.is_valid():
         return render(request, "nucleo/mapa.html", {"form": form, "nav": "nucleo"}, status=400)
     flt, municipality = _filter_from(
@@ -127,7 +126,7 @@ EXPORT_NAMES = {
 @require_safe
 @municipal_only
 def nucleo_exports(request):
-    form = NucleoFilterForm(request.GET or None)
+    form = NucleoFilterForm(request.GET or None, user=request.user)
     valid = not request.GET or form.is_valid()
     data = form.cleaned_data if request.GET and valid else form.clean_defaults()
     return render(
@@ -138,7 +137,7 @@ def nucleo_exports(request):
             "form": form,
             "period": data,
             "names": EXPORT_NAMES,
-            "period_fields": ["date_from", "date_to", "municipality"],
+            "period_fields": ["date_from", "date_to"],
         },
         status=200 if valid else 400,
     )
@@ -150,7 +149,7 @@ def nucleo_export_file(request, name: str):
     """Build the file in a temporary folder and stream it; the folder goes when it is sent."""
     if name not in EXPORT_NAMES:
         raise Http404("Exportação desconhecida.")
-    form = NucleoFilterForm(request.GET or None)
+    form = NucleoFilterForm(request.GET or None, user=request.user)
     if request.GET and not form.is_valid():
         return HttpResponseBadRequest(
             "Período inválido: " + " ".join(form.errors.get("__all__", ["verifique as datas."]))
@@ -160,19 +159,17 @@ def nucleo_export_file(request, name: str):
     path = Path(folder) / name
     try:
         if name.startswith(("ctrs.", "fluxos.")):
-            municipality = data.get("municipality")
             export = export_ctrs if name.startswith("ctrs.") else export_flows
-            export(
-                path, data["date_from"], data["date_to"], municipality.pk if municipality else None
-            )
+            # The current municipality's CTRs, never every municipality's (issue 24).
+            export(path, data["date_from"], data["date_to"], form.municipality_id or -1)
             filename = (
                 f"{path.stem}_{data['date_from']:%Y%m%d}_{data['date_to']:%Y%m%d}{path.suffix}"
             )
         elif name == "areas.gpkg":
-            export_facilities(path)
+            export_facilities(path, municipality_id=form.municipality_id or -1)
             filename = name
         else:
-            export_basins(path)
+            export_basins(path, municipality_id=form.municipality_id or -1)
             filename = name
         handle = path.open("rb")
     finally:
@@ -184,15 +181,18 @@ def nucleo_export_file(request, name: str):
 
 
 def _filter_from(form: NucleoFilterForm, data: dict) -> tuple[analytics.CTRFilter, object]:
-    municipality = data.get("municipality") or (
-        Municipality.objects.defer("boundary")
-        .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-        .first()
+    """The filter of the page: the current municipality's (issue 24: never another's; a user
+    with none sees nothing), the period, class, transporter and facility asked."""
+    municipality = (
+        Municipality.objects.defer("boundary").filter(pk=form.municipality_id).first()
+        if form.municipality_id is not None
+        else None
     )
     flt = analytics.CTRFilter(
         date_from=data["date_from"],
         date_to=data["date_to"],
-        municipality_id=municipality.pk if municipality else None,
+        # -1: no municipality is no CTR (a filter without one would be every municipality's).
+        municipality_id=municipality.pk if municipality else -1,
         waste_class=data.get("waste_class") or None,
         transporter_id=data["transporter"].pk if data.get("transporter") else None,
         facility_id=data["facility"].pk if data.get("facility") else None,
@@ -224,7 +224,7 @@ def _dashboard_data(flt: analytics.CTRFilter, now) -> DashboardData:
     return DashboardData(
         months=analytics.volume_by_class_and_month(flt),
         facilities=analytics.volume_by_facility(flt),
-        basins=public_layers.catchment_basins_geojson(),
+        basins=public_layers.catchment_basins_geojson(municipality_id=flt.municipality_id),
         by_basin=analytics.volume_by_basin(flt),
         ranking=analytics.transporter_compliance(flt, now),
         reports=fiscalization.reports_by_basin(flt.date_from, flt.date_to, flt.municipality_id),
@@ -409,7 +409,7 @@ def _onward_charts(data: DashboardData) -> dict:
 def nucleo_dashboard(request):
     params = request.GET.copy()
     csv_name = params.pop("csv", [None])[0]
-    form = NucleoFilterForm(params or None)
+    form = NucleoFilterForm(params or None, user=request.user)
     if params and not form.is_valid():
         context = {"form": form, "nav": "nucleo"}
         return render(request, "nucleo/painel.html", context, status=400)
@@ -445,8 +445,10 @@ def nucleo_dashboard(request):
             for key, (header, rows) in tables.items()
         },
         # Where a municipality asks for the generator's confirmation (issue 15, point 4).
-        "unconfirmed": confirmation.unconfirmed().count()
-        if Municipality.objects.filter(generator_confirmation_required=True).exists()
+        "unconfirmed": confirmation.unconfirmed()
+        .filter(municipality_id=flt.municipality_id)
+        .count()
+        if municipality is not None and municipality.generator_confirmation_required
         else None,
     }
     return render(request, "nucleo/painel.html", context)

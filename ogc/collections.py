@@ -28,6 +28,9 @@ class Collection:
     properties: dict[str, str]
     # Who may see it; public when None.
     visible_to: Callable | None = None
+    # The rows of the user's municipalities (issue 24): a WHERE fragment whose every %s is the
+    # array of their ids (jurisdiction.scope's readable_ids); None: the same for everyone.
+    scope: str | None = None
     # A date column for the `datetime` parameter; None when the collection has no time.
     temporal: str | None = None
     # For features that last a period (from `temporal` to this column): `datetime` picks the
@@ -105,6 +108,13 @@ COLLECTIONS = {
                 "transporter": "t.transporter_id",
             },
             visible_to=roles.is_municipal,
+            # Its origin's municipality, and the municipality of its destination facility (the
+            # loads arriving there): CTRQuerySet.municipal_q, in SQL.
+            scope=(
+                "(t.municipality_id = ANY(%s) OR t.destination_facility_id IN "
+                f"(SELECT f.id FROM {ReceivingFacility._meta.db_table} f "
+                "WHERE f.municipality_id = ANY(%s)))"
+            ),
             temporal="transport_date",
         ),
         Collection(
@@ -131,6 +141,7 @@ COLLECTIONS = {
                 "received_volume_m3": "t.received_volume_m3",
             },
             visible_to=roles.is_municipal,
+            scope="(t.municipality_id = ANY(%s) OR t.destination_municipality_id = ANY(%s))",
             temporal="period_start",
             temporal_end="period_end",
         ),

@@ -18,6 +18,8 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from config.authentication import TokenAuthentication
 from config.br import br_number
+from jurisdiction.access import DataScope
+from jurisdiction.scope import jurisdiction_of
 
 from .collections import COLLECTIONS, Collection
 
@@ -61,6 +63,11 @@ def user_of(request):
     return found[0] if found else request.user
 
 
+def readable(request) -> frozenset[int] | None:
+    """The municipalities whose rows the caller reads (jurisdiction.scope); None: all."""
+    return jurisdiction_of(user_of(request)).readable_ids
+
+
 def absolute(request, name: str, *args) -> str:
     return request.build_absolute_uri(reverse(name, args=args))
 
@@ -86,6 +93,9 @@ def guarded(view):
 
     wrapper.__name__ = view.__name__
     wrapper.__doc__ = view.__doc__
+    # Public collections (the network) for anyone; the CTRs' only to the municipal staff, each
+    # its municipalities' rows (Collection.scope, issue 24).
+    wrapper.data_scope = DataScope.SIGNED_IN
     return require_GET(wrapper)
 
 
@@ -117,9 +127,17 @@ def conformance(request):
     return json_response({"conformsTo": CONFORMANCE})
 
 
-def extent_of(collection: Collection) -> list[float]:
+def extent_of(collection: Collection, municipalities=None) -> list[float]:
+    """The extent of the rows the caller reads (a scoped collection's: its municipalities')."""
+    where, params = "TRUE", []
+    if collection.scope is not None and municipalities is not None:
+        where = collection.scope
+        params = [sorted(municipalities)] * collection.scope.count("%s")
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT ST_Extent(t.{collection.geometry}) FROM {collection.table} t")
+        cursor.execute(
+            f"SELECT ST_Extent(t.{collection.geometry}) FROM {collection.table} t WHERE {where}",
+            params,
+        )
         box = cursor.fetchone()[0]
     if not box:
         return [-180.0, -90.0, 180.0, 90.0]
@@ -135,7 +153,9 @@ def describe(request, collection: Collection) -> dict:
         "description": collection.description,
         "itemType": "feature",
         "crs": [CRS84],
-        "extent": {"spatial": {"bbox": [extent_of(collection)], "crs": CRS84}},
+        "extent": {
+            "spatial": {"bbox": [extent_of(collection, readable(request))], "crs": CRS84}
+        },
         "links": [
             {"href": absolute(request, "ogc-collection", collection.id), "rel": "self",
              "type": "application/json", "title": collection.title},
@@ -261,11 +281,15 @@ def parse_datetime(raw: str | None) -> tuple[datetime.date | None, datetime.date
 
 
 def items_sql(
-    collection: Collection, bbox, dates, feature_id=None, after=None
+    collection: Collection, bbox, dates, feature_id=None, after=None, municipalities=None
 ) -> tuple[str, str, list]:
-    """WHERE clause and its params, and the feature expression, for the collection."""
+    """WHERE clause and its params, and the feature expression, for the collection; a scoped
+    collection's rows of `municipalities` only (None: every municipality's, the superuser's)."""
     where = [collection.where]
     params: list = []
+    if collection.scope is not None and municipalities is not None:
+        where.append(collection.scope)
+        params.extend([sorted(municipalities)] * collection.scope.count("%s"))
     if feature_id is not None:
         where.append("t.id = %s")
         params.append(feature_id)
@@ -314,7 +338,9 @@ def items(request, collection_id: str):
         raise BadRequest("Use after ou offset, não os dois.")
     bbox = parse_bbox(request.GET.get("bbox"))
     dates = parse_datetime(request.GET.get("datetime"))
-    where, feature, params = items_sql(found, bbox, dates, after=after)
+    where, feature, params = items_sql(
+        found, bbox, dates, after=after, municipalities=readable(request)
+    )
     matched = None
     with connection.cursor() as cursor:
         if after is None:
@@ -362,7 +388,9 @@ def item(request, collection_id: str, feature_id: str):
         return problem(404, f"A coleção '{collection_id}' não existe.")
     if not (feature_id.isascii() and feature_id.isdigit()) or len(feature_id) > MAX_ID_DIGITS:
         return problem(404, f"A feição '{feature_id[:40]}' não existe.")
-    where, feature, params = items_sql(found, None, None, int(feature_id))
+    where, feature, params = items_sql(
+        found, None, None, int(feature_id), municipalities=readable(request)
+    )
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {feature} FROM {found.table} t WHERE {where}", params)
         row = cursor.fetchone()

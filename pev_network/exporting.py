@@ -109,15 +109,21 @@ def output_format(path: str | Path, fmt: str | None = None) -> str:
 
 
 def facilities_frame(
-    kind: str | None = None, on: datetime.date | None = None, progress: Progress | None = None
+    kind: str | None = None,
+    on: datetime.date | None = None,
+    progress: Progress | None = None,
+    municipality_id: int | None = None,
 ) -> gpd.GeoDataFrame:
-    """One row per facility, in EPSG:4326, with the license in force on `on` (today)."""
+    """One row per facility (of one municipality, given one), in EPSG:4326, with the license
+    in force on `on` (today)."""
     day = on or today()
     facilities = (
         ReceivingFacility.objects.select_related("municipality")
         .only(*_FACILITY_COLUMNS, "municipality__ibge_code")
         .order_by("kind", "code", "name", "pk")
     )
+    if municipality_id is not None:
+        facilities = facilities.filter(municipality_id=municipality_id)
     if kind:
         facilities = facilities.filter(kind=kind)
     facilities = list(facilities)
@@ -174,8 +180,10 @@ def export_facilities(
     kind: str | None = None,
     on: datetime.date | None = None,
     progress: Progress | None = None,
+    municipality_id: int | None = None,
 ) -> ExportReport:
-    """Write the facilities (of one kind, or all) to `path`, replacing an existing file."""
+    """Write the facilities (of one kind, or all; of one municipality, or all) to `path`,
+    replacing an existing file."""
     path = Path(path)
     fmt = output_format(path, fmt)
     if kind:
@@ -188,7 +196,7 @@ def export_facilities(
     if not path.parent.is_dir():
         raise NetworkError(f"A pasta {path.parent} não existe.", "bad_path")
     day = on or today()
-    frame = facilities_frame(kind, day, progress)
+    frame = facilities_frame(kind, day, progress, municipality_id)
     spec = FORMATS[fmt]
     for stale in [path, *(path.with_suffix(s) for s in spec.sidecars)]:
         stale.unlink(missing_ok=True)
@@ -213,8 +221,11 @@ BASIN_LAYER = "bacias_de_captacao"
 BASIN_COLUMNS = ["code", "name", "municipality_ibge_code", "served_by_code", "served_by_name"]
 
 
-def export_basins(path: str | Path, fmt: str | None = None) -> int:
-    """Write the bacias de captação with the PEV that serves each; returns how many."""
+def export_basins(
+    path: str | Path, fmt: str | None = None, municipality_id: int | None = None
+) -> int:
+    """Write the bacias de captação (of one municipality, given one) with the PEV that serves
+    each; returns how many."""
     path = Path(path)
     fmt = output_format(path, fmt)
     if not path.parent.is_dir():
@@ -223,6 +234,8 @@ def export_basins(path: str | Path, fmt: str | None = None) -> int:
         "code", "name", "area", "municipality__ibge_code", "served_by__code", "served_by__name"
     )
     rows, geometries = [], []
+    if municipality_id is not None:
+        basins = basins.filter(municipality_id=municipality_id)
     for basin in basins.order_by("municipality_id", "name", "pk"):
         rows.append(
             {

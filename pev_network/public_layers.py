@@ -125,7 +125,9 @@ def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | N
     return fetch_json(sql, params)
 
 
-def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None = None) -> dict:
+def catchment_basins_geojson(
+    day: datetime.date | None = None, bbox: BBox | None = None, municipality_id: int | None = None
+) -> dict:
     """The bacias de captação (Lei 3.978/2007 art. 3 V) as a FeatureCollection.
 
     Properties: id, code, name, municipality, served_by_id, served_by (the PEV's name, null
@@ -134,6 +136,9 @@ def catchment_basins_geojson(day: datetime.date | None = None, bbox: BBox | None
     """
     params: dict = {"day": day or timezone.localdate()}
     where_bbox = bbox_sql("b.area", bbox, params)
+    if municipality_id is not None:
+        where_bbox += " AND b.municipality_id = %(municipality)s"
+        params["municipality"] = municipality_id
     sql = f"""
         SELECT json_build_object(
             'type', 'FeatureCollection',

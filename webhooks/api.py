@@ -12,6 +12,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import services
@@ -111,6 +112,7 @@ class EndpointViewSet(viewsets.ViewSet):
     assinatura, repetição, id do evento)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIDE
     queryset = Endpoint.objects.all()  # the model, for the schema
     lookup_value_regex = r"[0-9]+"
 
@@ -181,6 +183,7 @@ class ReplayView(APIView):
     """Recolocar uma entrega na fila, agora, com o mesmo id do evento."""
 
     permission_classes = [permissions.IsAuthenticated]
+    data_scope = DataScope.SIDE
 
     @extend_schema(
         summary="Reenviar uma entrega",

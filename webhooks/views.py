@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from config.errors import add_to_form
 from ctr.models import Transporter
+from jurisdiction.access import DataScope
 
 from . import services
 from .errors import WebhookError
@@ -35,6 +36,8 @@ def owner_required(view):
         request.webhook_owner = owner
         return view(request, *args, **kwargs)
 
+    # A transporter's or a facility's own endpoints: no municipality's staff reads them here.
+    wrapped.data_scope = DataScope.SIDE
     return wrapped
 
 

@@ -55,17 +55,17 @@ def test_overdue_circles_open_their_own_popup():
 
 
 @time_machine.travel(NOW, tick=False)
-def test_filter_shows_the_period_applied_and_names_the_default_municipality():
+def test_filter_shows_the_period_applied_and_names_the_municipality():
     world = build_world()
     client = Client()
     client.force_login(world.nucleo)
     html = client.get("/nucleo/mapa/").content.decode()
     assert 'name="date_from" value="2026-09-01"' in html
     assert 'name="date_to" value="2026-11-30"' in html
-    assert "Padrão" not in html
-    assert re.search(
-        r'<option value="" selected>Guaratinguetá \(teste\)/SP \(padrão\)</option>', html
-    )
+    # The municipality is the one the user works in, named on the page (issue 24), not a
+    # filter of the form: the Núcleo of one town has no other to choose.
+    assert 'name="municipality"' not in html
+    assert re.search(r"Município: <strong>Guaratinguetá \(teste\)/SP</strong>", html)
     # A period with its start left empty: the start shown is the one applied.
     html = client.get("/nucleo/mapa/?date_to=2026-10-31").content.decode()
     assert 'name="date_from" value="2026-08-02"' in html
