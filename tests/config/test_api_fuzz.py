@@ -43,6 +43,7 @@ from tests.builders import multi, offset, square
 from tests.ctr_world import CNPJ_GAMA, build_world, ctr_payload
 from tests.generators.worksite_world import api_body as worksite_body
 from tests.generators.worksite_world import registered, square_m
+from tests.two_towns import build_two_towns
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
 pytestmark = [
@@ -254,7 +255,9 @@ def known_inputs(world, objects) -> dict[str, list[dict]]:
     }
 
 
-def fuzz_operation(operation, headers, known: list[dict], failures: list[str]) -> Counter:
+def fuzz_operation(
+    operation, headers, known: list[dict], failures: list[str], checks=CHECKS
+) -> Counter:
     strategies = [
         operation.as_strategy(generation_mode=mode)
         for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
@@ -273,7 +276,7 @@ def fuzz_operation(operation, headers, known: list[dict], failures: list[str]) -
     )
     @hypothesis.given(case=st.one_of(strategies))
     def run(case):
-        response = case.call_and_validate(headers=headers, checks=CHECKS)
+        response = case.call_and_validate(headers=headers, checks=checks)
         statuses[response.status_code] += 1
 
     try:
@@ -336,6 +339,65 @@ def test_api_fuzz(role, api_schema):
     ]
     assert not failures, "\n\n".join(failures)
     assert not unreached, f"sem nenhuma resposta 2xx: {unreached}"
+
+
+# --- two municipalities (issue 24 point 8) -------------------------------------------------------
+
+
+def markers_of(world, objects) -> list[str]:
+    """Texts that only A's objects carry: its CTRs' numbers, its reports' protocols, the person
+    and the address named on its CTR, its transporter's document. Not markers: the receiving
+    network (public), and a company registered as a generator (one CNPJ, one registry for the
+    platform: B's Núcleo may register a worksite of it in B)."""
+    ctrs = CTR.objects.filter(municipality=world.town)
+    reports = DumpingReport.objects.filter(municipality=world.town)
+    return [
+        *ctrs.values_list("number", flat=True),
+        *reports.values_list("protocol", flat=True),
+        "Maria da Obra",
+        "52998224725",
+        world.alfa.document,
+        "Rua das Flores",
+    ]
+
+
+def no_object_of(markers: list[str]):
+    def check(ctx, response, case):
+        text = response.text or ""
+        # What the request itself carried may come back (a 404's `instance` is the path).
+        echoed = f"{case.formatted_path} {case.query} {case.body}"
+        leaked = [marker for marker in markers if marker in text and marker not in echoed]
+        if leaked:
+            raise AssertionError(
+                f"{case.method} {case.formatted_path}: objeto do outro município na resposta "
+                f"({response.status_code}): {leaked}"
+            )
+
+    check.__name__ = "no_object_of_the_other_municipality"
+    return check
+
+
+@pytest.mark.parametrize("username", ["nucleo_b", "fiscal_b"])
+def test_api_fuzz_as_the_other_municipality(username, api_schema):
+    """Every operation fuzzed as a person of municipality B, with A's real ids among the
+    inputs: no response carries any of A's objects (issue 24 point 8)."""
+    towns = build_two_towns()
+    world = towns.a
+    objects = real_objects(world)
+    known = known_inputs(world, objects)
+    markers = markers_of(world, objects)
+    assert markers and all(markers)
+    user = get_user_model().objects.get(username=username)
+    headers = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
+    checks = [*CHECKS, no_object_of(markers)]
+    failures: list[str] = []
+    with in_test_transaction():
+        for result in api_schema.get_all_operations():
+            operation = result.ok()
+            fuzz_operation(
+                operation, headers, known.get(operation.label, []), failures, checks=checks
+            )
+    assert not failures, "\n\n".join(failures)
 
 
 # --- boundary values ---------------------------------------------------------------------------
