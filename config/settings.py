@@ -34,7 +34,7 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 INSTALLED_APPS = [
-    # The admin, scoped to the user's municipalities (issue 24: jurisdiction.admin).
+    # The admin, scoped to the user's municipalities (issue 24: jurisdiction.admin_site).
     "jurisdiction.apps.ScopedAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -4,6 +4,7 @@ from them stays small whether the database holds ten thousand CTRs or a million.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 from dataclasses import dataclass
@@ -204,8 +205,13 @@ class FacilityUse:
 
 
 def volume_by_facility(flt: CTRFilter) -> list[FacilityUse]:
-    """Received volume per destination facility, with its use of the capacity it declares."""
-    where, params = flt.where()
+    """Received volume per destination facility of the municipality, with its use of the
+    capacity it declares: every load it received, from whichever municipality (a consortium's
+    shared landfill takes its neighbours' too: issue 24 point 5)."""
+    where, params = dataclasses.replace(flt, municipality_id=None).where()
+    if flt.municipality_id:
+        where += " AND f.municipality_id = %s"
+        params.append(flt.municipality_id)
     days = (flt.date_to - flt.date_from).days + 1
     rows = _fetch(
         f"""

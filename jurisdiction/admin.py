@@ -1,92 +1,28 @@
-"""The admin, scoped like every page (issue 24): one site whose every registered model is
-either scoped (its manager is a ScopedQuerySet: the lists, the objects reached by URL and the
-choices of its foreign keys are the user's municipalities') or the platform administrator's
-alone (users, tokens, the access log, the roles themselves). The apps register their admins
-as always; this site decides, at registration, which of the two each is."""
+"""The municipal roles in the admin (the site itself is jurisdiction.admin_site)."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
 from .models import CurrentMunicipality, StaffRole
-from .scope import ScopedQuerySet
-
-
-def _scoped_manager(model) -> bool:
-    return isinstance(model._default_manager.all(), ScopedQuerySet)
-
-
-class ScopedAdmin:
-    """A ModelAdmin whose rows and foreign-key choices are `visible_to` the user."""
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).visible_to(request.user)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        related = db_field.related_model
-        if "queryset" not in kwargs and _scoped_manager(related):
-            kwargs["queryset"] = related._default_manager.visible_to(request.user)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        related = db_field.related_model
-        if "queryset" not in kwargs and _scoped_manager(related):
-            kwargs["queryset"] = related._default_manager.visible_to(request.user)
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
-
-
-class AdministratorOnly:
-    """A model with no municipality of its own: the platform administrator's (superuser)."""
-
-    def has_module_permission(self, request):
-        return request.user.is_active and request.user.is_superuser
-
-    def has_view_permission(self, request, obj=None):
-        return request.user.is_active and request.user.is_superuser
-
-    def has_add_permission(self, request, *args):
-        return (
-            request.user.is_active
-            and request.user.is_superuser
-            and super().has_add_permission(request, *args)
-        )
-
-    def has_change_permission(self, request, obj=None):
-        return (
-            request.user.is_active
-            and request.user.is_superuser
-            and super().has_change_permission(request, obj)
-        )
-
-    def has_delete_permission(self, request, obj=None):
-        return (
-            request.user.is_active
-            and request.user.is_superuser
-            and super().has_delete_permission(request, obj)
-        )
-
-
-class ScopedAdminSite(admin.AdminSite):
-    def register(self, model_or_iterable, admin_class=None, **options):
-        models = [model_or_iterable] if isinstance(model_or_iterable, type) else model_or_iterable
-        base = admin_class or admin.ModelAdmin
-        for model in models:
-            mixin = ScopedAdmin if _scoped_manager(model) else AdministratorOnly
-            scoped = type(base.__name__, (mixin, base), {"__module__": base.__module__})
-            super().register(model, scoped, **options)
 
 
 @admin.register(StaffRole)
 class StaffRoleAdmin(admin.ModelAdmin):
-    """Granting a role in a municipality is the platform administrator's (or the onboarding
-    command's, nucleo.onboarding): a municipality's staff never grant themselves more."""
+    """Granting a role in a municipality is the platform administrator's act (the superuser's:
+    StaffRole has no municipality scope of its own, so the site keeps it AdministratorOnly),
+    as bringing a municipality in is (nucleo.onboarding gives a new municipality its first
+    Núcleo account): a municipality's staff never grant themselves more."""
 
-    list_display = ("user", "municipality", "role", "granted_at", "granted_by")
-    list_filter = ("role",)
-    search_fields = ("user__username", "municipality__name", "municipality__ibge_code")
-    autocomplete_fields = ("user",)
-    raw_id_fields = ("municipality",)
-    readonly_fields = ("granted_at", "granted_by")
+    list_display = ["user", "municipality", "role", "granted_at", "granted_by"]
+    list_filter = ["role", "municipality"]
+    search_fields = ["user__username", "user__email", "municipality__name"]
+    autocomplete_fields = ["user", "municipality"]
+    list_select_related = ["user", "municipality", "granted_by"]
+    readonly_fields = ["granted_at", "granted_by"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("municipality__boundary")
 
     def save_model(self, request, obj, form, change):
         if not change:

@@ -9,7 +9,7 @@ class JurisdictionConfig(AppConfig):
 
 
 class ScopedAdminConfig(admin_apps.AdminConfig):
-    """django.contrib.admin with the scoped site as the default one (jurisdiction.admin)."""
+    """django.contrib.admin with the scoped site as the default one (jurisdiction.admin_site)."""
 
     default = False
-    default_site = "jurisdiction.admin.ScopedAdminSite"
+    default_site = "jurisdiction.admin_site.ScopedAdminSite"

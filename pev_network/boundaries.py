@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import shapely
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import transaction
 from tqdm import tqdm
@@ -172,7 +173,90 @@ def import_municipalities(
     return report
 
 
-def _refusal(problems: list[str]) -> BoundaryImportError:
+@dataclass(frozen=True)
+class Boundary:
+    """One municipality's boundary read from a file (read_boundary): what a new municipality
+    is created from (nucleo.onboarding)."""
+
+    ibge_code: str
+    name: str
+    uf: str
+    # MultiPolygon in WGS 84, as the Municipality stores it.
+    geometry: GEOSGeometry
+    source: str
+    vertices: int
+    repaired: str | None = None
+
+
+def read_boundary(
+    path: Path,
+    ibge_code: str,
+    *,
+    layer: str | None = None,
+    code_field: str | None = None,
+    name_field: str | None = None,
+    fix_invalid: bool = False,
+) -> Boundary:
+    """The boundary of the municipality `ibge_code` in a file of one or many (a state's 645):
+    the file is read as import_municipalities reads it, and only that feature's geometry is
+    judged (another municipality's bad polygon is not this one's problem). Writes nothing."""
+    path = Path(path)
+    source = geofile.read(path, layer=layer, code_column=code_field)
+    if source.frame is None:
+        raise _refusal([str(p) for p in source.problems], what="Arquivo de limites")
+    frame = source.frame
+    columns = [str(c) for c in frame.columns if c != frame.geometry.name]
+    code_col = _pick(columns, code_field, CODE_FIELDS, "código IBGE")
+    name_col = _pick(columns, name_field, NAME_FIELDS, "nome")
+    codes = [(c or "").split(".")[0] for c in geofile.cell_texts(frame, code_col)]
+    rows = [i for i, code in enumerate(codes) if code == ibge_code]
+    if not rows:
+        raise BoundaryImportError(
+            f"O arquivo {path.name} não tem o limite do município {ibge_code} (coluna "
+            f"'{code_col}', {len(codes)} feição(ões)): confira o código ou use o arquivo do "
+            "estado dele.",
+            "boundary_missing",
+        )
+    if len(rows) > 1:
+        numbers = ", ".join(str(i + 1) for i in rows)
+        raise BoundaryImportError(
+            f"O arquivo {path.name} tem {len(rows)} feições com o código {ibge_code} "
+            f"(feições {numbers}): deixe uma só.",
+            "boundary_ambiguous",
+        )
+    one = frame.iloc[rows]
+    checked = geofile.polygons(
+        geofile.to_wgs84(one, max_vertices=MAX_VERTICES_PER_BOUNDARY),
+        codes=[ibge_code],
+        source_crs=source.source_crs,
+        fix_invalid=fix_invalid,
+        wrong_type=lambda geom_type: f"a geometria não é um polígono ({geom_type})",
+    )
+    area = checked.areas[0]
+    if area is None:
+        reasons = "; ".join(p.reason for p in checked.problems)
+        raise BoundaryImportError(
+            f"O limite do município {ibge_code} em {path.name} foi recusado: {reasons}.",
+            "boundary_invalid",
+        )
+    name = (geofile.cell_texts(one, name_col)[0] or "").strip()
+    if not name:
+        raise BoundaryImportError(
+            f"A feição do município {ibge_code} em {path.name} não tem nome (coluna '{name_col}').",
+            "boundary_invalid",
+        )
+    return Boundary(
+        ibge_code=ibge_code,
+        name=name,
+        uf=UF_BY_IBGE_PREFIX.get(ibge_code[:2], ""),
+        geometry=GEOSGeometry(memoryview(area.wkb), srid=4326),
+        source=path.name,
+        vertices=int(shapely.get_num_coordinates(area)),
+        repaired=checked.fixes[0].description if checked.fixes else None,
+    )
+
+
+def _refusal(problems: list[str], what: str = "Arquivo") -> BoundaryImportError:
     return BoundaryImportError(
-        "Arquivo recusado; nada foi importado:\n" + "\n".join(f"  {p}" for p in problems)
+        f"{what} recusado; nada foi importado:\n" + "\n".join(f"  {p}" for p in problems)
     )

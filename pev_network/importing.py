@@ -35,7 +35,7 @@ from .facility_fields import (
     validate_attributes,
 )
 from .geofile import GEOMETRY_FIELD, GeometryFix, Problem, cell_texts
-from .models import FacilityLicense, ReceivingFacility
+from .models import FacilityLicense, Municipality, ReceivingFacility
 from .services import NetworkError, municipality_id_at
 
 # (stage, done, total): the caller draws the progress bar.
@@ -149,11 +149,15 @@ def import_facilities(
     fix_invalid: bool = False,
     dry_run: bool = False,
     progress: Progress | None = None,
+    municipality_id: int | None = None,
 ) -> ImportReport:
     """Validate every feature of the file and write them all in one transaction, or nothing.
 
     Raises ImportRefused (with the report) when the file or any feature has a problem.
     With `dry_run` the same writes run and are rolled back, so the counts are the real ones.
+    With `municipality_id` (a municipality's own network, nucleo.onboarding) every area must
+    lie in that municipality, and no code may name another municipality's facility: the file
+    of one municipality never moves or overwrites a neighbour's area.
     """
     field_map = dict(field_map or {})
     for ours in field_map:
@@ -197,7 +201,7 @@ def import_facilities(
 
     try:
         with transaction.atomic():
-            _write(rows, report, progress)
+            _write(rows, report, progress, municipality_id)
             if dry_run:
                 # Same code path as a real import, so a dry run also meets the database's
                 # constraints; then nothing stays.
@@ -297,9 +301,15 @@ FACILITY_FIELDS = [
 ]
 
 
-def _write(rows: list[FacilityData], report: ImportReport, progress: Progress | None) -> None:
+def _write(
+    rows: list[FacilityData],
+    report: ImportReport,
+    progress: Progress | None,
+    municipality_id: int | None = None,
+) -> None:
     """Create or update (by code) every facility and its license. Runs inside the caller's
-    transaction."""
+    transaction. With `municipality_id`, an area elsewhere, or a code of another
+    municipality's facility, is a problem of its feature."""
     codes = [r.code for r in rows if r.code]
     existing = {f.code: f for f in ReceivingFacility.objects.filter(code__in=codes)}
     numbers = {r.license.number for r in rows if r.license}
@@ -317,6 +327,21 @@ def _write(rows: list[FacilityData], report: ImportReport, progress: Progress | 
     total = len(rows)
     for done, row in enumerate(rows, start=1):
         facility = existing.get(row.code) if row.code else None
+        if (
+            municipality_id is not None
+            and facility is not None
+            and facility.municipality_id not in (None, municipality_id)
+        ):
+            report.problems.append(
+                Problem(
+                    row.number,
+                    "code",
+                    f"o código {row.code} já é de uma área de outro município "
+                    f"({facility.name}): use outro código",
+                    row.code,
+                )
+            )
+            continue
         if facility is None:
             facility = ReceivingFacility(code=row.code)
             to_create.append(facility)
@@ -333,9 +358,25 @@ def _write(rows: list[FacilityData], report: ImportReport, progress: Progress | 
         facility.area = area
         # The municipality whose boundary holds the area; None outside every known boundary.
         facility.municipality_id = municipality_id_at(area.point_on_surface)
+        if municipality_id is not None and facility.municipality_id != municipality_id:
+            report.problems.append(
+                Problem(
+                    row.number,
+                    GEOMETRY_FIELD,
+                    "a área fica fora do limite do município"
+                    + (
+                        f" (em {_municipality_name(facility.municipality_id)})"
+                        if facility.municipality_id
+                        else ""
+                    ),
+                    row.code,
+                )
+            )
         facility_of[row.number] = facility
         if progress:
             progress(STAGE_WRITE, done, total)
+    if report.problems:
+        _refuse(report)
     ReceivingFacility.objects.bulk_create(to_create)
     ReceivingFacility.objects.bulk_update(to_update, FACILITY_FIELDS)
     report.created, report.updated = len(to_create), len(to_update)
@@ -363,6 +404,10 @@ def _write(rows: list[FacilityData], report: ImportReport, progress: Progress | 
     )
     report.licenses_created = len(licenses_to_create)
     report.licenses_updated = len(licenses_to_update)
+
+
+def _municipality_name(municipality_id: int) -> str:
+    return str(Municipality.objects.defer("boundary").get(pk=municipality_id))
 
 
 def _check_license_owners(

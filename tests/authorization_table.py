@@ -711,6 +711,11 @@ TABLE: dict[str, list[Check]] = {
     # Issue 24: the municipal staff pick the municipality they work in; a form sent empty is
     # invalid (400) for them, refused for anyone else.
     "jurisdiction:choose": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
+    # A new staff account's link (issue 24 point 7): the token is the credential; a wrong one
+    # shows everyone the same "link no longer valid" page and changes nothing.
+    "jurisdiction:set-password": [
+        Check(kwargs={"uidb64": "MQ", "token": "x-invalido"}, get=PUBLIC, post=PUBLIC)
+    ],
     "maps:nucleo-mapa": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-exportar": [Check(get=MUNICIPAL_PAGE)],
     "maps:nucleo-exportar-arquivo": [Check(kwargs={"name": "areas.gpkg"}, get=MUNICIPAL_PAGE)],

@@ -131,11 +131,13 @@ def test_the_readme_lists_the_project_commands():
     ours = sorted(
         path.stem
         for app in (
+            "jurisdiction",
             "pev_network",
             "ctr",
             "generators",
             "fiscalization",
             "webhooks",
+            "nucleo",
             "synthetic",
             "tour",
         )

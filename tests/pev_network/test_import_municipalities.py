@@ -111,3 +111,40 @@ def test_zip_with_an_unsafe_path_is_refused_as_the_facility_import_does(tmp_path
     with pytest.raises(CommandError, match=r"o ZIP contém um caminho inseguro \('\.\./"):
         run_import(archive)
     assert not Municipality.objects.filter(ibge_code="3599901").exists()
+
+
+# --- one municipality of a file (boundaries.read_boundary, the onboarding's reader) ---------
+
+
+def test_read_boundary_judges_only_the_feature_asked_for(one_bow_tie):
+    """Another municipality's bad polygon in the state's file is not this one's problem."""
+    boundary = boundaries.read_boundary(one_bow_tie, "3599901")
+    assert (boundary.ibge_code, boundary.name, boundary.uf) == ("3599901", "Quadrado", "SP")
+    assert boundary.geometry.geom_type == "MultiPolygon" and boundary.geometry.srid == 4326
+    assert boundary.source == "municipios.geojson" and boundary.repaired is None
+    assert not Municipality.objects.exists()  # it only reads
+
+
+def test_read_boundary_refuses_the_invalid_one_unless_fixed(one_bow_tie):
+    with pytest.raises(boundaries.BoundaryImportError) as refused:
+        boundaries.read_boundary(one_bow_tie, "3599902")
+    assert refused.value.code == "boundary_invalid"
+    assert "geometria inválida" in refused.value.message
+    fixed = boundaries.read_boundary(one_bow_tie, "3599902", fix_invalid=True)
+    assert fixed.repaired and fixed.geometry.valid
+
+
+def test_read_boundary_says_when_the_code_is_missing_or_repeated(tmp_path):
+    path = write(
+        tmp_path / "dois.geojson",
+        [("3599901", "Um", square()), ("3599901", "Outro", square(LON + 0.1))],
+    )
+    with pytest.raises(boundaries.BoundaryImportError) as missing:
+        boundaries.read_boundary(path, "3599903")
+    assert missing.value.code == "boundary_missing"
+    assert "não tem o limite do município 3599903 (coluna 'cd_mun', 2 feição(ões))" in (
+        missing.value.message
+    )
+    with pytest.raises(boundaries.BoundaryImportError) as repeated:
+        boundaries.read_boundary(path, "3599901")
+    assert "tem 2 feições com o código 3599901 (feições 1, 2)" in repeated.value.message

@@ -1,0 +1,77 @@
+"""The admin site, scoped like every page (issue 24): every registered model is either scoped
+(its manager is a ScopedQuerySet: the lists, the objects reached by URL and the choices of its
+foreign keys are the user's municipalities') or the platform administrator's alone (users,
+tokens, the access log, the roles themselves). The apps register their admins as always; this
+site decides, at registration, which of the two each is. The default site of the project
+(jurisdiction.apps.ScopedAdminConfig); its own module, which registers nothing, because the
+default site is built while the admin modules that register on it are imported."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from .scope import ScopedQuerySet
+
+
+def _scoped_manager(model) -> bool:
+    return isinstance(model._default_manager.all(), ScopedQuerySet)
+
+
+class ScopedAdmin:
+    """A ModelAdmin whose rows and foreign-key choices are `visible_to` the user."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).visible_to(request.user)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        related = db_field.related_model
+        if "queryset" not in kwargs and _scoped_manager(related):
+            kwargs["queryset"] = related._default_manager.visible_to(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        related = db_field.related_model
+        if "queryset" not in kwargs and _scoped_manager(related):
+            kwargs["queryset"] = related._default_manager.visible_to(request.user)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+class AdministratorOnly:
+    """A model with no municipality of its own: the platform administrator's (superuser)."""
+
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_add_permission(self, request, *args):
+        return (
+            request.user.is_active
+            and request.user.is_superuser
+            and super().has_add_permission(request, *args)
+        )
+
+    def has_change_permission(self, request, obj=None):
+        return (
+            request.user.is_active
+            and request.user.is_superuser
+            and super().has_change_permission(request, obj)
+        )
+
+    def has_delete_permission(self, request, obj=None):
+        return (
+            request.user.is_active
+            and request.user.is_superuser
+            and super().has_delete_permission(request, obj)
+        )
+
+
+class ScopedAdminSite(admin.AdminSite):
+    def register(self, model_or_iterable, admin_class=None, **options):
+        models = [model_or_iterable] if isinstance(model_or_iterable, type) else model_or_iterable
+        base = admin_class or admin.ModelAdmin
+        for model in models:
+            mixin = ScopedAdmin if _scoped_manager(model) else AdministratorOnly
+            scoped = type(base.__name__, (mixin, base), {"__module__": base.__module__})
+            super().register(model, scoped, **options)
