@@ -27,6 +27,7 @@ from config.api_filters import BBoxFilter
 from config.api_params import parse_date
 from config.geojson_fields import GeoJSONPointField
 from config.pagination import NewestFirstCursorPagination
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
@@ -665,6 +666,7 @@ class RuleOutput(serializers.Serializer):
 class RuleListView(APIView):
     """O catálogo de regras do CTR, com o artigo de lei de cada uma."""
 
+    data_scope = DataScope.PUBLIC  # the catalogue: no one's data
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses={200: RuleOutput(many=True), **problems(401)})

@@ -25,6 +25,7 @@ import audit
 from config.br import br_number
 from config.errors import add_to_form, errors_back_to
 from config.list_order import Column, ListOrder
+from jurisdiction.access import DataScope, declare
 from maps import services as maps
 from pev_network.models import ReceivingFacility, waste_class_short
 
@@ -107,6 +108,7 @@ operator_required = roles.acting_for(
 
 
 class SignInView(auth_views.LoginView):
+    data_scope = DataScope.PUBLIC  # the sign-in form: no one's data (issue 24)
     template_name = "ctr/login.html"
     authentication_form = SignInForm
     redirect_authenticated_user = True
@@ -116,6 +118,7 @@ class SignInView(auth_views.LoginView):
 class SignOutView(auth_views.LogoutView):
     """POST signs out (CSRF-protected); GET asks for confirmation instead of a bare 405."""
 
+    data_scope = DataScope.PUBLIC  # no one's data (issue 24)
     http_method_names = ["get", "post", "options"]
 
     def get(self, request, *args, **kwargs):
@@ -148,6 +151,7 @@ def dashboard(request):
 # --- rule catalogue --------------------------------------------------------------------------
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def rule_catalogue(request):
     """Every rule of ctr.rules.REGISTRY, grouped by the stage where it runs."""
