@@ -25,6 +25,7 @@ from fiscalization import enforcement, enforcement_pdf, intake, photos
 from fiscalization.models import EnforcementCase
 from fiscalization.models.enforcement import DeliveryMethod
 from generators import accounts, declaration_pdf
+from pev_network import boundaries
 from pev_network.letterhead import letterhead_of
 from pev_network.models import Municipality
 from pev_network.services import save_municipality
@@ -110,6 +111,16 @@ def test_a_new_municipality_starts_with_the_law_the_platform_knows_and_keeps_an_
     Municipality.objects.filter(pk=town.pk).update(waste_law="Lei Municipal nº 3.978/2007 (rev.)")
     town, created = save_municipality("3518404", "Guaratinguetá", "SP", town.boundary)
     assert not created and town.waste_law == "Lei Municipal nº 3.978/2007 (rev.)"
+
+
+def test_the_boundaries_import_gives_guaratingueta_its_law(db):
+    """make run's demo loads Guaratinguetá's boundary file after the migrations: the import
+    fills the law in, as migration 0011 does for a database that had it already."""
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    boundaries.import_municipalities(str(fixtures / "municipio_3518404_guaratingueta.geojson"))
+    town = Municipality.objects.get(ibge_code="3518404")
+    assert town.waste_law == "Lei Municipal nº 3.978/2007"
+    assert letterhead_of(town).cites_articles
 
 
 # --- printed documents -------------------------------------------------------------------------
