@@ -4,7 +4,8 @@ the Habite-se declaration in generators.declaration_pdf): one A4 page geometry, 
 and paragraph styles; the letterhead band (and the numbered band of a document anyone may
 verify), the verification QR code and the watermark drawn on the first page; the running header
 and the footer with the page number; section bars, label/value fields, ruled tables and
-signature boxes.
+signature boxes. Whose document it is, the letterhead's first line says (`issued_by`, from a
+config.letterhead.Letterhead: the municipality's city hall, or the platform).
 
 Fonts: reportlab's standard Helvetica, whose WinAnsi encoding covers Portuguese, so nothing is
 registered and no system font package is needed; a TrueType face would be registered here
@@ -20,7 +21,6 @@ from collections.abc import Callable
 from xml.sax.saxutils import escape
 
 import segno
-from django.conf import settings
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import A4
@@ -29,6 +29,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph, Table, TableStyle
+
+from .letterhead import Letterhead, platform_name
 
 PAGE_W, PAGE_H = A4
 MARGIN = 14 * mm
@@ -48,8 +50,15 @@ FLAG_BG = colors.HexColor("#fef3c7")
 ERROR = colors.HexColor("#b91c1c")
 
 
-def platform_name() -> str:
-    return getattr(settings, "CTR_PLATFORM_NAME", "Plataforma CTR")
+def issued_by(head: Letterhead, *parts: str) -> str:
+    """The small grey line a letterhead opens with: the city hall the document belongs to,
+    then `parts` (the office, the document's kind), then the platform ("Prefeitura Municipal
+    de Guaratinguetá/SP · Fiscalização · Plataforma CTR"); the platform alone opens a document
+    of no one municipality."""
+    names = [head.issuer, *parts]
+    if head.municipality:
+        names.append(platform_name())
+    return " · ".join(name for name in names if name)
 
 
 # --- styles -----------------------------------------------------------------------------------

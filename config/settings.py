@@ -241,8 +241,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "CTR — Controle de Transporte de Resíduos",
     "DESCRIPTION": (
         "API pública e de gestão do Controle de Transporte de Resíduos da construção civil e "
-        "volumosos (Lei 3.978/2007 de Guaratinguetá): rede licenciada de recebimento (PEV, ATT, "
-        "áreas de reciclagem, aterros de RCC), municípios e bacias de captação."
+        "volumosos, conforme a lei municipal de cada município atendido (o catálogo de regras "
+        "cita a Lei 3.978/2007 de Guaratinguetá/SP, o seu modelo): rede licenciada de "
+        "recebimento (PEV, ATT, áreas de reciclagem, aterros de RCC), municípios e bacias de "
+        "captação."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

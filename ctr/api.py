@@ -670,6 +670,7 @@ class RuleOutput(serializers.Serializer):
 class RuleListView(APIView):
     """O catálogo de regras do CTR, com o artigo de lei de cada uma."""
 
+    data_scope = DataScope.PUBLIC  # the catalogue: no one's data
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses={200: RuleOutput(many=True), **problems(401)})

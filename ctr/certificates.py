@@ -39,8 +39,11 @@ from functools import cached_property
 from django.db.models import QuerySet
 
 from config.br import br_date, br_number
+from config.letterhead import Letterhead
 from jurisdiction.scope import jurisdiction_of
-from pev_network.models import ReceivingFacility, waste_class_short
+from pev_network import services as network
+from pev_network.letterhead import letterhead_of
+from pev_network.models import Municipality, ReceivingFacility, waste_class_short
 
 from . import custody, roles
 from .custody import Outcome
@@ -568,6 +571,33 @@ def issue(
         },
     )
     return issued, certificate
+
+
+def worksite_municipality(worksite: Worksite) -> Municipality | None:
+    """The municipality a worksite's papers belong to (issue 24 point 6): the one that issued
+    its permit, else the one where it lies (a worksite first named on a CTR has no permit)."""
+    if worksite.municipality_id is not None:
+        return worksite.municipality
+    return network.municipality_at(worksite.location)
+
+
+def municipality_of(issued: DestinationCertificate, certificate: Certificate):
+    """Whose paper the certificate is (issue 24 point 6): its worksite's municipality; for a
+    generator's loads, the municipality of their CTRs; None when they are of several (the
+    platform's paper)."""
+    if issued.worksite_id is not None:
+        return worksite_municipality(issued.worksite)
+    numbers = [load.number for load in certificate.loads]
+    ids = set(CTR.objects.filter(number__in=numbers).values_list("municipality_id", flat=True))
+    if len(ids) != 1:
+        return None
+    return Municipality.objects.defer("boundary").filter(pk__in=ids).first()
+
+
+def letterhead(issued: DestinationCertificate, certificate: Certificate) -> Letterhead:
+    """The letterhead of the certificate's municipality (municipality_of), else the
+    platform's."""
+    return letterhead_of(municipality_of(issued, certificate))
 
 
 def scope_of(issued: DestinationCertificate) -> Scope:

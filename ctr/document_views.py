@@ -18,6 +18,8 @@ from config import csv_safety
 from config.br import br_number
 from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import jurisdiction_of
+from maps import municipal
+from pev_network.letterhead import letterhead_of
 
 from . import certificates, corrections, printing, reports, roles
 from .models import CTR, Generator, Transporter, Worksite
@@ -51,9 +53,12 @@ def ctr_not_found(request: HttpRequest, number: str) -> HttpResponse:
 # --- public verification ----------------------------------------------------------------------
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
-def verify_form(request: HttpRequest) -> HttpResponse:
-    """/verificar/?numero=…: type the number printed on the paper."""
+def verify_form(request: HttpRequest, ibge: str | None = None) -> HttpResponse:
+    """/verificar/?numero=… (and /m/<IBGE code>/verificar/, the box with the municipality's
+    name): type the number printed on the paper."""
+    place = municipal.place(ibge) if ibge else municipal.Place(None)
     raw = request.GET.get("numero", "").strip()
     error = ""
     if raw:
@@ -67,12 +72,18 @@ def verify_form(request: HttpRequest) -> HttpResponse:
             "Número inválido: use o formato impresso no CTR, por exemplo CTR-3518404-2026-000001, "
             "ou o código do certificado de destinação, por exemplo CDF-ABCD-EFGH-JKMN."
         )
-    return render(request, "ctr/documents/verify_form.html", {"value": raw, "error": error})
+    return render(
+        request,
+        "ctr/documents/verify_form.html",
+        {"value": raw, "error": error, **place.context()},
+    )
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def verify(request: HttpRequest, number: str) -> HttpResponse:
-    """Public: what the QR code of a printed CTR points to. Personal data masked (LGPD)."""
+    """Public: what the QR code of a printed CTR points to, under the name of the CTR's
+    municipality (issue 24 point 6). Personal data masked (LGPD)."""
     ctr = reports.find_ctr(CTR.objects.all(), number)
     if ctr is None:
         response = ctr_not_found(request, number)
@@ -80,8 +91,12 @@ def verify(request: HttpRequest, number: str) -> HttpResponse:
         response = render(
             request,
             "ctr/documents/verify.html",
-            # Corrections after reception (issue 16 point 4): the fields' names, no values.
-            {"ctr": reports.public_view(ctr), "corrections": corrections.applied_notes(ctr, False)},
+            {
+                **municipal.of(ctr.municipality).context(),
+                "ctr": reports.public_view(ctr),
+                # Corrections after reception (issue 16 point 4): the fields' names, no values.
+                "corrections": corrections.applied_notes(ctr, False),
+            },
         )
     # The status of a CTR changes (received, refused): never serve a stale copy.
     response["Cache-Control"] = "no-store"
@@ -136,7 +151,13 @@ def worksite_report(request: HttpRequest, pk: int) -> HttpResponse:
     if scope is None:
         return _report_not_found(request)
     report = reports.worksite_report(scope.worksite, scope.transporter)
-    return render(request, "ctr/documents/worksite_report.html", {"report": report})
+    # Issue 24 point 6: the worksite's municipality's law, in the text and the footer.
+    head = letterhead_of(certificates.worksite_municipality(scope.worksite))
+    return render(
+        request,
+        "ctr/documents/worksite_report.html",
+        {"report": report, "page_letterhead": head},
+    )
 
 
 @declare(DataScope.SIGNED_IN)
@@ -214,7 +235,13 @@ def _cdf_page(request: HttpRequest, scope: certificates.Scope, pdf_url: str) -> 
         render(
             request,
             "ctr/documents/cdf.html",
-            {"issued": issued, "cdf": cdf, "pdf_url": pdf_url},
+            {
+                "issued": issued,
+                "cdf": cdf,
+                "pdf_url": pdf_url,
+                # Issue 24 point 6: the certificate's municipality's law (or the platform's).
+                "page_letterhead": certificates.letterhead(issued, cdf),
+            },
         )
     )
 
@@ -271,6 +298,7 @@ def generator_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     return _cdf_pdf(request, scope)
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def cdf_verify(request: HttpRequest, code: str) -> HttpResponse:
     """Public: what the QR code of a printed certificate points to. The content as issued,
@@ -290,6 +318,9 @@ def cdf_verify(request: HttpRequest, code: str) -> HttpResponse:
             request,
             "ctr/documents/cdf_verify.html",
             {
+                **municipal.of(
+                    certificates.municipality_of(verification.issued, verification.certificate)
+                ).context(),
                 "issued": verification.issued,
                 "certificate": verification.certificate,
                 "subject": certificates.public_subject(verification.certificate.subject),

@@ -251,7 +251,10 @@ def _flow_rows(date_from: datetime.date, date_to: datetime.date, municipality_id
     sql = onward_flows_sql(where, "%s::date", "%s::date")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT f.*, ST_AsBinary(f.geom) FROM ({sql}) f "
+            "SELECT f.id, f.municipality, f.origin_code, f.origin_name, f.origin_kind, "
+            "f.destination_code, f.destination_name, f.destination_kind, f.waste_class, "
+            "f.period_start, f.period_end, f.ctrs, f.volume_m3, f.received_volume_m3, f.geom, "
+            f"ST_AsBinary(f.geom) FROM ({sql}) f "
             "ORDER BY f.period_start, f.origin_name, f.destination_name, f.waste_class",
             [date_from, date_to, *params],
         )

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 import audit
 from config.api_errors import Problem
-from jurisdiction.access import DataScope
+from jurisdiction.access import DataScope, declare
 from pev_network.api import problems
 
 from . import offline, roles
@@ -31,6 +31,7 @@ PAPER = "#f5f6f3"  # --paper
 SCOPE = "/transportador/"
 
 
+@declare(DataScope.PUBLIC)  # like a static file: no one's data
 @require_safe
 def manifest(request):
     """The web app manifest (W3C): installs the transporter's pages as an app that opens on
@@ -76,6 +77,7 @@ def _worker_source() -> str:
         return source.read()
 
 
+@declare(DataScope.PUBLIC)  # like a static file: no one's data
 @require_safe
 def service_worker(request):
     """The service worker, from our static file, with the URLs it needs (the bundle, the issue

@@ -31,14 +31,15 @@ from config.pdf import (
     document,
     fields,
     grid,
+    issued_by,
     letterhead,
     make_style,
     numbered_header,
     p,
-    platform_name,
     section,
     signature_boxes,
 )
+from pev_network.letterhead import letterhead_of
 from pev_network.models import facility_kind_short, waste_class_short
 
 from . import certificates, corrections, offline, reports
@@ -46,10 +47,15 @@ from .documents import document_kind, format_document
 from .models import CTR, CTRStatus
 from .rules import REGISTRY, Severity
 
+# What the printed CTR rests on, as (article of Lei 3.978/2007, what it says): beside another
+# municipality's law only what it says is printed (config.letterhead, issue 24 point 6).
 LEGAL_BASIS = (
-    "Base legal: Lei Municipal nº 3.978/2007 de Guaratinguetá, art. 3 VI (o CTR acompanha cada "
-    "carga) e art. 13 p.ú. (o transportador destina os resíduos única e exclusivamente às áreas "
-    "licenciadas e comprova a destinação correta a quem o contratou)."
+    ("art. 3 VI", "o CTR acompanha cada carga"),
+    (
+        "art. 13 p.ú.",
+        "o transportador destina os resíduos única e exclusivamente às áreas licenciadas e "
+        "comprova a destinação correta a quem o contratou",
+    ),
 )
 TITLE = "CTR — Controle de Transporte de Resíduos"
 
@@ -66,7 +72,7 @@ def _ctr_header(ctr: CTR, verify_url: str) -> Callable[[Canvas], None]:
     if ctr.closed_at:
         lines.append(f"{ctr.get_status_display()} em {br_datetime(ctr.closed_at)}")
     return numbered_header(
-        f"{platform_name()} · Município de {ctr.municipality.name}/{ctr.municipality.uf}",
+        issued_by(letterhead_of(ctr.municipality)),
         TITLE,
         "Documento de transporte de resíduos da construção civil e volumosos",
         f"Nº {ctr.number}",
@@ -220,7 +226,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
                 Spacer(0, 3 * mm),
             ]
         ),
-        p(LEGAL_BASIS, SMALL),
+        p(letterhead_of(ctr.municipality).legal_basis(LEGAL_BASIS), SMALL),
         Spacer(0, 4 * mm),
         KeepTogether(
             [
@@ -243,14 +249,19 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
 # --- worksite destination report --------------------------------------------------------------
 
 
-def _report_header(canvas: Canvas) -> None:
-    letterhead(
-        canvas,
-        f"{platform_name()} · {TITLE}",
-        "Relatório de destinação de resíduos da obra",
-        "Documentação de controle para o Habite-se (Lei 3.978/2007 art. 9 p.ú. II)",
-        46,
-    )
+def _report_header(site) -> Callable[[Canvas], None]:
+    head = letterhead_of(certificates.worksite_municipality(site))
+
+    def draw(canvas: Canvas) -> None:
+        letterhead(
+            canvas,
+            issued_by(head, TITLE),
+            "Relatório de destinação de resíduos da obra",
+            f"Documentação de controle para o Habite-se ({head.cite('art. 9 p.ú. II')})",
+            46,
+        )
+
+    return draw
 
 
 def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -> bytes:
@@ -260,7 +271,7 @@ def worksite_report_pdf(report: reports.WorksiteReport, compress: bool = True) -
     doc = document(
         buffer,
         title=f"Relatório de destinação — obra {site.pk}",
-        first_page=_report_header,
+        first_page=_report_header(site),
         header_height=20 * mm,
         running_title=f"Relatório de destinação — {site.address}",
         generated=br_datetime(timezone.now()),
@@ -544,10 +555,12 @@ CDF_METHOD = (
     "reciclagem ou aterro licenciado) e o beneficiamento na área concluem a destinação."
 )
 CDF_LEGAL_BASIS = (
-    "Base legal: Lei Municipal nº 3.978/2007 de Guaratinguetá, art. 3 III (a ATT faz a triagem "
-    "para posterior remoção e destinação adequada), art. 9 p.ú. II (o Habite-se pede a "
-    "documentação do correto transporte, triagem e destinação) e art. 13 p.ú. (o transportador "
-    "comprova a destinação a quem o contratou)."
+    ("art. 3 III", "a ATT faz a triagem para posterior remoção e destinação adequada"),
+    (
+        "art. 9 p.ú. II",
+        "o Habite-se pede a documentação do correto transporte, triagem e destinação",
+    ),
+    ("art. 13 p.ú.", "o transportador comprova a destinação a quem o contratou"),
 )
 
 
@@ -563,13 +576,14 @@ def cdf_pdf(
 
     The generator's document is printed in full: only who may see the certificate gets it."""
     subject = cdf.subject
+    head = certificates.letterhead(issued, cdf)
     buffer = io.BytesIO()
     status = "Conclusivo" if cdf.conclusive else "Não conclusivo"
     doc = document(
         buffer,
         title=f"{CDF_TITLE} {issued.code}",
         first_page=numbered_header(
-            f"{platform_name()} · {subject.municipality or 'Controle de Transporte de Resíduos'}",
+            issued_by(head),
             CDF_TITLE,
             "Resíduos da construção civil e volumosos, seguidos até a destinação final",
             f"Nº {issued.code}",
@@ -627,7 +641,7 @@ def cdf_pdf(
     story += [
         p(CDF_METHOD, SMALL),
         Spacer(0, 2 * mm),
-        p(CDF_LEGAL_BASIS, SMALL),
+        p(head.legal_basis(CDF_LEGAL_BASIS), SMALL),
         Spacer(0, 2 * mm),
         p(
             f"Este certificado retrata a cadeia de custódia em {br_datetime(issued.issued_at)}. "

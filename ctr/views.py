@@ -108,6 +108,7 @@ operator_required = roles.acting_for(
 
 
 class SignInView(auth_views.LoginView):
+    data_scope = DataScope.PUBLIC  # the sign-in form: no one's data (issue 24)
     template_name = "ctr/login.html"
     authentication_form = SignInForm
     redirect_authenticated_user = True
@@ -117,6 +118,7 @@ class SignInView(auth_views.LoginView):
 class SignOutView(auth_views.LogoutView):
     """POST signs out (CSRF-protected); GET asks for confirmation instead of a bare 405."""
 
+    data_scope = DataScope.PUBLIC  # no one's data (issue 24)
     http_method_names = ["get", "post", "options"]
 
     def get(self, request, *args, **kwargs):
@@ -150,6 +152,7 @@ def dashboard(request):
 # --- rule catalogue --------------------------------------------------------------------------
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def rule_catalogue(request):
     """Every rule of ctr.rules.REGISTRY, grouped by the stage where it runs."""

@@ -38,14 +38,15 @@ from config.pdf import (
     document,
     fields,
     grid,
+    issued_by,
     letterhead,
     make_style,
     p,
-    platform_name,
     section,
     signature_boxes,
 )
 from ctr.documents import document_kind, format_document
+from pev_network.letterhead import letterhead_of
 
 from . import deadlines, enforcement
 from .enforcement.authorship import Authors
@@ -135,8 +136,7 @@ def _header(
     def draw(canvas: Canvas) -> None:
         letterhead(
             canvas,
-            f"Prefeitura Municipal de {case.municipality.name}/{case.municipality.uf} · "
-            f"Fiscalização · {platform_name()}",
+            issued_by(letterhead_of(case.municipality), "Fiscalização"),
             title,
             subtitle,
             HEADER_H - 3 * mm,

@@ -2,6 +2,8 @@
 
 from django.urls import path
 
+from maps.converters import PREFIX
+
 from . import intake_views as views
 
 app_name = "intake"
@@ -9,6 +11,8 @@ app_name = "intake"
 urlpatterns = [
     # Citizens, no account needed.
     path("denunciar/", views.report_new, name="new"),
+    # Issue 24 point 6: a municipality's form at its own address (maps.municipal).
+    path(PREFIX + "denunciar/", views.report_new, name="new"),
     path("denunciar/proximas/", views.report_nearby, name="nearby"),
     path("denuncia/", views.report_lookup, name="lookup"),
     path("denuncia/<str:protocol>/", views.report_follow, name="follow"),

@@ -26,7 +26,8 @@ from config.list_order import Column, ListOrder
 from config.rate_limits import RateLimited
 from ctr import roles
 from ctr.roles import municipal_only
-from maps import bounds
+from jurisdiction.access import DataScope, declare
+from maps import bounds, municipal
 from maps.base import render_parts
 from pev_network import public_layers
 from pev_network import services as network
@@ -67,12 +68,12 @@ def _outline(ibge: str | None = None) -> dict | None:
 # --- citizens --------------------------------------------------------------------------------
 
 
-def _rate_limited_page(request, form, error: RateLimited, outline, pending=None):
+def _rate_limited_page(request, form, error: RateLimited, place, pending=None):
     # A blocked submission is not processed: its new photos are not kept, and the page says so.
     response = _form_page(
         request,
         form,
-        outline,
+        place,
         status=429,
         rate_limit=error.message,
         pending=pending,
@@ -85,7 +86,7 @@ def _rate_limited_page(request, form, error: RateLimited, outline, pending=None)
 def _form_page(
     request,
     form,
-    outline,
+    place: municipal.Place,
     status=200,
     nearby=None,
     rate_limit=None,
@@ -98,9 +99,11 @@ def _form_page(
             chosen = (float(form.cleaned_data["longitude"]), float(form.cleaned_data["latitude"]))
         except (AttributeError, KeyError, TypeError):
             chosen = None
+    outline = _outline(place.ibge) if place.municipality else None
     the_map = intake_maps.report_form_map(outline, chosen)
     pending = pending or pending_photos.Pending()
     context = {
+        **place.context(),
         "nav": "denunciar",
         "form": form,
         "map": render_parts(the_map),
@@ -135,20 +138,33 @@ def _submitted_photos(request, form, pending: pending_photos.Pending):
     return kept + new, errors
 
 
+def _reported_point(form):
+    """The point of a submitted form, when its coordinates are valid (the page's municipality
+    without an address of its own)."""
+    if form.errors.get("longitude") or form.errors.get("latitude"):
+        return None
+    try:
+        return form.point()
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+
+
+@declare(DataScope.PUBLIC)
 @require_http_methods(["GET", "HEAD", "POST"])
-def report_new(request):
-    """/denunciar/: anyone reports a dumping spot, without an account. When the form comes
+def report_new(request, ibge: str | None = None):
+    """/denunciar/ and /m/<IBGE code>/denunciar/: anyone reports a dumping spot, without an
+    account. The page shows the municipality of its address (else the default); the report
+    goes to the municipality where the point is (intake.create_report). When the form comes
     back (an error, or "is it one of these?"), the photos sent are kept and shown: a browser
     cannot fill the file input again. The browser gets its device id for the limits."""
-    response = _report_new(request)
+    response = _report_new(request, ibge)
     throttle.remember_device(request, response)
     return response
 
 
-def _report_new(request):
-    outline = _outline()
+def _report_new(request, ibge: str | None):
     if request.method != "POST":
-        return _form_page(request, ReportForm(), outline)
+        return _form_page(request, ReportForm(), municipal.place(ibge))
 
     form = ReportForm(request.POST, request.FILES)
     pending = pending_photos.load(request.POST.get("pending_photos", ""))
@@ -159,8 +175,11 @@ def _report_new(request):
             throttle.check_report_attempt(client)
         except RateLimited as error:
             form.is_valid()
-            return _rate_limited_page(request, form, error, outline, pending)
+            place = municipal.place(ibge, _reported_point(form))
+            return _rate_limited_page(request, form, error, place, pending)
     form_ok = form.is_valid()
+    # The page coming back shows the address's municipality, else the point's.
+    place = municipal.place(ibge, _reported_point(form))
     photos, refused = _submitted_photos(request, form, pending)
     if not form_ok or refused:
         for problem in refused:
@@ -168,7 +187,7 @@ def _report_new(request):
         too_large = bool(refused) and all(e.code == "too_large" for e in refused)
         status = 413 if form_ok and too_large else 400
         return _form_page(
-            request, form, outline, status=status, pending=pending_photos.keep(pending, photos)
+            request, form, place, status=status, pending=pending_photos.keep(pending, photos)
         )
     try:
         report = intake.create_report(
@@ -181,7 +200,7 @@ def _report_new(request):
         return _form_page(
             request,
             form,
-            outline,
+            place,
             nearby=intake.public_nearby(error.reports),
             pending=pending_photos.keep(pending, photos),
         )
@@ -190,7 +209,7 @@ def _report_new(request):
         return _form_page(
             request,
             form,
-            outline,
+            place,
             status=error.status,
             pending=pending_photos.keep(pending, photos),
         )
@@ -200,14 +219,16 @@ def _report_new(request):
     messages.success(
         request,
         format_html(
-            "Denúncia registrada com o protocolo <strong>{}</strong>. Guarde este número para "
-            "acompanhar o andamento.",
+            "Denúncia registrada com o protocolo <strong>{}</strong> e encaminhada à {}, onde "
+            "fica o local. Guarde este número para acompanhar o andamento.",
             report.protocol,
+            municipal.of(report.municipality).letterhead.issuer,
         ),
     )
     return redirect("intake:follow", protocol=report.protocol)
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def report_nearby(request):
     """JSON for the form's "is it one of these?": open reports near a point (public data only)."""
@@ -245,6 +266,7 @@ def _report_not_found(request, protocol: str, message: str = ""):
     )
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def report_lookup(request):
     """/denuncia/?protocolo=…: the protocol box of the home page and /denunciar/. With or
@@ -266,6 +288,7 @@ def report_lookup(request):
     return redirect("intake:follow", protocol=protocol)
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def report_follow(request, protocol: str):
     """/denuncia/<protocol>/: public follow-up. Status, dates, category and the history of
@@ -281,6 +304,8 @@ def report_follow(request, protocol: str):
     if report is None:
         return _report_not_found(request, protocol)
     context = {
+        # The municipality the report went to: its name, its letterhead (issue 24 point 6).
+        **municipal.of(report.municipality).context(),
         "report": report,
         "history": intake.public_history(report),
         "nav": "denunciar",

@@ -36,6 +36,8 @@ from config.rate_limits import RateLimit, Window
 from ctr import roles
 from ctr.documents import document_kind, format_document, normalize_document
 from ctr.models import CTR, Generator, Membership
+from jurisdiction.scope import jurisdiction_of
+from pev_network.letterhead import letterhead_by_id
 
 from .models import GeneratorInvitation, GeneratorRegistration, RegistrationStatus
 
@@ -178,6 +180,12 @@ def _create_account(username: str, password: str, email: str, name: str = ""):
         raise _username_taken() from None
 
 
+def signed_by(user):
+    """The letterhead of an e-mail a person of the municipal staff sends: the municipality it
+    works in now (issue 24 point 6); the platform's for anyone else (a transporter)."""
+    return letterhead_by_id(jurisdiction_of(user).current_id)
+
+
 def _require_municipal(user) -> None:
     if not roles.is_municipal(user):
         raise NotAllowed(
@@ -281,6 +289,7 @@ def invite(
                 "link": mail.absolute(reverse("generators:invitation", args=[token])),
                 "expires": br_datetime(invitation.expires_at),
             },
+            signed_by(by),
         )
     return invitation
 
@@ -414,6 +423,7 @@ def confirm_registration(registration: GeneratorRegistration, by) -> GeneratorRe
                 "username": registration.user.get_username(),
                 "link": mail.absolute(reverse("ctr_web:login")),
             },
+            signed_by(by),
         )
     return registration
 
@@ -447,6 +457,7 @@ def refuse_registration(
             REFUSED_SUBJECT,
             "generators/accounts/mail/registration_refused.txt",
             {"registration": registration},
+            signed_by(by),
         )
     return registration
 

@@ -29,9 +29,11 @@ from django.utils import timezone
 
 from config import mail
 from config.br import br_datetime
+from config.letterhead import PLATFORM
 from ctr import roles, services
 from ctr.models import CTR, CTRAction, CTRStatus, Membership
 from jurisdiction.scope import staff_of
+from pev_network.letterhead import common_letterhead, letterheads
 
 from .models import UnconfirmedDepartureNotice
 
@@ -196,6 +198,7 @@ def notify_unconfirmed(
         by_municipality: dict[int, list[CTR]] = {}
         for ctr in due:
             by_municipality.setdefault(ctr.municipality_id, []).append(ctr)
+        heads = letterheads(by_municipality)
         for municipality_id, ctrs in sorted(by_municipality.items()):
             nucleo = _addresses(staff_of(municipality_id, [roles.NUCLEO]))
             per_ctr.update({ctr.pk: len(nucleo) for ctr in ctrs})
@@ -208,6 +211,7 @@ def notify_unconfirmed(
                     "ctrs": _mail_lines(ctrs, lambda ctr: reverse("ctr-verify", args=[ctr.number])),
                     "list_url": mail.absolute(reverse("generators:unconfirmed")),
                 },
+                heads.get(municipality_id, PLATFORM),
             )
         # The generator named on the CTR and the worksite's, should they differ.
         by_generator: dict[int, list[CTR]] = {}
@@ -227,6 +231,8 @@ def notify_unconfirmed(
                         ctrs, lambda ctr: reverse("generators:ctr-detail", args=[ctr.number])
                     )
                 },
+                # Signed by the municipality of its CTRs; by the platform if they are of several.
+                common_letterhead(ctr.municipality_id for ctr in ctrs),
             )
             result.messages += 1 if sent else 0
             result.recipients += sent

@@ -23,14 +23,16 @@ from config.pdf import (
     document,
     fields,
     grid,
+    issued_by,
     make_style,
     numbered_header,
     p,
-    platform_name,
     section,
     signature_boxes,
 )
+from ctr import certificates
 from ctr.documents import document_kind, format_document
+from pev_network.letterhead import letterhead_of
 from pev_network.models import waste_class_short
 
 from . import declarations
@@ -38,11 +40,16 @@ from .models import HabiteSeDeclaration
 
 TITLE = "Declaração de Destinação — Habite-se"
 STATEMENT = make_style("statement", fontName=FONT_BOLD, fontSize=10, leading=13, textColor=BRAND)
+# As (article of Lei 3.978/2007, what it says): beside another municipality's law only what
+# it says is printed (config.letterhead, issue 24 point 6).
 LEGAL_BASIS = (
-    "Base legal: Lei Municipal nº 3.978/2007 de Guaratinguetá, art. 9 p.ú. II (o Habite-se pede "
-    "a documentação do correto transporte, triagem e destinação dos resíduos da obra), art. 3 III "
-    "(a ATT faz a triagem para posterior remoção e destinação adequada) e art. 13 p.ú. (o "
-    "transportador destina às áreas licenciadas e comprova a destinação)."
+    (
+        "art. 9 p.ú. II",
+        "o Habite-se pede a documentação do correto transporte, triagem e destinação dos "
+        "resíduos da obra",
+    ),
+    ("art. 3 III", "a ATT faz a triagem para posterior remoção e destinação adequada"),
+    ("art. 13 p.ú.", "o transportador destina às áreas licenciadas e comprova a destinação"),
 )
 METHOD = (
     "A declaração é emitida só quando todas as cargas da obra foram recebidas por áreas "
@@ -65,12 +72,13 @@ def declaration_pdf(
 
     The generator's document is printed in full: only who may see the declaration gets it."""
     facts = declarations.facts(declaration)
+    head = letterhead_of(certificates.worksite_municipality(declaration.worksite))
     buffer = io.BytesIO()
     doc = document(
         buffer,
         title=f"{TITLE} {declaration.code}",
         first_page=numbered_header(
-            f"{platform_name()} · {facts.municipality or 'Núcleo Permanente de Gestão'}",
+            issued_by(head, "Núcleo Permanente de Gestão"),
             TITLE,
             "Comprovação do transporte, triagem e destinação dos resíduos da obra",
             f"Nº {declaration.code}",
@@ -164,7 +172,7 @@ def declaration_pdf(
         Spacer(0, 4 * mm),
         p(METHOD, SMALL),
         Spacer(0, 2 * mm),
-        p(LEGAL_BASIS, SMALL),
+        p(head.legal_basis(LEGAL_BASIS), SMALL),
         Spacer(0, 2 * mm),
         p(
             "Esta declaração retrata a cadeia de custódia em "

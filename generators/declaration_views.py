@@ -16,9 +16,11 @@ from django.views.decorators.http import require_POST, require_safe
 
 import audit
 from config.errors import DomainError, add_to_form
-from ctr import roles
+from ctr import certificates, roles
 from ctr.forms import DATE_FORMATS, DateInput
 from ctr.models import Worksite
+from jurisdiction.access import DataScope, declare
+from maps import municipal
 
 from . import declaration_pdf, declarations
 from .models import DeclarationStatus, HabiteSeDeclaration
@@ -320,11 +322,13 @@ def pdf(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+@declare(DataScope.PUBLIC)
 @require_safe
 def verify(request: HttpRequest, code: str) -> HttpResponse:
-    """Public: what the QR code of a printed declaration points to. Its facts as issued,
-    personal data masked as on the certificate's page (LGPD), and whether the chain of
-    custody behind it changed since."""
+    """Public: what the QR code of a printed declaration points to, under the name of the
+    worksite's municipality (issue 24 point 6). Its facts as issued, personal data masked as
+    on the certificate's page (LGPD), and whether the chain of custody behind it changed
+    since."""
     verification = declarations.verify(code)
     if verification is None:
         response = error_page(
@@ -336,8 +340,12 @@ def verify(request: HttpRequest, code: str) -> HttpResponse:
             show_verify_form=True,
         )
     else:
+        worksite = verification.declaration.worksite
+        place = municipal.of(certificates.worksite_municipality(worksite))
         response = render(
-            request, TEMPLATES + "verify.html", {"verification": verification, "nav": "verificar"}
+            request,
+            TEMPLATES + "verify.html",
+            {**place.context(), "verification": verification, "nav": "verificar"},
         )
     response["X-Robots-Tag"] = "noindex"
     return _no_store(response)

@@ -43,11 +43,11 @@ from config.errors import DomainError
 from ctr import certificates, roles
 from ctr.models import CTRStatus, WorkKind, Worksite, new_verification_code
 from jurisdiction.scope import staff_of
+from pev_network.letterhead import letterhead_of
 
 from .comparison import ClassFigures, Comparison, Totals, worksite_comparison
 from .models import DECLARATION_CODE_PREFIX, DeclarationStatus, HabiteSeDeclaration
 
-LAW = "Lei 3.978/2007 art. 9 p.ú. II"
 NOTE_MAX = 2000  # characters of a note or of the reasons: a paragraph, not a file
 
 
@@ -178,7 +178,10 @@ class Facts(Totals):
             f"Declara-se que os {br_number(self.destined_m3)} m³ de resíduos da construção civil "
             f"transportados em {self.ctr_count} CTR(s) da obra e recebidos por áreas licenciadas "
             "chegaram à destinação final ou foram beneficiados, conforme o Certificado de "
-            f"Destinação Final {self.certificate_code} ({LAW})."
+            # The law is cited around the sentence, the worksite's municipality's (the PDF's
+            # "Base legal", the pages' letterhead: issue 24 point 6), never Lei 3.978/2007
+            # whatever the municipality.
+            f"Destinação Final {self.certificate_code}."
         )
         if self.refused_numbers:
             text += (
@@ -444,6 +447,11 @@ def verify(code: str) -> Verification | None:
 # --- e-mails ---------------------------------------------------------------------------------
 
 
+def _letterhead(declaration: HabiteSeDeclaration):
+    """The e-mails of a declaration carry its worksite's municipality's letterhead."""
+    return letterhead_of(certificates.worksite_municipality(declaration.worksite))
+
+
 def _mail_requested(declaration: HabiteSeDeclaration) -> None:
     # The Núcleo of the worksite's municipality, who decides it (issue 24).
     nucleo = staff_of(declaration.worksite.municipality_id, [roles.NUCLEO]).values_list(
@@ -457,6 +465,7 @@ def _mail_requested(declaration: HabiteSeDeclaration) -> None:
             "declaration": declaration,
             "link": mail.absolute(reverse("generators:declaration-review", args=[declaration.pk])),
         },
+        _letterhead(declaration),
     )
 
 
@@ -479,4 +488,4 @@ def _mail_decided(declaration: HabiteSeDeclaration, template: str) -> None:
             reverse("generators:declaration-verify", args=[declaration.code])
         )
         context["pdf"] = mail.absolute(reverse("generators:declaration-pdf", args=[declaration.pk]))
-    mail.send(members, subject, template, context)
+    mail.send(members, subject, template, context, _letterhead(declaration))

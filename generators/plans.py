@@ -27,9 +27,10 @@ from django.utils import timezone
 from config import mail
 from config.br import br_date
 from config.errors import DomainError
-from ctr import roles
+from ctr import certificates, roles
 from ctr.models import RegistrationStatus, Transporter, Worksite
 from jurisdiction.scope import staff_of
+from pev_network.letterhead import letterhead_of
 from pev_network.models import FacilityLicense, ReceivingFacility, WasteClass
 
 from .models import PlanAction, PlannedVolume, PlanStatus, WastePlan, WastePlanEvent
@@ -424,6 +425,7 @@ def _mail_nucleo(plan: WastePlan) -> None:
         f"PGRCC enviado para análise (obra nº {plan.worksite_id}, v{plan.version})",
         "generators/mail/plan_submitted.txt",
         {"plan": plan, "link": mail.absolute(reverse("generators:plan-review", args=[plan.pk]))},
+        letterhead_of(certificates.worksite_municipality(plan.worksite)),
     )
 
 
@@ -439,4 +441,5 @@ def _mail_generator(plan: WastePlan, outcome: str, template: str) -> None:
         f"PGRCC {outcome} (obra nº {plan.worksite_id}, v{plan.version})",
         template,
         {"plan": plan, "link": mail.absolute(link)},
+        letterhead_of(certificates.worksite_municipality(plan.worksite)),
     )

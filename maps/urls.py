@@ -3,6 +3,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from . import views
+from .converters import PREFIX
 
 app_name = "maps"
 
@@ -15,4 +16,9 @@ urlpatterns = [
         name="favicon",
     ),
     path("onde-descartar/", views.onde_descartar, name="onde-descartar"),
+    # Issue 24 point 6: a municipality's public pages at its own address (maps.municipal); the
+    # same names, reversed with `ibge=`.
+    path("m/", views.choose_municipality, name="choose-municipality"),
+    path(PREFIX, views.home, name="home"),
+    path(PREFIX + "onde-descartar/", views.onde_descartar, name="onde-descartar"),
 ]

@@ -1,20 +1,25 @@
-"""Public map pages (pt-BR). Thin: parse, call services and builders, render."""
+"""Public map pages (pt-BR). Thin: parse, call services and builders, render.
+
+Each serves every municipality of the platform (issue 24 point 6, maps.municipal): at its own
+address (/m/<IBGE code>/…) or, without one, for the municipality of the location searched,
+else the default. Public data only (DataScope.PUBLIC)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.conf import settings
-from django.shortcuts import render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from config.br import br_number
+from jurisdiction.access import DataScope, declare
 from pev_network import public_layers, services
 from pev_network.models import Municipality
 
-from . import bounds, network
+from . import bounds, municipal, network
 from .base import render_parts
 from .formats import format_distance
 from .forms import NearestFacilityForm
@@ -33,12 +38,16 @@ class ResultRow:
     accepted_classes: list[str]
     lon: float
     lat: float
+    # "Lorena/SP" when the facility lies in another municipality than the page's.
+    elsewhere: str = ""
 
 
-def _result_rows(nearby: list) -> list[ResultRow]:
+def _result_rows(nearby: list, here: Municipality | None = None) -> list[ResultRow]:
     """Rows for the page from nearest_legal_facilities(): facilities carrying `distance_m`."""
     rows = []
     for rank, facility in enumerate(nearby, start=1):
+        other = facility.municipality
+        elsewhere = str(other) if other is not None and here is not None and other != here else ""
         # A point inside the area (its centroid may fall outside an L-shaped yard).
         anchor = facility.area.point_on_surface
         rows.append(
@@ -53,6 +62,7 @@ def _result_rows(nearby: list) -> list[ResultRow]:
                 accepted_classes=network.class_labels(facility.accepted_classes),
                 lon=anchor.x,
                 lat=anchor.y,
+                elsewhere=elsewhere,
             )
         )
     return rows
@@ -97,29 +107,43 @@ def _facility_list(facilities: dict) -> list[dict]:
     return groups
 
 
-def home(request):
-    return render(request, "maps/home.html", {"nav": "home"})
-
-
+@declare(DataScope.PUBLIC)
 @require_safe
-def onde_descartar(request):
-    """Where do I take my rubble? The licensed network on a map, and the nearest legal points
-    for a load (a point and a volume, no address)."""
+def home(request, ibge: str | None = None):
+    """The public home page: the platform's (/), or a municipality's (/m/<IBGE code>/, its
+    name at the top and its pages behind each card)."""
+    place = municipal.place(ibge)
+    context = {"nav": "home", **place.context()}
+    if not ibge:
+        context["municipality_choices"] = municipal.choices()
+    return render(request, "maps/home.html", context)
+
+
+@declare(DataScope.PUBLIC)
+@require_safe
+def choose_municipality(request):
+    """/m/?municipio=<IBGE code>: the home page's "your municipality" box, without JavaScript,
+    to that municipality's home page (404 for one the platform does not serve)."""
+    code = request.GET.get("municipio", "").strip()
+    if not code:
+        return redirect("maps:home")
+    if not (len(code) == 7 and code.isdigit()):
+        raise Http404("Município não atendido por esta plataforma.")
+    return redirect("maps:home", ibge=municipal.served(code).ibge_code)
+
+
+@declare(DataScope.PUBLIC)
+@require_safe
+def onde_descartar(request, ibge: str | None = None):
+    """Where do I take my rubble? The licensed network of the municipality on a map, and the
+    nearest legal points for a load (a point and a volume, no address). The municipality is
+    the address's, else the searched point's, else the default."""
     day = timezone.localdate()
-    ibge = settings.DEFAULT_MUNICIPALITY_IBGE
-    outline = public_layers.municipality_outline_geojson(ibge) if ibge else None
-    window = bounds.window(outline)
-    facilities = public_layers.licensed_facilities_geojson(day, window)
-    basins = public_layers.catchment_basins_geojson(day, window)
-
-    if outline:
-        small_volume_limit = Decimal(outline["properties"]["small_volume_limit_m3"])
-    else:
-        small_volume_limit = Municipality._meta.get_field("small_volume_limit_m3").default
-
     status = 200
     rows: list[ResultRow] | None = None
+    nearby = None
     search_point = None
+    point = None
     volume = None
     # Bound only when the search was submitted: other query parameters (campaign tags, etc.)
     # must not turn the bare page into a form error.
@@ -135,13 +159,29 @@ def onde_descartar(request):
                 )
             except services.NetworkError as error:
                 form.add_error(None, error.message)
+                point = None
             else:
-                rows = _result_rows(nearby)
                 search_point = (point.x, point.y)
         if form.errors:
             status = 400
     else:
         form = NearestFacilityForm()
+
+    place = municipal.place(ibge, point)
+    here = place.municipality
+    if nearby is not None:
+        rows = _result_rows(nearby, here)
+    outline = public_layers.municipality_outline_geojson(here.ibge_code) if here else None
+    window = bounds.window(outline)
+    # Its own network (issue 24 point 6), not its neighbours': without a municipality loaded,
+    # every licensed facility, as before.
+    facilities = public_layers.licensed_facilities_geojson(day, window, here and here.pk)
+    basins = public_layers.catchment_basins_geojson(day, window, here and here.pk)
+
+    if outline:
+        small_volume_limit = Decimal(outline["properties"]["small_volume_limit_m3"])
+    else:
+        small_volume_limit = Municipality._meta.get_field("small_volume_limit_m3").default
 
     m = network.public_network_map(
         facilities,
@@ -151,6 +191,7 @@ def onde_descartar(request):
         search_results=_results_geojson(rows) if rows else None,
     )
     context = {
+        **place.context(),
         "nav": "onde-descartar",
         "form": form,
         "map": render_parts(m),

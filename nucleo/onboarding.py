@@ -90,8 +90,9 @@ PARAMETERS = (
     "travel_slack_minutes",
     "provisional_sync_max_hours",
 )
-# What a municipality is, not how it applies the law: never copied from another.
-IDENTITY = ("id", "ibge_code", "name", "uf", "boundary", "boundary_source")
+# What a municipality is, not how it applies the law: never copied from another (its own
+# waste law among them: a document never cites another municipality's law).
+IDENTITY = ("id", "ibge_code", "name", "uf", "boundary", "boundary_source", "waste_law")
 
 # (stage, done, total), as pev_network.importing reports its own stages.
 Progress = Callable[[str, int, int], None]

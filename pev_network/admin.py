@@ -21,6 +21,8 @@ class MunicipalityAdmin(LeafletGeoAdmin):
     search_fields = ["name", "ibge_code"]
     fieldsets = [
         (None, {"fields": ["ibge_code", "name", "uf", "boundary", "boundary_source"]}),
+        # Issue 24 point 6: the law its documents and e-mails cite.
+        ("Lei municipal de resíduos", {"fields": ["waste_law"]}),
         (
             "Parâmetros legais (Lei 3.978/2007)",
             {

@@ -29,6 +29,7 @@ from config.api_params import (
     parse_lon_lat,
     required,
 )
+from jurisdiction.access import DataScope
 
 from . import services
 from .models import (
@@ -196,6 +197,7 @@ class FacilityFilter(django_filters.FilterSet):
 class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
     """Áreas de recebimento (PEV, ATT, reciclagem, aterro de RCC) em GeoJSON."""
 
+    data_scope = DataScope.PUBLIC  # the public network: every municipality's, to anyone
     permission_classes = [permissions.AllowAny]  # public layers
 
     serializer_class = FacilitySerializer
@@ -279,6 +281,7 @@ class MunicipalityFilter(django_filters.FilterSet):
 class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
     """Municípios com limites (GeoJSON) e parâmetros legais."""
 
+    data_scope = DataScope.PUBLIC  # the public network: every municipality's, to anyone
     permission_classes = [permissions.AllowAny]  # public layers
 
     serializer_class = MunicipalitySerializer
@@ -332,6 +335,7 @@ class BasinFilter(django_filters.FilterSet):
 class BasinViewSet(viewsets.ReadOnlyModelViewSet):
     """Bacias de captação (Lei 3.978/2007 art. 3 V), cada uma atendida por um PEV."""
 
+    data_scope = DataScope.PUBLIC  # the public network: every municipality's, to anyone
     permission_classes = [permissions.AllowAny]  # public layers
 
     serializer_class = BasinSerializer

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from config.errors import DomainError
 
 from . import geofile
-from .models import Municipality
+from .models import Municipality, known_waste_law
 from .services import refresh_municipality_pieces
 
 # IBGE state codes (first two digits of a municipality code) to UF.
@@ -152,14 +152,17 @@ def import_municipalities(
                 report.kept += 1
                 continue
             boundary = GEOSGeometry(memoryview(area.wkb), srid=4326)
+            fields = {
+                "name": name,
+                "uf": row_uf,
+                "boundary": boundary,
+                "boundary_source": boundary_source,
+            }
             municipality, created = Municipality.objects.update_or_create(
                 ibge_code=code,
-                defaults={
-                    "name": name,
-                    "uf": row_uf,
-                    "boundary": boundary,
-                    "boundary_source": boundary_source,
-                },
+                defaults=fields,
+                # A new municipality starts with its waste law when the platform knows it.
+                create_defaults={**fields, "waste_law": known_waste_law(code)},
             )
             touched.append(municipality.pk)
             if created:

@@ -169,6 +169,18 @@ def validate_generation_rates(value) -> None:
                 )
 
 
+# The waste laws the platform knows by IBGE code, filled in when the municipality is created
+# (save_municipality, the boundaries import) and by migration 0011 for one already there. The
+# rule catalogue and the documents cite Lei 3.978/2007 of Guaratinguetá article by article: its
+# article numbers are printed beside that law only (pev_network.letterhead).
+CATALOGUE_LAW_IBGE = "3518404"
+KNOWN_WASTE_LAWS = {CATALOGUE_LAW_IBGE: "Lei Municipal nº 3.978/2007"}
+
+
+def known_waste_law(ibge_code: str) -> str:
+    return KNOWN_WASTE_LAWS.get(ibge_code, "")
+
+
 class MunicipalityQuerySet(ScopedQuerySet):
     def municipal_q(self, ids) -> Q:
         return Q(pk__in=list(ids))
@@ -186,6 +198,18 @@ class Municipality(models.Model):
     # Multipolygon in WGS 84: coastal municipalities have islands.
     boundary = models.MultiPolygonField("limite", srid=4326, spatial_index=True)
     boundary_source = models.CharField("fonte do limite", max_length=300, blank=True)
+    # Issue 24 point 6: the printed documents and e-mails of a municipality cite its own law.
+    # Empty until the municipality fills it: they then say it is not on record, never another
+    # municipality's law.
+    waste_law = models.CharField(
+        "lei municipal de resíduos",
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="Como a lei é citada nos documentos e e-mails do município, por exemplo "
+        "“Lei Municipal nº 3.978/2007”. Vazio: os documentos dizem que a lei ainda não foi "
+        "informada.",
+    )
 
     # Legal parameters: the law's figures are data, editable by the municipality.
     small_volume_limit_m3 = models.DecimalField(

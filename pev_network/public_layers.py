@@ -50,6 +50,16 @@ def bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
     )
 
 
+def municipality_sql(column: str, municipality_id: int | None, params: dict) -> str:
+    """An `AND` clause keeping one municipality's rows (issue 24 point 6: a municipality's
+    public map shows its own network, not its neighbours'); rows of no municipality yet (a
+    facility imported without one) stay, within the map's window. Nothing without one."""
+    if municipality_id is None:
+        return ""
+    params["municipality_id"] = municipality_id
+    return f"AND ({column} = %(municipality_id)s OR {column} IS NULL)"
+
+
 def fetch_json(sql: str, params: dict):
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -60,7 +70,9 @@ def fetch_json(sql: str, params: dict):
     return json.loads(row[0]) if isinstance(row[0], str) else row[0]
 
 
-def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | None = None) -> dict:
+def licensed_facilities_geojson(
+    day: datetime.date | None = None, bbox: BBox | None = None, municipality_id: int | None = None
+) -> dict:
     """The receiving facilities licensed on `day` (today by default), as a FeatureCollection.
 
     Only licensed facilities are public destinations (Lei 3.978/2007 art. 14 §1). Each feature
@@ -69,7 +81,8 @@ def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | N
     force (number, issuer, valid_from, valid_until; the latest one when several overlap, as
     ReceivingFacility.license_on picks), and `anchor`, a [lon, lat] point inside the area
     (ST_PointOnSurface, which unlike the centroid is always inside) for drawing the facility
-    as a symbol when its polygon is too small to see.
+    as a symbol when its polygon is too small to see. With `municipality_id`, that
+    municipality's facilities only (municipality_sql).
     """
     params: dict = {
         "day": day or timezone.localdate(),
@@ -77,6 +90,7 @@ def licensed_facilities_geojson(day: datetime.date | None = None, bbox: BBox | N
         "class_labels": json.dumps({c.value: c.label for c in WasteClass}),
     }
     where_bbox = bbox_sql("f.area", bbox, params)
+    where_bbox += " " + municipality_sql("f.municipality_id", municipality_id, params)
     sql = f"""
         SELECT json_build_object(
             'type', 'FeatureCollection',
@@ -132,13 +146,12 @@ def catchment_basins_geojson(
 
     Properties: id, code, name, municipality, served_by_id, served_by (the PEV's name, null
     when none) and served_by_licensed (whether that PEV's license is in force on `day`, so the
-    page does not send anyone to a PEV that may not receive).
+    page does not send anyone to a PEV that may not receive). With `municipality_id`, that
+    municipality's bacias only.
     """
     params: dict = {"day": day or timezone.localdate()}
     where_bbox = bbox_sql("b.area", bbox, params)
-    if municipality_id is not None:
-        where_bbox += " AND b.municipality_id = %(municipality)s"
-        params["municipality"] = municipality_id
+    where_bbox += " " + municipality_sql("b.municipality_id", municipality_id, params)
     sql = f"""
         SELECT json_build_object(
             'type', 'FeatureCollection',
@@ -168,7 +181,7 @@ def catchment_basins_geojson(
 def municipality_outline_geojson(ibge_code: str) -> dict | None:
     """The boundary of a municipality as a GeoJSON Feature with its `bbox`, or None.
 
-    Properties: ibge_code, name, uf, small_volume_limit_m3 (as a string, exact).
+    Properties: id, ibge_code, name, uf, small_volume_limit_m3 (as a string, exact).
     """
     sql = f"""
         SELECT json_build_object(
@@ -179,6 +192,7 @@ def municipality_outline_geojson(ibge_code: str) -> dict | None:
                 ST_XMax(m.boundary), ST_YMax(m.boundary)),
             'geometry', ST_AsGeoJSON(m.boundary, {OUTLINE_DECIMALS})::json,
             'properties', json_build_object(
+                'id', m.id,
                 'ibge_code', m.ibge_code,
                 'name', m.name,
                 'uf', m.uf,

@@ -20,6 +20,7 @@ from .models import (
     Municipality,
     MunicipalityPiece,
     ReceivingFacility,
+    known_waste_law,
 )
 
 # Vertices per piece of a subdivided boundary: small enough that a point test is cheap,
@@ -77,11 +78,19 @@ def refresh_municipality_pieces(municipality_ids: list[int] | None = None) -> in
 def save_municipality(
     ibge_code: str, name: str, uf: str, boundary: GEOSGeometry, source: str = ""
 ) -> tuple[Municipality, bool]:
-    """Create or update a municipality by IBGE code; its legal parameters are kept on update."""
+    """Create or update a municipality by IBGE code; its legal parameters are kept on update
+    (a new one starts with its waste law when the platform knows it)."""
     boundary = as_multipolygon(boundary)
     municipality, created = Municipality.objects.update_or_create(
         ibge_code=ibge_code,
         defaults={"name": name, "uf": uf.upper(), "boundary": boundary, "boundary_source": source},
+        create_defaults={
+            "name": name,
+            "uf": uf.upper(),
+            "boundary": boundary,
+            "boundary_source": source,
+            "waste_law": known_waste_law(ibge_code),
+        },
     )
     refresh_municipality_pieces([municipality.pk])
     return municipality, created

@@ -70,6 +70,9 @@ class Check:
     routes: str = "all"
 
 
+# The test town's IBGE code (tests/ctr_world.py): its public pages' own address (issue 24).
+TOWN_IBGE = "3518404"
+
 # --- the usual rows ----------------------------------------------------------------------------
 
 PUBLIC = row("200")
@@ -351,11 +354,13 @@ TABLE: dict[str, list[Check]] = {
         )
     ],
     "ctr_web:rules": [Check(get=PUBLIC)],
-    "maps:home": [Check(get=PUBLIC)],
+    # Issue 24 point 6: each public page also at a municipality's own address (/m/<IBGE>/…).
+    "maps:home": [Check(get=PUBLIC), Check(kwargs={"ibge": TOWN_IBGE}, get=PUBLIC)],
+    "maps:choose-municipality": [Check(get=row("302→/"))],
     "maps:favicon": [Check(get=row("301→/static/maps/favicon.svg"))],
-    "maps:onde-descartar": [Check(get=PUBLIC)],
+    "maps:onde-descartar": [Check(get=PUBLIC), Check(kwargs={"ibge": TOWN_IBGE}, get=PUBLIC)],
     # Public verification of a printed CTR (personal data masked).
-    "ctr-verify-form": [Check(get=PUBLIC)],
+    "ctr-verify-form": [Check(get=PUBLIC), Check(kwargs={"ibge": TOWN_IBGE}, get=PUBLIC)],
     "ctr-verify": [Check(kwargs={"number": "{ctr}"}, get=PUBLIC)],
     # The public page of an issued certificate of destination (issue 14; data masked).
     "cdf-verify": [Check(kwargs={"code": "{certificate}"}, get=PUBLIC)],
@@ -612,7 +617,10 @@ TABLE: dict[str, list[Check]] = {
     ],
     # --- web: dumping reports ------------------------------------------------------------------
     # Citizens report and follow their report by protocol without an account.
-    "intake:new": [Check(get=PUBLIC, post=row("400"))],
+    "intake:new": [
+        Check(get=PUBLIC, post=row("400")),
+        Check(kwargs={"ibge": TOWN_IBGE}, get=PUBLIC, post=row("400")),
+    ],
     "intake:nearby": [Check(query="lon=-45.19&lat=-22.81", get=PUBLIC)],
     "intake:follow": [Check(kwargs={"protocol": "{protocol}"}, get=PUBLIC)],
     # The protocol box, for anyone (a malformed protocol: 400; a good one redirects).

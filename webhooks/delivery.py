@@ -30,8 +30,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config import mail
+from config.letterhead import Letterhead
 
 from . import targets
+from .emails import LETTERHEAD_KEY
 from .errors import WebhookError
 from .models import Attempt, Delivery, DeliveryKind, DeliveryStatus
 
@@ -151,7 +153,12 @@ def send_webhook(delivery: Delivery, now: datetime.datetime, timeout: float) -> 
 def send_email(delivery: Delivery) -> Outcome:
     started = time.monotonic()
     outcome = Outcome()
-    message = mail.build(delivery.recipients, delivery.subject, delivery.template, delivery.context)
+    context = dict(delivery.context or {})
+    # A row written before issue 24 has none: the platform's signature.
+    letterhead = Letterhead.from_dict(context.pop(LETTERHEAD_KEY, None))
+    message = mail.build(
+        delivery.recipients, delivery.subject, delivery.template, context, letterhead
+    )
     try:
         if message is not None:
             message.send()

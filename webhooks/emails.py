@@ -20,13 +20,18 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.urls import reverse
 
+from config.letterhead import PLATFORM, Letterhead
 from config.mail import absolute
 from ctr import roles
 from ctr.models import CTRAction
 from fiscalization.models import ReporterKind
 from jurisdiction.scope import staff_of
+from pev_network.letterhead import letterhead_by_id
 
 from .models import Delivery, DeliveryKind
+
+# The key of an e-mail row's context that holds its letterhead (webhooks.delivery reads it).
+LETTERHEAD_KEY = "letterhead"
 
 # Keys of a correction_proposed event's data that may name who decides (the corrections part
 # writes the event): "transporter", "facility" or "nucleo".
@@ -35,10 +40,22 @@ DECIDER_KEYS = ("decides", "decider", "counterpart", "decided_by")
 DECIDER_ALIASES = {"management": "nucleo"}
 
 
-def _queue(kind: str, to: list[str], subject: str, template: str, context: dict, at, ctr=None):
+def _queue(
+    kind: str,
+    to: list[str],
+    subject: str,
+    template: str,
+    context: dict,
+    at,
+    ctr=None,
+    letterhead: Letterhead = PLATFORM,
+):
     to = sorted({address for address in to if address})
     if not to:
         return None
+    # Signed by the municipality it belongs to (issue 24 point 6), kept with the row: the
+    # worker sends it later, as it was written.
+    context = {**context, LETTERHEAD_KEY: letterhead.as_dict()}
     return Delivery.objects.create(
         kind=DeliveryKind.EMAIL,
         event_type=kind,
@@ -94,6 +111,7 @@ def on_event_recorded(sender, event, **kwargs) -> None:
             },
             event.at,
             ctr,
+            letterhead_by_id(ctr.municipality_id),
         )
     elif event.action == CTRAction.CORRECTION_PROPOSED:
         ctr = event.ctr
@@ -114,6 +132,7 @@ def on_event_recorded(sender, event, **kwargs) -> None:
             {"number": ctr.number, "reason": (event.data or {}).get("reason", ""), "link": link},
             event.at,
             ctr,
+            letterhead_by_id(ctr.municipality_id),
         )
 
 
@@ -147,4 +166,5 @@ def on_report_status_changed(sender, report, from_status, to_status, at=None, **
             "link": absolute(reverse("intake:follow", args=[report.protocol])),
         },
         at or datetime.datetime.now(datetime.UTC),
+        letterhead=letterhead_by_id(report.municipality_id),
     )
