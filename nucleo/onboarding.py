@@ -149,6 +149,9 @@ class NewMunicipality:
     name: str = ""
     # Where the boundary comes from (repository, version, licence); default: the file's name.
     boundary_source: str = ""
+    # The municipality's own construction-waste law, as its documents cite it ("Lei Municipal
+    # nº 1.234/2020"); empty: its documents say it is not on record yet (pev_network.letterhead).
+    waste_law: str = ""
     fix_invalid: bool = False
     # IBGE code of the municipality whose parameters are copied; empty: the defaults.
     parameters_from: str = ""
@@ -418,6 +421,7 @@ def _create_municipality(
         uf=boundary.uf,
         boundary=boundary.geometry,
         boundary_source=new.boundary_source.strip() or boundary.source,
+        waste_law=new.waste_law.strip(),
     )
     if parameters_from is not None:
         for name in PARAMETERS:

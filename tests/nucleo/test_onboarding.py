@@ -105,6 +105,23 @@ def test_onboarding_creates_the_municipality_its_framework_copy_nucleo_and_netwo
     assert "Núcleo Permanente de Gestão de Aparecida/SP" in message.body
 
 
+def test_the_municipalitys_own_law_is_recorded_and_never_copied():
+    """--waste-law is what its documents cite; copying another's parameters never brings its
+    law along (pev_network.letterhead: no document cites another municipality's law)."""
+    municipality(GUARATINGUETA, "Guaratinguetá")
+    run(*aparecida("--parameters-from", GUARATINGUETA, "--waste-law", " Lei Municipal nº 1/2020 "))
+    assert Municipality.objects.get(ibge_code=APARECIDA).waste_law == "Lei Municipal nº 1/2020"
+    assert (
+        Municipality.objects.get(ibge_code=GUARATINGUETA).waste_law == "Lei Municipal nº 3.978/2007"
+    )
+
+
+def test_without_a_law_the_new_municipality_has_none_on_record():
+    municipality(GUARATINGUETA, "Guaratinguetá")
+    run(*aparecida("--parameters-from", GUARATINGUETA))
+    assert Municipality.objects.get(ibge_code=APARECIDA).waste_law == ""
+
+
 def test_dry_run_writes_nothing_and_mails_no_one(django_capture_on_commit_callbacks):
     municipality(GUARATINGUETA, "Guaratinguetá")
     before = snapshot()

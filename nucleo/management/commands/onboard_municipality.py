@@ -49,6 +49,13 @@ class Command(BaseCommand):
             help="de onde vem o limite (repositório, versão, licença); padrão: o nome do arquivo",
         )
         parser.add_argument(
+            "--waste-law",
+            default="",
+            help="a lei municipal de resíduos da construção do município, como os documentos a "
+            'citam (ex.: "Lei Municipal nº 1.234/2020"); sem ela, os documentos dizem que '
+            "ainda não foi informada",
+        )
+        parser.add_argument(
             "--fix-invalid",
             action="store_true",
             help="corrige geometrias inválidas (do limite e da rede) com make_valid e informa",
@@ -132,6 +139,7 @@ class Command(BaseCommand):
             name_field=options["name_field"],
             name=options["name"],
             boundary_source=options["boundary_source"],
+            waste_law=options["waste_law"],
             fix_invalid=options["fix_invalid"],
             parameters_from=options["parameters_from"],
             framework_from=options["framework_from"],
