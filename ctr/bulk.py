@@ -79,6 +79,7 @@ from .models import (
     FacilityOperator,
     Generator,
     Transporter,
+    TransporterLicence,
     Worksite,
 )
 
@@ -287,6 +288,12 @@ RESOLVE_SQL = [
     """
     CREATE TEMP TABLE ctr_bulk_fact AS
     SELECT r.line, pl.municipality_id, m.ibge_code,
+           """
+    + rules.PLACE_SQL.format("m")
+    + """ AS municipality_label,
+           -- The transporter's licence in the row's municipality (ctr.services.licence_in):
+           -- TRANSPORTER_NOT_LICENSED and TRANSPORTER_SUSPENDED read it by its id.
+           lic.id AS licence_id,
            v.id AS vehicle_id, e.id AS equipment_id, e.code AS equipment_db_code,
            e.nominal_capacity_m3 AS equipment_capacity,
            req.id AS requested_id, req.name AS requested_name,
@@ -329,6 +336,11 @@ RESOLVE_SQL = [
     FROM ctr_bulk_row r
     LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
     LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
+    -- One licence per (transporter, municipality): the unique index finds it.
+    LEFT JOIN """
+    + TransporterLicence._meta.db_table
+    + """ lic
+      ON lic.transporter_id = %(transporter)s AND lic.municipality_id = pl.municipality_id
     LEFT JOIN pev_network_receivingfacility o
       ON o.id = r.origin_facility_id AND o.id = ANY(%(onward_ids)s)
     LEFT JOIN (

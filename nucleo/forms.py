@@ -69,8 +69,9 @@ class NucleoFilterForm(forms.Form):
         # facility would weigh hundreds of kilobytes of <option>s.
         municipality_id = self._municipality_id()
         if municipality_id is not None:
+            # Licensed there (issue 24: a licence per municipality), or with CTRs there.
             self.fields["transporter"].queryset = Transporter.objects.filter(
-                Q(municipality_id=municipality_id)
+                Transporter.objects.municipal_q([municipality_id])
                 | Exists(
                     CTR.objects.filter(municipality_id=municipality_id, transporter=OuterRef("pk"))
                 )

@@ -366,7 +366,6 @@ class Municipality(models.Model):
         help_text="CTR emitido sem conexão (provisório) que chega ao sistema depois deste prazo "
         "desde a saída recebe um aviso (art. 3 VI, art. 13).",
     )
-
     objects = MunicipalityQuerySet.as_manager()
 
     class Meta:
@@ -481,8 +480,9 @@ class LicenseStatus(models.TextChoices):
 
 
 # --- validity on a day, written once ------------------------------------------------------------
-# A facility's license (art. 14 §1) and a transporter's registration (art. 13) are valid from
-# valid_from to valid_until, both days included; without an end date, open-ended. A license is
+# A facility's license (art. 14 §1) and a transporter's licence in a municipality (art. 13,
+# ctr.models.TransporterLicence, which builds on in_period, period_q and period_sql) are valid
+# from valid_from to valid_until, both days included; without an end date, open-ended. A license is
 # in force on a day when it is valid then and was not suspended or revoked on or before that
 # day (status_since). One test in three forms: SQL for raw queries (valid_on_sql, period_sql,
 # licensed_sql), a queryset method (LicenseQuerySet.valid_on, whence licensed_exists and
