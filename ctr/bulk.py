@@ -87,6 +87,8 @@ CHUNK_ROWS = 50_000
 # The PGRCC in force of each worksite (Worksite.plan_transporters, plan_facilities).
 PLAN_TRANSPORTERS = Worksite.plan_transporters.through._meta.db_table
 PLAN_FACILITIES = Worksite.plan_facilities.through._meta.db_table
+# The municipalities whose facilities a municipality's CTRs may use (consortia, issue 24).
+ACCEPTED_DESTINATIONS = Municipality.accepted_destinations.through._meta.db_table
 
 # The issue-stage rules checked here, each by the SQL of its messages (ctr.rules), and those
 # whose fact a CSV row cannot state (Rule.not_in_bulk).
@@ -300,6 +302,17 @@ RESOLVE_SQL = [
            (r.destination_facility_id IS NOT NULL AND req.id IS NULL) AS unknown_facility,
            c.facility_id, coalesce(c.licensed, false) AS licensed, f.kind AS facility_kind,
            f.name AS facility_name, f.accepted_classes,
+           """
+    + rules.PLACE_SQL.format("fm")
+    + """ AS facility_place,
+           -- ctr.services.destination_agreed (DESTINATION_OUTSIDE_AGREEMENT): the facility in
+           -- the row's municipality or in one it lists (Municipality.accepted_destinations).
+           (f.municipality_id IS NULL OR pl.municipality_id IS NULL
+            OR f.municipality_id = pl.municipality_id
+            OR EXISTS (SELECT 1 FROM """
+    + ACCEPTED_DESTINATIONS
+    + """ ad WHERE ad.from_municipality_id = pl.municipality_id
+                   AND ad.to_municipality_id = f.municipality_id)) AS destination_agreed,
            coalesce(fm.small_volume_limit_m3, m.small_volume_limit_m3, %(default_limit)s)
                AS small_volume_limit,
            (SELECT sum(x) FROM unnest(r.volumes) x) AS total,

@@ -366,6 +366,9 @@ class CTRDraft:
     requested_facility: ReceivingFacility | None = None
     facility: ReceivingFacility | None = None
     facility_licensed: bool = False
+    # The facility lies in the CTR's municipality or in one it lists in
+    # Municipality.accepted_destinations (DESTINATION_OUTSIDE_AGREEMENT).
+    destination_agreed: bool = True
     recycling_area_available: bool = False
     # An onward CTR (sorted waste leaving a facility, art. 3 III): the facility, its license on
     # the day, whether the origin point is inside it, and its stock per class at the end of
@@ -641,6 +644,41 @@ def facility_not_licensed(ctr: CTRDraft):
     transporte."""
     if ctr.facility is not None and not ctr.facility_licensed:
         yield breach("destination_facility", facility=ctr.facility.name, day=ctr.transport_date)
+
+
+@rule(
+    "DESTINATION_OUTSIDE_AGREEMENT",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 2 caput, art. 4 §2 II",
+    "Área de destino no município do CTR ou em um município cujas áreas ele aceita "
+    "(consórcio ou convênio)",
+    message=Message(
+        "A área “{facility}” fica em {place}, que não está entre os municípios cujas áreas "
+        "recebem os CTRs de {municipality} (consórcio ou convênio).",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'destination_facility' AS field,
+               f.facility_name AS facility, f.facility_place AS place,
+               f.municipality_label AS municipality
+        FROM {FACTS}
+        WHERE f.facility_id IS NOT NULL AND NOT f.destination_agreed
+        """,
+    ),
+)
+def destination_outside_agreement(ctr: CTRDraft):
+    """Os resíduos gerados no município devem ir às áreas do seu plano (art. 2 caput, art. 4
+    §2 II): as do próprio município ou as de um município com que ele tem consórcio ou
+    convênio (a lista "municípios cujas áreas recebem os CTRs deste"). Uma área licenciada
+    em outro município, fora dessa lista, não faz parte da rede do município de origem."""
+    # An error, not a warning: art. 2 caput says "devem ser destinados às áreas previstas no
+    # art. 4º", the network of the municipality's own plan; a licence elsewhere (art. 14 §1,
+    # FACILITY_NOT_LICENSED) does not put an area in it, an agreement does (docs/legal.md).
+    if ctr.facility is not None and not ctr.destination_agreed:
+        yield breach(
+            "destination_facility",
+            facility=ctr.facility.name,
+            place=place_name(ctr.facility.municipality),
+            municipality=place_name(ctr.municipality),
+        )
 
 
 @rule(

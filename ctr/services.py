@@ -253,6 +253,20 @@ def licence_in(
     return licence
 
 
+def destination_agreed(
+    municipality: Municipality | None, facility: ReceivingFacility | None
+) -> bool:
+    """Whether the CTR's municipality may send its waste to the facility (art. 2 caput, art. 4
+    §2 II): the facility lies in it, or in a municipality it lists in accepted_destinations
+    (a consortium's shared landfill or ATT). Without either municipality there is nothing to
+    compare (ORIGIN_OUTSIDE_MUNICIPALITY, or a facility the network placed nowhere)."""
+    if municipality is None or facility is None or facility.municipality_id is None:
+        return True
+    if facility.municipality_id == municipality.pk:
+        return True
+    return municipality.accepted_destinations.filter(pk=facility.municipality_id).exists()
+
+
 def default_tolerance_m() -> Decimal:
     return Municipality._meta.get_field("gps_tolerance_m").default
 
@@ -338,6 +352,7 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         requested_facility=requested,
         facility=facility,
         facility_licensed=licensed,
+        destination_agreed=destination_agreed(municipality, facility),
         # Read by one rule only (class A to a landfill, art. 18 sole §): asked only then.
         recycling_area_available=bool(
             facility is not None

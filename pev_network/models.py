@@ -366,6 +366,21 @@ class Municipality(models.Model):
         help_text="CTR emitido sem conexão (provisório) que chega ao sistema depois deste prazo "
         "desde a saída recebe um aviso (art. 3 VI, art. 13).",
     )
+    # Issue 24 point 5: a consortium's shared landfill or ATT. The waste generated here goes
+    # to the areas of this municipality's plan (Lei 3.978/2007 art. 2 caput, art. 4 §2 II); a
+    # municipality lists the others whose areas its CTRs may use (one way: B listed by A
+    # receives A's loads, not the reverse). Rule DESTINATION_OUTSIDE_AGREEMENT reads it.
+    accepted_destinations = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="destination_for",
+        verbose_name="municípios cujas áreas recebem os CTRs deste",
+        help_text="Consórcio ou convênio: os CTRs com origem neste município podem ter como "
+        "destino as áreas licenciadas destes municípios (Lei 3.978/2007 art. 2 e art. 4 §2 II). "
+        "As áreas do próprio município valem sempre.",
+    )
+
     objects = MunicipalityQuerySet.as_manager()
 
     class Meta:

@@ -493,8 +493,9 @@ def test_rules_catalogue_is_public_and_complete():
     codes = {r["code"] for r in body}
     assert codes == set(rules.REGISTRY)
     # 14, the five of the onward CTR (issue 14), ORIGIN_OUTSIDE_WORKSITE, the three of where
-    # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3)
-    assert len(codes) == 24
+    # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3),
+    # DESTINATION_OUTSIDE_AGREEMENT (issue 24 point 5)
+    assert len(codes) == 25
     assert all(r["article"].startswith("Lei 3.978/2007") for r in body)
 
 

@@ -181,8 +181,10 @@ def build_mixed_world():
             transporter=transporter, code="C-01", nominal_capacity_m3=Decimal("5")
         )
         f[key] = transporter
-    # Alfa is licensed in the neighbour too.
+    # Alfa is licensed in the neighbour too; the neighbour sends its waste to the town's areas
+    # (a consortium's shared landfill), not the reverse (issue 24 point 5).
     licence(world.alfa, neighbour, "VZ-001", D(2025, 1, 1), D(2027, 12, 31))
+    neighbour.accepted_destinations.add(town)
     # Numbering continues from what is there: the town's 2026 sequence is at 41.
     NumberSequence.objects.create(municipality=town, year=2026, last_value=41)
     plan_worksites(f)
@@ -602,7 +604,8 @@ CASES = [
     ("revoked", "revoked", {"transport_date": "2026-03-01"}, {"TRANSPORTER_SUSPENDED"}),
     ("origin in no municipality", "alfa", {"origin": (-4e-7, 5e-7)},
      {"ORIGIN_OUTSIDE_MUNICIPALITY"}),
-    # On the edge (as printed, 10 decimals, the neighbour's side): alfa is licensed in both.
+    # On the edge (as printed, 10 decimals, the neighbour's side): to the town's ATT, which
+    # both may use.
     ("origin on the shared edge", "alfa", {"origin": "edge"}, set()),
     ("discharge far from every area", "alfa", {"destination": m_at(-8500, 8500)},
      {"DESTINATION_OUTSIDE_FACILITY"}),
@@ -674,6 +677,13 @@ CASES = [
     ("revoked in the town, its licence in the neighbour expired", "revoked",
      {"origin": m_at(11_000, 0), "destination": "landfill_n", "waste": "A=3"},
      {"TRANSPORTER_NOT_LICENSED"}),
+    # Issue 24 point 5: the areas of the CTR's municipality and of those it lists.
+    ("from the neighbour to the town's ATT, under the neighbour's agreement", "alfa",
+     {"origin": m_at(11_000, 0)}, set()),
+    ("from the town to the neighbour's landfill, outside any agreement", "alfa",
+     {"destination": "landfill_n", "waste": "A=3"}, {"DESTINATION_OUTSIDE_AGREEMENT"}),
+    ("from the neighbour to a PEV in no municipality", "alfa",
+     {"origin": m_at(11_000, 0), "destination": "pev_nowhere", "waste": "A=0,4"}, set()),
     ("several at once", "expired_t",
      {"vehicle_plate": "ZZZ9Z99", "equipment_code": "X-77", "destination": "pev",
       "waste": "A=2; INDUSTRIAL=1"},

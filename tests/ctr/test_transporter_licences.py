@@ -37,8 +37,11 @@ def world():
 
 
 def neighbour_of(world):
-    """Aparecida beside the town (east)."""
-    return municipality(*NEIGHBOUR, east_m=20_000)
+    """Aparecida beside the town (east), whose CTRs may go to the town's areas (a consortium
+    sharing the town's ATT and landfill)."""
+    neighbour = municipality(*NEIGHBOUR, east_m=20_000)
+    neighbour.accepted_destinations.add(world.town)
+    return neighbour
 
 
 def from_neighbour(world) -> dict:

@@ -490,6 +490,7 @@ def test_a_suspension_in_the_town_does_not_stop_the_transporters_ctrs_in_the_nei
     """Issue 24 point 4: the case's municipality suspends its own licence (art. 25 IV, art.
     35); the neighbour that licensed the same company judges it on its own."""
     neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    neighbour.accepted_destinations.add(world.town)  # a consortium: the town's ATT
     licence(world.alfa, neighbour, "AP-001", D(2025, 1, 1))
     _suspend_alfa(world)
     there = world.alfa.licences.get(municipality=neighbour)
