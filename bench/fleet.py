@@ -17,25 +17,30 @@ def bench_transporter(
     equipment: tuple[tuple[str, str], ...],
     username: str,
 ):
-    """Create (or find) a registered transporter with its vehicles and equipment (code,
-    capacity m³) and a user acting for it; returns (transporter, user)."""
+    """Create (or find) a transporter licensed in every municipality (the benchmarks issue
+    CTRs from the whole state; art. 13: a licence per municipality, numbered
+    `<registration>-<IBGE>`) with its vehicles and equipment (code, capacity m³) and a user
+    acting for it; returns (transporter, user)."""
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from ctr.models import Equipment, Membership, Transporter, Vehicle
+    from ctr.models import Equipment, Membership, Transporter, TransporterLicence, Vehicle
     from pev_network.models import Municipality
 
     today = timezone.localdate()
-    home = Municipality.objects.defer("boundary").order_by("pk").first()
-    transporter, _ = Transporter.objects.get_or_create(
-        registration_number=registration,
-        defaults={
-            "name": name,
-            "document": document,
-            "municipality": home,
-            "valid_from": today - datetime.timedelta(days=3 * 365),
-            "valid_until": today + datetime.timedelta(days=365),
-        },
+    transporter, _ = Transporter.objects.get_or_create(document=document, defaults={"name": name})
+    TransporterLicence.objects.bulk_create(
+        [
+            TransporterLicence(
+                transporter=transporter,
+                municipality_id=pk,
+                number=f"{registration}-{ibge_code}",
+                valid_from=today - datetime.timedelta(days=3 * 365),
+                valid_until=today + datetime.timedelta(days=365),
+            )
+            for pk, ibge_code in Municipality.objects.values_list("pk", "ibge_code")
+        ],
+        ignore_conflicts=True,
     )
     for plate in plates:
         Vehicle.objects.get_or_create(plate=plate, defaults={"transporter": transporter})

@@ -45,6 +45,7 @@ TITLE = "Importação de CTRs por CSV em lote (P1)"
 BENCH_DB = "ctr_bench_p1"
 USERNAME = "bench-p1"
 REGISTRATION = "BENCH-P1"
+DOCUMENT = "11444777000161"  # the bench transporter (its CTRs, found by it)
 SOURCE_CTRS = 100_000
 DEFAULT_ROWS = 100_000
 DEFAULT_MEMORY_ROWS = 1_000_000
@@ -88,7 +89,7 @@ def prepare(seed: int, generate: bool = True) -> object:
     transporter, _user = bench_transporter(
         REGISTRATION,
         "Caçambas Benchmark Ltda.",
-        "11444777000161",
+        DOCUMENT,
         ("BPA1B11", "BPA2B22"),
         (("P1-05", "5"), ("P1-10", "10"), ("P1-12", "12")),
         USERNAME,
@@ -110,7 +111,7 @@ SELECT row_number() OVER (ORDER BY c.id) AS k, c.transport_date, g.name AS gener
                           '; ' ORDER BY x.id)
         FROM ctr_ctrwaste x WHERE x.ctr_id = c.id) AS waste
 FROM ctr_ctr c
-JOIN ctr_transporter t ON t.id = c.transporter_id AND t.registration_number LIKE 'SYN-%%'
+JOIN ctr_transporterlicence t ON t.transporter_id = c.transporter_id AND t.number LIKE 'SYN-T-%%'
 JOIN ctr_generator g ON g.id = c.generator_id
 JOIN ctr_worksite w ON w.id = c.worksite_id
 JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id
@@ -317,8 +318,8 @@ def cleanup() -> int:
         cursor.execute(
             "CREATE TEMP TABLE p1_ids ON COMMIT DROP AS SELECT c.id FROM ctr_ctr c "
             "JOIN ctr_transporter t ON t.id = c.transporter_id "
-            "WHERE t.registration_number = %s",
-            [REGISTRATION],
+            "WHERE t.document = %s",
+            [DOCUMENT],
         )
         cursor.execute("SELECT count(*) FROM p1_ids")
         count = cursor.fetchone()[0]

@@ -46,6 +46,7 @@ from .timing import Result, Stats
 NAME = "p2_http"
 TITLE = "Emissão de CTR por HTTP sob gunicorn (P2)"
 REGISTRATION = "BENCH-P2"
+DOCUMENT = "11222333000181"  # the bench transporter (its CTRs, found by it)
 USERNAME = "bench-p2"
 # Never called: see subscribe_webhook.
 WEBHOOK_URL = "https://webhooks.bench.invalid/ctr"
@@ -436,7 +437,7 @@ SELECT c.id, ST_X(c.origin), ST_Y(c.origin), ST_X(c.destination), ST_Y(c.destina
                         ORDER BY x.id)
         FROM ctr_ctrwaste x WHERE x.ctr_id = c.id)
 FROM ctr_ctr c TABLESAMPLE SYSTEM (1) REPEATABLE (42)
-JOIN ctr_transporter t ON t.id = c.transporter_id AND t.registration_number LIKE 'SYN-%%'
+JOIN ctr_transporterlicence t ON t.transporter_id = c.transporter_id AND t.number LIKE 'SYN-T-%%'
 JOIN ctr_generator g ON g.id = c.generator_id
 JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id
 LIMIT %s
@@ -451,7 +452,7 @@ def prepare_transporter():
     transporter, user = bench_transporter(
         REGISTRATION,
         "Caçambas Benchmark HTTP Ltda.",
-        "11222333000181",
+        DOCUMENT,
         ("BPB1C11", "BPB2C22"),
         (("P2-05", "5"), ("P2-10", "10"), ("P2-12", "12")),
         USERNAME,
@@ -528,8 +529,8 @@ def cleanup() -> int:
         cursor.execute(
             "CREATE TEMP TABLE p2_ids ON COMMIT DROP AS SELECT c.id FROM ctr_ctr c "
             "JOIN ctr_transporter t ON t.id = c.transporter_id "
-            "WHERE t.registration_number = %s",
-            [REGISTRATION],
+            "WHERE t.document = %s",
+            [DOCUMENT],
         )
         cursor.execute("SELECT count(*) FROM p2_ids")
         count = cursor.fetchone()[0]
@@ -575,8 +576,8 @@ def outbox_rows() -> int:
         cursor.execute(
             "SELECT count(*) FROM webhooks_delivery d JOIN ctr_ctr c ON c.id = d.ctr_id "
             "JOIN ctr_transporter t ON t.id = c.transporter_id "
-            "WHERE t.registration_number = %s",
-            [REGISTRATION],
+            "WHERE t.document = %s",
+            [DOCUMENT],
         )
         return cursor.fetchone()[0]
 
@@ -617,8 +618,8 @@ def gapless(before: dict, since_id: int, issued_by_us: int) -> tuple[bool, str]:
         cursor.execute(
             "SELECT c.municipality_id, c.year, array_agg(c.sequence ORDER BY c.sequence) "
             "FROM ctr_ctr c JOIN ctr_transporter t ON t.id = c.transporter_id "
-            "WHERE t.registration_number = %s AND c.id > %s GROUP BY 1, 2",
-            [REGISTRATION, since_id],
+            "WHERE t.document = %s AND c.id > %s GROUP BY 1, 2",
+            [DOCUMENT, since_id],
         )
         ours = {(m, y): seqs for m, y, seqs in cursor.fetchall()}
     after = sequences()

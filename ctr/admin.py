@@ -1,8 +1,14 @@
+from django import forms
 from django.contrib import admin
+from django.db import models
+from django.db.models import Prefetch
 from leaflet.admin import LeafletGeoAdmin
 
 from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
 from config.admin_readonly import ReadOnly
+from jurisdiction.models import Role
+from jurisdiction.scope import jurisdiction_of
+from pev_network.models import Municipality
 
 from .documents import format_document
 from .models import (
@@ -17,6 +23,7 @@ from .models import (
     Membership,
     OnSiteProcessing,
     Transporter,
+    TransporterLicence,
     Vehicle,
     Worksite,
 )
@@ -37,12 +44,88 @@ def formatted_document(obj) -> str:
     return format_document(obj.document)
 
 
+# Who edits a municipality's licences in the admin: its Núcleo (Lei 3.978/2007 art. 13: the
+# municipality registers its transporters; art. 4 §2 V, art. 15: the Núcleo keeps the
+# registries). The platform's administrator edits every one.
+LICENCE_EDITORS = (Role.NUCLEO,)
+
+
+def licence_municipalities(request):
+    """The municipalities whose licences the user edits; None for every one."""
+    return jurisdiction_of(request.user).acting_ids(LICENCE_EDITORS)
+
+
+class TransporterLicenceInline(admin.TabularInline):
+    """The transporter's licences that the user's municipalities granted, one per
+    municipality (art. 13). Scoped: a municipality's Núcleo sees and edits its own
+    municipality's licence only, never another's."""
+
+    model = TransporterLicence
+    extra = 0
+    fields = [
+        "municipality",
+        "number",
+        "valid_from",
+        "valid_until",
+        "status",
+        "status_since",
+        "suspended_until",
+    ]
+    formfield_overrides = {models.CharField: {"widget": forms.TextInput(attrs={"size": 14})}}
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request).select_related("municipality")
+        ids = licence_municipalities(request)
+        return queryset if ids is None else queryset.filter(municipality_id__in=ids)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "municipality":
+            ids = licence_municipalities(request)
+            places = Municipality.objects.defer("boundary").order_by("name", "uf")
+            kwargs["queryset"] = places if ids is None else places.filter(pk__in=ids)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
 @admin.register(Transporter)
 class TransporterAdmin(admin.ModelAdmin):
-    list_display = ["name", formatted_document, "registration_number", "valid_until", "status"]
-    list_filter = ["status", "municipality"]
-    search_fields = ["name", "document", "registration_number"]
-    inlines = [VehicleInline, EquipmentInline]
+    """The transporters of the user's municipalities (those holding a licence there,
+    TransporterQuerySet.municipal_q); each one's licences inline, the user's own
+    municipality's only."""
+
+    list_display = [
+        "name",
+        formatted_document,
+        "is_self_generator",
+        "licences_here",
+    ]
+    list_filter = ["is_self_generator", "licences__status", "licences__municipality"]
+    search_fields = ["name", "document", "licences__number"]
+    inlines = [TransporterLicenceInline, VehicleInline, EquipmentInline]
+
+    def get_queryset(self, request):
+        # Another municipality's transporter answers 404, as everywhere (issue 24).
+        return Transporter.objects.visible_to(request.user).prefetch_related(
+            Prefetch(
+                "licences",
+                TransporterLicence.objects.visible_to(request.user).select_related("municipality"),
+            )
+        )
+
+    def has_delete_permission(self, request, obj=None):
+        # A transporter is one for every municipality that licensed it: deleting it would
+        # take the others' licences with it. Only the platform's administrator deletes.
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+    @admin.display(description="licenças")
+    def licences_here(self, transporter: Transporter) -> str:
+        """Its licences in the user's municipalities, with their status."""
+        return (
+            "; ".join(
+                f"{lic.number} ({lic.place}, {lic.get_status_display().lower()})"
+                for lic in transporter.licences.all()
+            )
+            or "—"
+        )
 
 
 @admin.register(Generator)
@@ -126,7 +209,7 @@ class CTRTemplateAdmin(ReadOnly, LeafletGeoAdmin):
     which re-validates it against the fleet and the network."""
 
     list_display = ["name", "transporter", "generator_name", "destination_facility", "updated_at"]
-    list_filter = ["transporter__municipality"]
+    list_filter = ["transporter__licences__municipality"]
     search_fields = ["name", "transporter__name", "generator_name", "worksite_address"]
     list_select_related = ["transporter", "destination_facility"]
 

@@ -79,6 +79,7 @@ from .models import (
     FacilityOperator,
     Generator,
     Transporter,
+    TransporterLicence,
     Worksite,
 )
 
@@ -86,6 +87,8 @@ CHUNK_ROWS = 50_000
 # The PGRCC in force of each worksite (Worksite.plan_transporters, plan_facilities).
 PLAN_TRANSPORTERS = Worksite.plan_transporters.through._meta.db_table
 PLAN_FACILITIES = Worksite.plan_facilities.through._meta.db_table
+# The municipalities whose facilities a municipality's CTRs may use (consortia, issue 24).
+ACCEPTED_DESTINATIONS = Municipality.accepted_destinations.through._meta.db_table
 
 # The issue-stage rules checked here, each by the SQL of its messages (ctr.rules), and those
 # whose fact a CSV row cannot state (Rule.not_in_bulk).
@@ -287,12 +290,29 @@ RESOLVE_SQL = [
     """
     CREATE TEMP TABLE ctr_bulk_fact AS
     SELECT r.line, pl.municipality_id, m.ibge_code,
+           """
+    + rules.PLACE_SQL.format("m")
+    + """ AS municipality_label,
+           -- The transporter's licence in the row's municipality (ctr.services.licence_in):
+           -- TRANSPORTER_NOT_LICENSED and TRANSPORTER_SUSPENDED read it by its id.
+           lic.id AS licence_id,
            v.id AS vehicle_id, e.id AS equipment_id, e.code AS equipment_db_code,
            e.nominal_capacity_m3 AS equipment_capacity,
            req.id AS requested_id, req.name AS requested_name,
            (r.destination_facility_id IS NOT NULL AND req.id IS NULL) AS unknown_facility,
            c.facility_id, coalesce(c.licensed, false) AS licensed, f.kind AS facility_kind,
            f.name AS facility_name, f.accepted_classes,
+           """
+    + rules.PLACE_SQL.format("fm")
+    + """ AS facility_place,
+           -- ctr.services.destination_agreed (DESTINATION_OUTSIDE_AGREEMENT): the facility in
+           -- the row's municipality or in one it lists (Municipality.accepted_destinations).
+           (f.municipality_id IS NULL OR pl.municipality_id IS NULL
+            OR f.municipality_id = pl.municipality_id
+            OR EXISTS (SELECT 1 FROM """
+    + ACCEPTED_DESTINATIONS
+    + """ ad WHERE ad.from_municipality_id = pl.municipality_id
+                   AND ad.to_municipality_id = f.municipality_id)) AS destination_agreed,
            coalesce(fm.small_volume_limit_m3, m.small_volume_limit_m3, %(default_limit)s)
                AS small_volume_limit,
            (SELECT sum(x) FROM unnest(r.volumes) x) AS total,
@@ -329,6 +349,11 @@ RESOLVE_SQL = [
     FROM ctr_bulk_row r
     LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
     LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
+    -- One licence per (transporter, municipality): the unique index finds it.
+    LEFT JOIN """
+    + TransporterLicence._meta.db_table
+    + """ lic
+      ON lic.transporter_id = %(transporter)s AND lic.municipality_id = pl.municipality_id
     LEFT JOIN pev_network_receivingfacility o
       ON o.id = r.origin_facility_id AND o.id = ANY(%(onward_ids)s)
     LEFT JOIN (

@@ -41,10 +41,11 @@ from .models import (
     Equipment,
     EquipmentKind,
     Generator,
+    LicenceStatus,
     Membership,
     ProcessingKind,
-    RegistrationStatus,
     Transporter,
+    TransporterLicence,
     Vehicle,
     Worksite,
 )
@@ -379,7 +380,8 @@ def ensure_accounts(
 
 
 def ensure_transporters(town: Municipality, today: datetime.date) -> dict[str, Transporter]:
-    """The demo transporters with their fleet. Registration dates are set on the first load."""
+    """The demo transporters with their fleet and their licence in the town (art. 13). The
+    licence's dates are set on the first load."""
     validity = {
         "A": {
             "valid_from": datetime.date(today.year - 1, 1, 1),
@@ -390,7 +392,7 @@ def ensure_transporters(town: Municipality, today: datetime.date) -> dict[str, T
         "C": {
             "valid_from": datetime.date(today.year - 1, 1, 1),
             "valid_until": None,
-            "status": RegistrationStatus.SUSPENDED,
+            "status": LicenceStatus.SUSPENDED,
             "status_since": today - datetime.timedelta(days=5),
             "suspended_until": today + datetime.timedelta(days=9),
         },
@@ -398,13 +400,12 @@ def ensure_transporters(town: Municipality, today: datetime.date) -> dict[str, T
     result = {}
     for spec in TRANSPORTERS:
         transporter, _ = Transporter.objects.get_or_create(
-            document=spec.document,
-            defaults={
-                "name": spec.name,
-                "registration_number": spec.registration,
-                "municipality": town,
-                **validity[spec.key],
-            },
+            document=spec.document, defaults={"name": spec.name}
+        )
+        TransporterLicence.objects.get_or_create(
+            transporter=transporter,
+            municipality=town,
+            defaults={"number": spec.registration, **validity[spec.key]},
         )
         for plate, description, _use in spec.vehicles:
             Vehicle.objects.get_or_create(
@@ -527,6 +528,9 @@ class _Loads:
     def __init__(self, rng: random.Random, transporters: dict[str, Transporter], sites):
         self.rng = rng
         self.transporters = transporters
+        # Each transporter's licence in the town, where every demo load leaves (art. 13).
+        town = network.municipality_id_at(sites[0].worksite.location) if sites else None
+        self.licences = {key: t.licence_in(town) for key, t in transporters.items()}
         self.specs = {spec.key: spec for spec in TRANSPORTERS}
         self.fleets = {
             key: (
@@ -558,8 +562,8 @@ class _Loads:
         day = timezone.localdate(at)
         active = [
             key
-            for key, t in self.transporters.items()
-            if t.registered_on(day) and not t.restricted_on(day)
+            for key, licence in self.licences.items()
+            if licence is not None and licence.in_force_on(day)
         ]
         if not active:
             return None

@@ -469,7 +469,8 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
             [
                 "Transportador",
                 "CNPJ/CPF",
-                "Cadastro",
+                "Município",
+                "Licença",
                 "CTRs com taxa devida",
                 "Taxa devida (UFESP)",
                 "Valor devido (R$)",
@@ -483,7 +484,8 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                 [
                     row.name,
                     row.document,
-                    row.registration_number,
+                    row.municipality,
+                    row.licence_number,
                     row.due_count,
                     _csv_decimal(row.due_ufesp, 2),
                     _csv_decimal(row.due_brl, 2),
@@ -494,7 +496,7 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
             )
         return response
     statement = reports.fee_statement(transporter, *month, _fee_municipality(request))
-    response, writer = _csv_response(f"taxas-{period}-{transporter.registration_number}.csv")
+    response, writer = _csv_response(f"taxas-{period}-transportador-{transporter.pk}.csv")
     writer.writerow(
         [
             "Número do CTR",

@@ -405,7 +405,8 @@ class OnwardForm(LoadForm):
         label="Transportador",
         queryset=Transporter.objects.none(),
         empty_label="— escolha o transportador —",
-        help_text="Transportadores com cadastro válido hoje, nem suspensos nem cassados.",
+        help_text="Transportadores com licença válida hoje no município da área, nem suspensa "
+        "nem cassada.",
     )
 
     field_order = [
@@ -433,15 +434,18 @@ class OnwardForm(LoadForm):
             self.fields["generator_name"].label = "Empresa operadora da área (gerador)"
             self.fields["generator_document"].label = "CNPJ ou CPF da empresa operadora"
         today = timezone.localdate()
-        carriers = services.carriers_on(today)
+        # The CTR's municipality is the facility's, where the load leaves (art. 13).
+        carriers = services.carriers_on(today, facility.municipality_id)
         fields = self.fields
         fields["transporter"].queryset = carriers
-        fields["transporter"].label_from_instance = lambda t: f"{t.name} ({t.registration_number})"
+        fields["transporter"].label_from_instance = lambda t: (
+            f"{t.name} (licença {t.licence_number})"
+        )
         for name, model in (("vehicle", Vehicle), ("equipment", Equipment)):
             # The widget first: the queryset's setter gives it the choices.
             fields[name].widget = FleetSelect()
             fields[name].queryset = (
-                model.objects.filter(active=True, transporter__in=carriers)
+                model.objects.filter(active=True, transporter__in=carriers.values("pk"))
                 .select_related("transporter")
                 .order_by("transporter__name", "pk")
             )

@@ -208,13 +208,14 @@ def bundle(
 ) -> tuple[dict, list[Generator]]:
     """What the phone keeps to fill the issue form offline: the active fleet, the recent
     worksites with their generators, and the licensed facilities near them (or near the
-    transporter's municipality when it has none yet), with the municipality's sync limit;
-    and the generators whose name and document it shows (for the LGPD access log)."""
+    transporter's first licence's municipality when it has none yet), with that municipality's
+    sync limit; and the generators whose name and document it shows (for the LGPD access
+    log)."""
     now = now or timezone.now()
     today = timezone.localdate(now)
     sites = recent_worksites(transporter, today)
     points = [(s.location.x, s.location.y) for s in sites]
-    municipality = transporter.municipality
+    municipality = transporter.home_municipality()
     if not points and municipality is not None:
         centre = Municipality.objects.filter(pk=municipality.pk).values_list("boundary", flat=True)[
             0

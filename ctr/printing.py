@@ -122,6 +122,15 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
         if ctr.equipment
         else "—"
     )
+    # The transporter's licence in the CTR's municipality (art. 13); none for a generator
+    # carrying its own waste (art. 12 §4).
+    licence = transporter.licence_in(ctr.municipality_id)
+    if licence is not None:
+        licence_text = licence.number
+    elif transporter.is_self_generator:
+        licence_text = "dispensada: gerador que transporta os próprios resíduos (art. 12 §4)"
+    else:
+        licence_text = "nenhuma"
     license_ = reports.facility_license(ctr)
     license_text = "sem licença cadastrada"
     if license_:
@@ -135,7 +144,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
             [
                 ("Nome / razão social*", transporter.name),
                 (document_kind(transporter.document), format_document(transporter.document)),
-                ("Cadastro municipal nº", transporter.registration_number),
+                (f"Licença em {ctr.municipality.name}/{ctr.municipality.uf}", licence_text),
                 ("Veículo (placa)", str(ctr.vehicle)),
                 ("Equipamento", equipment),
             ]

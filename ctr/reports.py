@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import Count, DecimalField, F, Q, QuerySet, Sum
+from django.db.models import Count, DecimalField, F, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Round
 from django.utils import timezone
 
@@ -32,6 +32,7 @@ from .models import (
     CTRWaste,
     CTRWasteClass,
     Transporter,
+    TransporterLicence,
     Worksite,
 )
 from .services import same_name
@@ -594,6 +595,8 @@ class UfespRate:
     municipality: str
     value: str
     year: int
+    # The transporter's licence in that municipality (art. 13), "" without one.
+    licence: str = ""
 
 
 @dataclass
@@ -682,12 +685,18 @@ def fee_statement(
     ]
     municipality_ids = ctrs.values("municipality_id").distinct()
     if not lines:
-        # No line: still say which rate would apply (the transporter's own municipality).
-        municipality_ids = [transporter.municipality_id]
+        # No line: still say which rates would apply (the municipalities that licensed it).
+        municipality_ids = transporter.licences.values("municipality_id")
+    licences = dict(transporter.licences.values_list("municipality_id", "number"))
     rates = [
-        UfespRate(f"{m['name']}/{m['uf']}", br_money(m["ufesp_value"]), m["ufesp_year"])
+        UfespRate(
+            f"{m['name']}/{m['uf']}",
+            br_money(m["ufesp_value"]),
+            m["ufesp_year"],
+            licences.get(m["pk"], ""),
+        )
         for m in Municipality.objects.filter(pk__in=municipality_ids)
-        .values("name", "uf", "ufesp_value", "ufesp_year")
+        .values("pk", "name", "uf", "ufesp_value", "ufesp_year")
         .order_by("name")
     ]
     totals = ctrs.aggregate(**_fee_totals())
@@ -701,7 +710,9 @@ class FeeSummaryRow:
     transporter_id: int
     name: str
     document: str
-    registration_number: str
+    # Its licence in the CTRs' municipality (art. 13), "" without one (a self-generator).
+    licence_number: str
+    municipality: str
     due_count: int
     due_ufesp: Decimal
     due_brl: Decimal
@@ -719,25 +730,32 @@ class FeeSummaryRow:
 
 
 def fee_summary(year: int, month: int, municipality_id: int | None) -> list[FeeSummaryRow]:
-    """Every transporter's fee totals of the month in the municipality, for its Núcleo (one
-    GROUP BY)."""
+    """Every transporter's fee totals of the month in the municipality (each collects its own,
+    art. 12 §3), with its licence there, for its Núcleo (one GROUP BY); without a
+    municipality, per municipality."""
     ctrs = fee_ctrs(year, month, municipality_id)
+    licence = TransporterLicence.objects.filter(
+        transporter_id=OuterRef("transporter_id"), municipality_id=OuterRef("municipality_id")
+    ).values("number")[:1]
     return [
         FeeSummaryRow(
             transporter_id=row["transporter_id"],
             name=row["transporter__name"],
             document=format_document(row["transporter__document"]),
-            registration_number=row["transporter__registration_number"],
+            licence_number=row["licence_number"] or "",
+            municipality=f"{row['municipality__name']}/{row['municipality__uf']}",
             **{key: row[key] for key in _fee_totals()},
         )
         for row in ctrs.values(
             "transporter_id",
             "transporter__name",
             "transporter__document",
-            "transporter__registration_number",
+            "municipality_id",
+            "municipality__name",
+            "municipality__uf",
         )
-        .annotate(**_fee_totals())
-        .order_by("transporter__name", "transporter_id")
+        .annotate(licence_number=Subquery(licence), **_fee_totals())
+        .order_by("transporter__name", "transporter_id", "municipality__name")
     ]
 
 
@@ -745,5 +763,5 @@ def fee_summary_totals(year: int, month: int, municipality_id: int | None) -> Fe
     """The month's totals over every transporter, in the municipality."""
     totals = fee_ctrs(year, month, municipality_id).aggregate(**_fee_totals())
     return FeeSummaryRow(
-        transporter_id=0, name="Total", document="", registration_number="", **totals
+        transporter_id=0, name="Total", document="", licence_number="", municipality="", **totals
     )

@@ -32,7 +32,6 @@ from pev_network.models import (
     ReceivingFacility,
     WasteClass,
     licensed_sql,
-    period_sql,
 )
 
 from . import plausibility
@@ -41,10 +40,13 @@ from .models import (
     CTRWasteClass,
     Equipment,
     Generator,
-    RegistrationStatus,
+    LicenceStatus,
     Transporter,
+    TransporterLicence,
     Vehicle,
     Worksite,
+    licence_restriction_sql,
+    licence_valid_sql,
 )
 
 
@@ -298,20 +300,24 @@ def rule(
 
 
 def sql_params(transporter: Transporter) -> dict:
-    """The parameters the rules' SQL reads: the transporter's facts (the CTRDraft's
-    transporter, the same for every row of an import) and FORMAT_PARAMS."""
+    """The parameters the rules' SQL reads: the transporter's facts that do not depend on the
+    row (the CTRDraft's transporter, the same for every row of an import) and FORMAT_PARAMS.
+    Its licence depends on each row's municipality: a column of ctr_bulk_fact."""
     return {
         **FORMAT_PARAMS,
         "document": transporter.document,
-        "registration": transporter.registration_number,
         "self_generator": transporter.is_self_generator,
-        "valid_from": transporter.valid_from,
-        "valid_until": transporter.valid_until,
-        "status": transporter.status,
-        "status_since": transporter.status_since,
-        "suspended_until": transporter.suspended_until,
         "prohibited": sorted(str(c) for c in PROHIBITED_CLASSES),
     }
+
+
+def place_name(municipality: Municipality | None) -> str:
+    """A municipality as the messages name it, "Guaratinguetá/SP" (in SQL: PLACE_SQL)."""
+    return f"{municipality.name}/{municipality.uf}" if municipality is not None else ""
+
+
+# place_name in SQL, of a pev_network_municipality row `{0}`.
+PLACE_SQL = "({0}.name || '/' || {0}.uf)"
 
 
 @dataclass
@@ -354,9 +360,15 @@ class CTRDraft:
     plan_transporter_ids: set[int] = field(default_factory=set)
     plan_facility_ids: set[int] = field(default_factory=set)
     municipality: Municipality | None = None
+    # The transporter's licence in the CTR's municipality (any status), None without one
+    # (TRANSPORTER_NOT_LICENSED, TRANSPORTER_SUSPENDED).
+    licence: TransporterLicence | None = None
     requested_facility: ReceivingFacility | None = None
     facility: ReceivingFacility | None = None
     facility_licensed: bool = False
+    # The facility lies in the CTR's municipality or in one it lists in
+    # Municipality.accepted_destinations (DESTINATION_OUTSIDE_AGREEMENT).
+    destination_agreed: bool = True
     recycling_area_available: bool = False
     # An onward CTR (sorted waste leaving a facility, art. 3 III): the facility, its license on
     # the day, whether the origin point is inside it, and its stock per class at the end of
@@ -407,15 +419,20 @@ WASTE_LINES = "CROSS JOIN LATERAL unnest(r.classes) WITH ORDINALITY w(c, i)"
 WASTE_FIELD = "(w.i - 1)::int AS sub, 'waste[' || (w.i - 1) || '].class' AS field"
 
 
-# Transporter.registered_on(r.transport_date) in SQL, on the transporter's parameters.
-REGISTERED_SQL = period_sql("%(valid_from)s::date", "%(valid_until)s::date", "r.transport_date")
+# The transporter's licence in the CTR's municipality (the origin's), on the transport date:
+# the check reads CTRDraft.licence (ctr.services.licence_in), the SQL the licence whose id
+# ctr.bulk found for each row's municipality (f.licence_id, NULL without one) and its
+# municipality's name (f.municipality_label). Validity and restriction are
+# TransporterLicence.is_valid_on / restricted_on, in SQL licence_valid_sql /
+# licence_restriction_sql (ctr.models: written once).
+LICENCE_VALID_SQL = licence_valid_sql("l", "r.transport_date")
 
 
 @rule(
     "TRANSPORTER_NOT_LICENSED",
     Severity.ERROR,
     "Lei 3.978/2007 art. 13",
-    "Transportador cadastrado e com cadastro válido na data do transporte",
+    "Transportador licenciado no município do CTR, com licença válida na data do transporte",
     messages={
         "other_generator": Message(
             "Gerador que transporta os próprios resíduos só pode emitir CTR dos seus "
@@ -426,97 +443,124 @@ REGISTERED_SQL = period_sql("%(valid_from)s::date", "%(valid_until)s::date", "r.
             WHERE %(self_generator)s AND f.generator_document <> %(document)s
             """,
         ),
-        "not_registered": Message(
-            "O cadastro do transportador {registration} não é válido em {day:date} "
-            "(válido de {valid_from:date} a {valid_until:date}).",
+        "unlicensed": Message(
+            "O transportador não tem licença em {municipality} na data do transporte ({day:date}).",
             sql=f"""
             SELECT r.line, 0 AS sub, 'transport_date' AS field,
-                   %(registration)s::text AS registration, r.transport_date AS day,
-                   %(valid_from)s::date AS valid_from, %(valid_until)s::date AS valid_until
-            FROM {ROWS}
-            WHERE NOT %(self_generator)s AND NOT {REGISTERED_SQL}
+                   f.municipality_label AS municipality, r.transport_date AS day
+            FROM {FACTS}
+            WHERE NOT %(self_generator)s AND f.municipality_id IS NOT NULL
+              AND f.licence_id IS NULL
+            """,
+        ),
+        "not_valid": Message(
+            "A licença {licence} do transportador em {municipality} não é válida em "
+            "{day:date} (válida de {valid_from:date} a {valid_until:date}).",
+            sql=f"""
+            SELECT r.line, 0 AS sub, 'transport_date' AS field, l.number AS licence,
+                   f.municipality_label AS municipality, r.transport_date AS day,
+                   l.valid_from, l.valid_until
+            FROM {FACTS} JOIN {TransporterLicence._meta.db_table} l ON l.id = f.licence_id
+            WHERE NOT %(self_generator)s AND NOT {LICENCE_VALID_SQL}
             """,
         ),
     },
 )
 def transporter_not_licensed(ctr: CTRDraft):
-    """O transportador deve estar cadastrado no município, com cadastro válido na data do
-    transporte. O gerador que transporta os próprios resíduos dispensa o licenciamento
-    (art. 12 §4), mas só pode levar resíduos seus."""
+    """O transportador deve ser licenciado (cadastrado) pelo município do CTR, o da origem,
+    com licença válida na data do transporte; a licença de outro município não vale aqui. O
+    gerador que transporta os próprios resíduos dispensa o licenciamento (art. 12 §4), mas só
+    pode levar resíduos seus."""
     transporter = ctr.transporter
     if transporter.is_self_generator:
         if ctr.generator is not None and ctr.generator.document != transporter.document:
             yield breach("generator", "other_generator")
         return
-    if not transporter.registered_on(ctr.transport_date):
+    if ctr.municipality is None:
+        return  # no municipality, no licence to read: ORIGIN_OUTSIDE_MUNICIPALITY refuses it
+    licence = ctr.licence
+    if licence is None:
         yield breach(
             "transport_date",
-            "not_registered",
-            registration=transporter.registration_number,
+            "unlicensed",
+            municipality=place_name(ctr.municipality),
             day=ctr.transport_date,
-            valid_from=transporter.valid_from,
-            valid_until=transporter.valid_until,
+        )
+    elif not licence.is_valid_on(ctr.transport_date):
+        yield breach(
+            "transport_date",
+            "not_valid",
+            licence=licence.number,
+            municipality=place_name(ctr.municipality),
+            day=ctr.transport_date,
+            valid_from=licence.valid_from,
+            valid_until=licence.valid_until,
         )
 
 
-# Transporter.restricted_on(r.transport_date) in SQL, on the transporter's parameters.
-RESTRICTED_SQL = f"""
-    %(status_since)s::date IS NOT NULL AND %(status_since)s::date <= r.transport_date
-    AND NOT (%(status)s = '{RegistrationStatus.SUSPENDED.value}'
-             AND %(suspended_until)s::date IS NOT NULL
-             AND r.transport_date > %(suspended_until)s::date)
-"""
+# TransporterLicence.restricted_on(r.transport_date) of the row's licence, in SQL.
+RESTRICTION_SQL = licence_restriction_sql("l", "r.transport_date")
+LICENCE_FACTS = f"{FACTS} JOIN {TransporterLicence._meta.db_table} l ON l.id = f.licence_id"
 
 
 @rule(
     "TRANSPORTER_SUSPENDED",
     Severity.ERROR,
     "Lei 3.978/2007 art. 25 IV-V, art. 34",
-    "Transportador não suspenso nem cassado na data do transporte",
+    "Licença do transportador no município do CTR não suspensa nem cassada na data do transporte",
     messages={
         "suspended_until": Message(
-            "O transportador está suspenso desde {since:date} até {until:date}.",
+            "O transportador está suspenso em {municipality} desde {since:date} até {until:date}.",
             sql=f"""
-            SELECT r.line, 0 AS sub, NULL::text AS field,
-                   %(status_since)s::date AS since, %(suspended_until)s::date AS until
-            FROM {ROWS}
-            WHERE %(status)s = '{RegistrationStatus.SUSPENDED.value}'
-              AND %(suspended_until)s::date IS NOT NULL AND {RESTRICTED_SQL}
+            SELECT r.line, 0 AS sub, NULL::text AS field, f.municipality_label AS municipality,
+                   l.status_since AS since, l.suspended_until AS until
+            FROM {LICENCE_FACTS}
+            WHERE {RESTRICTION_SQL} = '{LicenceStatus.SUSPENDED.value}'
+              AND l.suspended_until IS NOT NULL
             """,
         ),
         "suspended": Message(
-            "O transportador está suspenso desde {since:date}.",
+            "O transportador está suspenso em {municipality} desde {since:date}.",
             sql=f"""
-            SELECT r.line, 0 AS sub, NULL::text AS field, %(status_since)s::date AS since
-            FROM {ROWS}
-            WHERE %(status)s = '{RegistrationStatus.SUSPENDED.value}'
-              AND %(suspended_until)s::date IS NULL AND {RESTRICTED_SQL}
+            SELECT r.line, 0 AS sub, NULL::text AS field, f.municipality_label AS municipality,
+                   l.status_since AS since
+            FROM {LICENCE_FACTS}
+            WHERE {RESTRICTION_SQL} = '{LicenceStatus.SUSPENDED.value}'
+              AND l.suspended_until IS NULL
             """,
         ),
         "revoked": Message(
-            "O cadastro do transportador foi cassado em {since:date}.",
+            "A licença do transportador em {municipality} foi cassada em {since:date}.",
             sql=f"""
-            SELECT r.line, 0 AS sub, NULL::text AS field, %(status_since)s::date AS since
-            FROM {ROWS}
-            WHERE %(status)s = '{RegistrationStatus.REVOKED.value}' AND {RESTRICTED_SQL}
+            SELECT r.line, 0 AS sub, NULL::text AS field, f.municipality_label AS municipality,
+                   l.status_since AS since
+            FROM {LICENCE_FACTS}
+            WHERE {RESTRICTION_SQL} = '{LicenceStatus.REVOKED.value}'
             """,
         ),
     },
 )
 def transporter_suspended(ctr: CTRDraft):
-    """Um transportador suspenso ou cassado não pode transportar."""
-    transporter = ctr.transporter
-    status = transporter.restricted_on(ctr.transport_date)
-    if status == RegistrationStatus.SUSPENDED:
-        until = transporter.suspended_until
+    """Um transportador suspenso ou cassado não pode transportar no município que o suspendeu
+    ou cassou; a suspensão em um município não impede os CTRs de outro."""
+    licence = ctr.licence
+    if licence is None:
+        return
+    status = licence.restricted_on(ctr.transport_date)
+    if status is None:
+        return
+    place = place_name(ctr.municipality)
+    if status == LicenceStatus.SUSPENDED:
+        until = licence.suspended_until
         yield breach(
             None,
             "suspended_until" if until else "suspended",
-            since=transporter.status_since,
+            municipality=place,
+            since=licence.status_since,
             until=until,
         )
-    elif status == RegistrationStatus.REVOKED:
-        yield breach(None, "revoked", since=transporter.status_since)
+    else:
+        yield breach(None, "revoked", municipality=place, since=licence.status_since)
 
 
 @rule(
@@ -600,6 +644,41 @@ def facility_not_licensed(ctr: CTRDraft):
     transporte."""
     if ctr.facility is not None and not ctr.facility_licensed:
         yield breach("destination_facility", facility=ctr.facility.name, day=ctr.transport_date)
+
+
+@rule(
+    "DESTINATION_OUTSIDE_AGREEMENT",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 2 caput, art. 4 §2 II",
+    "Área de destino no município do CTR ou em um município cujas áreas ele aceita "
+    "(consórcio ou convênio)",
+    message=Message(
+        "A área “{facility}” fica em {place}, que não está entre os municípios cujas áreas "
+        "recebem os CTRs de {municipality} (consórcio ou convênio).",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'destination_facility' AS field,
+               f.facility_name AS facility, f.facility_place AS place,
+               f.municipality_label AS municipality
+        FROM {FACTS}
+        WHERE f.facility_id IS NOT NULL AND NOT f.destination_agreed
+        """,
+    ),
+)
+def destination_outside_agreement(ctr: CTRDraft):
+    """Os resíduos gerados no município devem ir às áreas do seu plano (art. 2 caput, art. 4
+    §2 II): as do próprio município ou as de um município com que ele tem consórcio ou
+    convênio (a lista "municípios cujas áreas recebem os CTRs deste"). Uma área licenciada
+    em outro município, fora dessa lista, não faz parte da rede do município de origem."""
+    # An error, not a warning: art. 2 caput says "devem ser destinados às áreas previstas no
+    # art. 4º", the network of the municipality's own plan; a licence elsewhere (art. 14 §1,
+    # FACILITY_NOT_LICENSED) does not put an area in it, an agreement does (docs/legal.md).
+    if ctr.facility is not None and not ctr.destination_agreed:
+        yield breach(
+            "destination_facility",
+            facility=ctr.facility.name,
+            place=place_name(ctr.facility.municipality),
+            municipality=place_name(ctr.municipality),
+        )
 
 
 @rule(

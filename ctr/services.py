@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, F, FloatField, QuerySet, Value
+from django.db.models import BooleanField, F, FloatField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -39,6 +39,7 @@ from .models import (
     OnSiteProcessing,
     ProcessingKind,
     Transporter,
+    TransporterLicence,
     Vehicle,
     Worksite,
     address_key,
@@ -240,6 +241,33 @@ def recycling_area_available(municipality: Municipality | None, day: datetime.da
     )
 
 
+def licence_in(
+    transporter: Transporter, municipality: Municipality | None
+) -> TransporterLicence | None:
+    """The transporter's licence in the CTR's municipality, any status (art. 13: each
+    municipality licenses the transporters that work in it); None without a municipality."""
+    if municipality is None:
+        return None
+    licence = transporter.licence_in(municipality.pk)
+    if licence is not None:
+        licence.municipality = municipality  # the messages name it: no second query
+    return licence
+
+
+def destination_agreed(
+    municipality: Municipality | None, facility: ReceivingFacility | None
+) -> bool:
+    """Whether the CTR's municipality may send its waste to the facility (art. 2 caput, art. 4
+    §2 II): the facility lies in it, or in a municipality it lists in accepted_destinations
+    (a consortium's shared landfill or ATT). Without either municipality there is nothing to
+    compare (ORIGIN_OUTSIDE_MUNICIPALITY, or a facility the network placed nowhere)."""
+    if municipality is None or facility is None or facility.municipality_id is None:
+        return True
+    if facility.municipality_id == municipality.pk:
+        return True
+    return municipality.accepted_destinations.filter(pk=facility.municipality_id).exists()
+
+
 def default_tolerance_m() -> Decimal:
     return Municipality._meta.get_field("gps_tolerance_m").default
 
@@ -321,9 +349,11 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         plan_transporter_ids={t.pk for t in worksite.plan_transporters.all()} if large else set(),
         plan_facility_ids={f.pk for f in worksite.plan_facilities.all()} if large else set(),
         municipality=municipality,
+        licence=licence_in(transporter, municipality),
         requested_facility=requested,
         facility=facility,
         facility_licensed=licensed,
+        destination_agreed=destination_agreed(municipality, facility),
         # Read by one rule only (class A to a landfill, art. 18 sole §): asked only then.
         recycling_area_available=bool(
             facility is not None
@@ -594,18 +624,23 @@ def unknown_origin(facility_id: int | None) -> CTRError:
     )
 
 
-def carriers_on(day: datetime.date) -> QuerySet:
-    """The transporters an operator may hand sorted waste to on `day`: registered (art. 13),
-    neither suspended nor revoked (art. 25 IV-V), and not a generator carrying its own waste
-    (art. 12 §4: it may carry nothing else). The rules check the transport day again."""
-    ids = [
-        transporter.pk
-        for transporter in Transporter.objects.filter(is_self_generator=False).only(
-            "pk", "valid_from", "valid_until", "status", "status_since", "suspended_until"
-        )
-        if transporter.registered_on(day) and transporter.restricted_on(day) is None
-    ]
-    return Transporter.objects.filter(pk__in=ids).order_by("name", "pk")
+def carriers_on(day: datetime.date, municipality_id: int | None) -> QuerySet:
+    """The transporters an operator may hand sorted waste to on `day`, from a facility in the
+    municipality: licensed there (art. 13), the licence neither suspended nor revoked (art. 25
+    IV-V), and not a generator carrying its own waste (art. 12 §4: it may carry nothing
+    else). Each with `licence_number`, its licence there. The rules check the transport day
+    again."""
+    if municipality_id is None:
+        return Transporter.objects.none()
+    licence = TransporterLicence.objects.in_force_on(day).filter(
+        transporter=OuterRef("pk"), municipality_id=municipality_id
+    )
+    return (
+        Transporter.objects.filter(is_self_generator=False)
+        .annotate(licence_number=Subquery(licence.values("number")[:1]))
+        .filter(licence_number__isnull=False)
+        .order_by("name", "pk")
+    )
 
 
 def issue_onward(

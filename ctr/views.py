@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -480,6 +481,12 @@ def _try_issue(request, form, formset, act, fields=FINDING_FIELDS) -> IssueAttem
     return attempt
 
 
+def _home_ibge(transporter) -> str:
+    """The municipality the issue form's map opens on: the transporter's first licence's."""
+    home = transporter.home_municipality()
+    return home.ibge_code if home else settings.DEFAULT_MUNICIPALITY_IBGE
+
+
 def _map_context(ibge_code: str) -> dict:
     """The issue forms' map of the licensed network around a municipality (its IBGE code)."""
     destination_map = maps.ctr_form_map(ibge_code)
@@ -558,7 +565,7 @@ def ctr_new(request):
         "section": "new",
         **attempt.context(form, formset),
         "has_fleet": form.fields["vehicle"].queryset.exists(),
-        **_map_context(transporter.municipality.ibge_code),
+        **_map_context(_home_ibge(transporter)),
         # The templates come first on a fresh form (issue 16 point 8).
         "ctr_templates": ctr_templates.of(transporter) if not (template or form.is_bound) else (),
         "ctr_template": template,

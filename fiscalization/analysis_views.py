@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 import audit
 from ctr.models import CTRStatus
 from ctr.roles import municipal_only
+from jurisdiction.scope import jurisdiction_of
 from maps import bounds
 from maps.base import render_parts
 from pev_network import public_layers
@@ -186,7 +187,13 @@ def suspects_page(request, pk: int):
                 "denúncias). Os suspeitos abaixo são os da denúncia."
             )
     spot = suspects.Spot.of_hotspot(hotspot) if hotspot else suspects.Spot.of_report(report)
-    found = suspects.find_suspects(spot, values["window_days"], values["radius_km"])
+    # The transporters' licences in the inspector's current municipality (art. 13).
+    found = suspects.find_suspects(
+        spot,
+        values["window_days"],
+        values["radius_km"],
+        jurisdiction_of(request.user).current_id,
+    )
     nearby = suspects.suspect_worksites_near(spot, values["radius_km"], timezone.localdate())
     for site in nearby:  # the generator's name is shown (LGPD)
         audit.record(request, site.worksite, "Denúncia: obras suspeitas próximas")
@@ -217,7 +224,10 @@ def roadside_page(request):
     if not form.is_valid():
         form.fields["plate"].widget.attrs["aria-invalid"] = "true"
         return render(request, "fiscalization/analysis/veiculo.html", context, status=400)
-    answer = roadside.check_plate(form.cleaned_data["plate"])
+    # The licence of the inspector's current municipality (art. 13).
+    answer = roadside.check_plate(
+        form.cleaned_data["plate"], jurisdiction_of(request.user).current_id
+    )
     # Show the plate as the inspector reads it on the vehicle.
     form = RoadsideForm({"plate": answer.display_plate})
     context.update({"form": form, "answer": answer})

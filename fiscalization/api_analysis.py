@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from config.api_errors import InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int, required
 from ctr.roles import IsMunicipal
+from jurisdiction.scope import jurisdiction_of
 from pev_network.api import municipality_id_of, problems
 
 from . import hotspots, roadside, suspects
@@ -154,7 +155,9 @@ def parse_suspect_params(params) -> tuple[int, float]:
     )
 
 
-def suspects_of(report: DumpingReport, params) -> tuple[suspects.Suspects, hotspots.Hotspot | None]:
+def suspects_of(
+    report: DumpingReport, params, municipality_id: int | None = None
+) -> tuple[suspects.Suspects, hotspots.Hotspot | None]:
     """The suspects of the report, or of its hotspot with ?hotspot=true (404 when the report
     is in no hotspot with those parameters)."""
     window_days, radius_km = parse_suspect_params(params)
@@ -175,7 +178,7 @@ def suspects_of(report: DumpingReport, params) -> tuple[suspects.Suspects, hotsp
         spot = suspects.Spot.of_hotspot(hotspot)
     else:
         spot = suspects.Spot.of_report(report)
-    return suspects.find_suspects(spot, window_days, radius_km), hotspot
+    return suspects.find_suspects(spot, window_days, radius_km, municipality_id), hotspot
 
 
 class SuspectsView(APIView):
@@ -200,7 +203,10 @@ class SuspectsView(APIView):
     )  # fmt: skip
     def get(self, request, pk: int):
         report = get_object_or_404(DumpingReport.objects.select_related("municipality"), pk=pk)
-        found, hotspot = suspects_of(report, request.query_params)
+        # The transporters' licences in the inspector's current municipality (art. 13).
+        found, hotspot = suspects_of(
+            report, request.query_params, jurisdiction_of(request.user).current_id
+        )
         return Response(
             {
                 "report": report_summary(report),
@@ -222,7 +228,8 @@ class RoadsideView(APIView):
     def get(self, request):
         raw = required(request.query_params, "plate")
         try:
-            answer = roadside.check_plate(raw)
+            # The licence of the inspector's current municipality (art. 13).
+            answer = roadside.check_plate(raw, jurisdiction_of(request.user).current_id)
         except DjangoValidationError as exc:
             raise InvalidParameter("plate", " ".join(exc.messages)) from None
         return Response(answer.as_dict())

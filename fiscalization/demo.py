@@ -39,7 +39,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from ctr.demo import IBGE_CODE, STREETS, TRANSPORTERS, cnpj, cpf
-from ctr.models import Generator, RegistrationStatus, Transporter
+from ctr.models import Generator, LicenceStatus, TransporterLicence
 from pev_network import services as network
 from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
 
@@ -919,51 +919,57 @@ def plan_running_notice(ld: _Loader) -> None:
     )
 
 
-def suspended_transporter() -> tuple[Transporter, int] | None:
-    """The CTR demo's suspended transporter and the days of its suspension, when it is
-    suspended for at most the default framework's days (15) as the CTR demo leaves it."""
-    transporter = Transporter.objects.filter(document=SUSPENDED_TRANSPORTER.document).first()
+def suspended_transporter(town: Municipality) -> tuple[TransporterLicence, int] | None:
+    """The CTR demo's suspended transporter's licence in the town and the days of its
+    suspension, when it is suspended for at most the default framework's days (15) as the CTR
+    demo leaves it."""
+    licence = (
+        TransporterLicence.objects.select_related("transporter", "municipality")
+        .filter(transporter__document=SUSPENDED_TRANSPORTER.document, municipality=town)
+        .first()
+    )
     if (
-        transporter is None
-        or transporter.status != RegistrationStatus.SUSPENDED
-        or transporter.status_since is None
-        or transporter.suspended_until is None
+        licence is None
+        or licence.status != LicenceStatus.SUSPENDED
+        or licence.status_since is None
+        or licence.suspended_until is None
     ):
         return None
-    days = deadlines.suspension_days(transporter.status_since, transporter.suspended_until)
+    days = deadlines.suspension_days(licence.status_since, licence.suspended_until)
     longest = PenaltyFramework.objects.get(is_default=True).suspension_max_days
     if not 1 <= days <= longest:
         return None
-    return transporter, days
+    return licence, days
 
 
-def _suspend(record: InfractionRecord, transporter: Transporter, days: int, by) -> None:
-    """apply_suspension, for a transporter the CTR demo already left suspended.
+def _suspend(record: InfractionRecord, licence: TransporterLicence, days: int, by) -> None:
+    """apply_suspension, for a transporter the CTR demo already left suspended in the town.
 
-    The service refuses to suspend a transporter already suspended that day, and the CTR demo
+    The service refuses to suspend a licence already suspended that day, and the CTR demo
     sets the status itself. So the status is set back to ACTIVE and the service suspends it
     again, in this transaction: it writes the same status, start and end, checked below."""
-    kept = (transporter.status, transporter.status_since, transporter.suspended_until)
-    Transporter.objects.filter(pk=transporter.pk).update(
-        status=RegistrationStatus.ACTIVE, status_since=None, suspended_until=None
+    kept = (licence.status, licence.status_since, licence.suspended_until)
+    TransporterLicence.objects.filter(pk=licence.pk).update(
+        status=LicenceStatus.ACTIVE, status_since=None, suspended_until=None
     )
     enforcement.apply_suspension(
         record,
-        transporter.status_since,
+        licence.status_since,
         days,
         "Suspensão das atividades de transporte de RCC (art. 25, IV).",
         by=by,
     )
-    transporter.refresh_from_db()
-    if (transporter.status, transporter.status_since, transporter.suspended_until) != kept:
+    licence.refresh_from_db()
+    if (licence.status, licence.status_since, licence.suspended_until) != kept:
         raise ValueError("A suspensão não coincide com a do transportador da demonstração.")
 
 
-def plan_suspension(ld: _Loader, found: tuple[Transporter, int]) -> None:
+def plan_suspension(ld: _Loader, found: tuple[TransporterLicence, int]) -> None:
     """Why the CTR demo's third transporter is suspended: a caçamba unloaded on a slope,
     notice expired, record, and the suspension from the day the CTR demo says."""
-    transporter, days = found
-    start = transporter.status_since
+    licence, days = found
+    transporter = licence.transporter
+    start = licence.status_since
     offender = OffenderData(
         name=transporter.name,
         document=transporter.document,
@@ -992,7 +998,7 @@ def plan_suspension(ld: _Loader, found: tuple[Transporter, int]) -> None:
     ld.record("suspension", drawn, ("INF-01", "INF-04"), DeliveryMethod.HAND)
     ld.add(
         drawn + datetime.timedelta(minutes=30),
-        lambda: _suspend(ld.records["suspension"], transporter, days, ld.authority),
+        lambda: _suspend(ld.records["suspension"], licence, days, ld.authority),
     )
 
 
@@ -1035,7 +1041,7 @@ def confirm_demo_table(town: Municipality, at: datetime.datetime) -> None:
 def _create(now: datetime.datetime, town: Municipality, inspector, authority) -> None:
     confirm_demo_table(town, now)
     ld = _Loader(now, town, inspector, authority)
-    found = suspended_transporter()
+    found = suspended_transporter(town)
     caught = ld.on(found[0].status_since - datetime.timedelta(days=13), 8) if found else None
     plan_hotspot_reports(ld, caught)
     plan_scattered_reports(ld)

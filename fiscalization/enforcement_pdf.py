@@ -153,7 +153,7 @@ def _header(
     return draw
 
 
-def _offender_block(offender: Offender, title: str) -> list:
+def _offender_block(offender: Offender, title: str, municipality_id: int) -> list:
     pairs = [
         ("Nome / razão social*", offender.name),
         (document_kind(offender.document), format_document(offender.document)),
@@ -162,7 +162,10 @@ def _offender_block(offender: Offender, title: str) -> list:
     ]
     if offender.transporter_id:
         t = offender.transporter
-        pairs.append(("Transportador*", f"{t.name} — cadastro nº {t.registration_number}"))
+        # Its licence in the case's municipality (art. 13), where the facts happened.
+        licence = t.licence_in(municipality_id)
+        held = f"licença nº {licence.number}" if licence else "sem licença no município"
+        pairs.append(("Transportador*", f"{t.name} — {held}"))
     if offender.facility_id:
         pairs.append(("Área de recepção*", offender.facility.name))
     if offender.generator_id:
@@ -309,7 +312,7 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
     )
     repair_style = make_style("repair", fontName=FONT_BOLD, fontSize=10, leading=13)
     story: list = [NextPageTemplate("later")]
-    story += _offender_block(case.offender, "Notificado")
+    story += _offender_block(case.offender, "Notificado", case.municipality_id)
     story += _facts_block(case)
     story += [
         section(f"Exigência: reparar o dano em {hours} ({framework.cite('repair_hours')})"),
@@ -389,7 +392,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     )
     fine = enforcement.record_fine(record)
     story: list = [NextPageTemplate("later")]
-    story += _offender_block(case.offender, "Autuado")
+    story += _offender_block(case.offender, "Autuado", case.municipality_id)
     story += _facts_block(case)
     notice = case.notices.order_by("-issued_at").first()
     if notice is not None:

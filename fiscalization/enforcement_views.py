@@ -23,6 +23,7 @@ from config.errors import add_to_form
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
 from ctr.roles import municipal_only
+from jurisdiction.scope import jurisdiction_of
 
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
@@ -112,7 +113,7 @@ def case_list(request):
     )
 
 
-def _case_initial(params) -> dict:
+def _case_initial(params, user) -> dict:
     """What an inspector opening a case from a report (?denuncia=<protocol>) or from a
     roadside check (?placa=<plate>) already knows: the form starts filled with it."""
     initial: dict = {}
@@ -131,7 +132,8 @@ def _case_initial(params) -> dict:
     plate = params.get("placa", "")
     if plate:
         try:
-            answer = roadside.check_plate(normalize_plate(plate))
+            # Checked where the inspector works now: its current municipality (art. 13).
+            answer = roadside.check_plate(normalize_plate(plate), jurisdiction_of(user).current_id)
         except ValidationError:
             answer = None
         if answer is not None:
@@ -145,8 +147,9 @@ def _case_initial(params) -> dict:
                     transporter=answer.transporter.pk,
                     offender_name=answer.transporter.name,
                     offender_document=format_document(answer.transporter.document),
-                    municipality=answer.transporter.municipality_id,
                 )
+            if answer.municipality is not None:
+                initial["municipality"] = answer.municipality.pk
     return initial
 
 
@@ -156,7 +159,7 @@ def case_new(request):
     if request.method == "POST":
         form = forms.CaseForm(request.POST)
     else:
-        form = forms.CaseForm(initial=_case_initial(request.GET))
+        form = forms.CaseForm(initial=_case_initial(request.GET, request.user))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

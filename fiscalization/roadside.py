@@ -1,5 +1,6 @@
 """Roadside check (art. 22 III: inspectors inspect vehicles, equipment and load): by plate, the
-vehicle, its transporter's standing today and the vehicle's open CTRs."""
+vehicle, its transporter's standing today in the inspector's municipality (its licence there,
+art. 13, or that it has none) and the vehicle's open CTRs."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from django.db.models import F
 from django.utils import timezone
 
 from ctr.documents import normalize_plate
-from ctr.models import CTR, CTRStatus, RegistrationStatus, Transporter, Vehicle
+from ctr.models import CTR, CTRStatus, LicenceStatus, Transporter, TransporterLicence, Vehicle
 from ctr.services import with_hours_open
+from pev_network.models import Municipality
 
 
 class Verdict:
     """What the inspector reads first, from the most to the least serious."""
 
     UNKNOWN_VEHICLE = "UNKNOWN_VEHICLE"
+    UNLICENSED = "UNLICENSED"  # no licence in the inspector's municipality
     REVOKED = "REVOKED"
     SUSPENDED = "SUSPENDED"
     EXPIRED = "EXPIRED"
@@ -70,6 +73,15 @@ class RoadsideAnswer:
     vehicle: Vehicle | None
     transporter: Transporter | None
     open_ctrs: list[OpenCTR]
+    # The municipality the inspector checks in (its current one) and the transporter's
+    # licence there, None without one.
+    municipality: Municipality | None = None
+    licence: TransporterLicence | None = None
+
+    @property
+    def place(self) -> str:
+        m = self.municipality
+        return f"{m.name}/{m.uf}" if m is not None else "no município"
 
     @property
     def ok(self) -> bool:
@@ -82,44 +94,65 @@ class RoadsideAnswer:
     @property
     def headline(self) -> str:
         """The verdict in large letters, pt-BR."""
-        t = self.transporter
+        licence = self.licence
         if self.verdict == Verdict.SUSPENDED:
-            if t and t.suspended_until:
-                return f"SUSPENSO até {t.suspended_until:%d/%m}"
+            if licence and licence.suspended_until:
+                return f"SUSPENSO até {licence.suspended_until:%d/%m}"
             return "SUSPENSO"
         return {
             Verdict.UNKNOWN_VEHICLE: "VEÍCULO NÃO CADASTRADO",
-            Verdict.REVOKED: "CADASTRO CASSADO",
-            Verdict.EXPIRED: "CADASTRO VENCIDO",
-            Verdict.NOT_YET_VALID: "CADASTRO AINDA NÃO VIGENTE",
+            Verdict.UNLICENSED: "SEM LICENÇA NO MUNICÍPIO",
+            Verdict.REVOKED: "LICENÇA CASSADA",
+            Verdict.EXPIRED: "LICENÇA VENCIDA",
+            Verdict.NOT_YET_VALID: "LICENÇA AINDA NÃO VIGENTE",
             Verdict.INACTIVE_VEHICLE: "VEÍCULO DESATIVADO",
             Verdict.REGULAR: "REGULAR",
         }[self.verdict]
 
     @property
     def explanation(self) -> str:
-        t = self.transporter
+        lic = self.licence
+        place = self.place
         if self.verdict == Verdict.UNKNOWN_VEHICLE:
             return (
                 "Nenhum transportador cadastrou este veículo: ele não pode transportar RCC "
                 "nem volumosos no município (Lei 3.978/2007 art. 13)."
             )
-        if self.verdict == Verdict.REVOKED:
-            return f"Cadastro do transportador cassado desde {t.status_since:%d/%m/%Y} (art. 25 V)."
-        if self.verdict == Verdict.SUSPENDED:
-            until = f" até {t.suspended_until:%d/%m/%Y}" if t.suspended_until else ""
+        if self.verdict == Verdict.UNLICENSED:
             return (
-                f"Transportador suspenso desde {t.status_since:%d/%m/%Y}{until} (art. 25 IV): "
-                "não pode transportar neste período."
+                f"O transportador não tem licença em {place}: não pode transportar RCC nem "
+                "volumosos com origem neste município (art. 13)."
+            )
+        if self.verdict == Verdict.REVOKED:
+            return (
+                f"Licença do transportador em {place} cassada desde "
+                f"{lic.status_since:%d/%m/%Y} (art. 25 V)."
+            )
+        if self.verdict == Verdict.SUSPENDED:
+            until = f" até {lic.suspended_until:%d/%m/%Y}" if lic.suspended_until else ""
+            return (
+                f"Transportador suspenso em {place} desde {lic.status_since:%d/%m/%Y}{until} "
+                "(art. 25 IV): não pode transportar neste período."
             )
         if self.verdict == Verdict.EXPIRED:
-            return f"O cadastro do transportador venceu em {t.valid_until:%d/%m/%Y} (art. 13)."
+            return (
+                f"A licença do transportador em {place} venceu em {lic.valid_until:%d/%m/%Y} "
+                "(art. 13)."
+            )
         if self.verdict == Verdict.NOT_YET_VALID:
-            return f"O cadastro do transportador só vale a partir de {t.valid_from:%d/%m/%Y}."
+            return (
+                f"A licença do transportador em {place} só vale a partir de "
+                f"{lic.valid_from:%d/%m/%Y}."
+            )
         if self.verdict == Verdict.INACTIVE_VEHICLE:
             return "O transportador desativou este veículo: ele não pode emitir CTR com ele."
-        until = f" até {t.valid_until:%d/%m/%Y}" if t.valid_until else ""
-        return f"Cadastro válido{until}."
+        if lic is None:  # a generator carrying its own waste
+            return (
+                "Gerador que transporta os próprios resíduos: dispensado da licença "
+                "(art. 12 §4), só pode levar resíduos seus."
+            )
+        until = f" até {lic.valid_until:%d/%m/%Y}" if lic.valid_until else ""
+        return f"Licença em {place} válida{until}."
 
     def as_dict(self) -> dict:
         t = self.transporter
@@ -141,30 +174,54 @@ class RoadsideAnswer:
             else {
                 "name": t.name,
                 "document": t.document,
-                "registration_number": t.registration_number,
-                "registered": t.registered_on(self.day),
-                "restriction": t.restricted_on(self.day),
-                "valid_from": t.valid_from.isoformat(),
-                "valid_until": t.valid_until.isoformat() if t.valid_until else None,
-                "status_since": t.status_since.isoformat() if t.status_since else None,
-                "suspended_until": t.suspended_until.isoformat() if t.suspended_until else None,
+                "is_self_generator": t.is_self_generator,
+                # Its licence in the municipality checked in (art. 13), null without one.
+                "licence": licence_dict(self.licence, self.day),
             },
+            "municipality": None
+            if self.municipality is None
+            else {"ibge_code": self.municipality.ibge_code, "name": self.place},
             "open_ctrs": [c.as_dict() for c in self.open_ctrs],
             "overdue_ctrs": sum(c.overdue for c in self.open_ctrs),
         }
 
 
-def verdict_for(vehicle: Vehicle | None, day: datetime.date) -> str:
+def licence_dict(licence: TransporterLicence | None, day: datetime.date) -> dict | None:
+    if licence is None:
+        return None
+    return {
+        "number": licence.number,
+        "valid": licence.is_valid_on(day),
+        "restriction": licence.restricted_on(day),
+        "valid_from": licence.valid_from.isoformat(),
+        "valid_until": licence.valid_until.isoformat() if licence.valid_until else None,
+        "status": licence.status,
+        "status_since": licence.status_since.isoformat() if licence.status_since else None,
+        "suspended_until": (
+            licence.suspended_until.isoformat() if licence.suspended_until else None
+        ),
+    }
+
+
+def verdict_for(
+    vehicle: Vehicle | None, day: datetime.date, licence: TransporterLicence | None
+) -> str:
+    """`licence`: the transporter's in the municipality checked in (the rules read the one of
+    the CTR's municipality, TRANSPORTER_NOT_LICENSED and TRANSPORTER_SUSPENDED)."""
     if vehicle is None:
         return Verdict.UNKNOWN_VEHICLE
-    transporter = vehicle.transporter
-    restriction = transporter.restricted_on(day)
-    if restriction == RegistrationStatus.REVOKED:
-        return Verdict.REVOKED
-    if restriction == RegistrationStatus.SUSPENDED:
-        return Verdict.SUSPENDED
-    if not transporter.registered_on(day):
-        return Verdict.NOT_YET_VALID if transporter.valid_from > day else Verdict.EXPIRED
+    if licence is None:
+        # Art. 12 §4: a generator carrying its own waste needs no licence.
+        if not vehicle.transporter.is_self_generator:
+            return Verdict.UNLICENSED
+    else:
+        restriction = licence.restricted_on(day)
+        if restriction == LicenceStatus.REVOKED:
+            return Verdict.REVOKED
+        if restriction == LicenceStatus.SUSPENDED:
+            return Verdict.SUSPENDED
+        if not licence.is_valid_on(day):
+            return Verdict.NOT_YET_VALID if licence.valid_from > day else Verdict.EXPIRED
     if not vehicle.active:
         return Verdict.INACTIVE_VEHICLE
     return Verdict.REGULAR
@@ -204,17 +261,31 @@ def open_ctrs(vehicle: Vehicle, now: datetime.datetime) -> list[OpenCTR]:
     ]
 
 
-def check_plate(raw_plate: str, now: datetime.datetime | None = None) -> RoadsideAnswer:
-    """Raise django.core.exceptions.ValidationError (pt-BR) when the plate is malformed."""
+def check_plate(
+    raw_plate: str, municipality_id: int | None, now: datetime.datetime | None = None
+) -> RoadsideAnswer:
+    """The vehicle of the plate and its transporter's standing in the municipality the
+    inspector checks in (its current one). Raise django.core.exceptions.ValidationError
+    (pt-BR) when the plate is malformed."""
     plate = normalize_plate(raw_plate)
     now = now or timezone.now()
     day = timezone.localtime(now).date()
     vehicle = Vehicle.objects.select_related("transporter").filter(plate=plate).first()
+    municipality = (
+        Municipality.objects.defer("boundary").filter(pk=municipality_id).first()
+        if municipality_id is not None
+        else None
+    )
+    licence = vehicle.transporter.licence_in(municipality_id) if vehicle else None
+    if licence is not None:
+        licence.municipality = municipality
     return RoadsideAnswer(
         plate=plate,
         day=day,
-        verdict=verdict_for(vehicle, day),
+        verdict=verdict_for(vehicle, day, licence),
         vehicle=vehicle,
         transporter=vehicle.transporter if vehicle else None,
         open_ctrs=open_ctrs(vehicle, now) if vehicle else [],
+        municipality=municipality,
+        licence=licence,
     )

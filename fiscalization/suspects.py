@@ -41,7 +41,7 @@ from django.db import connection
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from ctr.models import CTR, CTRStatus, Transporter, Vehicle, Worksite
+from ctr.models import CTR, CTRStatus, Transporter, TransporterLicence, Vehicle, Worksite
 from ctr.services import open_since_sql
 from generators import suspects as worksite_alerts
 from pev_network.models import Municipality, ReceivingFacility
@@ -162,7 +162,8 @@ class TransporterGroup:
     id: int
     name: str
     document: str
-    registration_number: str
+    # Its licence number in the municipality the inspector works in (art. 13), None without.
+    licence_number: str | None
     vehicles: list[VehicleGroup] = field(default_factory=list)
 
     @property
@@ -182,7 +183,7 @@ class TransporterGroup:
             "id": self.id,
             "name": self.name,
             "document": self.document,
-            "registration_number": self.registration_number,
+            "licence_number": self.licence_number,
             "ctrs": self.total,
             "reasons": self.counts,
             "vehicles": [v.as_dict() for v in self.vehicles],
@@ -219,7 +220,9 @@ class Suspects:
         }
 
 
-def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
+def _sql(
+    window_days: int, radius_m: float, spot: Spot, municipality_id: int | None
+) -> tuple[str, list]:
     local_from = timezone.localtime(spot.first_at).date() - datetime.timedelta(days=window_days)
     local_to = timezone.localtime(spot.last_at).date()
     # A box in degrees around the spot, a little wider than the radius, for the GiST index on
@@ -272,7 +275,7 @@ def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
                    ], NULL) AS reasons
             FROM angled
         )
-        SELECT f.transporter_id, t.name, t.document, t.registration_number,
+        SELECT f.transporter_id, t.name, t.document, tl.number,
                f.vehicle_id, v.plate,
                f.id, f.number, f.status, f.transport_date, f.created_at,
                ST_X(f.origin), ST_Y(f.origin), ST_X(f.destination), ST_Y(f.destination),
@@ -281,6 +284,8 @@ def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
         FROM flagged f
         CROSS JOIN spot
         JOIN {Transporter._meta.db_table} t ON t.id = f.transporter_id
+        LEFT JOIN {TransporterLicence._meta.db_table} tl
+          ON tl.transporter_id = t.id AND tl.municipality_id = %s
         JOIN {Vehicle._meta.db_table} v ON v.id = f.vehicle_id
         WHERE cardinality(f.reasons) > 0
         ORDER BY f.transporter_id, f.vehicle_id,
@@ -301,16 +306,21 @@ def _sql(window_days: int, radius_m: float, spot: Spot) -> tuple[str, list]:
         CTRStatus.REFUSED,
         CTRStatus.CANCELLED,
         ON_THE_WAY_MAX_ANGLE,
+        municipality_id,
     ]
     return sql, params
 
 
 def find_suspects(
-    spot: Spot, window_days: int = DEFAULT_WINDOW_DAYS, radius_km: float = DEFAULT_RADIUS_KM
+    spot: Spot,
+    window_days: int = DEFAULT_WINDOW_DAYS,
+    radius_km: float = DEFAULT_RADIUS_KM,
+    municipality_id: int | None = None,
 ) -> Suspects:
     """The suspect CTRs of a spot, grouped by transporter then vehicle; the transporters with
-    most suspects first, and within one the vehicles likewise."""
-    sql, params = _sql(window_days, radius_km * 1000, spot)
+    most suspects first, and within one the vehicles likewise. Each transporter with its
+    licence in `municipality_id` (the inspector's current municipality), or None."""
+    sql, params = _sql(window_days, radius_km * 1000, spot, municipality_id)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

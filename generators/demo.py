@@ -155,7 +155,10 @@ def ensure_approved_plan(worksite: Worksite, spec: DemoWorksite, account):
     today = timezone.localdate()
     keys = {t.key: t.document for t in ctr_demo.TRANSPORTERS}
     documents = {keys[key] for key in spec.transporter_keys}
-    transporters = [t.pk for t in plans.licensed_transporters(today) if t.document in documents]
+    place = plans.worksite_municipality(worksite)
+    transporters = [
+        t.pk for t in plans.licensed_transporters(today, place) if t.document in documents
+    ]
     facilities = plans.licensed_facilities(today).filter(code__in=spec.facility_codes)
     estimate = estimator.for_worksite(worksite)
     volumes = {c.waste_class: c.volume_m3 for c in estimate.classes if c.volume_m3 > 0}

@@ -129,8 +129,10 @@ def worksite_plan(request, pk: int):
     estimate = estimator.for_worksite(worksite)
     chosen = set(plan.transporters.values_list("pk", flat=True)) if plan else set()
     chosen_facilities = set(plan.facilities.values_list("pk", flat=True)) if plan else set()
+    place = plans.worksite_municipality(worksite)
     options = {
-        "transporters": plans.licensed_transporters(day),
+        # Licensed in the worksite's municipality (art. 13, art. 9 p.ú. I).
+        "transporters": plans.licensed_transporters(day, place),
         "facilities": list(plans.licensed_facilities(day)),
     }
     status = 200
@@ -175,18 +177,19 @@ def worksite_plan(request, pk: int):
         "new_version": plan is not None and plan.status not in plans.EDITABLE,
         "estimate": estimate,
         "form": form,
-        "unlicensed": _unlicensed(chosen, chosen_facilities, options, day),
+        "unlicensed": _unlicensed(chosen, chosen_facilities, options, day, place),
         "versions": _history(worksite),
     }
     return render(request, "generators/plans/worksite_plan.html", context, status=status)
 
 
-def _unlicensed(transporter_ids, facility_ids, options, day) -> list[str]:
-    """Why the plan's agents that are no longer licensed today cannot stay in it."""
+def _unlicensed(transporter_ids, facility_ids, options, day, place) -> list[str]:
+    """Why the plan's agents that are no longer licensed today (the transporters in the
+    worksite's municipality, `place`) cannot stay in it."""
     offered = {t.pk for t in options["transporters"]}
     offered_facilities = {f.pk for f in options["facilities"]}
     reasons = [
-        plans.transporter_refusal(t, day)
+        plans.transporter_refusal(t, day, place)
         for t in Transporter.objects.filter(pk__in=set(transporter_ids) - offered)
     ]
     reasons += [
@@ -292,11 +295,16 @@ def plan_review(request, pk: int):
             plan.facilities.values_list("pk", flat=True),
             {"transporters": [], "facilities": []},
             timezone.localdate(),
+            plans.worksite_municipality(worksite),
         )
         if plan.status == PlanStatus.SUBMITTED
         else [],
         "versions": _history(worksite),
         "comparison": worksite_comparison(worksite),
+        # Each transporter with its licence in the worksite's municipality (art. 13).
+        "transporters": [
+            (t, plans.licence_number(t, worksite)) for t in plan.transporters.order_by("name")
+        ],
     }
     return render(request, "generators/plans/review.html", context, status=status)
 

@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -28,10 +29,11 @@ from config import mail
 from config.br import br_date
 from config.errors import DomainError
 from ctr import certificates, roles
-from ctr.models import RegistrationStatus, Transporter, Worksite
+from ctr.models import LicenceStatus, Transporter, TransporterLicence, Worksite
 from jurisdiction.scope import staff_of
 from pev_network.letterhead import letterhead_of
-from pev_network.models import FacilityLicense, ReceivingFacility, WasteClass
+from pev_network.models import FacilityLicense, Municipality, ReceivingFacility, WasteClass
+from pev_network.services import municipality_at
 
 from .models import PlanAction, PlannedVolume, PlanStatus, WastePlan, WastePlanEvent
 
@@ -82,30 +84,49 @@ def can_read(user, worksite: Worksite) -> bool:
 # --- licensed today (art. 9 p.ú. I: "única e exclusivamente entre os agentes licenciados") ---
 
 
-def transporter_refusal(transporter: Transporter, day: datetime.date) -> str | None:
-    """Why `transporter` cannot be named on `day` (registration, art. 13; suspension or
-    revocation, art. 25 IV-V), or None."""
+def transporter_refusal(
+    transporter: Transporter, day: datetime.date, municipality: Municipality | None
+) -> str | None:
+    """Why `transporter` cannot be named on `day` in a plan of a worksite in `municipality`:
+    no licence there, or not valid (art. 13), or suspended or revoked there (art. 25 IV-V);
+    or None. A generator carrying its own waste needs no licence (art. 12 §4)."""
     name = transporter.name
-    if not transporter.registered_on(day):
-        if transporter.valid_until and day > transporter.valid_until:
-            why = f"venceu em {br_date(transporter.valid_until)}"
+    if municipality is None:
+        return f"O transportador “{name}” não pode ser conferido: a obra não tem município."
+    place = f"{municipality.name}/{municipality.uf}"
+    licence = transporter.licence_in(municipality.pk)
+    if licence is None:
+        if transporter.is_self_generator:
+            return None
+        return f"O transportador “{name}” não tem licença em {place}."
+    if not licence.is_valid_on(day):
+        if licence.valid_until and day > licence.valid_until:
+            why = f"venceu em {br_date(licence.valid_until)}"
         else:
-            why = f"vale a partir de {br_date(transporter.valid_from)}"
-        return f"O transportador “{name}” não tem cadastro válido hoje ({why})."
-    status = transporter.restricted_on(day)
-    if status == RegistrationStatus.SUSPENDED:
-        until = transporter.suspended_until
+            why = f"vale a partir de {br_date(licence.valid_from)}"
+        return f"O transportador “{name}” não tem licença válida hoje em {place} ({why})."
+    status = licence.restricted_on(day)
+    if status == LicenceStatus.SUSPENDED:
+        until = licence.suspended_until
         end = f" até {br_date(until)}" if until else ""
         return (
-            f"O transportador “{name}” está suspenso desde "
-            f"{br_date(transporter.status_since)}{end}."
+            f"O transportador “{name}” está suspenso em {place} desde "
+            f"{br_date(licence.status_since)}{end}."
         )
-    if status == RegistrationStatus.REVOKED:
+    if status == LicenceStatus.REVOKED:
         return (
-            f"O cadastro do transportador “{name}” foi cassado em "
-            f"{br_date(transporter.status_since)}."
+            f"A licença do transportador “{name}” em {place} foi cassada em "
+            f"{br_date(licence.status_since)}."
         )
     return None
+
+
+def worksite_municipality(worksite: Worksite) -> Municipality | None:
+    """The municipality whose licences a plan's transporters need: the worksite's (a
+    registered worksite always has one; else where its point lies)."""
+    if worksite.municipality_id is not None:
+        return Municipality.objects.defer("boundary").get(pk=worksite.municipality_id)
+    return municipality_at(worksite.location) if worksite.location else None
 
 
 def facility_refusal(facility: ReceivingFacility, day: datetime.date) -> str | None:
@@ -128,10 +149,25 @@ def facility_refusal(facility: ReceivingFacility, day: datetime.date) -> str | N
     return f"A área “{name}” não tem licença válida hoje ({why})."
 
 
-def licensed_transporters(day: datetime.date) -> list[Transporter]:
-    """The transporters a plan may name on `day` (a few dozen: checked in memory, with the
-    same methods the rules use)."""
-    return [t for t in Transporter.objects.order_by("name") if not transporter_refusal(t, day)]
+def licensed_transporters(
+    day: datetime.date, municipality: Municipality | None
+) -> list[Transporter]:
+    """The transporters a plan of a worksite in `municipality` may name on `day`: those with
+    a licence there, and the generators carrying their own waste (a few dozen per
+    municipality: checked in memory, with the same methods the rules use)."""
+    if municipality is None:
+        return []
+    candidates = (
+        Transporter.objects.filter(
+            Q(licences__municipality=municipality) | Q(is_self_generator=True)
+        )
+        .distinct()
+        .prefetch_related(
+            Prefetch("licences", TransporterLicence.objects.filter(municipality=municipality))
+        )
+        .order_by("name")
+    )
+    return [t for t in candidates if not transporter_refusal(t, day, municipality)]
 
 
 def licensed_facilities(day: datetime.date):
@@ -176,9 +212,9 @@ def _volumes(volumes: Mapping[str, Decimal | str]) -> dict[str, Decimal]:
     return clean
 
 
-def _agents(data: PlanInput, day: datetime.date):
-    """The transporters and facilities named, each licensed on `day`; otherwise every one
-    refused with its name and why."""
+def _agents(data: PlanInput, day: datetime.date, municipality: Municipality | None):
+    """The transporters and facilities named, each licensed on `day` (the transporters in the
+    worksite's `municipality`); otherwise every one refused with its name and why."""
     transporter_ids = sorted({int(pk) for pk in data.transporter_ids})
     facility_ids = sorted({int(pk) for pk in data.facility_ids})
     transporters = Transporter.objects.in_bulk(transporter_ids)
@@ -186,7 +222,11 @@ def _agents(data: PlanInput, day: datetime.date):
     errors = []
     for pk in transporter_ids:
         found = transporters.get(pk)
-        why = transporter_refusal(found, day) if found else f"O transportador {pk} não existe."
+        why = (
+            transporter_refusal(found, day, municipality)
+            if found
+            else f"O transportador {pk} não existe."
+        )
         if why:
             errors.append(("transporters", why))
     for pk in facility_ids:
@@ -206,13 +246,19 @@ def snapshot(plan: WastePlan) -> dict:
         "status": plan.status,
         "volumes": {v.waste_class: str(v.volume_m3) for v in plan.volumes.all()},
         "transporters": [
-            {"id": t.pk, "name": t.name, "registration": t.registration_number}
+            {"id": t.pk, "name": t.name, "licence": licence_number(t, plan.worksite)}
             for t in plan.transporters.order_by("name")
         ],
         "facilities": [
             {"id": f.pk, "name": f.name, "kind": f.kind} for f in plan.facilities.order_by("name")
         ],
     }
+
+
+def licence_number(transporter: Transporter, worksite: Worksite) -> str:
+    """The transporter's licence number in the worksite's municipality, "" without one."""
+    licence = transporter.licence_in(worksite.municipality_id)
+    return licence.number if licence else ""
 
 
 def _event(plan: WastePlan, by, action: str, note: str = "") -> WastePlanEvent:
@@ -259,7 +305,7 @@ def save(worksite: Worksite, by, data: PlanInput, submit: bool = False) -> Waste
     check_writer(by, worksite)
     day = timezone.localdate()
     volumes = _volumes(data.volumes)
-    transporters, facilities = _agents(data, day)
+    transporters, facilities = _agents(data, day, worksite_municipality(worksite))
     with transaction.atomic():
         worksite = _lock_worksite(worksite)
         plan = latest(worksite)
@@ -315,6 +361,7 @@ def _complete(plan: WastePlan, day: datetime.date) -> None:
             facility_ids=plan.facilities.values_list("pk", flat=True),
         ),
         day,
+        worksite_municipality(plan.worksite),
     )
 
 

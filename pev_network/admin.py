@@ -19,6 +19,8 @@ class MunicipalityAdmin(LeafletGeoAdmin):
     list_display = ["name", "uf", "ibge_code", "small_volume_limit_m3", "gps_tolerance_m"]
     list_filter = ["uf"]
     search_fields = ["name", "ibge_code"]
+    # A state has 645 municipalities: two lists with a search box, not one long select.
+    filter_horizontal = ["accepted_destinations"]
     fieldsets = [
         (None, {"fields": ["ibge_code", "name", "uf", "boundary", "boundary_source"]}),
         # Issue 24 point 6: the law its documents and e-mails cite.
@@ -41,6 +43,11 @@ class MunicipalityAdmin(LeafletGeoAdmin):
                     "provisional_sync_max_hours",  # issue 16 point 3 (ctr/offline.py)
                 ]
             },
+        ),
+        (
+            # Issue 24 point 5: a consortium's shared areas (rule DESTINATION_OUTSIDE_AGREEMENT).
+            "Destinos em outros municípios (art. 2 e art. 4 §2 II)",
+            {"fields": ["accepted_destinations"]},
         ),
         (
             "Obras suspeitas e grandes geradores sem CTR (art. 9)",

@@ -390,6 +390,20 @@ class Municipality(models.Model):
         help_text="CTR emitido sem conexão (provisório) que chega ao sistema depois deste prazo "
         "desde a saída recebe um aviso (art. 3 VI, art. 13).",
     )
+    # Issue 24 point 5: a consortium's shared landfill or ATT. The waste generated here goes
+    # to the areas of this municipality's plan (Lei 3.978/2007 art. 2 caput, art. 4 §2 II); a
+    # municipality lists the others whose areas its CTRs may use (one way: B listed by A
+    # receives A's loads, not the reverse). Rule DESTINATION_OUTSIDE_AGREEMENT reads it.
+    accepted_destinations = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="destination_for",
+        verbose_name="municípios cujas áreas recebem os CTRs deste",
+        help_text="Consórcio ou convênio: os CTRs com origem neste município podem ter como "
+        "destino as áreas licenciadas destes municípios (Lei 3.978/2007 art. 2 e art. 4 §2 II). "
+        "As áreas do próprio município valem sempre.",
+    )
 
     objects = MunicipalityQuerySet.as_manager()
 
@@ -505,8 +519,9 @@ class LicenseStatus(models.TextChoices):
 
 
 # --- validity on a day, written once ------------------------------------------------------------
-# A facility's license (art. 14 §1) and a transporter's registration (art. 13) are valid from
-# valid_from to valid_until, both days included; without an end date, open-ended. A license is
+# A facility's license (art. 14 §1) and a transporter's licence in a municipality (art. 13,
+# ctr.models.TransporterLicence, which builds on in_period, period_q and period_sql) are valid
+# from valid_from to valid_until, both days included; without an end date, open-ended. A license is
 # in force on a day when it is valid then and was not suspended or revoked on or before that
 # day (status_since). One test in three forms: SQL for raw queries (valid_on_sql, period_sql,
 # licensed_sql), a queryset method (LicenseQuerySet.valid_on, whence licensed_exists and

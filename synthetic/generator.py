@@ -12,7 +12,7 @@ Every synthetic row carries a marker, so that `reset()` removes exactly those ro
 |---|---|
 | receiving facilities | code ``SYN-<IBGE>-<kind>-<n>`` |
 | facility licenses | number ``SYN-LIC-<n>`` |
-| transporters (and their vehicles and equipment) | registration number ``SYN-T-<n>`` |
+| transporters (and their licences, vehicles and equipment) | licence number ``SYN-T-<n>`` |
 | generators | name ``SYN-G<n> …`` |
 | worksites | permit number ``SYN-<IBGE>-<n>`` |
 | CTRs (and their waste lines and events) | issued by a synthetic transporter |
@@ -60,8 +60,8 @@ from ctr.models import (
     CTRStatus,
     CTRWasteClass,
     EquipmentKind,
+    LicenceStatus,
     ProcessingKind,
-    RegistrationStatus,
 )
 from fiscalization.models import DumpingCategory, ReporterKind, ReportStatus
 from pev_network.models import DEFAULT_ACCEPTED_CLASSES, FacilityKind, LicenseStatus, Municipality
@@ -89,7 +89,7 @@ def _sql_values() -> dict[str, str | list[str]]:
     values = {
         **{f"kind_{kind.name.lower()}": kind for kind in FacilityKind},
         "license_active": LicenseStatus.ACTIVE,
-        "registration_active": RegistrationStatus.ACTIVE,
+        "licence_active": LicenceStatus.ACTIVE,
         "equipment_skip": EquipmentKind.STATIONARY_SKIP,
         "equipment_tipper": EquipmentKind.TIPPER,
         "equipment_flatbed": EquipmentKind.FLATBED,
@@ -416,26 +416,42 @@ FACILITY_SQL = [
     """,
 ]
 
+# The synthetic transporters: those holding a licence numbered SYN-T-<n> (each one, in the
+# municipality that licensed it, art. 13).
+SYN_TRANSPORTER_IDS = (
+    "SELECT transporter_id FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%'"
+)
+# The n-th synthetic transporter of each municipality, as numbered in the state.
+SYN_TRANSPORTER_ROWS = """
+    SELECT m.id, m.name, g, row_number() OVER (ORDER BY m.id, g) AS n
+    FROM syn_muni m
+    CROSS JOIN generate_series(1, least(1 + floor(m.share * m.n_muni * 3), 250)::int) g
+"""
+
 TRANSPORTER_SQL = [
-    """
-    INSERT INTO ctr_transporter
-        (name, document, registration_number, municipality_id, valid_from, valid_until, status,
-         status_since, suspended_until, is_self_generator)
+    f"""
+    INSERT INTO ctr_transporter (name, document, is_self_generator)
     SELECT (ARRAY['Caçambas', 'Transportes', 'Entulho', 'Remoções', 'Disk Caçamba'])
                [1 + (t.n %% 5)::int] || ' ' || t.name || ' ' || t.g || ' Ltda.',
-           pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001'),
-           'SYN-T-' || lpad(t.n::text, 6, '0'), t.id,
+           pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001'), false
+    FROM ({SYN_TRANSPORTER_ROWS}) t ORDER BY t.n
+    """,
+    # Each one's licence in its municipality, valid over the whole period.
+    f"""
+    INSERT INTO ctr_transporterlicence
+        (transporter_id, municipality_id, number, valid_from, valid_until, status,
+         status_since, suspended_until)
+    SELECT tr.id, t.id, 'SYN-T-' || lpad(t.n::text, 6, '0'),
            %(today)s::date - (%(period)s + 30 + floor(random() * 1500))::int,
            %(today)s::date + (90 + floor(random() * 700))::int,
-           %(registration_active)s, NULL, NULL, false
-    FROM (
-        SELECT m.id, m.name, g, row_number() OVER (ORDER BY m.id, g) AS n
-        FROM syn_muni m
-        CROSS JOIN generate_series(1, least(1 + floor(m.share * m.n_muni * 3), 250)::int) g
-    ) t ORDER BY t.n
+           %(licence_active)s, NULL, NULL
+    FROM ({SYN_TRANSPORTER_ROWS}) t
+    JOIN ctr_transporter tr
+      ON tr.document = pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001')
+    ORDER BY t.n
     """,
     # 1 to 4 vehicles each; plates SY?9?99, unique by construction (Mercosul format).
-    """
+    f"""
     INSERT INTO ctr_vehicle (transporter_id, plate, description, active)
     SELECT v.transporter_id,
            'SY' || chr(65 + (v.n / 26000) %% 26) || ((v.n / 2600) %% 10)::text
@@ -446,11 +462,11 @@ TRANSPORTER_SQL = [
         SELECT t.id AS transporter_id, row_number() OVER (ORDER BY t.id, g)::int AS n
         FROM ctr_transporter t
         CROSS JOIN LATERAL generate_series(1, 1 + floor(random() * 4 + 0 * t.id)::int) g
-        WHERE t.registration_number LIKE 'SYN-%%'
+        WHERE t.id IN ({SYN_TRANSPORTER_IDS})
     ) v ORDER BY v.n
     """,
     # 2 to 9 pieces of equipment each: mostly skips of 3-5 m³.
-    """
+    f"""
     INSERT INTO ctr_equipment (transporter_id, code, kind, nominal_capacity_m3, active)
     SELECT e.transporter_id, 'SYN-' || lpad(e.g::text, 3, '0'),
            CASE WHEN e.u < 0.72 THEN %(equipment_skip)s WHEN e.u < 0.92 THEN %(equipment_tipper)s
@@ -463,7 +479,7 @@ TRANSPORTER_SQL = [
         SELECT t.id AS transporter_id, g, random() AS u, random() AS u2
         FROM ctr_transporter t
         CROSS JOIN LATERAL generate_series(1, 2 + floor(random() * 8 + 0 * t.id)::int) g
-        WHERE t.registration_number LIKE 'SYN-%%'
+        WHERE t.id IN ({SYN_TRANSPORTER_IDS})
         ORDER BY t.id, g
     ) e
     """,
@@ -646,8 +662,10 @@ CTR_SETUP_SQL = [
     CREATE TEMP TABLE syn_arr AS
     SELECT m.id AS municipality_id,
            (SELECT count(*) FROM syn_ws w WHERE w.municipality_id = m.id)::int AS n_ws,
-           (SELECT array_agg(t.id ORDER BY t.id) FROM ctr_transporter t
-            WHERE t.municipality_id = m.id AND t.registration_number LIKE 'SYN-%%') AS tr,
+           -- The synthetic transporters licensed in the municipality (art. 13).
+           (SELECT array_agg(l.transporter_id ORDER BY l.transporter_id)
+            FROM ctr_transporterlicence l
+            WHERE l.municipality_id = m.id AND l.number LIKE 'SYN-T-%%') AS tr,
            (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
             WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
               AND f.kind = %(kind_pev)s) AS pev,
@@ -670,8 +688,9 @@ CTR_SETUP_SQL = [
            (SELECT array_agg(e.nominal_capacity_m3 ORDER BY e.id) FROM ctr_equipment e
             WHERE e.transporter_id = t.id) AS eq_caps
     FROM ctr_transporter t
-    JOIN syn_muni m ON m.id = t.municipality_id
-    WHERE t.registration_number LIKE 'SYN-%%'
+    WHERE EXISTS (
+        SELECT 1 FROM ctr_transporterlicence l JOIN syn_muni m ON m.id = l.municipality_id
+        WHERE l.transporter_id = t.id AND l.number LIKE 'SYN-T-%%')
     """,
     # 32 discharge points inside each facility's polygon.
     """
@@ -885,7 +904,9 @@ ONWARD_SETUP_SQL = [
     WITH best AS (
         SELECT t.transporter_id, tr.municipality_id, e.id AS equipment_id, e.cap
         FROM syn_tarr t
-        JOIN ctr_transporter tr ON tr.id = t.transporter_id
+        -- Each municipality where it is licensed (art. 13).
+        JOIN ctr_transporterlicence tr
+          ON tr.transporter_id = t.transporter_id AND tr.number LIKE 'SYN-T-%%'
         CROSS JOIN LATERAL (
             SELECT u.id, u.cap FROM unnest(t.eq_ids, t.eq_caps) AS u(id, cap)
             ORDER BY u.cap DESC, u.id LIMIT 1
@@ -1398,11 +1419,13 @@ def generate(
             ):
                 run.run(name, sql, params)
         has_transporters = run.value(
-            "SELECT count(*) FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
+            "SELECT count(*) FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%'"
         )
         if not has_transporters:
             for name, sql in zip(
-                ("transportadores", "veículos", "equipamentos"), TRANSPORTER_SQL, strict=True
+                ("transportadores", "licenças de transportadores", "veículos", "equipamentos"),
+                TRANSPORTER_SQL,
+                strict=True,
             ):
                 run.run(name, sql, params)
         run.run("zonas de origem", ZONE_SQL, params)
@@ -1463,25 +1486,18 @@ def generate(
 
 # --- counting and removing -------------------------------------------------------------------
 
-SYNTHETIC_CTRS = (
-    "SELECT c.id FROM ctr_ctr c JOIN ctr_transporter t ON t.id = c.transporter_id "
-    "WHERE t.registration_number LIKE 'SYN-%%'"
-)
+SYNTHETIC_CTRS = f"SELECT c.id FROM ctr_ctr c WHERE c.transporter_id IN ({SYN_TRANSPORTER_IDS})"
 
 COUNT_SQL = {
     "áreas de recebimento": (
         "SELECT count(*) FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
     ),
-    "transportadores": (
-        "SELECT count(*) FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
-    ),
+    "transportadores": f"SELECT count(*) FROM ({SYN_TRANSPORTER_IDS}) s",
     "veículos": (
-        "SELECT count(*) FROM ctr_vehicle v JOIN ctr_transporter t ON t.id = v.transporter_id "
-        "WHERE t.registration_number LIKE 'SYN-%%'"
+        f"SELECT count(*) FROM ctr_vehicle v WHERE v.transporter_id IN ({SYN_TRANSPORTER_IDS})"
     ),
     "equipamentos": (
-        "SELECT count(*) FROM ctr_equipment e JOIN ctr_transporter t ON t.id = e.transporter_id "
-        "WHERE t.registration_number LIKE 'SYN-%%'"
+        f"SELECT count(*) FROM ctr_equipment e WHERE e.transporter_id IN ({SYN_TRANSPORTER_IDS})"
     ),
     "geradores": "SELECT count(*) FROM ctr_generator WHERE name LIKE 'SYN-%%'",
     "obras": "SELECT count(*) FROM ctr_worksite WHERE permit_number LIKE 'SYN-%%'",
@@ -1623,16 +1639,22 @@ def reset(progress: Progress | None = None) -> Summary:
                 "AND NOT EXISTS (SELECT 1 FROM ctr_worksite w WHERE w.generator_id = g.id)",
             ],
         )
-        syn_transporters = "SELECT id FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'"
+        syn_transporters = SYN_TRANSPORTER_IDS
         run.run(
-            "transportadores, veículos e equipamentos",
+            "transportadores, licenças, veículos e equipamentos",
             [
                 f"DELETE FROM ctr_worksite_plan_transporters "
                 f"WHERE transporter_id IN ({syn_transporters})",
                 f"DELETE FROM ctr_membership WHERE transporter_id IN ({syn_transporters})",
                 f"DELETE FROM ctr_vehicle WHERE transporter_id IN ({syn_transporters})",
                 f"DELETE FROM ctr_equipment WHERE transporter_id IN ({syn_transporters})",
-                "DELETE FROM ctr_transporter WHERE registration_number LIKE 'SYN-%%'",
+                # The marker is the licence: the transporters go first (their other
+                # licences with them), then the marked licences (the foreign keys are
+                # checked at the commit).
+                f"DELETE FROM ctr_transporterlicence WHERE transporter_id IN ({syn_transporters})"
+                " AND number NOT LIKE 'SYN-T-%%'",
+                f"DELETE FROM ctr_transporter WHERE id IN ({syn_transporters})",
+                "DELETE FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%'",
             ],
         )
         run.run(

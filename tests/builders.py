@@ -1,4 +1,5 @@
-"""Small inline spatial fixtures: squares in metres around a point, facilities with licenses."""
+"""Small inline spatial fixtures: squares in metres around a point, facilities with licenses,
+transporters' licences."""
 
 from __future__ import annotations
 
@@ -79,3 +80,25 @@ def municipality(
     Municipality.objects.filter(pk=municipality.pk).update(travel_check_enabled=False)
     municipality.travel_check_enabled = False
     return municipality
+
+
+def licence(
+    transporter,
+    municipality: Municipality,
+    number: str = "",
+    valid_from: datetime.date = datetime.date(2025, 1, 1),
+    valid_until: datetime.date | None = None,
+    **fields,
+):
+    """The transporter's licence in the municipality (art. 13), active unless `fields` say
+    otherwise (status, status_since, suspended_until)."""
+    from ctr.models import TransporterLicence
+
+    return TransporterLicence.objects.create(
+        transporter=transporter,
+        municipality=municipality,
+        number=number or f"TL-{municipality.ibge_code}-{transporter.pk}",
+        valid_from=valid_from,
+        valid_until=valid_until,
+        **fields,
+    )

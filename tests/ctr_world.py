@@ -12,7 +12,7 @@ from ctr import roles
 from ctr.models import Equipment, Generator, Membership, Transporter, Vehicle, Worksite
 from jurisdiction.models import StaffRole
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
-from tests.builders import ORIGIN, licensed_facility, municipality, offset, point, square
+from tests.builders import ORIGIN, licence, licensed_facility, municipality, offset, point, square
 
 D = datetime.date
 TODAY = D(2026, 11, 30)
@@ -76,21 +76,11 @@ def build_world() -> World:
     recycling = licensed_facility(
         FacilityKind.RECYCLING, square(*offset(*ORIGIN, -3000, 0), 150), "Reciclagem", town
     )
-    alfa = Transporter.objects.create(
-        name="Caçambas Alfa Ltda.",
-        document=CNPJ_ALFA,
-        registration_number="TR-001",
-        municipality=town,
-        valid_from=D(2025, 1, 1),
-        valid_until=D(2027, 12, 31),
-    )
-    beta = Transporter.objects.create(
-        name="Entulhos Beta ME",
-        document=CNPJ_BETA,
-        registration_number="TR-002",
-        municipality=town,
-        valid_from=D(2025, 1, 1),
-    )
+    alfa = Transporter.objects.create(name="Caçambas Alfa Ltda.", document=CNPJ_ALFA)
+    beta = Transporter.objects.create(name="Entulhos Beta ME", document=CNPJ_BETA)
+    # Their licences in the town (art. 13): alfa's until the end of 2027, beta's open-ended.
+    licence(alfa, town, "TR-001", D(2025, 1, 1), D(2027, 12, 31))
+    licence(beta, town, "TR-002", D(2025, 1, 1))
     gama = Generator.objects.create(name="Construtora Gama Ltda.", document=CNPJ_GAMA)
     for transporter, plate, code in ((alfa, "ABC1D23", "C-01"), (beta, "XYZ9876", "B-01")):
         Vehicle.objects.create(transporter=transporter, plate=plate)

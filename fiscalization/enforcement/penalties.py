@@ -1,6 +1,6 @@
 """The penalties of art. 25 II-V and their ends: embargo (art. 31), seizure (art. 32),
 suspension (≤ 15 days) and revocation (art. 34), and their effect on the CTR rules (the
-transporter's registration, the facility's licenses)."""
+transporter's licence in the case's municipality, the facility's licenses)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from config.br import br_date
-from ctr.models import RegistrationStatus, Transporter
+from ctr.models import LicenceStatus, TransporterLicence
 from pev_network.models import FacilityLicense, LicenseStatus
 
 from .. import deadlines, fines
@@ -21,7 +21,6 @@ from ..models.enforcement import (
     EmbargoBreach,
     EmbargoFineCharge,
     InfractionRecord,
-    Offender,
     Penalty,
     PenaltyKind,
     RecordStatus,
@@ -210,9 +209,10 @@ def apply_suspension(
     record: InfractionRecord, starts_on: datetime.date, days: int, details: str = "", *, by=None
 ) -> Penalty:
     """Suspension of the activity for up to the framework's days (art. 25 IV: 15). A
-    transporter offender is SUSPENDED from `starts_on` to the last day (rule
-    TRANSPORTER_SUSPENDED); a facility's licenses in force are SUSPENDED from `starts_on`
-    (rule FACILITY_NOT_LICENSED)."""
+    transporter offender's licence in the case's municipality is SUSPENDED from `starts_on` to
+    the last day (rule TRANSPORTER_SUSPENDED; its licences elsewhere are other
+    municipalities' to judge, art. 35); a facility's licenses in force are SUSPENDED from
+    `starts_on` (rule FACILITY_NOT_LICENSED)."""
     record = _record_for_penalty(record, starts_on, PenaltyKind.SUSPENSION, by)
     framework = record.case.framework
     longest = framework.suspension_max_days
@@ -230,13 +230,15 @@ def apply_suspension(
             "days",
         )
     ends_on = deadlines.suspension_end(starts_on, days)
-    offender = record.case.offender
-    if offender.transporter_id:
-        current = offender.transporter.restricted_on(starts_on)
+    licence = _licence(record.case)
+    if licence is not None:
+        current = licence.restricted_on(starts_on)
         if current is not None:
-            label = RegistrationStatus(current).label.lower()
+            label = LicenceStatus(current).label.lower()
             raise EnforcementError(
-                f"O transportador já está {label} em {br_date(starts_on)}.", "already_restricted"
+                f"A licença do transportador em {licence.place} já está {label} em "
+                f"{br_date(starts_on)}.",
+                "already_restricted",
             )
     penalty = Penalty.objects.create(
         record=record,
@@ -246,7 +248,7 @@ def apply_suspension(
         details=details.strip(),
         **signed("applied", by, record, authority=True),
     )
-    _restrict(offender, PenaltyKind.SUSPENSION, starts_on, ends_on)
+    _restrict(record.case, PenaltyKind.SUSPENSION, starts_on, ends_on)
     return penalty
 
 
@@ -255,7 +257,8 @@ def apply_revocation(
     record: InfractionRecord, starts_on: datetime.date, details: str = "", *, by=None
 ) -> Penalty:
     """Revocation of the permit (art. 25 V), the due penalty for a new infraction after a
-    suspension (art. 34): the transporter is REVOKED, the facility's licenses in force too."""
+    suspension (art. 34): the transporter's licence in the case's municipality is REVOKED,
+    the facility's licenses in force too."""
     record = _record_for_penalty(record, starts_on, PenaltyKind.REVOCATION, by)
     if record.penalties.filter(kind=PenaltyKind.REVOCATION).exists():
         raise EnforcementError("A cassação já foi aplicada neste auto.", "duplicate")
@@ -266,7 +269,7 @@ def apply_revocation(
         details=details.strip(),
         **signed("applied", by, record, authority=True),
     )
-    _restrict(record.case.offender, PenaltyKind.REVOCATION, starts_on, None)
+    _restrict(record.case, PenaltyKind.REVOCATION, starts_on, None)
     close_if_settled(record.case, starts_on)  # the revocation was what kept it open (art. 34)
     return penalty
 
@@ -303,19 +306,30 @@ def end_penalty(penalty: Penalty, on: datetime.date, by, authority: bool = False
         _unrestrict(penalty, on)
 
 
-def _restrict(
-    offender: Offender, kind: str, starts_on: datetime.date, ends_on: datetime.date | None
-) -> None:
-    """The effect of a suspension or revocation on the CTR rules, from `starts_on`."""
-    status = (
-        RegistrationStatus.SUSPENDED
-        if kind == PenaltyKind.SUSPENSION
-        else RegistrationStatus.REVOKED
+def _licence(case, lock: bool = False) -> TransporterLicence | None:
+    """The transporter offender's licence in the case's municipality (where the facts
+    happened, art. 35), or None: the offender is no transporter, or not licensed there."""
+    transporter_id = case.offender.transporter_id
+    if not transporter_id:
+        return None
+    licences = TransporterLicence.objects.select_related("municipality").filter(
+        transporter_id=transporter_id, municipality_id=case.municipality_id
     )
+    if lock:
+        licences = licences.select_for_update(of=("self",))
+    return licences.first()
+
+
+def _restrict(case, kind: str, starts_on: datetime.date, ends_on: datetime.date | None) -> None:
+    """The effect of a suspension or revocation on the CTR rules, from `starts_on`: on the
+    transporter's licence in the case's municipality only (a suspension in one municipality
+    does not stop the transporter's CTRs in another), on the facility's licenses."""
+    status = LicenceStatus.SUSPENDED if kind == PenaltyKind.SUSPENSION else LicenceStatus.REVOKED
+    offender = case.offender
     if offender.transporter_id:
-        Transporter.objects.filter(pk=offender.transporter_id).update(
-            status=status, status_since=starts_on, suspended_until=ends_on
-        )
+        TransporterLicence.objects.filter(
+            transporter_id=offender.transporter_id, municipality_id=case.municipality_id
+        ).update(status=status, status_since=starts_on, suspended_until=ends_on)
     if offender.facility_id:
         # The licenses in force that day; a license's status has no end date, so the end of a
         # suspension is applied by restore_ended_suspensions (enforcement_deadlines --apply).
@@ -326,24 +340,26 @@ def _restrict(
 
 def _unrestrict(penalty: Penalty, on: datetime.date) -> None:
     """Undo _restrict from `on`: the transporter or facility may work on `on`."""
-    offender = penalty.record.case.offender
+    case = penalty.record.case
+    offender = case.offender
     status = (
-        RegistrationStatus.SUSPENDED
-        if penalty.kind == PenaltyKind.SUSPENSION
-        else RegistrationStatus.REVOKED
+        LicenceStatus.SUSPENDED if penalty.kind == PenaltyKind.SUSPENSION else LicenceStatus.REVOKED
     )
-    if offender.transporter_id:
-        transporter = Transporter.objects.select_for_update().get(pk=offender.transporter_id)
-        # Only if it is still this penalty that holds the transporter.
-        if transporter.status == status and transporter.status_since == penalty.starts_on:
-            if on <= penalty.starts_on or status == RegistrationStatus.REVOKED:
-                transporter.status = RegistrationStatus.ACTIVE
-                transporter.status_since = None
-                transporter.suspended_until = None
-            else:
-                # Still SUSPENDED for the days served: restricted_on() honours suspended_until.
-                transporter.suspended_until = min(penalty.ends_on, on - ONE_DAY)
-            transporter.save(update_fields=["status", "status_since", "suspended_until"])
+    licence = _licence(case, lock=True)
+    # Only if it is still this penalty that holds the licence.
+    if (
+        licence is not None
+        and licence.status == status
+        and licence.status_since == penalty.starts_on
+    ):
+        if on <= penalty.starts_on or status == LicenceStatus.REVOKED:
+            licence.status = LicenceStatus.ACTIVE
+            licence.status_since = None
+            licence.suspended_until = None
+        else:
+            # Still SUSPENDED for the days served: restricted_on() honours suspended_until.
+            licence.suspended_until = min(penalty.ends_on, on - ONE_DAY)
+        licence.save(update_fields=["status", "status_since", "suspended_until"])
     if offender.facility_id:
         _restore_licenses(offender.facility_id, status, penalty.starts_on)
 
@@ -377,8 +393,8 @@ def ended_facility_suspensions(today: datetime.date) -> QuerySet:
 
 @transaction.atomic
 def restore_ended_suspensions(today: datetime.date | None = None) -> list[Penalty]:
-    """Give back the licenses of facilities whose suspension is over (the transporter needs
-    nothing: suspended_until already ends it)."""
+    """Give back the licenses of facilities whose suspension is over (the transporter's
+    licence needs nothing: suspended_until already ends it)."""
     today = today or timezone.localdate()
     restored = []
     for penalty in ended_facility_suspensions(today):

@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from ctr import rules, services
-from ctr.models import CTR, CTREvent, Transporter
+from ctr.models import CTR, CTREvent, TransporterLicence
 from pev_network.models import FacilityLicense
 from tests.builders import offset, point
 from tests.ctr_world import TODAY, build_world, ctr_payload, large_generator_site
@@ -89,14 +89,14 @@ def test_transporter_registration_expired(world):
 
 
 def test_transporter_suspended_on_the_date(world):
-    Transporter.objects.filter(pk=world.alfa.pk).update(
+    TransporterLicence.objects.filter(transporter=world.alfa).update(
         status="SUSPENDED", status_since=datetime.date(2026, 11, 1)
     )
     assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
 
 
 def test_suspension_over_lets_the_transporter_work_again(world):
-    Transporter.objects.filter(pk=world.alfa.pk).update(
+    TransporterLicence.objects.filter(transporter=world.alfa).update(
         status="SUSPENDED",
         status_since=datetime.date(2026, 11, 1),
         suspended_until=datetime.date(2026, 11, 15),
@@ -105,7 +105,7 @@ def test_suspension_over_lets_the_transporter_work_again(world):
 
 
 def test_revoked_transporter(world):
-    Transporter.objects.filter(pk=world.alfa.pk).update(
+    TransporterLicence.objects.filter(transporter=world.alfa).update(
         status="REVOKED", status_since=datetime.date(2026, 1, 1)
     )
     assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
@@ -493,8 +493,9 @@ def test_rules_catalogue_is_public_and_complete():
     codes = {r["code"] for r in body}
     assert codes == set(rules.REGISTRY)
     # 14, the five of the onward CTR (issue 14), ORIGIN_OUTSIDE_WORKSITE, the three of where
-    # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3)
-    assert len(codes) == 24
+    # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3),
+    # DESTINATION_OUTSIDE_AGREEMENT (issue 24 point 5)
+    assert len(codes) == 25
     assert all(r["article"].startswith("Lei 3.978/2007") for r in body)
 
 
@@ -595,7 +596,9 @@ def test_issue_answers_the_stored_ctr_without_reading_it_back(world, django_asse
     the CTR's own page answers afterwards."""
     # Token auth with the membership and transporter in one query; the rules' lookups; the
     # transaction, here also creating the generator and the worksite (number, CTR, waste,
-    # event). It was 28 with the read-back and the lookups made one by one.
+    # event). It was 28 with the read-back and the lookups made one by one. One of the
+    # lookups is the transporter's licence in the CTR's municipality (issue 24: the rules read
+    # it, no longer fields of the transporter row the token brought).
     client = APIClient()
     token = Token.objects.create(user=world.alfa_user)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
@@ -606,7 +609,7 @@ def test_issue_answers_the_stored_ctr_without_reading_it_back(world, django_asse
             {"class": "B", "volume_m3": "0.5", "description": ""},
         ],
     )
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(21):
         created = client.post("/api/v1/ctrs/", payload, format="json")
     assert created.status_code == 201, created.content
     body = created.json()

@@ -32,7 +32,7 @@ from ctr.models import (
 )
 from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
 from pev_network.services import save_municipality
-from tests.builders import ORIGIN, licensed_facility, offset, square
+from tests.builders import ORIGIN, licence, licensed_facility, offset, square
 from tests.ctr.onward_world import inbound
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world, make_user
 
@@ -149,32 +149,42 @@ def build_mixed_world():
     Equipment.objects.create(
         transporter=world.alfa, code="C-09", nominal_capacity_m3=Decimal("9"), active=False
     )
+    # Each transporter's licences (art. 13), per municipality: (the town's, the neighbour's),
+    # None where it has none. A suspension in the town does not stop its CTRs from the
+    # neighbour (issue 24 point 4).
     specs = {
-        "suspended_t": dict(
-            status="SUSPENDED", status_since=D(2026, 6, 1), suspended_until=D(2026, 6, 30)
+        "suspended_t": (
+            dict(status="SUSPENDED", status_since=D(2026, 6, 1), suspended_until=D(2026, 6, 30)),
+            dict(),
         ),
-        "suspended_open": dict(status="SUSPENDED", status_since=D(2026, 1, 1)),
-        "revoked": dict(status="REVOKED", status_since=D(2026, 3, 1)),
-        "expired_t": dict(valid_from=D(2025, 1, 1), valid_until=D(2025, 12, 31)),
-        "late_t": dict(valid_from=D(2026, 5, 1), valid_until=None),
-        "self_gen": dict(is_self_generator=True, document=CPF_GENERATOR),
+        "suspended_open": (dict(status="SUSPENDED", status_since=D(2026, 1, 1)), None),
+        "revoked": (
+            dict(status="REVOKED", status_since=D(2026, 3, 1)),
+            dict(valid_from=D(2024, 1, 1), valid_until=D(2025, 12, 31)),
+        ),
+        "expired_t": (dict(valid_from=D(2025, 1, 1), valid_until=D(2025, 12, 31)), None),
+        "late_t": (dict(valid_from=D(2026, 5, 1), valid_until=None), None),
+        "self_gen": (None, None),  # art. 12 §4: no licence needed
     }
-    for i, (key, extra) in enumerate(specs.items(), start=1):
-        fields = {
-            "name": f"Transportador {key}",
-            "document": cnpj(50_000 + i),
-            "registration_number": f"TR-9{i:02d}",
-            "municipality": town,
-            "valid_from": D(2025, 1, 1),
-            "valid_until": D(2027, 12, 31),
-        }
-        fields.update(extra)
-        transporter = Transporter.objects.create(**fields)
+    for i, (key, (here, there)) in enumerate(specs.items(), start=1):
+        transporter = Transporter.objects.create(
+            name=f"Transportador {key}",
+            document=CPF_GENERATOR if key == "self_gen" else cnpj(50_000 + i),
+            is_self_generator=key == "self_gen",
+        )
+        for place, extra in ((town, here), (neighbour, there)):
+            if extra is not None:
+                fields = {"valid_from": D(2025, 1, 1), "valid_until": D(2027, 12, 31), **extra}
+                licence(transporter, place, f"TR-9{i:02d}", **fields)
         Vehicle.objects.create(transporter=transporter, plate=f"TRA{i}B{i:02d}")
         Equipment.objects.create(
             transporter=transporter, code="C-01", nominal_capacity_m3=Decimal("5")
         )
         f[key] = transporter
+    # Alfa is licensed in the neighbour too; the neighbour sends its waste to the town's areas
+    # (a consortium's shared landfill), not the reverse (issue 24 point 5).
+    licence(world.alfa, neighbour, "VZ-001", D(2025, 1, 1), D(2027, 12, 31))
+    neighbour.accepted_destinations.add(town)
     # Numbering continues from what is there: the town's 2026 sequence is at 41.
     NumberSequence.objects.create(municipality=town, year=2026, last_value=41)
     plan_worksites(f)
@@ -594,6 +604,8 @@ CASES = [
     ("revoked", "revoked", {"transport_date": "2026-03-01"}, {"TRANSPORTER_SUSPENDED"}),
     ("origin in no municipality", "alfa", {"origin": (-4e-7, 5e-7)},
      {"ORIGIN_OUTSIDE_MUNICIPALITY"}),
+    # On the edge (as printed, 10 decimals, the neighbour's side): to the town's ATT, which
+    # both may use.
     ("origin on the shared edge", "alfa", {"origin": "edge"}, set()),
     ("discharge far from every area", "alfa", {"destination": m_at(-8500, 8500)},
      {"DESTINATION_OUTSIDE_FACILITY"}),
@@ -655,6 +667,23 @@ CASES = [
     ("origin far from a worksite of another generator at that address", "alfa",
      {"worksite_address": "Rua 0, 0", "generator_document": cpf(100_001),
       "origin": m_at(3000, 3000)}, set()),
+    # Issue 24 point 4: the licence of the CTR's municipality, the origin's.
+    ("licensed in the town, not in the neighbour", "late_t",
+     {"origin": m_at(11_000, 0), "destination": "landfill_n", "waste": "A=3"},
+     {"TRANSPORTER_NOT_LICENSED"}),
+    ("suspended in the town, issuing in the neighbour", "suspended_t",
+     {"transport_date": "2026-06-30", "origin": m_at(11_000, 0), "destination": "landfill_n",
+      "waste": "A=3"}, set()),
+    ("revoked in the town, its licence in the neighbour expired", "revoked",
+     {"origin": m_at(11_000, 0), "destination": "landfill_n", "waste": "A=3"},
+     {"TRANSPORTER_NOT_LICENSED"}),
+    # Issue 24 point 5: the areas of the CTR's municipality and of those it lists.
+    ("from the neighbour to the town's ATT, under the neighbour's agreement", "alfa",
+     {"origin": m_at(11_000, 0)}, set()),
+    ("from the town to the neighbour's landfill, outside any agreement", "alfa",
+     {"destination": "landfill_n", "waste": "A=3"}, {"DESTINATION_OUTSIDE_AGREEMENT"}),
+    ("from the neighbour to a PEV in no municipality", "alfa",
+     {"origin": m_at(11_000, 0), "destination": "pev_nowhere", "waste": "A=0,4"}, set()),
     ("several at once", "expired_t",
      {"vehicle_plate": "ZZZ9Z99", "equipment_code": "X-77", "destination": "pev",
       "waste": "A=2; INDUSTRIAL=1"},

@@ -26,6 +26,7 @@ from ctr.models import (
     Membership,
     OnSiteProcessing,
     Transporter,
+    TransporterLicence,
     Vehicle,
     Worksite,
 )
@@ -127,12 +128,12 @@ def test_destinations_follow_the_network(demo_output):
     assert len({code for code in used if code.startswith("PEV-")}) >= 4
 
 
-def test_transport_dates_within_registration(demo_output):
+def test_transport_dates_within_the_licence_of_the_ctrs_municipality(demo_output):
     for transporter in Transporter.objects.filter(ctrs__isnull=False).distinct():
-        for day in transporter.ctrs.values_list("transport_date", flat=True):
-            assert transporter.registered_on(day)
-            assert transporter.restricted_on(day) is None
-    suspended = Transporter.objects.get(status="SUSPENDED")
+        for day, place in transporter.ctrs.values_list("transport_date", "municipality_id"):
+            licence = transporter.licence_in(place)
+            assert licence is not None and licence.in_force_on(day)
+    suspended = TransporterLicence.objects.get(status="SUSPENDED")
     assert suspended.status_since is not None
     assert suspended.restricted_on(timezone.localdate()) == "SUSPENDED"
 

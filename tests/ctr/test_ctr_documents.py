@@ -478,8 +478,11 @@ def test_nucleo_sees_a_summary_and_any_transporters_statement(world, fee_month):
         )
     )
     assert [r[0] for r in rows[1:]] == ["Caçambas Alfa Ltda.", "Entulhos Beta ME"]
-    assert rows[1][3:6] == ["1", "1,00", "1234,56"]
-    assert rows[1][6:9] == ["1", "1,00", "1234,56"]
+    # Per municipality, with the transporter's licence there (issue 24).
+    assert rows[0][2:4] == ["Município", "Licença"]
+    assert rows[1][2:4] == ["Guaratinguetá (teste)/SP", "TR-001"]
+    assert rows[1][4:7] == ["1", "1,00", "1234,56"]
+    assert rows[1][7:10] == ["1", "1,00", "1234,56"]
 
 
 def test_transporter_cannot_read_anothers_statement(world, fee_month):

@@ -256,9 +256,7 @@ def test_a_vehicle_deactivated_since_is_refused_at_issue(world):
 
 def test_a_transporter_suspended_since_is_refused_at_issue(world):
     template_id = create(world).json()["id"]
-    world.alfa.status = "SUSPENDED"
-    world.alfa.status_since = TODAY - datetime.timedelta(days=2)
-    world.alfa.save()
+    world.alfa.licences.update(status="SUSPENDED", status_since=TODAY - datetime.timedelta(days=2))
     body = problem(issue_from(world, template_id), 422)
     assert "TRANSPORTER_SUSPENDED" in [e["code"] for e in body["errors"]]
     assert not CTR.objects.exists()

@@ -184,14 +184,12 @@ def test_broken_rules_are_shown_beside_their_fields_and_nothing_is_stored(world)
         world,
         destination=nowhere,
         waste=[("DOMICILIAR", "1", "lixo da casa")],
-        transport_date="2028-01-05",  # after alfa's registration ends
         origin_lon=comma(far_origin[0]),
         origin_lat=comma(far_origin[1]),
     )
     response = client_for(world.alfa_user).post(NEW, data)
     assert response.status_code == 422
     assert CTR.objects.count() == 0
-    assert "TRANSPORTER_NOT_LICENSED" in text_of(response, "id_transport_date_error")
     assert "ORIGIN_OUTSIDE_MUNICIPALITY" in text_of(response, "origem_error")
     assert "DESTINATION_OUTSIDE_FACILITY" in text_of(response, "destino_error")
     assert "PROHIBITED_WASTE" in text_of(response, "id_waste-0-waste_class_error")
@@ -200,12 +198,18 @@ def test_broken_rules_are_shown_beside_their_fields_and_nothing_is_stored(world)
     summary = text_of(response, "erros")
     assert "O CTR não foi emitido" in summary
     for code in (
-        "TRANSPORTER_NOT_LICENSED",
         "ORIGIN_OUTSIDE_MUNICIPALITY",
         "DESTINATION_OUTSIDE_FACILITY",
         "PROHIBITED_WASTE",
     ):
         assert code in summary
+    # The licence is the origin's municipality's (issue 24): from the town, after alfa's
+    # licence there ends, beside the transport date.
+    late = client_for(world.alfa_user).post(NEW, form_data(world, transport_date="2028-01-05"))
+    assert late.status_code == 422
+    assert "TRANSPORTER_NOT_LICENSED" in text_of(late, "id_transport_date_error")
+    assert "TRANSPORTER_NOT_LICENSED" in text_of(late, "erros")
+    assert CTR.objects.count() == 0
     # What the user typed is kept.
     assert 'value="Maria da Obra"' in response.content.decode()
 

@@ -16,12 +16,13 @@ from ctr import services
 from ctr.models import (
     CTR,
     CTRStatus,
+    LicenceStatus,
     OnSiteProcessing,
     ProcessingKind,
-    RegistrationStatus,
     Transporter,
     Vehicle,
 )
+from tests.builders import licence, municipality
 from tests.ctr.onward_world import (
     CNPJ_OPERATOR,
     inbound,
@@ -110,28 +111,25 @@ def test_only_operators_reach_the_onward_pages(world):
 
 
 def test_the_form_offers_the_registered_active_transporters_only(world):
-    Transporter.objects.create(
-        name="Suspensa Ltda.",
-        document="11222333000262",
-        registration_number="TR-003",
-        municipality=world.town,
-        valid_from=D(2025, 1, 1),
-        status=RegistrationStatus.SUSPENDED,
+    suspended = Transporter.objects.create(name="Suspensa Ltda.", document="11222333000262")
+    licence(
+        suspended,
+        world.town,
+        "TR-003",
+        D(2025, 1, 1),
+        status=LicenceStatus.SUSPENDED,
         status_since=D(2026, 11, 1),
     )
-    Transporter.objects.create(
-        name="Vencida Ltda.",
-        document="11222333000343",
-        registration_number="TR-004",
-        municipality=world.town,
-        valid_from=D(2025, 1, 1),
-        valid_until=D(2026, 11, 29),
-    )
+    expired = Transporter.objects.create(name="Vencida Ltda.", document="11222333000343")
+    licence(expired, world.town, "TR-004", D(2025, 1, 1), D(2026, 11, 29))
+    # Licensed in another municipality only: not where the ATT is (art. 13, issue 24).
+    elsewhere = Transporter.objects.create(name="De Fora Ltda.", document="11222333000424")
+    licence(elsewhere, municipality("3502507", "Aparecida (teste)", east_m=20_000), "AP-1")
     offered = options_of(client_for(world.operator).get(NEW).content.decode(), "id_transporter")
     assert offered == [
         "— escolha o transportador —",
-        "Caçambas Alfa Ltda. (TR-001)",
-        "Entulhos Beta ME (TR-002)",
+        "Caçambas Alfa Ltda. (licença TR-001)",
+        "Entulhos Beta ME (licença TR-002)",
     ]
 
 

@@ -53,17 +53,16 @@ def test_generator_sends_its_plan_and_the_nucleo_decides(chromium, live_server, 
         shot(page, f"plan-form-{width}.png")
         small = small_targets(page)
 
-        # A stale page: Beta was offered when it loaded, its registration lapsed since.
+        # A stale page: Beta was offered when it loaded, its licence lapsed since.
         page.get_by_label("Entulhos Beta ME").check()
         page.get_by_label("Caçambas Alfa Ltda.").check()
         page.get_by_label("ATT — ATT").check()
-        world.beta.valid_until = datetime.date(2026, 11, 29)
-        world.beta.save()
+        world.beta.licences.update(valid_until=datetime.date(2026, 11, 29))
         page.fill("#id_volume_A", "150")
         submit(page, "Enviar ao Núcleo")
         message = (
-            "O transportador “Entulhos Beta ME” não tem cadastro válido hoje (venceu em "
-            "29/11/2026)."
+            "O transportador “Entulhos Beta ME” não tem licença válida hoje em "
+            "Guaratinguetá (teste)/SP (venceu em 29/11/2026)."
         )
         assert message in page.inner_text("fieldset.field-invalid")
         assert page.input_value("#id_volume_A") == "150"

@@ -9,7 +9,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from ctr.models import RegistrationStatus
+from ctr.models import LicenceStatus
 from fiscalization.models import DumpingReport, ReportStatus
 from tests.builders import offset, point
 from tests.ctr_world import build_world, issue_hours_ago
@@ -133,11 +133,11 @@ def test_roadside_page_on_a_phone(chromium, live_server, world, shot):
         assert no_horizontal_scroll(page)
         shot(page, "veiculo-celular-regular.png")
 
-        alfa = world.alfa
-        alfa.status = RegistrationStatus.SUSPENDED
-        alfa.status_since = timezone.localdate()
-        alfa.suspended_until = timezone.localdate() + datetime.timedelta(days=10)
-        alfa.save()
+        world.alfa.licences.update(
+            status=LicenceStatus.SUSPENDED,
+            status_since=timezone.localdate(),
+            suspended_until=timezone.localdate() + datetime.timedelta(days=10),
+        )
         page.goto(f"{live_server.url}/fiscalizacao/veiculo/?plate=ABC1D23", wait_until="load")
         assert page.locator("#verdict").inner_text().startswith("SUSPENSO até ")
         assert no_horizontal_scroll(page)

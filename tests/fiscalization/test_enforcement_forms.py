@@ -17,7 +17,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from ctr.models import RegistrationStatus, Transporter
+from ctr.models import LicenceStatus, TransporterLicence
 from fiscalization import enforcement
 from fiscalization.models.enforcement import (
     CaseStatus,
@@ -392,8 +392,8 @@ def test_every_penalty_form_through_its_page(world, web, authority, clock):
     )
     suspension = record.penalties.get(kind=PenaltyKind.SUSPENSION)
     assert (suspension.starts_on, suspension.ends_on) == (D(2025, 6, 4), D(2025, 6, 8))
-    alfa = Transporter.objects.get(pk=world.alfa.pk)
-    assert alfa.restricted_on(D(2025, 6, 5)) == RegistrationStatus.SUSPENDED
+    alfa = TransporterLicence.objects.get(transporter=world.alfa, municipality=world.town)
+    assert alfa.restricted_on(D(2025, 6, 5)) == LicenceStatus.SUSPENDED
     assert flash(page) == [
         f"Penalidade aplicada: {PenaltyKind.SUSPENSION.label}, a partir de 04/06/2025."
     ]
@@ -402,7 +402,8 @@ def test_every_penalty_form_through_its_page(world, web, authority, clock):
     page = submit(web, penalty_link(case_page(web, case), "penalty-lift", suspension))
     suspension.refresh_from_db()
     assert suspension.lifted_on == D(2025, 6, 6)
-    assert Transporter.objects.get(pk=world.alfa.pk).restricted_on(D(2025, 6, 6)) is None
+    alfa.refresh_from_db()
+    assert alfa.restricted_on(D(2025, 6, 6)) is None
     assert flash(page) == [f"Penalidade levantada: {PenaltyKind.SUSPENSION.label}, em 06/06/2025."]
 
     page = submit(
@@ -412,8 +413,8 @@ def test_every_penalty_form_through_its_page(world, web, authority, clock):
     )
     revocation = record.penalties.get(kind=PenaltyKind.REVOCATION)
     assert revocation.starts_on == D(2025, 6, 6)
-    alfa = Transporter.objects.get(pk=world.alfa.pk)
-    assert alfa.restricted_on(D(2025, 6, 6)) == RegistrationStatus.REVOKED
+    alfa.refresh_from_db()
+    assert alfa.restricted_on(D(2025, 6, 6)) == LicenceStatus.REVOKED
     assert flash(page) == [
         f"Penalidade aplicada: {PenaltyKind.REVOCATION.label}, a partir de 06/06/2025."
     ]

@@ -31,7 +31,7 @@ from fiscalization.models.enforcement import (
 from jurisdiction.models import Role, StaffRole
 from jurisdiction.scope import OutsideJurisdiction, forget
 from pev_network.models import FacilityLicense
-from tests.builders import municipality
+from tests.builders import licence, municipality, offset
 from tests.ctr.test_ctr_api import error_codes, issue
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
 from tests.enforcement_world import (
@@ -320,9 +320,9 @@ def test_annulled_record_lifts_the_suspension(world):
     enforcement.decide_appeal(
         record, D(2025, 3, 12), upheld=False, decision="Anulado.", by=world.authority
     )
-    world.alfa.refresh_from_db()
-    assert world.alfa.restricted_on(D(2025, 3, 12)) is None
-    assert world.alfa.restricted_on(D(2025, 3, 11)) == "SUSPENDED"  # the days served stay
+    licence = world.alfa.licences.get()
+    assert licence.restricted_on(D(2025, 3, 12)) is None
+    assert licence.restricted_on(D(2025, 3, 11)) == "SUSPENDED"  # the days served stay
     assert EnforcementCase.objects.get(pk=record.case_id).status == CaseStatus.CLOSED
 
 
@@ -480,10 +480,34 @@ def _suspend_alfa(world, starts_on: datetime.date | None = None, days: int = 15)
 
 def test_suspended_transporter_ctr_is_refused_by_rule(world):
     _suspend_alfa(world)  # 20/11 to 04/12/2026, covering TODAY (30/11)
-    world.alfa.refresh_from_db()
-    assert world.alfa.status == "SUSPENDED"
-    assert world.alfa.suspended_until == D(2026, 12, 4)
+    licence = world.alfa.licences.get(municipality=world.town)
+    assert licence.status == "SUSPENDED"
+    assert licence.suspended_until == D(2026, 12, 4)
     assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_a_suspension_in_the_town_does_not_stop_the_transporters_ctrs_in_the_neighbour(world):
+    """Issue 24 point 4: the case's municipality suspends its own licence (art. 25 IV, art.
+    35); the neighbour that licensed the same company judges it on its own."""
+    neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    neighbour.accepted_destinations.add(world.town)  # a consortium: the town's ATT
+    licence(world.alfa, neighbour, "AP-001", D(2025, 1, 1))
+    _suspend_alfa(world)
+    there = world.alfa.licences.get(municipality=neighbour)
+    assert (there.status, there.status_since, there.suspended_until) == ("ACTIVE", None, None)
+    from_neighbour = {"type": "Point", "coordinates": list(offset(*world.origin.coords, 20_000))}
+    assert issue(world, origin=from_neighbour).status_code == 201
+    assert error_codes(issue(world)) == ["TRANSPORTER_SUSPENDED"]
+
+
+def test_a_suspension_where_the_transporter_has_no_licence_changes_no_licence(world):
+    """The penalty stands (art. 25 IV); there is no licence of that municipality to suspend,
+    and the others' are not its to touch."""
+    neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    world.alfa.licences.update(municipality=neighbour)
+    suspension = _suspend_alfa(world)
+    assert suspension.pk is not None
+    assert world.alfa.licences.get().status == "ACTIVE"
 
 
 def test_suspension_starts_on_its_first_day_not_before(world):

@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from ctr.models import RegistrationStatus, Transporter
+from ctr.models import LicenceStatus, TransporterLicence
 from fiscalization import demo, enforcement, hotspots, intake
 from fiscalization.models import (
     DumpingCategory,
@@ -65,7 +65,9 @@ def loaded(django_db_setup, django_db_blocker):
     ):
         call_command("load_demo", stdout=io.StringIO())
         call_command("load_ctr_demo", stdout=io.StringIO())
-        carrier = Transporter.objects.get(document=demo.SUSPENDED_TRANSPORTER.document)
+        carrier = TransporterLicence.objects.get(
+            transporter__document=demo.SUSPENDED_TRANSPORTER.document
+        )
         before = (carrier.status, carrier.status_since, carrier.suspended_until)
         yield load(), before
         transaction.set_rollback(True)
@@ -204,11 +206,14 @@ def test_a_notice_is_still_running(loaded):
 
 def test_suspension_explains_the_suspended_transporter(loaded):
     _output, before = loaded
-    carrier = Transporter.objects.get(document=demo.SUSPENDED_TRANSPORTER.document)
+    carrier = TransporterLicence.objects.get(
+        transporter__document=demo.SUSPENDED_TRANSPORTER.document
+    )
     assert (carrier.status, carrier.status_since, carrier.suspended_until) == before
-    assert carrier.status == RegistrationStatus.SUSPENDED
+    assert carrier.status == LicenceStatus.SUSPENDED
     penalty = Penalty.objects.get(kind=PenaltyKind.SUSPENSION)
-    assert penalty.record.case.offender.transporter == carrier
+    assert penalty.record.case.offender.transporter == carrier.transporter
+    assert penalty.record.case.municipality_id == carrier.municipality_id
     assert (penalty.starts_on, penalty.ends_on) == (carrier.status_since, carrier.suspended_until)
     assert penalty.record.drawn_up_at.date() < penalty.starts_on
     assert penalty.record.case.dumping_report.category == DumpingCategory.SLOPE

@@ -1,5 +1,6 @@
 """Roadside check by plate: regular, suspended, revoked, expired, inactive and unknown
-vehicles, bad plates; the vehicle's open CTRs; access (API and page)."""
+vehicles, a transporter without a licence in the inspector's municipality, bad plates; the
+vehicle's open CTRs; access (API and page)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from ctr import services
-from ctr.models import RegistrationStatus, Vehicle
+from ctr.models import LicenceStatus, Vehicle
 from ctr.rules import WasteLine
 from fiscalization import roadside
-from tests.ctr_world import build_world
+from jurisdiction.models import StaffRole
+from jurisdiction.scope import choose
+from tests.builders import licence, municipality
+from tests.ctr_world import build_world, make_user
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
@@ -59,7 +63,7 @@ def test_regular_vehicle_with_its_open_ctrs(world):
     services.receive(received, world.operator, Decimal("3"))
     issue(world, hours_ago=2, transporter=world.beta, plate="XYZ9876", code="B-01")  # another
 
-    answer = roadside.check_plate("abc-1d23")
+    answer = roadside.check_plate("abc-1d23", world.town.pk)
     assert answer.plate == "ABC1D23"
     assert answer.verdict == roadside.Verdict.REGULAR
     assert answer.headline == "REGULAR"
@@ -72,48 +76,76 @@ def test_regular_vehicle_with_its_open_ctrs(world):
 
 def test_suspended_transporter(world):
     today = timezone.localdate()
-    alfa = world.alfa
-    alfa.status = RegistrationStatus.SUSPENDED
+    alfa = world.alfa.licences.get()
+    alfa.status = LicenceStatus.SUSPENDED
     alfa.status_since = today - datetime.timedelta(days=2)
     alfa.suspended_until = today + datetime.timedelta(days=5)
     alfa.save()
-    answer = roadside.check_plate("ABC1D23")
+    answer = roadside.check_plate("ABC1D23", world.town.pk)
     assert answer.verdict == roadside.Verdict.SUSPENDED
     assert answer.headline == f"SUSPENSO até {alfa.suspended_until:%d/%m}"
+    assert "suspenso em Guaratinguetá (teste)/SP" in answer.explanation
     assert not answer.ok
     # Once the suspension is over, regular again.
     later = timezone.now() + datetime.timedelta(days=7)
-    assert roadside.check_plate("ABC1D23", now=later).verdict == roadside.Verdict.REGULAR
+    assert (
+        roadside.check_plate("ABC1D23", world.town.pk, now=later).verdict
+        == roadside.Verdict.REGULAR
+    )
 
 
 def test_revoked_transporter(world):
-    alfa = world.alfa
-    alfa.status = RegistrationStatus.REVOKED
-    alfa.status_since = timezone.localdate() - datetime.timedelta(days=30)
-    alfa.save()
-    answer = roadside.check_plate("ABC1D23")
-    assert (answer.verdict, answer.headline) == (roadside.Verdict.REVOKED, "CADASTRO CASSADO")
+    world.alfa.licences.update(
+        status=LicenceStatus.REVOKED, status_since=timezone.localdate() - datetime.timedelta(30)
+    )
+    answer = roadside.check_plate("ABC1D23", world.town.pk)
+    assert (answer.verdict, answer.headline) == (roadside.Verdict.REVOKED, "LICENÇA CASSADA")
 
 
-def test_expired_registration(world):
-    beta = world.beta
-    beta.valid_until = timezone.localdate() - datetime.timedelta(days=1)
-    beta.save()
-    answer = roadside.check_plate("XYZ-9876")
-    assert (answer.verdict, answer.headline) == (roadside.Verdict.EXPIRED, "CADASTRO VENCIDO")
+def test_expired_licence(world):
+    world.beta.licences.update(valid_until=timezone.localdate() - datetime.timedelta(days=1))
+    answer = roadside.check_plate("XYZ-9876", world.town.pk)
+    assert (answer.verdict, answer.headline) == (roadside.Verdict.EXPIRED, "LICENÇA VENCIDA")
     assert "venceu em" in answer.explanation
 
 
-def test_registration_not_yet_valid(world):
-    beta = world.beta
-    beta.valid_from = timezone.localdate() + datetime.timedelta(days=10)
-    beta.save()
-    assert roadside.check_plate("XYZ9876").verdict == roadside.Verdict.NOT_YET_VALID
+def test_licence_not_yet_valid(world):
+    world.beta.licences.update(valid_from=timezone.localdate() + datetime.timedelta(days=10))
+    answer = roadside.check_plate("XYZ9876", world.town.pk)
+    assert answer.verdict == roadside.Verdict.NOT_YET_VALID
+
+
+def test_a_transporter_licensed_in_the_neighbour_only_has_no_licence_in_the_town(world):
+    """Art. 13, issue 24: the inspector reads the licence of the municipality it works in; a
+    licence elsewhere does not let the vehicle carry RCC here."""
+    neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    world.beta.licences.update(municipality=neighbour)
+    here = roadside.check_plate("XYZ9876", world.town.pk)
+    assert (here.verdict, here.headline) == (
+        roadside.Verdict.UNLICENSED,
+        "SEM LICENÇA NO MUNICÍPIO",
+    )
+    assert "não tem licença em Guaratinguetá (teste)/SP" in here.explanation
+    assert not here.ok
+    assert roadside.check_plate("XYZ9876", neighbour.pk).verdict == roadside.Verdict.REGULAR
+
+
+def test_a_suspension_in_the_neighbour_leaves_the_vehicle_regular_in_the_town(world):
+    neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    licence(
+        world.alfa,
+        neighbour,
+        "AP-9",
+        status=LicenceStatus.SUSPENDED,
+        status_since=timezone.localdate() - datetime.timedelta(days=1),
+    )
+    assert roadside.check_plate("ABC1D23", world.town.pk).verdict == roadside.Verdict.REGULAR
+    assert roadside.check_plate("ABC1D23", neighbour.pk).verdict == roadside.Verdict.SUSPENDED
 
 
 def test_inactive_vehicle(world):
     Vehicle.objects.filter(plate="ABC1D23").update(active=False)
-    answer = roadside.check_plate("ABC1D23")
+    answer = roadside.check_plate("ABC1D23", world.town.pk)
     assert (answer.verdict, answer.headline) == (
         roadside.Verdict.INACTIVE_VEHICLE,
         "VEÍCULO DESATIVADO",
@@ -121,7 +153,7 @@ def test_inactive_vehicle(world):
 
 
 def test_unknown_plate(world):
-    answer = roadside.check_plate("QQQ1A11")
+    answer = roadside.check_plate("QQQ1A11", world.town.pk)
     assert answer.verdict == roadside.Verdict.UNKNOWN_VEHICLE
     assert answer.headline == "VEÍCULO NÃO CADASTRADO"
     assert answer.transporter is None and answer.open_ctrs == []
@@ -140,9 +172,10 @@ def test_api_regular(world):
     assert body["headline"] == "REGULAR"
     assert body["vehicle"]["plate"] == "ABC1D23"
     assert body["transporter"]["name"] == "Caçambas Alfa Ltda."
-    assert body["transporter"]["registered"] is True
-    assert body["transporter"]["restriction"] is None
-    assert body["transporter"]["valid_until"] == "2027-12-31"
+    assert body["municipality"] == {"ibge_code": "3518404", "name": "Guaratinguetá (teste)/SP"}
+    held = body["transporter"]["licence"]
+    assert (held["number"], held["valid"], held["restriction"]) == ("TR-001", True, None)
+    assert held["valid_until"] == "2027-12-31"
     (open_ctr,) = body["open_ctrs"]
     assert open_ctr["number"] == ctr.number
     assert open_ctr["overdue"] is True
@@ -152,15 +185,30 @@ def test_api_regular(world):
 
 
 def test_api_suspended(world):
-    alfa = world.alfa
-    alfa.status = RegistrationStatus.SUSPENDED
-    alfa.status_since = timezone.localdate()
-    alfa.suspended_until = timezone.localdate() + datetime.timedelta(days=3)
-    alfa.save()
+    world.alfa.licences.update(
+        status=LicenceStatus.SUSPENDED,
+        status_since=timezone.localdate(),
+        suspended_until=timezone.localdate() + datetime.timedelta(days=3),
+    )
     body = client_for(world.nucleo).get(URL, {"plate": "ABC1D23"}).json()
     assert body["verdict"] == "SUSPENDED"
-    assert body["transporter"]["restriction"] == "SUSPENDED"
+    assert body["transporter"]["licence"]["restriction"] == "SUSPENDED"
     assert body["headline"].startswith("SUSPENSO até ")
+
+
+def test_api_reads_the_licence_of_the_inspectors_current_municipality(world):
+    """An inspector of a consortium (roles in the town and the neighbour) checks a plate in
+    the municipality it works in now (issue 24): the answer follows its choice."""
+    neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    inspector = make_user("fiscal_consorcio", "fiscal", neighbour)
+    StaffRole.objects.create(user=inspector, municipality=world.town, role="fiscal")
+    choose(inspector, neighbour.pk)
+    body = client_for(inspector).get(URL, {"plate": "ABC1D23"}).json()
+    assert (body["verdict"], body["transporter"]["licence"]) == ("UNLICENSED", None)
+    assert body["municipality"]["ibge_code"] == "3502507"
+    choose(inspector, world.town.pk)
+    body = client_for(inspector).get(URL, {"plate": "ABC1D23"}).json()
+    assert (body["verdict"], body["transporter"]["licence"]["number"]) == ("REGULAR", "TR-001")
 
 
 def test_api_unknown_plate_is_an_answer(world):
@@ -213,16 +261,17 @@ def test_page_answers(world, client):
     assert "Em atraso" in html
     assert 'value="ABC-1D23"' in html
 
-    beta = world.beta
-    beta.valid_until = timezone.localdate() - datetime.timedelta(days=1)
-    beta.save()
-    html = client.get(PAGE, {"plate": "XYZ9876"}).content.decode()
-    assert "CADASTRO VENCIDO" in html and "verdict-bad" in html
+    assert "Licença em Guaratinguetá (teste)/SP" in html and "TR-001" in html
 
-    world.alfa.status = RegistrationStatus.SUSPENDED
-    world.alfa.status_since = timezone.localdate()
-    world.alfa.suspended_until = datetime.date(2030, 1, 15)
-    world.alfa.save()
+    world.beta.licences.update(valid_until=timezone.localdate() - datetime.timedelta(days=1))
+    html = client.get(PAGE, {"plate": "XYZ9876"}).content.decode()
+    assert "LICENÇA VENCIDA" in html and "verdict-bad" in html
+
+    world.alfa.licences.update(
+        status=LicenceStatus.SUSPENDED,
+        status_since=timezone.localdate(),
+        suspended_until=datetime.date(2030, 1, 15),
+    )
     assert "SUSPENSO até 15/01" in client.get(PAGE, {"plate": "ABC1D23"}).content.decode()
 
     unknown = client.get(PAGE, {"plate": "QQQ1A11"}).content.decode()

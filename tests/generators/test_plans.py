@@ -23,6 +23,7 @@ from pev_network.models import (
     default_generation_rates,
     validate_generation_rates,
 )
+from tests.builders import municipality
 from tests.ctr_world import TODAY, build_world
 
 pytestmark = pytest.mark.django_db
@@ -110,24 +111,39 @@ def test_the_municipal_rates_are_validated(rates):
 
 
 def test_an_unlicensed_transporter_is_refused_with_its_name_and_why(world):
-    world.beta.valid_until = D(2026, 10, 31)
-    world.beta.save()
+    world.beta.licences.update(valid_until=D(2026, 10, 31))
     site = gama_site(world)
     with pytest.raises(plans.PlanError) as refused:
         plans.save(site, world.generator_user, plan_input(world, transporters=[world.beta]))
     assert refused.value.status == 400
     assert refused.value.errors == [
-        ("transporters", f"O transportador “{world.beta.name}” não tem cadastro válido hoje "
-                         "(venceu em 31/10/2026).")
+        ("transporters", f"O transportador “{world.beta.name}” não tem licença válida hoje em "
+                         "Guaratinguetá (teste)/SP (venceu em 31/10/2026).")
     ]  # fmt: skip
     assert not WastePlan.objects.exists()
 
 
+def test_a_transporter_licensed_in_another_municipality_only_is_refused(world):
+    """Art. 9 p.ú. I with art. 13: the plan names transporters licensed where the worksite is;
+    a licence in the neighbour does not count in the town (issue 24)."""
+    neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
+    world.beta.licences.update(municipality=neighbour)
+    assert world.beta not in plans.licensed_transporters(TODAY, world.town)
+    assert world.beta in plans.licensed_transporters(TODAY, neighbour)
+    with pytest.raises(plans.PlanError) as refused:
+        plans.save(
+            gama_site(world), world.generator_user, plan_input(world, transporters=[world.beta])
+        )
+    assert refused.value.errors == [
+        ("transporters", f"O transportador “{world.beta.name}” não tem licença em "
+                         "Guaratinguetá (teste)/SP.")
+    ]  # fmt: skip
+
+
 def test_a_suspended_transporter_and_an_unlicensed_facility_are_refused_together(world):
-    world.beta.status = "SUSPENDED"
-    world.beta.status_since = D(2026, 11, 1)
-    world.beta.suspended_until = D(2026, 12, 31)
-    world.beta.save()
+    world.beta.licences.update(
+        status="SUSPENDED", status_since=D(2026, 11, 1), suspended_until=D(2026, 12, 31)
+    )
     FacilityLicense.objects.filter(facility=world.landfill).update(
         status="REVOKED", status_since=D(2026, 11, 2)
     )
@@ -139,7 +155,8 @@ def test_a_suspended_transporter_and_an_unlicensed_facility_are_refused_together
         )
     messages = dict(refused.value.errors)
     assert messages["transporters"] == (
-        f"O transportador “{world.beta.name}” está suspenso desde 01/11/2026 até 31/12/2026."
+        f"O transportador “{world.beta.name}” está suspenso em Guaratinguetá (teste)/SP desde "
+        "01/11/2026 até 31/12/2026."
     )
     assert messages["facilities"] == (
         f"A área “{world.landfill.name}” não tem licença válida hoje "
@@ -249,11 +266,12 @@ def test_a_bad_volume_is_refused_on_its_class(world):
 
 def test_a_transporter_that_lapses_before_the_decision_blocks_the_approval(world):
     plan = submitted(world)
-    world.alfa.valid_until = TODAY - datetime.timedelta(days=1)
-    world.alfa.save()
+    world.alfa.licences.update(valid_until=TODAY - datetime.timedelta(days=1))
     with pytest.raises(plans.PlanError) as refused:
         plans.approve(plan, world.nucleo)
-    assert "não tem cadastro válido hoje (venceu em 29/11/2026)" in refused.value.message
+    assert "não tem licença válida hoje em Guaratinguetá (teste)/SP (venceu em 29/11/2026)" in (
+        refused.value.message
+    )
     plan.refresh_from_db()
     assert plan.status == PlanStatus.SUBMITTED
     assert not plan.worksite.is_large_generator

@@ -84,8 +84,7 @@ def test_sending_the_plan_from_the_page(world):
 
 
 def test_the_page_refuses_an_unlicensed_transporter_by_name(world):
-    world.beta.valid_until = D(2026, 10, 31)
-    world.beta.save()
+    world.beta.licences.update(valid_until=D(2026, 10, 31))
     site = gama_site(world)
     page = web(world.generator_user).post(
         f"/gerador/obras/{site.pk}/pgrcc/",
@@ -93,8 +92,8 @@ def test_the_page_refuses_an_unlicensed_transporter_by_name(world):
     )
     assert page.status_code == 400
     assert (
-        f"O transportador “{world.beta.name}” não tem cadastro válido hoje (venceu em 31/10/2026)."
-        in page.content.decode()
+        f"O transportador “{world.beta.name}” não tem licença válida hoje em "
+        "Guaratinguetá (teste)/SP (venceu em 31/10/2026)." in page.content.decode()
     )
     assert not WastePlan.objects.exists()
 
@@ -262,8 +261,7 @@ def test_the_nucleo_is_told_of_a_submission_and_the_generator_of_the_decisions(w
 def test_a_refused_operation_mails_no_one(world, smtp_server):
     world.nucleo.email = "nucleo@prefeitura.example"
     world.nucleo.save()
-    world.beta.valid_until = D(2026, 1, 1)
-    world.beta.save()
+    world.beta.licences.update(valid_until=D(2026, 1, 1))
     with smtp_server.commit(), pytest.raises(plans.PlanError):
         plans.save(
             gama_site(world),

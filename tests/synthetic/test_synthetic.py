@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import Point
 from django.core.management import call_command
 from django.db import connection, transaction
-from django.db.models import Count, F
+from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
 from ctr import stock
@@ -29,13 +29,14 @@ from ctr.models import (
     OnSiteProcessing,
     ProcessingKind,
     Transporter,
+    TransporterLicence,
     Vehicle,
 )
 from ctr.services import next_number, overdue
 from fiscalization.models import DumpingReport
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from synthetic import generator as synthetic
-from tests.builders import licensed_facility, multi, square
+from tests.builders import licence, licensed_facility, multi, square
 from tests.synthetic_world import load_municipalities
 
 pytestmark = pytest.mark.django_db
@@ -196,6 +197,11 @@ def test_volumes_fees_and_waste_lines(dataset):
     # The equipment and vehicle belong to the CTR's transporter.
     assert not others.exclude(equipment__transporter=F("transporter")).exists()
     assert not CTR.objects.exclude(vehicle__transporter=F("transporter")).exists()
+    # Each CTR's transporter is licensed in the CTR's municipality (art. 13, issue 24).
+    licensed_there = TransporterLicence.objects.filter(
+        transporter=OuterRef("transporter"), municipality=OuterRef("municipality")
+    )
+    assert not CTR.objects.exclude(Exists(licensed_there)).exists()
 
 
 def test_dates_statuses_and_events(dataset):
@@ -356,13 +362,8 @@ def real_ctr() -> CTR:
     facility = licensed_facility(
         FacilityKind.ATT, multi(square(centre.x, centre.y, 80)), "ATT real", town, code="ATT-R"
     )
-    transporter = Transporter.objects.create(
-        name="Caçambas Reais Ltda.",
-        document="11222333000181",
-        registration_number="TR-REAL-1",
-        municipality=town,
-        valid_from=datetime.date(2020, 1, 1),
-    )
+    transporter = Transporter.objects.create(name="Caçambas Reais Ltda.", document="11222333000181")
+    licence(transporter, town, "TR-REAL-1", datetime.date(2020, 1, 1))
     vehicle = Vehicle.objects.create(transporter=transporter, plate="REA1L23")
     generator = Generator.objects.create(name="Gerador real", document="52998224725")
     user = get_user_model().objects.create_user("real-emissor")
@@ -393,8 +394,8 @@ def synthetic_digest() -> str:
     return scalar(
         "SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (SELECT ST_AsText(c.origin) || "
         "ST_AsText(c.destination) || c.total_volume_m3 || c.transport_date AS x "
-        "FROM ctr_ctr c JOIN ctr_transporter t ON t.id = c.transporter_id "
-        "WHERE t.registration_number LIKE 'SYN-%%') s"
+        "FROM ctr_ctr c JOIN ctr_transporterlicence t ON t.transporter_id = c.transporter_id "
+        "WHERE t.number LIKE 'SYN-T-%%') s"
     )
 
 
