@@ -54,6 +54,16 @@ from .rules import WasteLine
 # The single password of every listed demo account (README, "Contas de demonstração").
 DEMO_PASSWORD = DEMO_ADMIN[1]
 IBGE_CODE = "3518404"  # Guaratinguetá
+# Issue 24 point 9: its neighbour, whose CTRs may use Guaratinguetá's facilities (the shared
+# landfill), with a Núcleo of its own and transporter A licensed there too.
+NEIGHBOUR_IBGE = "3502507"  # Aparecida
+NEIGHBOUR_SEED = 3502507
+SHARED_LANDFILL = "ATR-01"
+NEIGHBOUR_LOADS = 12
+NEIGHBOUR_GENERATORS = (
+    ("José Exemplo de Aparecida (fictício)", "710820930"),
+    ("Reformas Basílica Exemplo Ltda. (fictícia)", "777888999"),
+)
 SEED = 3518404
 DAYS = 90
 # Never offered as destinations: PEV-07's license expired, ATT-03's is suspended.
@@ -888,6 +898,105 @@ def showcase_plan(sites: dict[str, Worksite], now: datetime.datetime) -> list[Pl
     return plan
 
 
+# --- the neighbour (issue 24 point 9) ----------------------------------------------------------
+
+
+def ensure_neighbour(
+    town: Municipality, transporters: dict[str, Transporter], users: dict, now: datetime.datetime
+) -> list[str]:
+    """Aparecida beside the town, when its boundary is loaded (load_demo): transporter A
+    licensed there too (one CNPJ, one fleet, a licence per municipality), its own Núcleo and
+    a consortium auditor reading both, and a few of its loads taken to the town's landfill,
+    which Aparecida accepts as a destination (pev_network.demo.ensure_consortium). Returns the
+    listed accounts."""
+    neighbour = Municipality.objects.defer("boundary").filter(ibge_code=NEIGHBOUR_IBGE).first()
+    landfill = ReceivingFacility.objects.filter(code=SHARED_LANDFILL).first()
+    if neighbour is None or landfill is None:
+        return []
+    carrier = transporters["A"]
+    home = carrier.licence_in(town.pk)
+    TransporterLicence.objects.get_or_create(
+        transporter=carrier,
+        municipality=neighbour,
+        defaults={
+            "number": "APA-DEMO-0001",
+            "valid_from": home.valid_from,
+            "valid_until": home.valid_until,
+        },
+    )
+    view = Permission.objects.filter(
+        content_type__app_label__in=["pev_network", "ctr"], codename__startswith="view_"
+    )
+    nucleo = _user("nucleo_aparecida", is_staff=True)
+    StaffRole.objects.get_or_create(user=nucleo, municipality=neighbour, role=roles.NUCLEO)
+    nucleo.user_permissions.add(*view)
+    # The consortium's audit: reads both municipalities, acts on neither.
+    auditor = _user("auditoria")
+    for place in (town, neighbour):
+        StaffRole.objects.get_or_create(user=auditor, municipality=place, role=roles.AUDITOR)
+    _restore_passwords([nucleo, auditor])
+    if not CTR.objects.filter(municipality=neighbour).exists():
+        _neighbour_loads(neighbour, landfill, carrier, users, now)
+    return ["nucleo_aparecida", "auditoria"]
+
+
+def _neighbour_loads(neighbour, landfill, carrier, users, now) -> None:
+    """Class A loads of the last month from Aparecida's worksites to the shared landfill, all
+    received: what the landfill's Núcleo sees arrive and Aparecida's sees leave."""
+    rng = random.Random(NEIGHBOUR_SEED)
+    boundary = Municipality.objects.get(pk=neighbour.pk).boundary
+    sites = []
+    for index, (name, base) in enumerate(NEIGHBOUR_GENERATORS):
+        document = cpf(base) if index == 0 else cnpj(base + "001")
+        generator, _ = Generator.objects.get_or_create(document=document, defaults={"name": name})
+        location = _point_in(boundary, rng)
+        while network.municipality_id_at(location) != neighbour.pk:
+            location = _point_in(boundary, rng)
+        worksite, _ = Worksite.objects.get_or_create(
+            generator=generator,
+            address=f"{STREETS[index]}, {rng.randrange(10, 900)}",
+            defaults={"location": location, "municipality": neighbour},
+        )
+        sites.append(worksite)
+    spec = next(spec for spec in TRANSPORTERS if spec.key == "A")
+    plate = next(plate for plate, _d, use in spec.vehicles if use == "skip")
+    skips = sorted(
+        carrier.equipment.filter(kind=EquipmentKind.STATIONARY_SKIP), key=lambda e: e.code
+    )
+    issuer = users["transporters"]["A"]
+    operator = users["operators"][landfill.pk]
+    for index in range(NEIGHBOUR_LOADS):
+        day = timezone.localdate(now) - datetime.timedelta(days=2 + index * 2)
+        at = timezone.make_aware(
+            datetime.datetime.combine(day, datetime.time(rng.randint(7, 15), rng.randrange(60)))
+        )
+        worksite, gear = sites[index % len(sites)], skips[index % len(skips)]
+        target = _point_in(landfill.area, rng)
+        volume = gear.nominal_capacity_m3
+        ctr = services.issue(
+            carrier,
+            issuer,
+            services.IssueRequest(
+                transport_date=day,
+                vehicle_plate=plate,
+                equipment_code=gear.code,
+                origin=worksite.location,
+                destination=target,
+                destination_facility_id=landfill.pk,
+                worksite_id=worksite.pk,
+                waste=[WasteLine("A", volume, "concreto, tijolo e terra de escavação")],
+            ),
+            at=at,
+        )
+        services.receive(
+            ctr,
+            operator,
+            volume,
+            location=target,
+            at=at + _trip(rng, worksite.location, target),
+        )
+
+
 def demo_ctrs():
     return CTR.objects.filter(transporter__document__in=[s.document for s in TRANSPORTERS])
 
@@ -912,6 +1021,7 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
             plan = plan_ctrs(rng, transporters, sites, now)
             plan = sorted(plan + showcase_plan(showcase, now), key=lambda p: p.at)
             skipped = run_plan(rng, plan, transporters, users, plan_shipments(now))
+        accounts += ensure_neighbour(town, transporters, users, now)
     counts = dict(demo_ctrs().values_list("status").annotate(n=Count("pk")).order_by())
     showcase_ids = dict(
         Worksite.objects.filter(address__in=[address for _k, _d, address, _l in SHOWCASE])

@@ -8,7 +8,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import transaction
 
-from .models import CatchmentBasin, FacilityLicense, LicenseStatus, ReceivingFacility
+from .models import (
+    CatchmentBasin,
+    FacilityLicense,
+    LicenseStatus,
+    Municipality,
+    ReceivingFacility,
+)
 from .services import as_multipolygon, municipality_id_at
 
 # Listed in the README; for local demonstration only. Every demo account shares this password
@@ -51,6 +57,24 @@ def renew_demo_licenses(today: datetime.date) -> int:
         valid_until__gte=DEMO_LICENSES_UNTIL,
         valid_until__lt=today + datetime.timedelta(days=365),
     ).update(valid_until=renewed_until)
+
+
+# Issue 24 point 9: Aparecida's CTRs may use Guaratinguetá's facilities (the demo's landfill,
+# ATR-01, shared by the two), as a consortium agrees; not the other way round.
+CONSORTIUM = (("3502507", "3518404"),)
+
+
+def ensure_consortium() -> int:
+    """The demo's agreement between neighbours (Municipality.accepted_destinations); returns
+    how many municipalities accept another's facilities."""
+    done = 0
+    for origin_code, destination_code in CONSORTIUM:
+        origin = Municipality.objects.filter(ibge_code=origin_code).first()
+        destination = Municipality.objects.filter(ibge_code=destination_code).first()
+        if origin is not None and destination is not None:
+            origin.accepted_destinations.add(destination)
+            done += 1
+    return done
 
 
 def ensure_demo_accounts() -> list[str]:

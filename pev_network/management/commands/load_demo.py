@@ -18,11 +18,14 @@ class Command(BaseCommand):
         for name in (
             "municipio_3518404_guaratingueta.geojson",
             "municipio_3550308_sao_paulo.geojson",
+            # Issue 24 point 9: Guaratinguetá's neighbour, whose CTRs use its landfill.
+            "municipio_3502507_aparecida.geojson",
         ):
             call_command("import_municipalities", str(fixtures / name), verbosity=0)
         call_command("import_facilities", str(fixtures / "demo_network.geojson"), verbosity=0)
         demo.renew_demo_licenses(timezone.localdate())
         basins = demo.load_basins(fixtures / "demo_bacias.geojson")
+        demo.ensure_consortium()
         accounts = demo.ensure_demo_accounts()
         self.stdout.write(
             f"Demonstração carregada: {basins} bacias; contas: {', '.join(accounts)} "
