@@ -17,7 +17,7 @@ from config.api_errors import Problem
 from jurisdiction.access import DataScope
 from pev_network.api import problems
 
-from . import certificates
+from . import certificates, roles
 from .api import PERIOD_PARAMETERS, period
 from .models import Generator, Worksite
 
@@ -159,6 +159,9 @@ class WorksiteDestinationsView(APIView):
             raise Problem(404, "Obra não encontrada.")
         scope = certificates.for_user(request.user, certificates.Scope.of_worksite(worksite))
         if scope is None:
+            # Another municipality's worksite does not exist for its staff (issue 24).
+            if roles.is_municipal(request.user):
+                raise Problem(404, "Obra não encontrada.")
             raise Problem(403, FORBIDDEN.format(of="da obra"))
         return _answer(
             request,
@@ -198,6 +201,8 @@ class GeneratorDestinationsView(APIView):
             request.user, certificates.Scope(generator, None, date_from, date_to)
         )
         if scope is None:
+            if roles.is_municipal(request.user):
+                raise Problem(404, "Gerador não encontrado.")
             raise Problem(403, FORBIDDEN.format(of="do gerador no período"))
         days = {"date_from": date_from, "date_to": date_to}
         query = urlencode({name: day.isoformat() for name, day in days.items() if day})

@@ -23,7 +23,7 @@ from config.errors import add_to_form
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
 from ctr.roles import municipal_only
-from jurisdiction.scope import jurisdiction_of
+from jurisdiction.scope import AUDITOR_REFUSAL, jurisdiction_of
 
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
@@ -333,9 +333,13 @@ def step_page(request, pk: int, url: str, *url_args: str):
     # Another municipality's case does not exist for the user (issue 24).
     subject = get_object_or_404(PAGE_SUBJECTS[action.subject].visible_to(request.user), pk=pk)
     if not action.permits(request.user, subject):
-        # Who may take the step and why (art. 35: the case's framework names the authority),
-        # before the page shows anything of the step.
-        message = actions.authority_refusal(action.permission, subject)
+        # Who may take the step and why (art. 35: the case's framework names the authority;
+        # the auditor reads the case and takes no step), before the page shows anything of it.
+        message = (
+            actions.authority_refusal(action.permission, subject)
+            if action.permission
+            else AUDITOR_REFUSAL
+        )
         return render(request, "ctr/forbidden.html", {"message": message}, status=403)
     if not action.has_page(subject):
         raise Http404

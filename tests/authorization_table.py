@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fiscalization.enforcement.actions import ACTIONS
+
 ROLES = (
     "anon",
     "curioso",
@@ -1152,4 +1154,128 @@ TABLE: dict[str, list[Check]] = {
     "ctr_web:nucleo-corrections": [Check(get=MUNICIPAL_PAGE)],
     # --- django.contrib.admin: only its index (see EXCLUDED_NAMESPACES); nobody is staff ------
     "admin:index": [Check(get=row("302→/admin/login/"))],
+}
+
+
+# --- the other municipality (issue 24 point 8) ------------------------------------------------
+# Municipality B (Aparecida, beside the town: tests/two_towns.py) accepts the town's landfill for
+# its CTRs, the two sharing it. For every entry above, B's people and the state's auditor of A
+# answer as the issue asks (tests/config/test_authorization_matrix.py derives it):
+# - B's people: an object of A does not exist for them. They get what their counterpart in A
+#   (ACROSS_ROLES) gets for the same route with an object that does not exist (its ids replaced
+#   by ids of nothing: the "ghost" request); a public route (anonymous 200) answers them as it
+#   answers everyone;
+# - the auditor of A reads what A's inspector reads and sends nothing: 403 where A's staff act
+#   on a route that is not open to any signed-in user.
+# ACROSS names the exceptions, with the reason.
+ACROSS_ROLES = {
+    "transportador_b": "beta",  # licensed in B only: another transporter, for A's objects
+    "operador_b": "operador_pev",  # operates B's PEV
+    "nucleo_b": "nucleo",
+    "autoridade_b": "autoridade",
+    "fiscal_b": "fiscal",
+    "auditor_a": "fiscal",
+}
+B_STAFF = frozenset({"nucleo_b", "autoridade_b", "fiscal_b"})
+# A form accepted, refused for its content, or for the state of its object: the act was open.
+ACTING = ("200", "201", "400", "409", "422")
+# The URL parameters that name an object, and what names no object of that kind.
+GHOSTS = {
+    "pk": "987654321",
+    "number": "CTR-9999999-2099-999999",
+    "protocol": "2099-ZZZZ-ZZZZ",
+    "code": "CDF-ZZZZ-ZZZZ-ZZZZ",
+    "feature_id": "987654321",
+    "token": "fantasma",
+}
+
+# (URL name, method) -> {role: outcome}: where the rules above do not hold, and why.
+ACROSS: dict[tuple[str, str], dict[str, str]] = {
+    # Choosing the municipality one works in is not acting for it: the auditor chooses too (an
+    # empty form: 400).
+    ("jurisdiction:choose", "POST"): {"auditor_a": "400"},
+    # The auditor's home is the Núcleo's dashboard (it reads; the inspectors' reports are
+    # theirs to work on).
+    ("ctr_web:dashboard", "GET"): {"auditor_a": "302→/nucleo/"},
+    # A's PEV is public: issuing an onward CTR from it is refused to whoever is not its operator
+    # or its municipality's staff (403, the body names the facility, not the address).
+    ("ctr-list", "POST"): {
+        "operador_b": "403",
+        "nucleo_b": "403",
+        "autoridade_b": "403",
+        "fiscal_b": "403",
+    },
+    # The invitation's page takes its token, not an object of A: a signed-in person is told it
+    # is not for them (403) whoever they are; a token of nothing is a 404 for everyone.
+    ("generators:invitation", "POST"): {
+        "nucleo_b": "403",
+        "autoridade_b": "403",
+        "fiscal_b": "403",
+    },
+    # Only a facility's operator records its processing: refused to any staff before the
+    # facility is looked up (403), B's as A's.
+    ("facility-processing", "POST"): {"nucleo_b": "403", "autoridade_b": "403", "fiscal_b": "403"},
+}
+
+
+# The enforcement steps' pages are forms to act (fiscalization.enforcement.actions): the auditor
+# reads the case and is refused the step's page, as the inspector is an authority's step.
+ACROSS.update(
+    {
+        (row.url, method): {"auditor_a": "403"}
+        for row in ACTIONS.values()
+        if row.path
+        for method in ("GET", "POST")
+    }
+)
+
+
+def across_row(default: str, **roles: str) -> dict[str, str]:
+    """The outcome of each role of both municipalities: `default` for all but those named."""
+    everyone = (*ROLES, *ACROSS_ROLES)
+    unknown = set(roles) - set(everyone)
+    assert not unknown, unknown
+    return {role: roles.get(role, default) for role in everyone}
+
+
+# Objects of B, every role of both municipalities named.
+B_TABLE: dict[str, list[Check]] = {
+    # B's CTR to the landfill they share: its transporter, B's staff (its origin), A's staff
+    # (it arrives at their landfill) and A's auditor read it; nobody else knows it exists.
+    "ctr-detail": [
+        Check(
+            kwargs={"number": "{ctr_b}"},
+            get=across_row(
+                "404",
+                anon="401",
+                transportador_b="200",
+                nucleo_b="200",
+                autoridade_b="200",
+                fiscal_b="200",
+                auditor_a="200",
+                **municipal("200"),
+            ),
+        )
+    ],
+    # B's dumping report: B's staff only.
+    "dumping-report-detail": [
+        Check(
+            kwargs={"pk": "{report_b}"},
+            get=across_row(
+                "404",
+                anon="401",
+                curioso="403",
+                gerador="403",
+                alfa="403",
+                beta="403",
+                operador="403",
+                operador_pev="403",
+                transportador_b="403",
+                operador_b="403",
+                nucleo_b="200",
+                autoridade_b="200",
+                fiscal_b="200",
+            ),
+        )
+    ],
 }

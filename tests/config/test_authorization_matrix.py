@@ -11,7 +11,9 @@ each is used. Outcomes: the status code, "login" for a redirect to the sign-in p
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import re
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -26,21 +28,33 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import certificates, ctr_templates, services
-from ctr.models import CTR, Worksite
+from ctr import certificates, ctr_templates, roles, services
+from ctr.models import CTR, Equipment, Transporter, TransporterLicence, Vehicle, Worksite
 from fiscalization import enforcement, intake, photos
 from fiscalization.models.enforcement import DeliveryMethod
 from generators import plans
-from pev_network.models import CatchmentBasin
+from pev_network.models import CatchmentBasin, FacilityKind
 from tests import dumping_fixtures as fx
-from tests.authorization_table import EXCLUDED_NAMESPACES, ROLES, TABLE, Check
-from tests.builders import multi, square
+from tests.authorization_table import (
+    ACROSS,
+    ACROSS_ROLES,
+    ACTING,
+    B_STAFF,
+    B_TABLE,
+    EXCLUDED_NAMESPACES,
+    GHOSTS,
+    ROLES,
+    TABLE,
+    Check,
+)
+from tests.builders import ORIGIN, licensed_facility, multi, municipality, offset, point, square
 from tests.ctr import correction_world
 from tests.ctr.onward_world import onward_request
-from tests.ctr_world import build_world, ctr_payload
+from tests.ctr_world import build_world, ctr_payload, make_user
 from tests.enforcement_world import at, record_for
 from tests.generators import declaration_world
 from tests.generators.account_world import account_objects
+from tests.two_towns import NEIGHBOUR_IBGE
 from tests.webhooks.world import webhook_objects
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py).
@@ -57,6 +71,13 @@ USERNAMES = {
     "fiscal": "fiscal",
     "curioso": "curioso",
     "gerador": "gerador",
+    # Municipality B (issue 24 point 8) and the state's auditor of A.
+    "transportador_b": "transportador_b",
+    "operador_b": "operador_b",
+    "nucleo_b": "nucleo_b",
+    "autoridade_b": "autoridade_b",
+    "fiscal_b": "fiscal_b",
+    "auditor_a": "auditor_a",
 }
 
 
@@ -205,7 +226,65 @@ def build_objects() -> dict[str, object]:
         **declaration_world.matrix_objects(world),
         **webhook_objects(world),
         **correction_world.matrix_objects(world),  # issue 16 point 4
+        **other_municipality(world),  # issue 24 point 8
     }
+
+
+def other_municipality(world) -> dict[str, object]:
+    """Municipality B beside the town, sharing the town's landfill (B accepts it), with its
+    staff, a transporter licensed in B only, the operator of B's PEV, a CTR of B to the shared
+    landfill and a dumping report of B; and the state's auditor of A."""
+    b = municipality(NEIGHBOUR_IBGE, "Aparecida (teste)", east_m=20_000)
+    b.accepted_destinations.add(world.town)
+    for username, role in (
+        ("nucleo_b", roles.NUCLEO),
+        ("autoridade_b", roles.AUTORIDADE),
+        ("fiscal_b", roles.FISCAL),
+    ):
+        make_user(username, role, b)
+    make_user("auditor_a", roles.AUDITOR, world.town)
+    carrier = Transporter.objects.create(name="Transportes Basílica Ltda.", document=CNPJ_B)
+    TransporterLicence.objects.create(
+        transporter=carrier, municipality=b, number="APA-001", valid_from=D(2025, 1, 1)
+    )
+    Vehicle.objects.create(transporter=carrier, plate="BBB1B11")
+    Equipment.objects.create(transporter=carrier, code="B-05", nominal_capacity_m3=Decimal("5"))
+    user = make_user("transportador_b", transporter=carrier)
+    pev_b = licensed_facility(
+        FacilityKind.PEV, square(*offset(*ORIGIN, 20_000, 0), 30), "PEV de B", b
+    )
+    make_user("operador_b", facility=pev_b)
+    origin = point(*offset(*ORIGIN, 19_000, 500))
+    client = APIClient()
+    client.force_authenticate(user)
+    payload = ctr_payload(
+        world,
+        facility=world.landfill,
+        transport_date=timezone.localdate().isoformat(),
+        vehicle_plate="BBB1B11",
+        equipment_code="B-05",
+        origin={"type": "Point", "coordinates": list(origin.coords)},
+        # A generator of B's own (a generator of both would put A's certificates across the
+        # line: tests/ctr/test_certificates.py).
+        generator={"name": "Construtora de Aparecida Ltda.", "document": CNPJ_B_GENERATOR},
+        worksite={
+            "address": "Rua da Basílica, 7",
+            "location": {"type": "Point", "coordinates": list(origin.coords)},
+        },
+    )
+    response = client.post("/api/v1/ctrs/", payload, format="json")
+    assert response.status_code == 201, response.content
+    report = intake.create_report(
+        intake.NewReport(point(*offset(*ORIGIN, 19_500, -400)), "LOTE_VAGO"),
+        photos.check_photos([fx.upload("b.jpg", fx.jpeg_plain())]),
+    )
+    assert report.municipality_id == b.pk
+    return {"ctr_b": response.json()["number"], "report_b": report.pk}
+
+
+D = datetime.date
+CNPJ_B = "45723174000110"
+CNPJ_B_GENERATOR = "98765432000198"
 
 
 def fill(value, objects):
@@ -293,17 +372,23 @@ def run_checks(objects, checks) -> tuple[list[str], int]:
     mismatches = []
     count = 0
     for name, check in checks:
+        real, ghostly = urls_of(name, check, objects), urls_of(name, ghost(check), objects)
+        ghosts = dict(zip(real, ghostly, strict=True))
         for url in urls_of(name, check, objects):
             for method, expected in (("GET", check.get), ("POST", check.post)):
                 if expected is None:
                     continue
-                for role in ROLES:  # in the table's order: the roles that may act come last
+                # In the table's order (the roles that may act come last), then B's people.
+                for role in (*ROLES, *ACROSS_ROLES):
+                    want = expected_of(
+                        (name, check, method, expected), role, clients, ghosts.get(url), objects
+                    )
                     client = clients.get(role, url)
                     cache.clear()  # rate limits are not what this test is about
                     got = outcome(request(client, method, url, check, objects))
                     clients.after(name, role)
                     count += 1
-                    want = fill(expected[role], objects)
+                    want = fill(want, objects)
                     if got != want:
                         mismatches.append(
                             f"{name} {method} {url} como {role}: esperado {want}, obtido {got}"
@@ -311,7 +396,50 @@ def run_checks(objects, checks) -> tuple[list[str], int]:
     return mismatches, count
 
 
-CHECKS = [(name, check) for name, checks in TABLE.items() for check in checks]
+def ghost(check: Check) -> Check:
+    """The check with each object of its URL (path and query) replaced by an id of nothing
+    (GHOSTS)."""
+    kwargs = {k: GHOSTS.get(k, v) for k, v in check.kwargs.items()}
+    query = re.sub(r"\{[a-z_]+\}", GHOSTS["pk"], check.query)
+    return dataclasses.replace(check, kwargs=kwargs, query=query)
+
+
+def names_an_object(check: Check) -> bool:
+    return any(k in GHOSTS for k in check.kwargs) or "{" in check.query
+
+
+def reaches(outcome_: str) -> bool:
+    return outcome_ in ACTING or outcome_.startswith("30")
+
+
+def expected_of(entry, role: str, clients, ghost_url: str | None, objects) -> str:
+    """The table's outcome for `role`; for B's people and A's auditor, as
+    tests/authorization_table.py derives it from their counterpart in A (ACROSS_ROLES)."""
+    name, check, method, expected = entry
+    if role in expected:
+        return expected[role]
+    if role in ACROSS.get((name, method), {}):
+        return ACROSS[(name, method)][role]
+    counterpart = ACROSS_ROLES[role]
+    base = expected[counterpart]
+    if role == "auditor_a":
+        # The auditor reads and never acts: 403 where A's staff act and not everyone may.
+        if method == "POST" and reaches(base) and not reaches(expected["curioso"]):
+            return "403"
+        return base
+    if role not in B_STAFF or expected["anon"] == "200" or not names_an_object(check):
+        return base  # a side (as its counterpart in A), public, or no object of A named
+    # As if the object did not exist: what the counterpart gets for an object of nobody.
+    cache.clear()
+    client = clients.get(counterpart, ghost_url)
+    answer = outcome(request(client, method, ghost_url, check, objects))
+    clients.after(name, counterpart)
+    return answer
+
+
+CHECKS = [(name, check) for name, checks in TABLE.items() for check in checks] + [
+    (name, check) for name, checks in B_TABLE.items() for check in checks
+]
 
 
 def test_authorization_matrix(private_media):
