@@ -1,5 +1,10 @@
 """Roadside check (art. 22 III: inspectors inspect vehicles, equipment and load): by plate, the
-vehicle, its transporter's standing today and the vehicle's open CTRs."""
+vehicle, its transporter's standing today and the vehicle's open CTRs.
+
+The vehicle is the one in front of the inspector, whatever municipality registered it; its
+open CTRs are listed as the inspector sees them (issue 24: its municipalities', by origin or
+destination), and those of other municipalities only counted, so that a load under another
+municipality's CTR is not taken for one without any."""
 
 from __future__ import annotations
 
@@ -70,6 +75,8 @@ class RoadsideAnswer:
     vehicle: Vehicle | None
     transporter: Transporter | None
     open_ctrs: list[OpenCTR]
+    # Open CTRs of the vehicle the inspector does not see: other municipalities' (issue 24).
+    open_elsewhere: int = 0
 
     @property
     def ok(self) -> bool:
@@ -151,6 +158,7 @@ class RoadsideAnswer:
             },
             "open_ctrs": [c.as_dict() for c in self.open_ctrs],
             "overdue_ctrs": sum(c.overdue for c in self.open_ctrs),
+            "open_ctrs_elsewhere": self.open_elsewhere,
         }
 
 
@@ -170,10 +178,12 @@ def verdict_for(vehicle: Vehicle | None, day: datetime.date) -> str:
     return Verdict.REGULAR
 
 
-def open_ctrs(vehicle: Vehicle, now: datetime.datetime) -> list[OpenCTR]:
-    """The vehicle's issued CTRs (not yet received, refused or cancelled), the oldest first."""
+def open_ctrs(vehicle: Vehicle, now: datetime.datetime, user=None) -> list[OpenCTR]:
+    """The vehicle's issued CTRs (not yet received, refused or cancelled) that `user` sees
+    (given none, every one), the oldest first."""
+    issued = CTR.objects.all() if user is None else CTR.objects.visible_to(user)
     queryset = with_hours_open(
-        CTR.objects.filter(vehicle=vehicle, status=CTRStatus.ISSUED), now
+        issued.filter(vehicle=vehicle, status=CTRStatus.ISSUED), now
     ).order_by("transport_date", "created_at")
     rows = queryset.values(
         "number",
@@ -204,17 +214,24 @@ def open_ctrs(vehicle: Vehicle, now: datetime.datetime) -> list[OpenCTR]:
     ]
 
 
-def check_plate(raw_plate: str, now: datetime.datetime | None = None) -> RoadsideAnswer:
-    """Raise django.core.exceptions.ValidationError (pt-BR) when the plate is malformed."""
+def check_plate(raw_plate: str, now: datetime.datetime | None = None, user=None) -> RoadsideAnswer:
+    """The answer for `user` (the inspector: the open CTRs it sees, the others counted).
+    Raise django.core.exceptions.ValidationError (pt-BR) when the plate is malformed."""
     plate = normalize_plate(raw_plate)
     now = now or timezone.now()
     day = timezone.localtime(now).date()
     vehicle = Vehicle.objects.select_related("transporter").filter(plate=plate).first()
+    listed = open_ctrs(vehicle, now, user) if vehicle else []
+    elsewhere = 0
+    if vehicle is not None and user is not None:
+        every = CTR.objects.filter(vehicle=vehicle, status=CTRStatus.ISSUED).count()
+        elsewhere = every - len(listed)
     return RoadsideAnswer(
         plate=plate,
         day=day,
         verdict=verdict_for(vehicle, day),
         vehicle=vehicle,
         transporter=vehicle.transporter if vehicle else None,
-        open_ctrs=open_ctrs(vehicle, now) if vehicle else [],
+        open_ctrs=listed,
+        open_elsewhere=elsewhere,
     )
