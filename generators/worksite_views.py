@@ -19,6 +19,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 import audit
+from config.errors import DomainError
 from ctr import roles
 from ctr.documents import normalize_document
 from ctr.models import CTRStatus, Worksite
@@ -28,7 +29,6 @@ from jurisdiction.scope import jurisdiction_of, municipalities
 from . import worksite_layers, worksites
 from .comparison import worksite_comparison
 from .worksite_forms import WorksiteForm
-from .worksites import WorksiteError
 
 PAGE_SIZE = 25
 # The CTRs listed (and their origins drawn) on a worksite's page: the most recent.
@@ -140,7 +140,7 @@ def _form_view(request, worksite: Worksite | None, make_form, save, done: str):
     if form.is_valid():
         try:
             saved = save(form)
-        except WorksiteError as error:
+        except DomainError as error:  # the worksite's, or the municipality's (issue 24)
             status = error.status
             form.add_refusal(error)
         else:
