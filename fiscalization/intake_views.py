@@ -345,7 +345,8 @@ def inspect_index(request):
             status = 400
             queryset = DumpingReport.objects.none()
     total = queryset.count()
-    outline = _outline(_current_ibge(request.user))
+    current_ibge = _current_ibge(request.user)
+    outline = _outline(current_ibge)
     basins = public_layers.catchment_basins_geojson(timezone.localdate(), bounds.window(outline))
     cells, points, cell = [], [], None
     if total > MAP_POINT_LIMIT:
@@ -365,6 +366,8 @@ def inspect_index(request):
     params.pop("pagina", None)
     api_params = params.copy()
     api_params.pop("ordem", None)
+    if current_ibge:  # the API lists all of the user's municipalities: this page's one
+        api_params["municipality"] = current_ibge
     context = {
         "nav": "fiscalizacao",
         "sort": REPORT_LIST_ORDER.headers(request.GET),

@@ -259,8 +259,10 @@ MANAGER_FORBIDDEN = "Acesso negado: só as contas de gerador e o município"
                 400,
                 401,
                 403,
+                404,
                 409,
                 c403=MANAGER_FORBIDDEN,
+                c404="Não encontrado: a obra fica num município que não é o seu (o município)",
                 c409="Conflito: o alvará já está em outra obra do município, ou o gerador já "
                 "tem obra cadastrada no endereço",
             ),
