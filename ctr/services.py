@@ -157,8 +157,9 @@ def worksite_for(
     generator: Generator, data: WorksiteData, municipality: Municipality | None = None
 ) -> Worksite:
     """The generator's worksite at the address (case and spacing aside), created when new, in
-    the municipality of its location (issue 24: a worksite is always some municipality's; the
-    CTR's, `municipality`, when the location lies outside every one).
+    a municipality (issue 24: a worksite is always some municipality's): the issuing CTR's,
+    `municipality`, whose origin it is (as ctr/bulk.py sets it), else the one its location
+    lies in.
 
     Race-safe inside the issuing transaction: two drivers at one site, or a client's retries,
     may insert the same new worksite at once. The unique index (worksite_generator_address_
@@ -167,9 +168,7 @@ def worksite_for(
     found = find_worksite(generator, data.address)
     if found is not None:
         return found
-    municipality_id = network.municipality_id_at(data.location) or (
-        municipality.pk if municipality else None
-    )
+    municipality_id = municipality.pk if municipality else network.municipality_id_at(data.location)
     try:
         with transaction.atomic():  # a savepoint
             return Worksite.objects.create(
