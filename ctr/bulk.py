@@ -720,16 +720,19 @@ ISSUE_SQL = [
     # ctr.services.worksite_for: one worksite per generator and address, case and spacing
     # aside (the unique index's expression, ADDRESS_KEY_SQL); the first row wins. ON CONFLICT
     # on that index: a concurrent issuer or import that inserted the same site first wins.
+    # Its location is the row's origin, so its municipality is the CTR's (issue 24).
     """
     INSERT INTO ctr_worksite
         (generator_id, address, neighbourhood, location, permit_number, work_kind,
-         is_large_generator)
-    SELECT g.id, s.worksite_address, s.worksite_neighbourhood, s.origin, '', '', false
+         is_large_generator, municipality_id)
+    SELECT g.id, s.worksite_address, s.worksite_neighbourhood, s.origin, '', '', false,
+           s.municipality_id
     FROM (
         SELECT DISTINCT ON (generator_document, """
     + ADDRESS_KEY_SQL.format("worksite_address")
     + """)
-               line, generator_document, worksite_address, worksite_neighbourhood, origin
+               line, generator_document, worksite_address, worksite_neighbourhood, origin,
+               municipality_id
         FROM ctr_bulk_ok WHERE origin_facility_id IS NULL ORDER BY generator_document, """
     + ADDRESS_KEY_SQL.format("worksite_address")
     + """, line

@@ -155,8 +155,13 @@ def find_worksite(generator: Generator, address: str) -> Worksite | None:
     )
 
 
-def worksite_for(generator: Generator, data: WorksiteData) -> Worksite:
-    """The generator's worksite at the address (case and spacing aside), created when new.
+def worksite_for(
+    generator: Generator, data: WorksiteData, municipality: Municipality | None = None
+) -> Worksite:
+    """The generator's worksite at the address (case and spacing aside), created when new, in
+    a municipality (issue 24: a worksite is always some municipality's): the issuing CTR's,
+    `municipality`, whose origin it is (as ctr/bulk.py sets it), else the one its location
+    lies in.
 
     Race-safe inside the issuing transaction: two drivers at one site, or a client's retries,
     may insert the same new worksite at once. The unique index (worksite_generator_address_
@@ -165,6 +170,7 @@ def worksite_for(generator: Generator, data: WorksiteData) -> Worksite:
     found = find_worksite(generator, data.address)
     if found is not None:
         return found
+    municipality_id = municipality.pk if municipality else network.municipality_id_at(data.location)
     try:
         with transaction.atomic():  # a savepoint
             return Worksite.objects.create(
@@ -172,6 +178,7 @@ def worksite_for(generator: Generator, data: WorksiteData) -> Worksite:
                 address=data.address,
                 location=data.location,
                 neighbourhood=data.neighbourhood,
+                municipality_id=municipality_id,
             )
     except IntegrityError:
         found = find_worksite(generator, data.address)
@@ -543,7 +550,7 @@ def issue(
         if request.worksite_id is not None:
             worksite = Worksite.objects.get(pk=request.worksite_id)
         elif request.worksite is not None:
-            worksite = worksite_for(generator, request.worksite)
+            worksite = worksite_for(generator, request.worksite, draft.municipality)
         year = draft.transport_date.year
         sequence, number = next_number(draft.municipality, year)
         ctr = CTR.objects.create(

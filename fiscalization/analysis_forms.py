@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime
 
 from django import forms
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from config.br_forms import BRFloatField
 from ctr.documents import normalize_plate
-from pev_network.models import Municipality
+from jurisdiction.scope import jurisdiction_of
 
 from . import hotspots, suspects
 
@@ -23,13 +22,9 @@ def _date_input():
 
 
 class HotspotForm(forms.Form):
-    municipality = forms.ModelChoiceField(
-        label="Município",
-        required=False,
-        empty_label="Todos",
-        to_field_name="ibge_code",
-        queryset=Municipality.objects.none(),
-    )
+    """The hotspots of the municipality the user works in now (issue 24: another is chosen at
+    /municipio/)."""
+
     eps_m = BRFloatField(
         label="Raio (m)",
         min_value=1,
@@ -43,17 +38,11 @@ class HotspotForm(forms.Form):
     since = forms.DateField(label="Desde", required=False, widget=_date_input())
     until = forms.DateField(label="Até", required=False, widget=_date_input())
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["municipality"].queryset = (
-            Municipality.objects.defer("boundary")
-            .filter(dumping_reports__isnull=False)
-            .distinct()
-            .order_by("name")
-        )
+        self.user = user
         self.fields["eps_m"].widget.attrs.update(placeholder=f"{hotspots.DEFAULT_EPS_M:g}")
         self.fields["min_points"].widget.attrs.update(placeholder=hotspots.DEFAULT_MIN_POINTS)
-        self.fields["municipality"].initial = settings.DEFAULT_MUNICIPALITY_IBGE
 
     def clean(self):
         data = super().clean()
@@ -66,21 +55,17 @@ class HotspotForm(forms.Form):
         return data
 
     def query(self) -> hotspots.HotspotQuery:
-        """The query of a valid form; with no municipality asked, the default one."""
+        """The query of a valid form, in the municipality the user works in now (none: no
+        hotspot at all, never every municipality's)."""
         data = self.cleaned_data if self.is_bound else {}
-        municipality = data.get("municipality")
-        if not self.is_bound:
-            municipality = (
-                Municipality.objects.defer("boundary")
-                .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-                .first()
-            )
+        current = jurisdiction_of(self.user).current_id
         return hotspots.HotspotQuery(
             eps_m=data.get("eps_m") or hotspots.DEFAULT_EPS_M,
             min_points=data.get("min_points") or hotspots.DEFAULT_MIN_POINTS,
             since=data.get("since"),
             until=data.get("until"),
-            municipality_id=municipality.pk if municipality else None,
+            municipality_id=current,
+            municipality_ids=frozenset() if current is None else None,
         )
 
 

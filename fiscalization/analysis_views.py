@@ -1,5 +1,7 @@
 """Pages of the inspectors' analysis: hotspots map, suspects of a report, roadside check.
-Municipal users only (Núcleo and Fiscalização)."""
+Municipal users only (Núcleo and Fiscalização), each within its municipalities (issue 24): the
+hotspots of the one it works in now, the suspects among the CTRs and worksites it sees, a
+report of another municipality is a 404."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ def _suspects_url_template(query: hotspots.HotspotQuery) -> str:
 @require_safe
 @municipal_only
 def hotspots_page(request):
-    form = HotspotForm(request.GET or None)
+    form = HotspotForm(request.GET or None, user=request.user)
     if request.GET and not form.is_valid():
         context = {"nav": "fiscalizacao", "form": form}
         return render(request, "fiscalization/analysis/pontos_criticos.html", context, status=400)
@@ -161,7 +163,9 @@ def _suspect_rows(found: suspects.Suspects) -> list[dict]:
 @require_safe
 @municipal_only
 def suspects_page(request, pk: int):
-    report = get_object_or_404(DumpingReport.objects.select_related("municipality"), pk=pk)
+    report = get_object_or_404(
+        DumpingReport.objects.visible_to(request.user).select_related("municipality"), pk=pk
+    )
     form = SuspectsForm(request.GET or None)
     context = {
         "nav": "fiscalizacao",
@@ -187,14 +191,14 @@ def suspects_page(request, pk: int):
                 "denúncias). Os suspeitos abaixo são os da denúncia."
             )
     spot = suspects.Spot.of_hotspot(hotspot) if hotspot else suspects.Spot.of_report(report)
-    # The transporters' licences in the inspector's current municipality (art. 13).
+    j = jurisdiction_of(request.user)
+    # The CTRs the inspector sees; the transporters' licences in its current municipality.
     found = suspects.find_suspects(
-        spot,
-        values["window_days"],
-        values["radius_km"],
-        jurisdiction_of(request.user).current_id,
+        spot, values["window_days"], values["radius_km"], j.readable_ids, j.current_id
     )
-    nearby = suspects.suspect_worksites_near(spot, values["radius_km"], timezone.localdate())
+    nearby = suspects.suspect_worksites_near(
+        spot, values["radius_km"], timezone.localdate(), j.readable_ids
+    )
     for site in nearby:  # the generator's name is shown (LGPD)
         audit.record(request, site.worksite, "Denúncia: obras suspeitas próximas")
     centre = hotspot.centre if hotspot else report.location.coords
@@ -224,10 +228,7 @@ def roadside_page(request):
     if not form.is_valid():
         form.fields["plate"].widget.attrs["aria-invalid"] = "true"
         return render(request, "fiscalization/analysis/veiculo.html", context, status=400)
-    # The licence of the inspector's current municipality (art. 13).
-    answer = roadside.check_plate(
-        form.cleaned_data["plate"], jurisdiction_of(request.user).current_id
-    )
+    answer = roadside.check_plate(form.cleaned_data["plate"], user=request.user)
     # Show the plate as the inspector reads it on the vehicle.
     form = RoadsideForm({"plate": answer.display_plate})
     context.update({"form": form, "answer": answer})

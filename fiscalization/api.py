@@ -2,7 +2,8 @@
 
 POST /api/v1/dumping-reports/ is open to anyone (citizens report without an account), rate
 limited per client. Everything else (list, detail, status, merge) is for the Núcleo and the
-inspectors only (roles.is_municipal). Errors are problem+json in Portuguese.
+inspectors only (roles.is_municipal), each within its municipalities (issue 24: another
+municipality's report is a 404). Errors are problem+json in Portuguese.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from config.api_errors import PROBLEM_CONTENT_TYPE, TITLES, InvalidParameter, Pr
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int
 from config.geojson_fields import GeoJSONPointField
 from ctr import roles
+from jurisdiction.access import DataScope
 from pev_network.api import Pagination as GeoJSONPagination
 from pev_network.api import ProblemSerializer, problems
 
@@ -414,6 +416,9 @@ class DumpingReportViewSet(
     """Denúncias de descarte irregular (Lei 3.978/2007 art. 2º, § 1º). Qualquer pessoa envia,
     sem conta; só o Núcleo e a fiscalização consultam e decidem."""
 
+    # The staff's, of their municipalities (`create`, the citizens' report, is open to anyone:
+    # the municipality is the one where the point is).
+    data_scope = DataScope.STAFF
     lookup_value_regex = r"\d+"
     pagination_class = Pagination
     filter_backends: list = []  # the filters are parsed by query_from_params
@@ -425,7 +430,7 @@ class DumpingReportViewSet(
         return [permissions.IsAuthenticated(), IsMunicipal()]
 
     def get_queryset(self):
-        queryset = intake.base_queryset()
+        queryset = intake.base_queryset(self.request.user)
         if self.action == "list":
             query = query_from_params(self.request.query_params)
             try:
@@ -576,7 +581,12 @@ class DumpingReportViewSet(
         report = self.get_object()
         payload = MergeInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        original = DumpingReport.objects.filter(pk=payload.validated_data["into"]).first()
+        # One the user sees: another municipality's report does not exist for it (issue 24).
+        original = (
+            DumpingReport.objects.visible_to(request.user)
+            .filter(pk=payload.validated_data["into"])
+            .first()
+        )
         if original is None:
             raise Problem(
                 400,

@@ -6,6 +6,10 @@
 - GET /api/v1/roadside/?plate=ABC1D23
 
 Placed before the reports router (api_urls), so that `hotspots` is not taken for an id.
+
+Each within the user's municipalities (issue 24): the hotspots and suspects of their reports
+and CTRs, another municipality's report is a 404; the roadside check lists the open CTRs the
+user sees, and counts those of other municipalities.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from rest_framework.views import APIView
 from config.api_errors import InvalidParameter, Problem
 from config.api_params import parse_bbox, parse_date, parse_float, parse_int, required
 from ctr.roles import IsMunicipal
+from jurisdiction.access import DataScope
 from jurisdiction.scope import jurisdiction_of
 from pev_network.api import municipality_id_of, problems
 
@@ -40,8 +45,9 @@ def _opt(params, name: str) -> str | None:
     return None if value is None or not value.strip() else value.strip()
 
 
-def parse_hotspot_query(params, report_id: int | None = None) -> hotspots.HotspotQuery:
-    """eps_m, min_points, since, until, municipality (IBGE), bbox and limit, all optional."""
+def parse_hotspot_query(params, report_id: int | None = None, user=None) -> hotspots.HotspotQuery:
+    """eps_m, min_points, since, until, municipality (IBGE), bbox and limit, all optional;
+    within `user`'s municipalities (another asked for: none)."""
     eps = _opt(params, "eps_m")
     min_points = _opt(params, "min_points")
     since = _opt(params, "since")
@@ -68,6 +74,7 @@ def parse_hotspot_query(params, report_id: int | None = None) -> hotspots.Hotspo
         since=since_day,
         until=until_day,
         municipality_id=municipality_id,
+        municipality_ids=jurisdiction_of(user).readable_ids if user is not None else None,
         bbox=parse_bbox("bbox", bbox) if bbox else None,
         limit=parse_int("limit", limit, 1, 5000) if limit else hotspots.DEFAULT_LIMIT,
         report_id=report_id,
@@ -104,6 +111,7 @@ HOTSPOTS_SCHEMA = {
 
 
 class HotspotsView(APIView):
+    data_scope = DataScope.STAFF
     permission_classes = [IsMunicipal]
 
     @extend_schema(
@@ -122,7 +130,7 @@ class HotspotsView(APIView):
         responses={200: HOTSPOTS_SCHEMA, **problems(400, 401, 403, 503)},
     )
     def get(self, request):
-        return Response(run_hotspots(parse_hotspot_query(request.query_params)))
+        return Response(run_hotspots(parse_hotspot_query(request.query_params, user=request.user)))
 
 
 def report_summary(report: DumpingReport) -> dict:
@@ -156,10 +164,10 @@ def parse_suspect_params(params) -> tuple[int, float]:
 
 
 def suspects_of(
-    report: DumpingReport, params, municipality_id: int | None = None
+    report: DumpingReport, params, user
 ) -> tuple[suspects.Suspects, hotspots.Hotspot | None]:
     """The suspects of the report, or of its hotspot with ?hotspot=true (404 when the report
-    is in no hotspot with those parameters)."""
+    is in no hotspot with those parameters): the CTRs `user` sees."""
     window_days, radius_km = parse_suspect_params(params)
     hotspot = None
     if parse_bool("hotspot", params.get("hotspot")):
@@ -178,10 +186,14 @@ def suspects_of(
         spot = suspects.Spot.of_hotspot(hotspot)
     else:
         spot = suspects.Spot.of_report(report)
-    return suspects.find_suspects(spot, window_days, radius_km, municipality_id), hotspot
+    j = jurisdiction_of(user)
+    # The CTRs the user sees; the transporters' licences in its current municipality (art. 13).
+    found = suspects.find_suspects(spot, window_days, radius_km, j.readable_ids, j.current_id)
+    return found, hotspot
 
 
 class SuspectsView(APIView):
+    data_scope = DataScope.STAFF
     permission_classes = [IsMunicipal]
 
     @extend_schema(
@@ -202,11 +214,10 @@ class SuspectsView(APIView):
         )},
     )  # fmt: skip
     def get(self, request, pk: int):
-        report = get_object_or_404(DumpingReport.objects.select_related("municipality"), pk=pk)
-        # The transporters' licences in the inspector's current municipality (art. 13).
-        found, hotspot = suspects_of(
-            report, request.query_params, jurisdiction_of(request.user).current_id
+        report = get_object_or_404(
+            DumpingReport.objects.visible_to(request.user).select_related("municipality"), pk=pk
         )
+        found, hotspot = suspects_of(report, request.query_params, request.user)
         return Response(
             {
                 "report": report_summary(report),
@@ -217,6 +228,7 @@ class SuspectsView(APIView):
 
 
 class RoadsideView(APIView):
+    data_scope = DataScope.STAFF
     permission_classes = [IsMunicipal]
 
     @extend_schema(
@@ -228,8 +240,7 @@ class RoadsideView(APIView):
     def get(self, request):
         raw = required(request.query_params, "plate")
         try:
-            # The licence of the inspector's current municipality (art. 13).
-            answer = roadside.check_plate(raw, jurisdiction_of(request.user).current_id)
+            answer = roadside.check_plate(raw, user=request.user)
         except DjangoValidationError as exc:
             raise InvalidParameter("plate", " ".join(exc.messages)) from None
         return Response(answer.as_dict())

@@ -10,7 +10,6 @@ import datetime
 import re
 
 from django import forms
-from django.conf import settings
 from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -19,6 +18,7 @@ from config.br import br_date, br_money, br_number
 from config.br_forms import BRDecimalField, CoordinateField
 from ctr.documents import format_document, normalize_document
 from ctr.models import Generator, Transporter
+from jurisdiction.scope import jurisdiction_of, municipalities
 from pev_network.models import Municipality, ReceivingFacility
 
 from . import enforcement, fines, penalty_table
@@ -90,20 +90,22 @@ def generator_label(generator: Generator) -> str:
     return f"{format_document(generator.document)} — {generator.name}"
 
 
-def find_generator(text: str) -> Generator | None:
+def find_generator(text: str, user=None) -> Generator | None:
     """The generator of a suggestion ("CPF/CNPJ — nome"), of a typed CPF/CNPJ, or of a name
-    that only one generator has; a Portuguese error otherwise."""
+    that only one generator has, among those `user` sees (its municipalities': issue 24); a
+    Portuguese error otherwise."""
     text = (text or "").strip()
     if not text:
         return None
+    generators = Generator.objects.visible_to(user)
     head = text.split("—", 1)[0]
     number = re.sub(r"\D", "", head)
     if len(number) in (11, 14):
-        generator = Generator.objects.filter(document=number).first()
+        generator = generators.filter(document=number).first()
         if generator is None:
             raise ValidationError(f"Não há gerador cadastrado com o CPF/CNPJ {head.strip()}.")
         return generator
-    matches = list(Generator.objects.filter(name__iexact=text)[:2])
+    matches = list(generators.filter(name__iexact=text)[:2])
     if len(matches) == 1:
         return matches[0]
     if matches:
@@ -115,13 +117,14 @@ def find_generator(text: str) -> Generator | None:
     )
 
 
-def search_generators(text: str, limit: int = 10) -> list[Generator]:
-    """Suggestions for the box: by the beginning of the CPF/CNPJ, or by part of the name."""
+def search_generators(text: str, user, limit: int = 10) -> list[Generator]:
+    """Suggestions for the box: by the beginning of the CPF/CNPJ, or by part of the name,
+    among the generators `user` sees (its municipalities': CPFs are personal data, LGPD)."""
     text = (text or "").strip()
     if len(text) < 2:
         return []
     number = re.sub(r"[.\-/\s]", "", text)
-    queryset = Generator.objects.only("pk", "name", "document")
+    queryset = Generator.objects.visible_to(user).only("pk", "name", "document")
     if number.isdigit():
         queryset = queryset.filter(document__startswith=number)
     else:
@@ -130,8 +133,17 @@ def search_generators(text: str, limit: int = 10) -> list[Generator]:
 
 
 class CaseForm(forms.Form):
+    """A case opened by hand (issue 24 point 3): it is the municipality's where the facts
+    happened, the report's or the location's; without either, the one chosen here among those
+    where the user acts (the one it works in now first). Its links (transporter, facility,
+    generator, report) are among those the user sees."""
+
     municipality = forms.ModelChoiceField(
-        Municipality.objects.defer("boundary"), label="Município", empty_label=None
+        Municipality.objects.none(),
+        label="Município",
+        empty_label=None,
+        required=False,
+        help_text="Com a denúncia ou o local, o processo é do município onde eles ficam.",
     )
     opened_at = datetime_field("Constatada em")
     description = forms.CharField(
@@ -149,14 +161,14 @@ class CaseForm(forms.Form):
         label="Endereço para notificação", max_length=300, required=False
     )
     transporter = forms.ModelChoiceField(
-        Transporter.objects.all(),
+        Transporter.objects.none(),
         label="Transportador vinculado",
         required=False,
         help_text="Para o motorista, o proprietário do veículo ou o dirigente da transportadora "
         "(art. 24 III-IV): suspensão e cassação valem para o cadastro dele.",
     )
     facility = forms.ModelChoiceField(
-        ReceivingFacility.objects.defer("area"),
+        ReceivingFacility.objects.none(),
         label="Área de recepção vinculada",
         required=False,
         help_text="Para o proprietário, operador ou responsável técnico (art. 24 V): suspensão "
@@ -190,15 +202,21 @@ class CaseForm(forms.Form):
         required=False,
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        default = (
-            Municipality.objects.defer("boundary")
-            .filter(ibge_code=settings.DEFAULT_MUNICIPALITY_IBGE)
-            .first()
-        )
-        if default:
-            self.fields["municipality"].initial = default.pk
+        self.user = user
+        j = jurisdiction_of(user)
+        acting = j.acting_ids()
+        places = municipalities().order_by("name", "uf")
+        if acting is not None:
+            places = places.filter(pk__in=acting)
+        elif not j.everywhere:
+            places = places.none()
+        self.fields["municipality"].queryset = places
+        if j.current_id is not None and (acting is None or j.current_id in acting):
+            self.fields["municipality"].initial = j.current_id
+        self.fields["transporter"].queryset = Transporter.objects.visible_to(user)
+        self.fields["facility"].queryset = ReceivingFacility.objects.visible_to(user).defer("area")
 
     def clean_offender_document(self):
         try:
@@ -207,14 +225,21 @@ class CaseForm(forms.Form):
             raise ValidationError(exc.messages[0]) from None
 
     def clean_generator(self):
-        return find_generator(self.cleaned_data["generator"])
+        return find_generator(self.cleaned_data["generator"], self.user)
 
     def clean_dumping_report(self):
         raw = self.cleaned_data["dumping_report"].strip().upper()
         if not raw:
             return None
         protocol = normalize_protocol(raw) or raw
-        report = DumpingReport.objects.filter(protocol=protocol).first()
+        # Another municipality's report does not exist for the user (issue 24).
+        report = (
+            DumpingReport.objects.visible_to(self.user)
+            .select_related("municipality")
+            .defer("municipality__boundary")
+            .filter(protocol=protocol)
+            .first()
+        )
         if report is None:
             raise ValidationError(f"Não há denúncia com o protocolo {protocol}.")
         return report

@@ -1,4 +1,6 @@
-"""Inspectors' pages for the enforcement procedure (Lei 3.978/2007 art. 21-36), municipal only.
+"""Inspectors' pages for the enforcement procedure (Lei 3.978/2007 art. 21-36), municipal only,
+each within the user's municipalities (issue 24): the case list of the one it works in now, a
+case, notice or record of another is a 404, and its steps are taken only where it acts.
 
 Thin: the case page shows the timeline, the deadlines, what is due next and the buttons of the
 steps the table (fiscalization.enforcement.actions) offers; a step's page parses its form,
@@ -19,11 +21,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
 import audit
-from config.errors import add_to_form
+from config.errors import DomainError, add_to_form
 from config.list_order import Column, ListOrder
 from ctr.documents import format_document, normalize_plate
 from ctr.roles import municipal_only
-from jurisdiction.scope import AUDITOR_REFUSAL, jurisdiction_of
+from jurisdiction.scope import AUDITOR_REFUSAL
 
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
@@ -45,6 +47,7 @@ OFFENDER_FIELDS = {
     "document": "offender_document",
     "name": "offender_name",
     "role": "offender_role",
+    "location": "latitude",
 }
 
 
@@ -79,7 +82,10 @@ CASE_LIST_ORDER = ListOrder(
 def case_list(request):
     filters = forms.CaseFilterForm(request.GET or None)
     cases = CASE_LIST_ORDER.apply(
-        EnforcementCase.objects.select_related("offender", "municipality"), request.GET
+        EnforcementCase.objects.visible_to(request.user, current=True).select_related(
+            "offender", "municipality"
+        ),
+        request.GET,
     )
     if filters.is_valid():
         if filters.cleaned_data["status"]:
@@ -115,10 +121,15 @@ def case_list(request):
 
 def _case_initial(params, user) -> dict:
     """What an inspector opening a case from a report (?denuncia=<protocol>) or from a
-    roadside check (?placa=<plate>) already knows: the form starts filled with it."""
+    roadside check (?placa=<plate>) already knows: the form starts filled with it (a report
+    of another municipality is not known)."""
     initial: dict = {}
     protocol = intake.normalize_protocol(params.get("denuncia", ""))
-    report = DumpingReport.objects.filter(protocol=protocol).first() if protocol else None
+    report = (
+        DumpingReport.objects.visible_to(user).filter(protocol=protocol).first()
+        if protocol
+        else None
+    )
     if report is not None:
         initial.update(
             municipality=report.municipality_id,
@@ -132,8 +143,7 @@ def _case_initial(params, user) -> dict:
     plate = params.get("placa", "")
     if plate:
         try:
-            # Checked where the inspector works now: its current municipality (art. 13).
-            answer = roadside.check_plate(normalize_plate(plate), jurisdiction_of(user).current_id)
+            answer = roadside.check_plate(normalize_plate(plate), user=user)
         except ValidationError:
             answer = None
         if answer is not None:
@@ -142,6 +152,8 @@ def _case_initial(params, user) -> dict:
                 f"{answer.day:%d/%m/%Y}: {answer.headline}. {answer.explanation} "
             )
             initial["offender_role"] = OffenderRole.DRIVER
+            # The case is the municipality's where the vehicle was stopped (the inspector's),
+            # not the transporter's registration's (issue 24).
             if answer.transporter is not None:
                 initial.update(
                     transporter=answer.transporter.pk,
@@ -157,14 +169,17 @@ def _case_initial(params, user) -> dict:
 @municipal_only
 def case_new(request):
     if request.method == "POST":
-        form = forms.CaseForm(request.POST)
+        form = forms.CaseForm(request.POST, user=request.user)
     else:
-        form = forms.CaseForm(initial=_case_initial(request.GET, request.user))
+        form = forms.CaseForm(initial=_case_initial(request.GET, request.user), user=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        # With a report or a location the case is the municipality's where they are; the
+        # choice counts only without them (fiscalization.enforcement.facts_municipality).
+        chosen = None if data["dumping_report"] or data["location"] else data["municipality"]
         try:
             case = enforcement.open_case(
-                municipality=data["municipality"],
+                municipality=chosen,
                 inspector=request.user,
                 offender=OffenderData(
                     name=data["offender_name"],
@@ -181,7 +196,7 @@ def case_new(request):
                 obstructed_inspection=data["obstructed_inspection"],
                 opened_at=data["opened_at"],
             )
-        except EnforcementError as exc:
+        except DomainError as exc:  # the procedure's, or the municipality's (issue 24)
             add_to_form(form, exc, fields=OFFENDER_FIELDS)
         else:
             messages.success(request, f"Processo {case.number} aberto.")
@@ -200,7 +215,7 @@ def generator_suggestions(request):
     """GET ?q=: up to 10 generators for the case form's "Gerador vinculado" box, as JSON
     ({"results": [{"value": "CPF/CNPJ — nome", "id": …}]}). Municipal users only (the CPFs
     are personal data, LGPD)."""
-    found = forms.search_generators(request.GET.get("q", "")[:100])
+    found = forms.search_generators(request.GET.get("q", "")[:100], request.user)
     response = JsonResponse(
         {"results": [{"id": g.pk, "value": forms.generator_label(g)} for g in found]},
         json_dumps_params={"ensure_ascii": False},
@@ -226,7 +241,7 @@ def _buttons(subject, user) -> list[Button]:
 @municipal_only
 def case_detail(request, pk: int):
     case = get_object_or_404(
-        EnforcementCase.objects.select_related(
+        EnforcementCase.objects.visible_to(request.user).select_related(
             "offender__transporter", "offender__facility", "offender__generator", "municipality"
         ),
         pk=pk,
@@ -377,7 +392,10 @@ def step_page(request, pk: int, url: str, *url_args: str):
 @municipal_only
 def notice_pdf(request, pk: int):
     notice = get_object_or_404(
-        Notice.objects.select_related("case__offender", "case__municipality"), pk=pk
+        Notice.objects.visible_to(request.user).select_related(
+            "case__offender", "case__municipality"
+        ),
+        pk=pk,
     )
     return _pdf(enforcement_pdf.notice_pdf(notice), f"notificacao-{notice.number}.pdf")
 
@@ -386,7 +404,10 @@ def notice_pdf(request, pk: int):
 @municipal_only
 def record_pdf(request, pk: int):
     record = get_object_or_404(
-        InfractionRecord.objects.select_related("case__offender", "case__municipality"), pk=pk
+        InfractionRecord.objects.visible_to(request.user).select_related(
+            "case__offender", "case__municipality"
+        ),
+        pk=pk,
     )
     return _pdf(enforcement_pdf.record_pdf(record), f"auto-{record.number}.pdf")
 

@@ -82,6 +82,8 @@ class HotspotQuery:
     since: datetime.date | None = None  # default: DEFAULT_DAYS before today
     until: datetime.date | None = None  # inclusive; default: no end
     municipality_id: int | None = None
+    # Or several: a user's (jurisdiction.scope.Jurisdiction.readable_ids, issue 24).
+    municipality_ids: frozenset[int] | tuple[int, ...] | None = None
     bbox: Polygon | None = None  # 4326; clusters whose hull intersects it
     limit: int = DEFAULT_LIMIT
     # Only the cluster that holds this report (the suspects of a hotspot).
@@ -165,8 +167,15 @@ def _sql(query: HotspotQuery) -> tuple[str, list]:
     if query.municipality_id:
         where.append("r.municipality_id = %s")
         params.append(query.municipality_id)
-    muni_where = "WHERE m.id = %s" if query.municipality_id else ""
-    muni_params = [query.municipality_id] if query.municipality_id else []
+    muni_where, muni_params = "", []
+    if query.municipality_id:
+        muni_where, muni_params = "WHERE m.id = %s", [query.municipality_id]
+    if query.municipality_ids is not None:
+        ids = sorted(query.municipality_ids)
+        where.append("r.municipality_id = ANY(%s)")
+        params.append(ids)
+        muni_where += (" AND " if muni_where else "WHERE ") + "m.id = ANY(%s)"
+        muni_params.append(ids)
     outer = []
     outer_params: list = []
     if query.bbox is not None:

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from config.errors import DomainError
 from ctr import roles
+from jurisdiction.scope import jurisdiction_of, require_acting
 from pev_network import services as network
 from pev_network.geometry_messages import validity_reason_pt
 from pev_network.models import CatchmentBasin, FacilityLicense, ReceivingFacility
@@ -216,7 +217,9 @@ def create_report(
     municipality we serve is refused. Unless `confirm_new`, open reports within 250 m from the
     last 30 days raise NearbyReportsExist (the reporter may be seeing the same dumping).
     `by` is the inspector filing it, or None for a citizen (who stays anonymous: the report
-    keeps only the contact the citizen chose to give).
+    keeps only the contact the citizen chose to give). Staff filing a report in a municipality
+    where they do not act file it as anyone would (issue 24: a report is the municipality's
+    where the point is, art. 2 §1).
     """
     if data.category not in CATEGORY_LABELS:
         raise IntakeError("Escolha uma categoria da lista.", "category", "category")
@@ -237,7 +240,7 @@ def create_report(
         if nearby:
             raise NearbyReportsExist(nearby)
 
-    inspector = by is not None and roles.is_municipal(by)
+    inspector = by is not None and jurisdiction_of(by).acts(municipality_id)
     saved_files: list[str] = []
     try:
         for attempt in range(3):
@@ -297,13 +300,17 @@ def create_report(
 # --- inspectors' decisions -------------------------------------------------------------------
 
 
-def _require_inspector(by) -> None:
+def _require_inspector(by, report: DumpingReport) -> None:
+    """The Núcleo and the inspectors of the report's municipality, where the dumping is
+    (issue 24, art. 21-22): another municipality's staff do not even see it (404), the
+    auditor reads it (403)."""
     if by is None or not roles.is_municipal(by):
         raise IntakeError(
             "Somente o Núcleo e a fiscalização municipal alteram denúncias.",
             "forbidden",
             status=403,
         )
+    require_acting(by, report.municipality_id)
 
 
 def _locked(report: DumpingReport) -> DumpingReport:
@@ -324,7 +331,7 @@ def change_status(
 ) -> DumpingReport:
     """Move a report to another status `at` (now unless told), with a note in its history.
     Cleaning sets cleaned_at; leaving a duplicate detaches it from its original."""
-    _require_inspector(by)
+    _require_inspector(by, report)
     note = (note or "").strip()
     if to_status not in STATUS_LABELS:
         raise IntakeError(f"Situação '{to_status}' desconhecida.", "status", "status")
@@ -386,11 +393,19 @@ def merge_duplicate(
 ) -> DumpingReport:
     """Mark `duplicate` as a duplicate of `original` `at` (now unless told), with an event on
     both. Reports already merged into `duplicate` move to `original`, so chains stay one level
-    deep. Returns the duplicate."""
-    _require_inspector(by)
+    deep. Returns the duplicate. Both are one municipality's: a dumping in another is another
+    municipality's report (issue 24)."""
+    _require_inspector(by, duplicate)
     note = (note or "").strip()
     if duplicate.pk == original.pk:
         raise IntakeError("Uma denúncia não pode ser duplicata de si mesma.", "same", "into")
+    if original.municipality_id != duplicate.municipality_id:
+        raise IntakeError(
+            f"A denúncia {original.protocol} é de outro município: só se mescla uma denúncia "
+            "em outra do mesmo município.",
+            "other_municipality",
+            "into",
+        )
     # Lock both rows in a fixed order: two inspectors merging A→B and B→A cannot deadlock.
     locked = {
         r.pk: r
@@ -464,7 +479,7 @@ def merge_duplicate(
 @transaction.atomic
 def change_category(report: DumpingReport, category: str, by, note: str = "") -> DumpingReport:
     """Correct the category (the citizen's choice, or an overlay's suggestion), with an event."""
-    _require_inspector(by)
+    _require_inspector(by, report)
     if category not in CATEGORY_LABELS:
         raise IntakeError("Escolha uma categoria da lista.", "category", "category")
     report = _locked(report)
@@ -726,10 +741,16 @@ def polygon_from_text(raw: str) -> GEOSGeometry:
     return geom
 
 
-def base_queryset() -> QuerySet:
-    return DumpingReport.objects.select_related("municipality", "duplicate_of").defer(
-        "municipality__boundary"
+def base_queryset(user=None, current: bool = False) -> QuerySet:
+    """The reports with what the pages and the API show of them: those `user` sees (its
+    municipalities'; `current`: the one it works in now), or every one given no user (a
+    report already found)."""
+    reports = (
+        DumpingReport.objects.all()
+        if user is None
+        else DumpingReport.objects.visible_to(user, current=current)
     )
+    return reports.select_related("municipality", "duplicate_of").defer("municipality__boundary")
 
 
 def search_reports(query: ReportQuery, queryset: QuerySet | None = None) -> QuerySet:
@@ -842,11 +863,13 @@ def normalize_protocol(text: str) -> str | None:
     return "-".join(match.groups()) if match else None
 
 
-def find_report(reference: str) -> DumpingReport | None:
-    """A report by its protocol (any case, spaces ignored) or its number (id)."""
+def find_report(reference: str, user) -> DumpingReport | None:
+    """A report `user` sees (its municipalities': issue 24) by its protocol (any case, spaces
+    ignored) or its number (id)."""
     text = re.sub(r"\s+", "", reference or "").upper()
     if not text:
         return None
+    reports = DumpingReport.objects.visible_to(user)
     if text.isdigit():
-        return DumpingReport.objects.filter(pk=int(text)).first()
-    return DumpingReport.objects.filter(protocol=normalize_protocol(text) or text).first()
+        return reports.filter(pk=int(text)).first()
+    return reports.filter(protocol=normalize_protocol(text) or text).first()

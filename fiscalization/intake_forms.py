@@ -11,7 +11,7 @@ from config.api_errors import InvalidParameter
 from config.api_params import parse_bbox
 from config.br_forms import BRDecimalField, CoordinateField
 from maps.forms import CoordinateInput
-from pev_network.models import CatchmentBasin, Municipality
+from pev_network.models import CatchmentBasin
 
 from . import intake
 from .models import DumpingCategory, ReportStatus
@@ -116,25 +116,15 @@ class ReportForm(forms.Form):
         )
 
 
-class MunicipalityChoice(forms.ModelChoiceField):
-    def label_from_instance(self, obj):
-        return f"{obj.name}/{obj.uf}"
-
-
 class InspectorFilterForm(forms.Form):
-    """The filters of /fiscalizacao/: the same as GET /api/v1/dumping-reports/."""
+    """The filters of /fiscalizacao/: the same as GET /api/v1/dumping-reports/, within the
+    municipality the user works in now (issue 24: the page lists its reports only; another is
+    chosen at /municipio/)."""
 
-    municipality = MunicipalityChoice(
-        label="Município",
-        required=False,
-        queryset=Municipality.objects.defer("boundary").order_by("name"),
-        to_field_name="ibge_code",
-        empty_label="Todos",
-    )
     bacia = forms.ModelChoiceField(
         label="Bacia de captação",
         required=False,
-        queryset=CatchmentBasin.objects.defer("area").order_by("name"),
+        queryset=CatchmentBasin.objects.none(),
         empty_label="Todas",
     )
     date_from = forms.DateField(
@@ -181,6 +171,13 @@ class InspectorFilterForm(forms.Form):
         max_length=intake.MAX_POLYGON_TEXT,
     )
 
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The bacias of the municipality the user works in now.
+        self.fields["bacia"].queryset = (
+            CatchmentBasin.objects.visible_to(user, current=True).defer("area").order_by("name")
+        )
+
     def clean_bbox(self):
         raw = self.cleaned_data.get("bbox", "").strip()
         if not raw:
@@ -219,7 +216,6 @@ class InspectorFilterForm(forms.Form):
             bbox=data.get("bbox"),
             polygon=data.get("polygon"),
             basin_id=data["bacia"].pk if data.get("bacia") else None,
-            municipality_ibge=data["municipality"].ibge_code if data.get("municipality") else None,
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
             statuses=list(data.get("status") or []),
@@ -258,8 +254,12 @@ class MergeForm(forms.Form):
         widget=forms.Textarea({"rows": 2}),
     )
 
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user  # the original is one of the reports this user sees (issue 24)
+
     def clean_into(self):
-        report = intake.find_report(self.cleaned_data["into"])
+        report = intake.find_report(self.cleaned_data["into"], self.user)
         if report is None:
             raise forms.ValidationError("Nenhuma denúncia com este protocolo ou número.")
         return report

@@ -27,6 +27,7 @@ from config.rate_limits import RateLimited
 from ctr import roles
 from ctr.roles import municipal_only
 from jurisdiction.access import DataScope, declare
+from jurisdiction.scope import jurisdiction_of, municipalities
 from maps import bounds, municipal
 from maps.base import render_parts
 from pev_network import public_layers
@@ -343,26 +344,34 @@ def _cell_size(queryset) -> float:
     return next(f * power for f in (1, 2, 5, 10) if f * power >= span)
 
 
+def _current_ibge(user) -> str | None:
+    """The IBGE code of the municipality the user works in now."""
+    current = jurisdiction_of(user).current_id
+    return municipalities().filter(pk=current).values_list("ibge_code", flat=True).first()
+
+
 @require_safe
 @municipal_only
 def inspect_index(request):
-    """/fiscalizacao/: map and list of the reports, with the API's filters."""
-    form = InspectorFilterForm(request.GET or None)
+    """/fiscalizacao/: map and list of the reports of the municipality the user works in now
+    (issue 24), with the API's filters."""
+    form = InspectorFilterForm(request.GET or None, user=request.user)
     status = 200
+    ours = intake.base_queryset(request.user, current=True)
     if form.is_bound and not form.is_valid():
         status = 400
         queryset = DumpingReport.objects.none()
-        query = None
     else:
         query = form.query() if form.is_bound else intake.ReportQuery()
         try:
-            queryset = intake.search_reports(query)
+            queryset = intake.search_reports(query, ours)
         except intake.IntakeError as error:
             form.add_error(None, error.message)
             status = 400
             queryset = DumpingReport.objects.none()
     total = queryset.count()
-    outline = _outline(query.municipality_ibge if query else None)
+    current_ibge = _current_ibge(request.user)
+    outline = _outline(current_ibge)
     basins = public_layers.catchment_basins_geojson(timezone.localdate(), bounds.window(outline))
     cells, points, cell = [], [], None
     if total > MAP_POINT_LIMIT:
@@ -382,6 +391,8 @@ def inspect_index(request):
     params.pop("pagina", None)
     api_params = params.copy()
     api_params.pop("ordem", None)
+    if current_ibge:  # the API lists all of the user's municipalities: this page's one
+        api_params["municipality"] = current_ibge
     context = {
         "nav": "fiscalizacao",
         "sort": REPORT_LIST_ORDER.headers(request.GET),
@@ -412,10 +423,12 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
     ]
     the_map = intake_maps.report_detail_map((report.location.x, report.location.y), exif_points)
     allowed = intake.allowed_statuses(report)
+    # Reports to merge into: of the same municipality (a dumping across the border is the
+    # other municipality's report, issue 24).
     candidates = [
         r
         for r in intake.nearby_open_reports(report.location, days=365, exclude=report)
-        if r.duplicate_of_id is None
+        if r.duplicate_of_id is None and r.municipality_id == report.municipality_id
     ]
     context = {
         "nav": "fiscalizacao",
@@ -448,10 +461,15 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
     )
 
 
+def _report(request, pk: int) -> DumpingReport:
+    """The report, if of one of the user's municipalities (another's is a 404, issue 24)."""
+    return get_object_or_404(DumpingReport.objects.visible_to(request.user), pk=pk)
+
+
 @require_safe
 @municipal_only
 def inspect_report(request, pk: int):
-    report = get_object_or_404(DumpingReport, pk=pk)
+    report = _report(request, pk)
     audit.record(request, report, "Denúncia: página de inspeção")
     return _detail_page(request, report)
 
@@ -471,7 +489,7 @@ def _act(request, report, form, form_name: str, run, success: str):
 @require_POST
 @municipal_only
 def inspect_status(request, pk: int):
-    report = get_object_or_404(DumpingReport, pk=pk)
+    report = _report(request, pk)
     form = StatusForm(request.POST, allowed=intake.allowed_statuses(report))
     return _act(
         request,
@@ -486,8 +504,8 @@ def inspect_status(request, pk: int):
 @require_POST
 @municipal_only
 def inspect_merge(request, pk: int):
-    report = get_object_or_404(DumpingReport, pk=pk)
-    form = MergeForm(request.POST)
+    report = _report(request, pk)
+    form = MergeForm(request.POST, user=request.user)
     return _act(
         request,
         report,
@@ -501,7 +519,7 @@ def inspect_merge(request, pk: int):
 @require_POST
 @municipal_only
 def inspect_category(request, pk: int):
-    report = get_object_or_404(DumpingReport, pk=pk)
+    report = _report(request, pk)
     form = CategoryForm(request.POST)
     return _act(
         request,
@@ -518,7 +536,9 @@ def inspect_category(request, pk: int):
 def photo(request, pk: int):
     """A report's photo, for the Núcleo and inspectors only (MEDIA_ROOT is never served
     publicly). The stored file has no metadata; its type is the one we encoded it in."""
-    item = get_object_or_404(DumpingPhoto.objects.select_related("report"), pk=pk)
+    item = get_object_or_404(
+        DumpingPhoto.objects.visible_to(request.user).select_related("report"), pk=pk
+    )
     try:
         handle = item.image.open("rb")
     except (FileNotFoundError, OSError):

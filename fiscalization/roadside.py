@@ -1,6 +1,11 @@
 """Roadside check (art. 22 III: inspectors inspect vehicles, equipment and load): by plate, the
 vehicle, its transporter's standing today in the inspector's municipality (its licence there,
-art. 13, or that it has none) and the vehicle's open CTRs."""
+art. 13, or that it has none) and the vehicle's open CTRs.
+
+The vehicle is the one in front of the inspector, whatever municipality registered it; its
+open CTRs are listed as the inspector sees them (issue 24: its municipalities', by origin or
+destination), and those of other municipalities only counted, so that a load under another
+municipality's CTR is not taken for one without any."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from django.utils import timezone
 from ctr.documents import normalize_plate
 from ctr.models import CTR, CTRStatus, LicenceStatus, Transporter, TransporterLicence, Vehicle
 from ctr.services import with_hours_open
+from jurisdiction.scope import jurisdiction_of
 from pev_network.models import Municipality
 
 
@@ -77,6 +83,8 @@ class RoadsideAnswer:
     # licence there, None without one.
     municipality: Municipality | None = None
     licence: TransporterLicence | None = None
+    # Open CTRs of the vehicle the inspector does not see: other municipalities' (issue 24).
+    open_elsewhere: int = 0
 
     @property
     def place(self) -> str:
@@ -183,6 +191,7 @@ class RoadsideAnswer:
             else {"ibge_code": self.municipality.ibge_code, "name": self.place},
             "open_ctrs": [c.as_dict() for c in self.open_ctrs],
             "overdue_ctrs": sum(c.overdue for c in self.open_ctrs),
+            "open_ctrs_elsewhere": self.open_elsewhere,
         }
 
 
@@ -227,10 +236,12 @@ def verdict_for(
     return Verdict.REGULAR
 
 
-def open_ctrs(vehicle: Vehicle, now: datetime.datetime) -> list[OpenCTR]:
-    """The vehicle's issued CTRs (not yet received, refused or cancelled), the oldest first."""
+def open_ctrs(vehicle: Vehicle, now: datetime.datetime, user=None) -> list[OpenCTR]:
+    """The vehicle's issued CTRs (not yet received, refused or cancelled) that `user` sees
+    (given none, every one), the oldest first."""
+    issued = CTR.objects.all() if user is None else CTR.objects.visible_to(user)
     queryset = with_hours_open(
-        CTR.objects.filter(vehicle=vehicle, status=CTRStatus.ISSUED), now
+        issued.filter(vehicle=vehicle, status=CTRStatus.ISSUED), now
     ).order_by("transport_date", "created_at")
     rows = queryset.values(
         "number",
@@ -262,11 +273,17 @@ def open_ctrs(vehicle: Vehicle, now: datetime.datetime) -> list[OpenCTR]:
 
 
 def check_plate(
-    raw_plate: str, municipality_id: int | None, now: datetime.datetime | None = None
+    raw_plate: str,
+    municipality_id: int | None = None,
+    now: datetime.datetime | None = None,
+    user=None,
 ) -> RoadsideAnswer:
     """The vehicle of the plate and its transporter's standing in the municipality the
-    inspector checks in (its current one). Raise django.core.exceptions.ValidationError
+    inspector checks in (`municipality_id`; given a `user`, its current one), and the open
+    CTRs `user` sees (the others counted). Raise django.core.exceptions.ValidationError
     (pt-BR) when the plate is malformed."""
+    if municipality_id is None and user is not None:
+        municipality_id = jurisdiction_of(user).current_id
     plate = normalize_plate(raw_plate)
     now = now or timezone.now()
     day = timezone.localtime(now).date()
@@ -279,13 +296,19 @@ def check_plate(
     licence = vehicle.transporter.licence_in(municipality_id) if vehicle else None
     if licence is not None:
         licence.municipality = municipality
+    listed = open_ctrs(vehicle, now, user) if vehicle else []
+    elsewhere = 0
+    if vehicle is not None and user is not None:
+        every = CTR.objects.filter(vehicle=vehicle, status=CTRStatus.ISSUED).count()
+        elsewhere = every - len(listed)
     return RoadsideAnswer(
         plate=plate,
         day=day,
         verdict=verdict_for(vehicle, day, licence),
         vehicle=vehicle,
         transporter=vehicle.transporter if vehicle else None,
-        open_ctrs=open_ctrs(vehicle, now) if vehicle else [],
+        open_ctrs=listed,
+        open_elsewhere=elsewhere,
         municipality=municipality,
         licence=licence,
     )

@@ -221,7 +221,11 @@ class Suspects:
 
 
 def _sql(
-    window_days: int, radius_m: float, spot: Spot, municipality_id: int | None
+    window_days: int,
+    radius_m: float,
+    spot: Spot,
+    municipality_ids=None,
+    licence_municipality_id: int | None = None,
 ) -> tuple[str, list]:
     local_from = timezone.localtime(spot.first_at).date() - datetime.timedelta(days=window_days)
     local_to = timezone.localtime(spot.last_at).date()
@@ -232,6 +236,14 @@ def _sql(
     dy = radius_m / METRES_PER_DEGREE * 1.02
     dx = radius_m / (METRES_PER_DEGREE * max(math.cos(math.radians(worst_lat)), 0.01)) * 1.02
     since_sql, since_params = open_since_sql("c")
+    # The CTRs the user sees (issue 24): of its municipalities by origin, or arriving at one of
+    # their facilities, as ctr.models.CTRQuerySet.municipal_q says; on the rows already joined
+    # here (a subquery of every CTR of the municipality would be read whole).
+    seen, seen_params = "", []
+    if municipality_ids is not None:
+        ids = sorted(municipality_ids)
+        seen = "AND (c.municipality_id = ANY(%s) OR f.municipality_id = ANY(%s))"
+        seen_params = [ids, ids]
     sql = f"""
         WITH spot AS (
             SELECT g, g::geography AS gg, ST_Centroid(g)::geography AS cg
@@ -257,6 +269,7 @@ def _sql(
             WHERE c.transport_date BETWEEN %s AND %s AND c.created_at <= %s
               AND c.origin && ST_Expand(spot.g, %s, %s)
               AND ST_DWithin(c.origin::geography, spot.gg, %s)
+              {seen}
         ),
         angled AS (
             SELECT candidates.*,
@@ -284,9 +297,9 @@ def _sql(
         FROM flagged f
         CROSS JOIN spot
         JOIN {Transporter._meta.db_table} t ON t.id = f.transporter_id
+        JOIN {Vehicle._meta.db_table} v ON v.id = f.vehicle_id
         LEFT JOIN {TransporterLicence._meta.db_table} tl
           ON tl.transporter_id = t.id AND tl.municipality_id = %s
-        JOIN {Vehicle._meta.db_table} v ON v.id = f.vehicle_id
         WHERE cardinality(f.reasons) > 0
         ORDER BY f.transporter_id, f.vehicle_id,
                  (f.reasons = ARRAY['ON_THE_WAY']), f.transport_date DESC, f.number
@@ -303,10 +316,11 @@ def _sql(
         dx,
         dy,
         radius_m,
+        *seen_params,
         CTRStatus.REFUSED,
         CTRStatus.CANCELLED,
         ON_THE_WAY_MAX_ANGLE,
-        municipality_id,
+        licence_municipality_id,
     ]
     return sql, params
 
@@ -315,12 +329,17 @@ def find_suspects(
     spot: Spot,
     window_days: int = DEFAULT_WINDOW_DAYS,
     radius_km: float = DEFAULT_RADIUS_KM,
-    municipality_id: int | None = None,
+    municipality_ids=None,
+    licence_municipality_id: int | None = None,
 ) -> Suspects:
     """The suspect CTRs of a spot, grouped by transporter then vehicle; the transporters with
-    most suspects first, and within one the vehicles likewise. Each transporter with its
-    licence in `municipality_id` (the inspector's current municipality), or None."""
-    sql, params = _sql(window_days, radius_km * 1000, spot, municipality_id)
+    most suspects first, and within one the vehicles likewise. Only the CTRs of
+    `municipality_ids` (the user's: jurisdiction's readable_ids; None: every one); each
+    transporter with its licence in `licence_municipality_id` (the inspector's current
+    municipality, art. 13), or None."""
+    sql, params = _sql(
+        window_days, radius_km * 1000, spot, municipality_ids, licence_municipality_id
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -378,13 +397,16 @@ class NearbyWorksite:
 
 
 def suspect_worksites_near(
-    spot: Spot, radius_km: float, today: datetime.date
+    spot: Spot, radius_km: float, today: datetime.date, municipality_ids=None
 ) -> list[NearbyWorksite]:
     """The worksites within `radius_km` of the spot with an alert on `today` (not at the
-    report's time: what the inspector can act on now), nearest first."""
+    report's time: what the inspector can act on now), nearest first; only those of
+    `municipality_ids` (the user's; None: every one)."""
     found = worksite_alerts.measure(
         today,
-        worksite_alerts.Scope(near=spot.geometry, radius_m=radius_km * 1000),
+        worksite_alerts.Scope(
+            near=spot.geometry, radius_m=radius_km * 1000, municipality_ids=municipality_ids
+        ),
         only_flagged=True,
     )
     figures = {f.worksite_id: f for f in found}

@@ -9,6 +9,8 @@ from django.core.exceptions import ValidationError
 
 from ctr.documents import normalize_document
 
+from .accounts import registration_municipalities
+
 # The service's field names are the forms' (add_to_form puts an error on its field).
 DOCUMENT_HELP = "Só números ou com a pontuação; os dígitos verificadores são conferidos."
 
@@ -87,6 +89,11 @@ class AcceptInvitationForm(NewPasswordMixin):
     pass
 
 
+class MunicipalityChoice(forms.ModelChoiceField):
+    def label_from_instance(self, obj) -> str:
+        return f"{obj.name}/{obj.uf}"
+
+
 class RegistrationForm(DocumentMixin, NewPasswordMixin):
     name = forms.CharField(
         label="Nome ou razão social",
@@ -95,12 +102,40 @@ class RegistrationForm(DocumentMixin, NewPasswordMixin):
     )
     document = _document_field()
     email = _email_field()
+    # Issue 24: the municipality whose Núcleo confirms the registration (where the works are).
+    municipality = MunicipalityChoice(
+        label="Município",
+        queryset=None,
+        empty_label="Escolha o município",
+        help_text="O Núcleo Permanente de Gestão deste município confere o seu cadastro: "
+        "escolha o das suas obras.",
+        error_messages={
+            "required": "Escolha o município onde o Núcleo vai conferir o seu cadastro.",
+            "invalid_choice": "Este município não é atendido pela plataforma: escolha um da lista.",
+        },
+    )
 
-    field_order = ["name", "document", "email", "username", "password", "password_confirm"]
+    field_order = [
+        "name", "document", "email", "municipality", "username", "password", "password_confirm",
+    ]  # fmt: skip
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        served = registration_municipalities()
+        self.fields["municipality"].queryset = served
+        first_two = list(served[:2])
+        # One municipality served: nothing to choose, it is that one's Núcleo.
+        self.only = first_two[0] if len(first_two) == 1 else None
+        if self.only is not None:
+            self.fields["municipality"].initial = self.only.pk
+            self.fields["municipality"].required = False
+
+    def clean_municipality(self):
+        return self.cleaned_data.get("municipality") or self.only
 
     def arguments(self) -> dict:
         """accounts.register's arguments."""
-        names = ("name", "document", "email", "username", "password")
+        names = ("name", "document", "email", "username", "password", "municipality")
         return {name: self.cleaned_data[name] for name in names}
 
 

@@ -20,6 +20,8 @@ from config.rate_limits import RateLimited
 from ctr import roles
 from ctr.documents import format_document, mask_document
 from ctr.roles import municipal_only
+from jurisdiction.access import DataScope, declare
+from jurisdiction.scope import jurisdiction_of
 
 from . import accounts
 from .account_forms import AcceptInvitationForm, InvitationForm, RefuseForm, RegistrationForm
@@ -42,6 +44,7 @@ def _signed_in_elsewhere(request, template: str, context: dict):
 # --- self-registration (public) --------------------------------------------------------------
 
 
+@declare(DataScope.PUBLIC)
 @GET_OR_POST
 def registration_new(request):
     """/gerador/cadastro/: a generator asks for its account; the Núcleo confirms it."""
@@ -78,6 +81,7 @@ def registration_new(request):
     return redirect("generators:registration-status")
 
 
+@declare(DataScope.SIGNED_IN)  # the person's own registration
 @require_safe
 @login_required
 def registration_status(request):
@@ -99,6 +103,7 @@ def registration_status(request):
 # --- invitation link (public) ----------------------------------------------------------------
 
 
+@declare(DataScope.PUBLIC)  # the e-mail's single-use token is the key
 @GET_OR_POST
 def invitation(request, token: str):
     """/gerador/convite/<token>/: the e-mail's link; the person chooses user name and password.
@@ -180,6 +185,7 @@ def nucleo_invitations(request):
 
 
 def transporter_only(view):
+    @declare(DataScope.SIDE)
     @login_required
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -212,10 +218,12 @@ def transporter_invitations(request):
 @municipal_only
 def registration_queue(request):
     """/nucleo/geradores/cadastros/: the registrations to confirm (oldest first), then the last
-    decisions. Documents masked here; in full on each registration's page (logged)."""
-    pending = list(accounts.pending_registrations())
+    decisions, of the municipality the user works in. Documents masked here; in full on each
+    registration's page (logged)."""
+    pending = list(accounts.pending_registrations(request.user))
     decided = (
-        GeneratorRegistration.objects.exclude(status=RegistrationStatus.PENDING)
+        accounts.registrations_for(request.user)
+        .exclude(status=RegistrationStatus.PENDING)
         .select_related("decided_by")
         .order_by("-decided_at", "-pk")[:RECENT_DECISIONS]
     )
@@ -229,7 +237,7 @@ def registration_queue(request):
 
 
 def _detail_page(request, registration, refuse_form=None, status=200):
-    known = accounts.known_generator(registration.document)
+    known = accounts.known_generator(registration.document, request.user)
     # The person's name, CPF and e-mail (LGPD art. 37), and the registry's generator.
     audit.record(request, registration, "Cadastro de gerador: análise")
     if known is not None:
@@ -243,29 +251,35 @@ def _detail_page(request, registration, refuse_form=None, status=200):
             "document": format_document(registration.document),
             "known": known,
             "pending": registration.status == RegistrationStatus.PENDING,
+            # The auditor reads; the staff of the registration's municipality decide.
+            "can_decide": jurisdiction_of(request.user).acts(registration.municipality_id),
             "refuse_form": refuse_form or RefuseForm(),
         },
         status=status,
     )
 
 
-def _registration(pk: int) -> GeneratorRegistration:
+def _registration(request, pk: int) -> GeneratorRegistration:
+    """The registration, if one of the user's municipalities (another's is a 404)."""
     return get_object_or_404(
-        GeneratorRegistration.objects.select_related("user", "decided_by", "generator"), pk=pk
+        GeneratorRegistration.objects.visible_to(request.user)
+        .select_related("user", "decided_by", "generator", "municipality")
+        .defer("municipality__boundary"),
+        pk=pk,
     )
 
 
 @require_safe
 @municipal_only
 def registration_detail(request, pk: int):
-    return _detail_page(request, _registration(pk))
+    return _detail_page(request, _registration(request, pk))
 
 
 @require_POST
 @municipal_only
 @errors_back_to("generators:registration-detail", "pk")
 def registration_confirm(request, pk: int):
-    registration = accounts.confirm_registration(_registration(pk), request.user)
+    registration = accounts.confirm_registration(_registration(request, pk), request.user)
     messages.success(
         request,
         f"Cadastro confirmado: a conta “{registration.user.get_username()}” age pelo gerador "
@@ -278,7 +292,7 @@ def registration_confirm(request, pk: int):
 @require_POST
 @municipal_only
 def registration_refuse(request, pk: int):
-    registration = _registration(pk)
+    registration = _registration(request, pk)
     form = RefuseForm(request.POST)
     if not form.is_valid():
         return _detail_page(request, registration, form, status=400)

@@ -7,6 +7,11 @@ one named on its own CTRs, the generators it owes the proof of destination (art.
 self-registered account exists at once but has no Membership until the Núcleo confirms it, so
 until then it sees what any signed-in user without a role sees: nothing of anyone's.
 
+Each invitation and registration is one municipality's (issue 24): the Núcleo's that sent the
+invitation (or of the CTR on which the inviting transporter carried for the generator), the
+one the generator chose to register with. Only that municipality's staff list and decide them
+(jurisdiction.scope: `visible_to`, `require_acting`).
+
 One transaction per operation; every refusal is an `AccountError` (a `DomainError`) with a
 Portuguese message, the field it concerns and its HTTP status; e-mails leave after commit
 (`config.mail`), with no personal data in the subject.
@@ -35,8 +40,9 @@ from config.errors import DomainError
 from config.rate_limits import RateLimit, Window
 from ctr import roles
 from ctr.documents import document_kind, format_document, normalize_document
-from ctr.models import CTR, Generator, Membership
-from jurisdiction.scope import jurisdiction_of
+from ctr.models import CTR, Generator, Membership, Worksite
+from jurisdiction.models import Role, StaffRole
+from jurisdiction.scope import jurisdiction_of, municipalities, require_acting
 from pev_network.letterhead import letterhead_by_id
 
 from .models import GeneratorInvitation, GeneratorRegistration, RegistrationStatus
@@ -186,12 +192,17 @@ def signed_by(user):
     return letterhead_by_id(jurisdiction_of(user).current_id)
 
 
-def _require_municipal(user) -> None:
+DECIDERS = (
+    "Só o Núcleo Permanente de Gestão e a fiscalização municipal decidem os cadastros de geradores."
+)
+
+
+def _require_decider(user, registration: GeneratorRegistration) -> None:
+    """The staff of the registration's municipality decide it (issue 24): 404 for anyone
+    else's staff, 403 for the auditor and for whoever is not staff at all."""
     if not roles.is_municipal(user):
-        raise NotAllowed(
-            "Só o Núcleo Permanente de Gestão e a fiscalização municipal decidem os cadastros de "
-            "geradores."
-        )
+        raise NotAllowed(DECIDERS)
+    require_acting(user, registration.municipality_id)
 
 
 # --- invitations -----------------------------------------------------------------------------
@@ -216,13 +227,15 @@ def _generator_for_nucleo(document: str, name: str) -> Generator:
     return generator
 
 
-def _carried_generator(transporter, document: str) -> Generator:
-    """A generator named on at least one of the transporter's CTRs (art. 13 p.ú.). A document
-    it never carried for gets the same answer whether or not it exists: a transporter learns
-    nothing about other people's registrations."""
+def _carried_generator(transporter, document: str) -> tuple[Generator, int]:
+    """A generator named on at least one of the transporter's CTRs (art. 13 p.ú.), and the
+    municipality of the latest of them (the invitation's). A document it never carried for
+    gets the same answer whether or not it exists: a transporter learns nothing about other
+    people's registrations."""
     carried = (
         CTR.objects.filter(transporter=transporter, generator__document=document)
-        .values_list("generator_id", flat=True)
+        .order_by("-created_at", "-pk")
+        .values_list("generator_id", "municipality_id")
         .first()
     )
     if carried is None:
@@ -233,7 +246,7 @@ def _carried_generator(transporter, document: str) -> Generator:
             code="generator_not_carried",
             field="document",
         )
-    return Generator.objects.get(pk=carried)
+    return Generator.objects.get(pk=carried[0]), carried[1]
 
 
 def inviter_label(invitation: GeneratorInvitation) -> str:
@@ -254,20 +267,30 @@ def require_inviter(user):
 
 
 def invite(
-    by, email: str, document: str, name: str = "", *, valid_days: int = INVITATION_DAYS
+    by,
+    email: str,
+    document: str,
+    name: str = "",
+    *,
+    valid_days: int = INVITATION_DAYS,
+    municipality_id: int | None = None,
 ) -> GeneratorInvitation:
     """Invite the generator of `document` to open its account: an e-mail to `email` with a
     single-use link valid for `valid_days`. The Núcleo may name any generator (and create it
-    from `name`); a transporter only one on its own CTRs."""
+    from `name`), for its municipality (`municipality_id`, by default the one it works in
+    now); a transporter only one on its own CTRs."""
     transporter = require_inviter(by)
     municipal = transporter is None
+    if municipal:
+        municipality_id = municipality_id or jurisdiction_of(by).current_id
+        require_acting(by, municipality_id)
     email = _email(email)
     document = _document(document)
     with transaction.atomic():
         if municipal:
             generator = _generator_for_nucleo(document, name)
         else:
-            generator = _carried_generator(transporter, document)
+            generator, municipality_id = _carried_generator(transporter, document)
         token = secrets.token_urlsafe(TOKEN_BYTES)
         now = timezone.now()
         invitation = GeneratorInvitation.objects.create(
@@ -276,6 +299,7 @@ def invite(
             token_hash=_hash(token),
             invited_by=by,
             transporter=transporter,
+            municipality_id=municipality_id,
             created_at=now,
             expires_at=now + datetime.timedelta(days=valid_days),
         )
@@ -341,17 +365,14 @@ def accept_invitation(token: str, username: str, password: str):
     return user
 
 
-def invitations_for(user) -> QuerySet[GeneratorInvitation]:
-    """The invitations a user may list: the municipality all, a transporter its own."""
-    invitations = GeneratorInvitation.objects.select_related(
-        "generator", "transporter", "invited_by"
+def invitations_for(user, current: bool = True) -> QuerySet[GeneratorInvitation]:
+    """The invitations a user may list: the staff those of its municipality (`current`: the
+    one it works in now; else all of its municipalities), a transporter its own."""
+    return (
+        GeneratorInvitation.objects.visible_to(user, current=current)
+        .select_related("generator", "transporter", "invited_by", "municipality")
+        .defer("municipality__boundary")
     )
-    if roles.is_municipal(user):
-        return invitations
-    transporter = roles.transporter_of(user)
-    if transporter is None:
-        return invitations.none()
-    return invitations.filter(transporter=transporter)
 
 
 # --- self-registration -----------------------------------------------------------------------
@@ -368,18 +389,50 @@ def count_registration(client: str) -> None:
     REGISTRATIONS.hit(client)
 
 
-def register(name: str, document: str, email: str, username: str, password: str):
+def registration_municipalities() -> QuerySet:
+    """The municipalities a generator may register with: those the platform serves with a
+    Núcleo to confirm the registration (jurisdiction.StaffRole), by name."""
+    with_nucleo = StaffRole.objects.filter(role=Role.NUCLEO).values("municipality_id")
+    return municipalities().filter(pk__in=with_nucleo).order_by("name", "uf")
+
+
+def _municipality(value) -> int:
+    """The municipality chosen for a registration (an id or a Municipality), one of those
+    served; refused otherwise."""
+    pk = getattr(value, "pk", value)
+    if pk in (None, ""):
+        raise AccountError(
+            "Escolha o município onde o Núcleo vai conferir o seu cadastro.",
+            code="municipality",
+            field="municipality",
+        )
+    if not str(pk).isdigit() or not registration_municipalities().filter(pk=pk).exists():
+        raise AccountError(
+            "Este município não é atendido pela plataforma: escolha um da lista.",
+            code="municipality",
+            field="municipality",
+        )
+    return int(pk)
+
+
+def register(name: str, document: str, email: str, username: str, password: str, municipality=None):
     """A generator asks for its account: the user exists at once, without a Membership; the
-    registration waits for the Núcleo. A CPF/CNPJ that already has accounts is not refused
-    here: saying so would tell any visitor whether a person is registered, and a company may
-    rightly have several people; the Núcleo sees the accounts and decides."""
+    registration waits for the Núcleo of the municipality it chose (one the platform serves).
+    A CPF/CNPJ that already has accounts is not refused here: saying so would tell any visitor
+    whether a person is registered, and a company may rightly have several people; the Núcleo
+    sees the accounts and decides."""
     name = _name(name, "Informe o nome do gerador (pessoa ou empresa).")
     document = _document(document)
     email = _email(email)
+    municipality_id = _municipality(municipality)
     with transaction.atomic():
         user = _create_account(username, password, email, name)
         return GeneratorRegistration.objects.create(
-            user=user, name=name, document=document, email=email
+            user=user,
+            name=name,
+            document=document,
+            email=email,
+            municipality_id=municipality_id,
         )
 
 
@@ -395,8 +448,9 @@ def _locked_pending(registration: GeneratorRegistration) -> GeneratorRegistratio
 
 def confirm_registration(registration: GeneratorRegistration, by) -> GeneratorRegistration:
     """The Núcleo confirms: the account acts for the generator of the CPF/CNPJ, created from the
-    registration when the registry does not know it (an existing generator keeps its name)."""
-    _require_municipal(by)
+    registration when the registry does not know it (an existing generator keeps its name).
+    Only the staff of the registration's municipality (issue 24)."""
+    _require_decider(by, registration)
     with transaction.atomic():
         registration = _locked_pending(registration)
         if Membership.objects.filter(user_id=registration.user_id).exists():
@@ -432,8 +486,8 @@ def refuse_registration(
     registration: GeneratorRegistration, by, reason: str
 ) -> GeneratorRegistration:
     """The Núcleo refuses, with the reason the person receives by e-mail; the account stays
-    without a role."""
-    _require_municipal(by)
+    without a role. Only the staff of the registration's municipality (issue 24)."""
+    _require_decider(by, registration)
     reason = " ".join((reason or "").split())
     if not reason:
         raise AccountError(
@@ -473,7 +527,10 @@ class KnownGenerator:
     accounts: list[str]  # user names of the active accounts acting for it
 
 
-def known_generator(document: str) -> KnownGenerator | None:
+def known_generator(document: str, user) -> KnownGenerator | None:
+    """The registry's generator of the CPF/CNPJ, with its CTRs and worksites as `user` sees
+    them (its municipalities': issue 24) and the accounts that act for it (which this
+    registration would join)."""
     generator = Generator.objects.filter(document=document).first()
     if generator is None:
         return None
@@ -484,14 +541,23 @@ def known_generator(document: str) -> KnownGenerator | None:
     )
     return KnownGenerator(
         generator=generator,
-        ctrs=generator.ctrs.count(),
-        worksites=generator.worksites.count(),
+        ctrs=CTR.objects.visible_to(user).filter(generator=generator).count(),
+        worksites=Worksite.objects.visible_to(user).filter(generator=generator).count(),
         accounts=list(accounts),
     )
 
 
-def pending_registrations() -> QuerySet[GeneratorRegistration]:
-    """The Núcleo's queue, oldest first."""
-    return GeneratorRegistration.objects.filter(status=RegistrationStatus.PENDING).select_related(
-        "user"
+def registrations_for(user, current: bool = True) -> QuerySet[GeneratorRegistration]:
+    """The registrations the staff list: of its municipality (`current`: the one it works in
+    now; else all of its municipalities)."""
+    return GeneratorRegistration.objects.visible_to(user, current=current)
+
+
+def pending_registrations(user) -> QuerySet[GeneratorRegistration]:
+    """The Núcleo's queue (of the municipality it works in), oldest first."""
+    return (
+        registrations_for(user)
+        .filter(status=RegistrationStatus.PENDING)
+        .select_related("user", "municipality")
+        .defer("municipality__boundary")
     )

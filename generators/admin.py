@@ -41,18 +41,21 @@ class WastePlanAdmin(ReadOnly, admin.ModelAdmin):
 class GeneratorInvitationAdmin(ReadOnly, admin.ModelAdmin):
     """The token's hash stays out of sight: it identifies a live link."""
 
-    list_display = ["generator", "email", "invited_by", "created_at", "expires_at", "accepted_at"]
+    list_display = [
+        "generator", "email", "municipality", "invited_by", "created_at", "expires_at",
+        "accepted_at",
+    ]  # fmt: skip
     search_fields = ["generator__name", "generator__document", "email"]
-    list_select_related = ["generator", "invited_by"]
+    list_select_related = ["generator", "invited_by", "municipality"]
     exclude = ["token_hash"]
 
 
 @admin.register(GeneratorRegistration)
 class GeneratorRegistrationAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ["name", "user", "status", "created_at", "decided_at"]
+    list_display = ["name", "user", "municipality", "status", "created_at", "decided_at"]
     list_filter = ["status"]
     search_fields = ["name", "document", "email", "user__username"]
-    list_select_related = ["user"]
+    list_select_related = ["user", "municipality"]
 
 
 @admin.register(HabiteSeDeclaration)

@@ -15,6 +15,7 @@ from config.api_errors import InvalidParameter
 from config.pagination import NewestFirstCursorPagination
 from ctr import roles
 from ctr.documents import format_document, mask_document
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import accounts
@@ -58,6 +59,13 @@ class InvitationOutput(serializers.Serializer):
     transporter_id = serializers.IntegerField(
         allow_null=True, help_text="O transportador que convidou; null: o Núcleo."
     )
+    municipality = serializers.CharField(
+        source="municipality.ibge_code",
+        allow_null=True,
+        default=None,
+        help_text="Código IBGE do município do convite: o do Núcleo que convidou, ou o do CTR "
+        "em que o transportador atendeu o gerador.",
+    )
 
     def get_state(self, invitation) -> str:
         return invitation.state()
@@ -72,8 +80,11 @@ class InvitationListView(generics.ListCreateAPIView):
     endereço de uso único (7 dias) para criar a sua conta; o Núcleo convida qualquer gerador
     (e o cadastra com `name` se preciso), um transportador só um que aparece num CTR seu (art.
     13 p.ú.; os outros: 403). O token do convite só vai no e-mail. GET: os convites enviados,
-    mais novos primeiro (o município todos, o transportador os seus)."""
+    mais novos primeiro (o município os dos seus municípios, o transportador os seus). O
+    Núcleo convida pelo município em que trabalha (o atual, escolhido em /municipio/)."""
 
+    # The staff's and the transporters' (each what visible_to gives it).
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = InvitationPagination
     serializer_class = InvitationOutput
@@ -81,7 +92,7 @@ class InvitationListView(generics.ListCreateAPIView):
 
     def get_queryset(self):
         accounts.require_inviter(self.request.user)
-        return accounts.invitations_for(self.request.user)
+        return accounts.invitations_for(self.request.user, current=False)
 
     @extend_schema(
         summary="Convites de geradores enviados",
@@ -127,6 +138,12 @@ class RegistrationSummary(serializers.Serializer):
     document = serializers.SerializerMethodField(
         help_text="Mascarado nas listas (CPF: ***.456.789-**); completo no detalhe."
     )
+    municipality = serializers.CharField(
+        source="municipality.ibge_code",
+        allow_null=True,
+        default=None,
+        help_text="Código IBGE do município cujo Núcleo confere o cadastro.",
+    )
     created_at = serializers.DateTimeField()
     decided_at = serializers.DateTimeField(allow_null=True)
 
@@ -163,7 +180,7 @@ class RegistrationOutput(RegistrationSummary):
 
     @extend_schema_field(KnownGeneratorOutput(allow_null=True))
     def get_known_generator(self, registration):
-        known = accounts.known_generator(registration.document)
+        known = accounts.known_generator(registration.document, self.context["request"].user)
         return KnownGeneratorOutput(known).data if known else None
 
 
@@ -179,22 +196,28 @@ class RegistrationPagination(NewestFirstCursorPagination):
     ordering = ("-created_at", "-pk")
 
 
-def _registration(pk: int) -> GeneratorRegistration:
+def _registration(request, pk: int) -> GeneratorRegistration:
+    """The registration, if of one of the user's municipalities (another's: 404)."""
     return get_object_or_404(
-        GeneratorRegistration.objects.select_related("user", "decided_by"), pk=pk
+        GeneratorRegistration.objects.visible_to(request.user).select_related(
+            "user", "decided_by", "municipality"
+        ),
+        pk=pk,
     )
 
 
 def _detail(request, registration: GeneratorRegistration, purpose: str) -> Response:
     # Name, CPF/CNPJ and e-mail in full (LGPD art. 37).
     audit.record(request, registration, purpose)
-    return Response(RegistrationOutput(registration).data)
+    return Response(RegistrationOutput(registration, context={"request": request}).data)
 
 
 class RegistrationListView(generics.ListAPIView):
-    """Cadastros de geradores feitos em /gerador/cadastro/, mais novos primeiro; por padrão os
-    que aguardam decisão. CPF/CNPJ mascarado; completo no detalhe."""
+    """Cadastros de geradores feitos em /gerador/cadastro/ com os municípios do usuário, mais
+    novos primeiro; por padrão os que aguardam decisão. CPF/CNPJ mascarado; completo no
+    detalhe."""
 
+    data_scope = DataScope.STAFF
     permission_classes = [permissions.IsAuthenticated, IsMunicipal]
     pagination_class = RegistrationPagination
     serializer_class = RegistrationSummary
@@ -206,7 +229,12 @@ class RegistrationListView(generics.ListAPIView):
             raise InvalidParameter(
                 "status", f"Situação desconhecida: use {', '.join(RegistrationStatus.values)}."
             )
-        return GeneratorRegistration.objects.filter(status=wanted)
+        return (
+            accounts.registrations_for(self.request.user, current=False)
+            .filter(status=wanted)
+            .select_related("municipality")
+            .defer("municipality__boundary")
+        )
 
     @extend_schema(
         summary="Cadastros de geradores",
@@ -221,6 +249,7 @@ class RegistrationDetailView(APIView):
     """Um cadastro de gerador, com o gerador já cadastrado do mesmo CPF/CNPJ (se houver) e as
     suas contas ativas: o que o Núcleo confere antes de decidir."""
 
+    data_scope = DataScope.STAFF
     permission_classes = [permissions.IsAuthenticated, IsMunicipal]
 
     @extend_schema(
@@ -228,7 +257,7 @@ class RegistrationDetailView(APIView):
         responses={200: RegistrationOutput, **problems(401, 403, 404)},
     )
     def get(self, request, pk: int):
-        return _detail(request, _registration(pk), "API: cadastro de gerador")
+        return _detail(request, _registration(request, pk), "API: cadastro de gerador")
 
 
 class RefuseInput(serializers.Serializer):
@@ -242,6 +271,7 @@ class RegistrationConfirmView(APIView):
     cadastro se não existe; um existente mantém o seu nome). A pessoa é avisada por e-mail.
     Um cadastro já decidido: 409."""
 
+    data_scope = DataScope.STAFF
     permission_classes = [permissions.IsAuthenticated, IsMunicipal]
 
     @extend_schema(
@@ -250,7 +280,7 @@ class RegistrationConfirmView(APIView):
         responses={200: RegistrationOutput, **problems(401, 403, 404, 409)},
     )
     def post(self, request, pk: int):
-        registration = accounts.confirm_registration(_registration(pk), request.user)
+        registration = accounts.confirm_registration(_registration(request, pk), request.user)
         return _detail(request, registration, "API: cadastro de gerador confirmado")
 
 
@@ -258,6 +288,7 @@ class RegistrationRefuseView(APIView):
     """Recusa o cadastro com o motivo, que vai por e-mail à pessoa; a conta fica sem papel.
     Sem motivo: 400; já decidido: 409."""
 
+    data_scope = DataScope.STAFF
     permission_classes = [permissions.IsAuthenticated, IsMunicipal]
 
     @extend_schema(
@@ -266,7 +297,7 @@ class RegistrationRefuseView(APIView):
         responses={200: RegistrationOutput, **problems(400, 401, 403, 404, 409)},
     )
     def post(self, request, pk: int):
-        registration = _registration(pk)
+        registration = _registration(request, pk)
         payload = RefuseInput(data=request.data)
         payload.is_valid(raise_exception=True)
         registration = accounts.refuse_registration(

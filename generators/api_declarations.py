@@ -15,6 +15,7 @@ import audit
 from config.api_errors import Problem
 from ctr import roles
 from ctr.models import Worksite
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import declarations
@@ -22,7 +23,6 @@ from .models import DeclarationStatus, HabiteSeDeclaration
 
 VOLUME = {"max_digits": 14, "decimal_places": 3}
 NOT_FOUND = "Declaração de destinação não encontrada."
-FORBIDDEN = "Só o gerador da obra e o município veem a sua declaração de destinação."
 C403 = "Acesso negado: só o gerador da obra e o município"
 DECIDE_403 = "Acesso negado: só o Núcleo Permanente de Gestão"
 
@@ -163,25 +163,30 @@ class DeclarationRefuseInput(serializers.Serializer):
 # --- views -----------------------------------------------------------------------------------
 
 
-def _worksite(pk: int) -> Worksite:
-    worksite = Worksite.objects.select_related("generator", "municipality").filter(pk=pk).first()
+def _worksite(request, pk: int) -> Worksite:
+    """The worksite, if its generator's or of the staff's municipalities (issue 24)."""
+    worksite = (
+        Worksite.objects.visible_to(request.user)
+        .select_related("generator", "municipality")
+        .filter(pk=pk)
+        .first()
+    )
     if worksite is None:
         raise Problem(404, "Obra não encontrada.")
     return worksite
 
 
 def _declaration(request, pk: int) -> HabiteSeDeclaration:
+    """The declaration, if its worksite's generator's or of the staff's municipalities; any
+    other is as if it did not exist (issue 24)."""
     declaration = (
-        HabiteSeDeclaration.objects.select_related(
-            "worksite", "worksite__generator", "requested_by", "decided_by"
-        )
+        HabiteSeDeclaration.objects.visible_to(request.user)
+        .select_related("worksite", "worksite__generator", "requested_by", "decided_by")
         .filter(pk=pk)
         .first()
     )
     if declaration is None:
         raise Problem(404, NOT_FOUND)
-    if not declarations.can_see(request.user, declaration):
-        raise Problem(403, FORBIDDEN)
     return declaration
 
 
@@ -193,6 +198,8 @@ class WorksiteDeclarationsView(APIView):
     """A declaração de destinação para o Habite-se de uma obra (Lei 3.978/2007 art. 9 p.ú.
     II): se pode ser emitida agora (e o que impede), os volumes por classe e os pedidos."""
 
+    # The worksite's generator and its municipality's staff (visible_to).
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
@@ -200,11 +207,7 @@ class WorksiteDeclarationsView(APIView):
         responses={200: WorksiteDeclarationsOutput, **problems(401, 403, 404, c403=C403)},
     )
     def get(self, request, pk: int):
-        worksite = _worksite(pk)
-        if not (
-            roles.is_municipal(request.user) or declarations.is_generator_of(request.user, worksite)
-        ):
-            raise Problem(403, FORBIDDEN)
+        worksite = _worksite(request, pk)
         audit.record(request, worksite, "API: Habite-se da obra")
         review = declarations.review(worksite)
         body = WorksiteDeclarationsOutput(
@@ -240,7 +243,7 @@ class WorksiteDeclarationsView(APIView):
         },
     )
     def post(self, request, pk: int):
-        worksite = _worksite(pk)
+        worksite = _worksite(request, pk)
         declarations.require_generator(request.user, worksite)
         payload = RequestInput(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -255,8 +258,9 @@ class WorksiteDeclarationsView(APIView):
 
 class DeclarationListView(APIView):
     """Os pedidos de declaração de destinação, para o município: os em análise (os mais
-    antigos primeiro), ou os de uma situação."""
+    antigos primeiro), ou os de uma situação; os dos municípios do usuário."""
 
+    data_scope = DataScope.STAFF
     permission_classes = [roles.IsMunicipal]
 
     @extend_schema(
@@ -278,13 +282,16 @@ class DeclarationListView(APIView):
             raise Problem(
                 400, f"status “{chosen[:20]}” inválido: use requested, issued, refused ou all."
             )
-        items = declarations.queue(None if chosen == "all" else chosen)[:500]
+        items = declarations.queue(
+            request.user, None if chosen == "all" else chosen, current=False
+        )[:500]
         return Response(DeclarationOutput(items, many=True, context={"request": request}).data)
 
 
 class DeclarationDetailView(APIView):
     """Uma declaração de destinação: o pedido, a decisão e, emitida, o conteúdo e os links."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
@@ -324,6 +331,7 @@ class DeclarationIssueView(APIView):
     mesmo momento; recusada (409, com os motivos) se uma carga não foi recebida ou o seu
     resíduo ainda não chegou à destinação final."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
@@ -338,6 +346,7 @@ class DeclarationIssueView(APIView):
 class DeclarationRefuseView(APIView):
     """O Núcleo recusa o pedido, com os motivos (o gerador os recebe por e-mail)."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(

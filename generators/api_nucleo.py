@@ -2,7 +2,9 @@
 
 - GET /api/v1/suspect-worksites/?municipality=<IBGE>&reason=<overdue|low_volume|idle|suspect>
 
-Its own path, not under /api/v1/worksites/ (the generator's worksites live there)."""
+Its own path, not under /api/v1/worksites/ (the generator's worksites live there). The
+worksites of the user's municipalities (issue 24); `municipality` narrows to one of them
+(another municipality's: none)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import audit
 from config.api_errors import InvalidParameter
 from ctr.models import Worksite
 from ctr.roles import IsMunicipal
+from jurisdiction.access import DataScope
+from jurisdiction.scope import jurisdiction_of
 from pev_network.api import municipality_id_of, problems
 
 from . import suspects
@@ -118,7 +122,20 @@ RESPONSE_SCHEMA = {
 }
 
 
+def scope_of(user, municipality_id: int | None) -> suspects.Scope:
+    """The worksites `user` reads (its municipalities), or those of the one asked for when it
+    is one of them (another's: none, as a municipality without worksites)."""
+    j = jurisdiction_of(user)
+    if municipality_id is not None:
+        if not j.reads(municipality_id):
+            return suspects.Scope(worksite_ids=())
+        return suspects.Scope(municipality_id=municipality_id)
+    readable = j.readable_ids
+    return suspects.Scope() if readable is None else suspects.Scope(municipality_ids=readable)
+
+
 class SuspectWorksitesView(APIView):
+    data_scope = DataScope.STAFF
     permission_classes = [IsMunicipal]
 
     @extend_schema(
@@ -144,7 +161,7 @@ class SuspectWorksitesView(APIView):
         reasons = _reasons(params.get("reason"))
         municipality_id = municipality_id_of((params.get("municipality") or "").strip())
         today = timezone.localdate()
-        scope = suspects.Scope(municipality_id=municipality_id)
+        scope = scope_of(request.user, municipality_id)
         flagged = (
             Worksite.objects.filter(pk__in=RawSQL(*suspects.suspect_ids_sql(today, reasons, scope)))
             .select_related("generator", "municipality")

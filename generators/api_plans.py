@@ -15,6 +15,7 @@ from config.api_errors import Problem
 from config.api_params import required
 from ctr import roles
 from ctr.models import WorkKind, Worksite
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 from pev_network.models import Municipality, WasteClass
 
@@ -50,6 +51,8 @@ class EstimateView(APIView):
     índice do município (m³ por m², por tipo de obra e classe; padrões com fonte em
     docs/legal.md)."""
 
+    # A municipality's rates are parameters of its law, not anyone's data.
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
@@ -141,22 +144,29 @@ class PlanNoteInput(serializers.Serializer):
     note = serializers.CharField(required=False, default="", allow_blank=True, max_length=4000)
 
 
-def _plans():
-    return WastePlan.objects.select_related("worksite").prefetch_related(
+def _plans(user=None):
+    """The plans `user` sees (its generator's, its municipalities'); given none, every one
+    (a plan's detail after a step, its reader checked before)."""
+    plans_ = WastePlan.objects.all() if user is None else WastePlan.objects.visible_to(user)
+    return plans_.select_related("worksite").prefetch_related(
         "volumes", "transporters", "facilities"
     )
 
 
 def _worksite(request, pk: int) -> Worksite:
-    worksite = Worksite.objects.select_related("generator").filter(pk=pk).first()
-    if worksite is None or not plans.can_read(request.user, worksite):
+    """The worksite, if its generator's or of the staff's municipalities (issue 24)."""
+    worksite = (
+        Worksite.objects.visible_to(request.user).select_related("generator").filter(pk=pk).first()
+    )
+    if worksite is None:
         raise Problem(404, "Obra não encontrada.")
     return worksite
 
 
 def _plan(request, pk: int) -> WastePlan:
-    plan = _plans().prefetch_related("events__actor").filter(pk=pk).first()
-    if plan is None or not plans.can_read(request.user, plan.worksite):
+    """The plan, if its worksite's generator's or of the staff's municipalities."""
+    plan = _plans(request.user).prefetch_related("events__actor").filter(pk=pk).first()
+    if plan is None:
         raise Problem(404, "PGRCC não encontrado.")
     if roles.is_municipal(request.user):
         audit.record(request, plan.worksite, "API: PGRCC")
@@ -180,6 +190,8 @@ class WorksitePlansView(APIView):
     foi aprovada. Transportadores e destinos só entre os licenciados hoje (art. 9 p.ú. I):
     cada um que não for é recusado com o nome e o motivo, e nada é gravado."""
 
+    # The worksite's generator and its municipality's staff (visible_to).
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
@@ -221,8 +233,9 @@ class WorksitePlansView(APIView):
 
 class PlanQueueView(APIView):
     """Os PGRCC que aguardam a decisão do Núcleo, do mais antigo ao mais recente (o
-    município)."""
+    município: os dos seus municípios)."""
 
+    data_scope = DataScope.STAFF
     permission_classes = [roles.IsMunicipal]
 
     @extend_schema(
@@ -231,13 +244,16 @@ class PlanQueueView(APIView):
         responses={200: PlanOutput(many=True), **problems(401, 403)},
     )
     def get(self, request):
-        waiting = _plans().filter(status=PlanStatus.SUBMITTED).order_by("submitted_at", "pk")
+        waiting = (
+            _plans(request.user).filter(status=PlanStatus.SUBMITTED).order_by("submitted_at", "pk")
+        )
         return Response(PlanOutput(waiting, many=True).data)
 
 
 class PlanDetailView(APIView):
     """Uma versão do PGRCC com o seu histórico (cada passo com os dados daquele momento)."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
@@ -262,6 +278,7 @@ def _step(summary: str, c403: str, c409: str, body=None):
 class PlanSubmitView(APIView):
     """Enviar ao Núcleo a versão em elaboração (ou devolvida) do PGRCC."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
 
     @_step(
@@ -278,6 +295,7 @@ class _Decision(APIView):
     """A decision of the Núcleo on a submitted plan, with its note (the service named by
     `decide`)."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated]
     decide = staticmethod(plans.approve)
 

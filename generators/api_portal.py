@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from config.api_errors import Problem
 from ctr import roles
 from ctr.models import CTR
+from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from . import confirmation
@@ -33,6 +34,7 @@ class ConfirmDepartureView(APIView):
     exige a confirmação (opção do município, desligada por padrão: a Lei 3.978/2007 não a
     exige). Fica no histórico do CTR; a situação do CTR não muda."""
 
+    data_scope = DataScope.SIDE  # the generator's own CTRs
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(

@@ -25,6 +25,7 @@ from ctr import roles
 from ctr.api import GEOJSON_POINT_SCHEMA, DocumentField
 from ctr.documents import normalize_document
 from ctr.models import WorkKind, Worksite
+from jurisdiction.access import DataScope
 from pev_network.api import Pagination, problems
 
 from . import worksites
@@ -231,6 +232,8 @@ class WorksiteFilter(django_filters.FilterSet):
 
 
 def visible(request):
+    """The generator's own worksites, the staff's of all its municipalities (filterable by
+    `municipality`); another's is a 404."""
     return (
         worksites.visible_worksites(request.user)
         .select_related("generator", "municipality")
@@ -244,7 +247,7 @@ MANAGER_FORBIDDEN = "Acesso negado: só as contas de gerador e o município"
 
 @extend_schema_view(
     get=extend_schema(
-        summary="Obras do gerador (o município: todas)",
+        summary="Obras do gerador (o município: as dos seus municípios)",
         responses={200: WorksiteOutput, **problems(400, 401, 403, 404)},
     ),
     post=extend_schema(
@@ -256,8 +259,10 @@ MANAGER_FORBIDDEN = "Acesso negado: só as contas de gerador e o município"
                 400,
                 401,
                 403,
+                404,
                 409,
                 c403=MANAGER_FORBIDDEN,
+                c404="Não encontrado: a obra fica num município que não é o seu (o município)",
                 c409="Conflito: o alvará já está em outra obra do município, ou o gerador já "
                 "tem obra cadastrada no endereço",
             ),
@@ -265,10 +270,13 @@ MANAGER_FORBIDDEN = "Acesso negado: só as contas de gerador e o município"
     ),
 )
 class WorksiteListView(generics.ListCreateAPIView):
-    """Obras: o gerador vê e cadastra as suas; o município vê todas e cadastra em nome de um
-    gerador (`generator`). No endereço de uma obra criada pelo CTR de um transportador, sem
-    cadastro, o cadastro completa aquela obra (a mesma obra, com os seus CTRs)."""
+    """Obras: o gerador vê e cadastra as suas; o município vê as dos seus municípios e
+    cadastra em nome de um gerador (`generator`) onde atua. No endereço de uma obra criada pelo
+    CTR de um transportador, sem cadastro, o cadastro completa aquela obra (a mesma obra, com
+    os seus CTRs)."""
 
+    # The generator's and the staff's, each what Worksite.objects.visible_to gives it.
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated, MayRegisterWorksites]
     serializer_class = WorksiteOutput
     filterset_class = WorksiteFilter
@@ -309,8 +317,10 @@ class WorksiteListView(generics.ListCreateAPIView):
 
 
 class WorksiteDetailView(generics.GenericAPIView):
-    """Uma obra: o seu gerador e o município; a de outro gerador não existe (404)."""
+    """Uma obra: o seu gerador e o município; a de outro gerador (ou município) não existe
+    (404)."""
 
+    data_scope = DataScope.SIGNED_IN
     permission_classes = [permissions.IsAuthenticated, MayRegisterWorksites]
     serializer_class = WorksiteOutput
     http_method_names = ["get", "patch", "head", "options"]

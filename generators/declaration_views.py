@@ -96,6 +96,7 @@ def _not_found(request: HttpRequest, title: str = "Pedido não encontrado") -> H
 # --- the generator ----------------------------------------------------------------------------
 
 
+@declare(DataScope.SIDE)
 @login_required
 def request_page(request: HttpRequest, pk: int) -> HttpResponse:
     """/gerador/obras/<id>/habite-se/: the worksite's figures, whether the declaration can be
@@ -174,7 +175,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     chosen = request.GET.get("situacao", DeclarationStatus.REQUESTED)
     if chosen not in {value for value, _ in QUEUE_FILTERS}:
         chosen = DeclarationStatus.REQUESTED
-    items = declarations.queue(None if chosen == "todas" else chosen)[:200]
+    items = declarations.queue(request.user, None if chosen == "todas" else chosen)[:200]
     return render(
         request,
         TEMPLATES + "queue.html",
@@ -182,9 +183,12 @@ def queue(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _declaration(pk: int) -> HabiteSeDeclaration | None:
+def _declaration(request: HttpRequest, pk: int) -> HabiteSeDeclaration | None:
+    """The declaration, if the user sees it (its worksite's generator, its municipality's
+    staff); another's is as if it did not exist (issue 24)."""
     return (
-        HabiteSeDeclaration.objects.select_related(
+        HabiteSeDeclaration.objects.visible_to(request.user)
+        .select_related(
             "worksite",
             "worksite__generator",
             "worksite__municipality",
@@ -233,7 +237,7 @@ def _review_page(
 @require_safe
 @roles.municipal_only
 def review_page(request: HttpRequest, pk: int) -> HttpResponse:
-    declaration = _declaration(pk)
+    declaration = _declaration(request, pk)
     if declaration is None:
         return _not_found(request)
     return _review_page(request, declaration)
@@ -242,12 +246,14 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
 def _decide(request: HttpRequest, pk: int, form_class, prefix: str, verb: str, act, done: str):
     """Issue or refuse from the review page: its form with what was typed and the refusal
     beside it, or back to the page with `done`."""
-    declaration = _declaration(pk)
+    declaration = _declaration(request, pk)
     if declaration is None:
         return _not_found(request)
     try:
         declarations.require_nucleo(request.user, verb, declaration.worksite)
     except DomainError as error:
+        if error.status == 404:
+            return _not_found(request)
         return forbidden(request, error.message)
     form = form_class(request.POST, prefix=prefix)
     status = 400
@@ -296,11 +302,12 @@ def refuse(request: HttpRequest, pk: int) -> HttpResponse:
 # --- the document -----------------------------------------------------------------------------
 
 
+@declare(DataScope.SIGNED_IN)  # its generator's and its municipality's (visible_to)
 @login_required
 @require_safe
 def pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """The issued declaration in PDF, for the generator and the municipality."""
-    declaration = _declaration(pk)
+    declaration = _declaration(request, pk)
     if (
         declaration is None
         or declaration.status != DeclarationStatus.ISSUED

@@ -42,7 +42,7 @@ from config.br import br_date, br_number
 from config.errors import DomainError
 from ctr import certificates, roles
 from ctr.models import CTRStatus, WorkKind, Worksite, new_verification_code
-from jurisdiction.scope import staff_of
+from jurisdiction.scope import OutsideJurisdiction, jurisdiction_of, staff_of
 from pev_network.letterhead import letterhead_of
 
 from .comparison import ClassFigures, Comparison, Totals, worksite_comparison
@@ -254,8 +254,10 @@ def is_generator_of(user, worksite: Worksite) -> bool:
 
 
 def can_see(user, declaration: HabiteSeDeclaration) -> bool:
-    """The municipality and the worksite's generator."""
-    return roles.is_municipal(user) or is_generator_of(user, declaration.worksite)
+    """The staff of the worksite's municipality and the worksite's generator (issue 24)."""
+    return jurisdiction_of(user).reads(declaration.worksite.municipality_id) or is_generator_of(
+        user, declaration.worksite
+    )
 
 
 def require_generator(user, worksite: Worksite) -> None:
@@ -264,17 +266,23 @@ def require_generator(user, worksite: Worksite) -> None:
 
 
 def require_nucleo(user, act: str, worksite: Worksite) -> None:
-    """The Núcleo of the worksite's municipality decides (issue 24: no other's)."""
+    """The Núcleo of the worksite's municipality decides (issue 24: no other's). Another
+    municipality's staff do not even see the request (404); its other staff and the auditor
+    read it (403)."""
+    j = jurisdiction_of(user)
+    if j.is_staff and not j.reads(worksite.municipality_id):
+        raise OutsideJurisdiction()
     if not roles.is_nucleo(user, worksite.municipality_id):
         raise NotAllowed(
             f"Só o Núcleo Permanente de Gestão {act} a declaração de destinação para o Habite-se."
         )
 
 
-def queue(status: str | None = DeclarationStatus.REQUESTED) -> QuerySet:
+def queue(user, status: str | None = DeclarationStatus.REQUESTED, current: bool = True) -> QuerySet:
     """The Núcleo's list: the requests waiting (oldest first), or every declaration of one
-    status (None: all), newest first."""
-    declarations = HabiteSeDeclaration.objects.select_related(
+    status (None: all), newest first; of the municipality `user` works in now (`current`),
+    else of all of its municipalities (issue 24)."""
+    declarations = HabiteSeDeclaration.objects.visible_to(user, current=current).select_related(
         "worksite", "worksite__generator", "requested_by"
     )
     if status == DeclarationStatus.REQUESTED:

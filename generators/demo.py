@@ -110,9 +110,10 @@ def ensure_generator_account(generator: Generator):
     return user
 
 
-def ensure_pending_registration() -> GeneratorRegistration:
-    """A self-registration for the Núcleo's queue, by an account without a usable password (not
-    listed: the person would sign in with their own). Once decided in the demo, it stays so."""
+def ensure_pending_registration(municipality_id: int | None) -> GeneratorRegistration:
+    """A self-registration for the queue of the Núcleo of `municipality_id` (issue 24: the
+    generator chooses it), by an account without a usable password (not listed: the person
+    would sign in with their own). Once decided in the demo, it stays so."""
     user, created = get_user_model().objects.get_or_create(
         username=REGISTRANT_USERNAME, defaults={"email": f"{REGISTRANT_USERNAME}@demo.invalid"}
     )
@@ -125,8 +126,12 @@ def ensure_pending_registration() -> GeneratorRegistration:
             "name": REGISTRANT_NAME,
             "document": REGISTRANT_DOCUMENT,
             "email": user.email,
+            "municipality_id": municipality_id,
         },
     )
+    if registration.municipality_id is None and municipality_id is not None:
+        registration.municipality_id = municipality_id
+        registration.save(update_fields=["municipality"])
     return registration
 
 
@@ -198,9 +203,9 @@ def load() -> DemoResult:
     ):
         generator = _demo_generator()
         account = ensure_generator_account(generator)
-        ensure_pending_registration()
         showcase = Worksite.objects.get(generator=generator, address=CERTIFICATE_ADDRESS)
         showcase = ensure_registered(showcase, CERTIFICATE_WORKSITE, account)
+        ensure_pending_registration(showcase.municipality_id)
         ensure_approved_plan(showcase, CERTIFICATE_WORKSITE, account)
         ensure_declaration_request(showcase, account)
         suspect = _suspect_worksite(generator)

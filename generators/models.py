@@ -13,9 +13,29 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ctr.documents import validate_document
-from ctr.models import CTR, DestinationCertificate, Generator, Transporter, Worksite
-from jurisdiction.scope import scoped
-from pev_network.models import ReceivingFacility, WasteClass
+from ctr.models import (
+    CTR,
+    DestinationCertificate,
+    Generator,
+    Transporter,
+    Worksite,
+    membership_of,
+)
+from jurisdiction.scope import ScopedQuerySet, scoped
+from pev_network.models import Municipality, ReceivingFacility, WasteClass
+
+
+class OfWorksiteQuerySet(ScopedQuerySet):
+    """A worksite's plans and declarations: its municipality's (the Núcleo that decides them),
+    and its generator's own people (who write and ask for them)."""
+
+    municipality_path = "worksite__municipality"
+
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        if member is None or not member.generator_id:
+            return None
+        return Q(worksite__generator_id=member.generator_id)
 
 
 class PlanStatus(models.TextChoices):
@@ -66,7 +86,7 @@ class WastePlan(models.Model):
     )
     decision_note = models.TextField("parecer do Núcleo", blank=True)
 
-    objects = scoped("worksite__municipality")
+    objects = OfWorksiteQuerySet.as_manager()
 
     class Meta:
         verbose_name = "PGRCC"
@@ -157,6 +177,18 @@ class WastePlanEvent(models.Model):
 # --- accounts: invitations and self-registrations (issue 15 point 1, generators.accounts) -----
 
 
+class InvitationQuerySet(ScopedQuerySet):
+    """An invitation is its municipality's (issue 24): the Núcleo's that sent it, or the one of
+    the CTR on which the inviting transporter carried for the generator. The transporter sees
+    the invitations it sent."""
+
+    def side_q(self, user) -> Q | None:
+        member = membership_of(user)
+        if member is None or not member.transporter_id:
+            return None
+        return Q(transporter_id=member.transporter_id)
+
+
 class GeneratorInvitation(models.Model):
     """An invitation to open a generator's account, sent by e-mail: by the Núcleo (any
     generator) or by a transporter for a generator it carried for (art. 13 p.ú.: it owes that
@@ -183,6 +215,18 @@ class GeneratorInvitation(models.Model):
         related_name="+",
         verbose_name="transportador",
     )
+    # Whose it is (issue 24): the municipality of the Núcleo that sent it, or of the CTR on
+    # which the transporter carried for the generator. Empty only on an invitation the data
+    # migration could not place (generators 0006): the platform's administrator sees it.
+    municipality = models.ForeignKey(
+        Municipality,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="município",
+        db_index=False,  # generatorinv_municipality_idx starts with it
+    )
     created_at = models.DateTimeField("enviado em", default=timezone.now)
     expires_at = models.DateTimeField("válido até")
     accepted_at = models.DateTimeField("aceito em", null=True, blank=True)
@@ -195,12 +239,18 @@ class GeneratorInvitation(models.Model):
         verbose_name="conta criada",
     )
 
-    objects = scoped(via="generator")
+    objects = InvitationQuerySet.as_manager()
 
     class Meta:
         verbose_name = "convite de gerador"
         verbose_name_plural = "convites de geradores"
         ordering = ["-created_at", "-pk"]
+        # The Núcleo's list: its municipality's, newest first.
+        indexes = [
+            models.Index(
+                fields=["municipality", "-created_at"], name="generatorinv_municipality_idx"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Convite {self.pk} – {self.generator}"
@@ -218,11 +268,22 @@ class RegistrationStatus(models.TextChoices):
     REFUSED = "refused", "recusado"
 
 
+class RegistrationQuerySet(ScopedQuerySet):
+    """A registration is the municipality's whose Núcleo confirms it (the one the generator
+    chose); the person who sent it sees its own."""
+
+    def side_q(self, user) -> Q | None:
+        return Q(user_id=user.pk)
+
+
 class GeneratorRegistration(models.Model):
     """A generator's self-registration (/gerador/cadastro/): the account exists from the start,
     without a Membership, so it acts for no one (it sees what any signed-in user without a role
     sees) until the Núcleo confirms it. Confirmation links it to the generator of that CPF/CNPJ,
-    created from the registration when there is none (an existing one keeps its name)."""
+    created from the registration when there is none (an existing one keeps its name).
+
+    The generator chooses the municipality whose Núcleo confirms it, among those the platform
+    serves (issue 24): only that municipality's staff see it and decide it."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -233,6 +294,16 @@ class GeneratorRegistration(models.Model):
     name = models.CharField("nome", max_length=200)
     document = models.CharField("CPF/CNPJ", max_length=14, validators=[validate_document])
     email = models.EmailField("e-mail")
+    # Empty only on a registration the data migration could not place (generators 0006): the
+    # platform's administrator sees it; a new one always names it.
+    municipality = models.ForeignKey(
+        Municipality,
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+        verbose_name="município",
+        db_index=False,  # generatorreg_municipality_idx starts with it
+    )
     status = models.CharField(
         "situação",
         max_length=10,
@@ -259,11 +330,19 @@ class GeneratorRegistration(models.Model):
         verbose_name="gerador",
     )
 
+    objects = RegistrationQuerySet.as_manager()
+
     class Meta:
         verbose_name = "cadastro de gerador"
         verbose_name_plural = "cadastros de geradores"
         ordering = ["created_at", "pk"]
-        indexes = [models.Index(fields=["status", "created_at"], name="generatorreg_status_idx")]
+        # The Núcleo's queue: its municipality's, by status, oldest first.
+        indexes = [
+            models.Index(
+                fields=["municipality", "status", "created_at"],
+                name="generatorreg_municipality_idx",
+            )
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(status=RegistrationStatus.CONFIRMED) | Q(generator__isnull=False),
@@ -373,7 +452,7 @@ class HabiteSeDeclaration(models.Model):
     content = models.JSONField("conteúdo emitido", null=True, blank=True)
     digest = models.CharField("resumo do conteúdo (SHA-256)", max_length=64, blank=True)
 
-    objects = scoped("worksite__municipality")
+    objects = OfWorksiteQuerySet.as_manager()
 
     class Meta:
         verbose_name = "declaração de destinação (Habite-se)"

@@ -11,6 +11,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 
@@ -19,6 +20,8 @@ from config.br import br_number
 from config.br_forms import BRDecimalField
 from ctr import roles
 from ctr.models import Transporter, WorkKind, Worksite
+from jurisdiction.access import DataScope, declare
+from jurisdiction.scope import choices, jurisdiction_of
 from pev_network.models import (
     Municipality,
     ReceivingFacility,
@@ -117,11 +120,16 @@ def _history(worksite: Worksite):
     )
 
 
+@declare(DataScope.SIDE)
 def worksite_plan(request, pk: int):
-    """/gerador/obras/<id>/pgrcc/: the generator's plan of its worksite."""
+    """/gerador/obras/<id>/pgrcc/: the generator's plan of its worksite. Another generator's
+    worksite (or another municipality's, for the staff) is a 404; the staff who see it do not
+    write its plan (403)."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    worksite = get_object_or_404(Worksite.objects.select_related("generator"), pk=pk)
+    worksite = get_object_or_404(
+        Worksite.objects.visible_to(request.user).select_related("generator"), pk=pk
+    )
     if not plans.can_write(request.user, worksite):
         return _forbidden(request)
     day = timezone.localdate()
@@ -207,14 +215,15 @@ def _unlicensed(transporter_ids, facility_ids, options, day, place) -> list[str]
 @roles.municipal_only
 def plan_queue(request):
     """/nucleo/pgrcc/: the plans waiting for a decision, oldest first, and the latest
-    decisions."""
+    decisions, of the municipality the user works in now (issue 24)."""
+    of_municipality = WastePlan.objects.visible_to(request.user, current=True)
     waiting = (
-        WastePlan.objects.filter(status=PlanStatus.SUBMITTED)
+        of_municipality.filter(status=PlanStatus.SUBMITTED)
         .select_related("worksite__generator")
         .order_by("submitted_at", "pk")
     )
     decided = (
-        WastePlan.objects.filter(decided_at__isnull=False)
+        of_municipality.filter(decided_at__isnull=False)
         .select_related("worksite__generator", "decided_by")
         .order_by("-decided_at")[:20]
     )
@@ -241,7 +250,9 @@ def plan_review(request, pk: int):
     """/nucleo/pgrcc/<id>/: the plan, the estimator's figures beside the declared ones, the
     decision (the Núcleo's only, art. 20) and the history."""
     plan = get_object_or_404(
-        WastePlan.objects.select_related("worksite__generator", "worksite__municipality"),
+        WastePlan.objects.visible_to(request.user).select_related(
+            "worksite__generator", "worksite__municipality"
+        ),
         pk=pk,
     )
     worksite = plan.worksite
@@ -362,12 +373,19 @@ def _rates_initial(municipality: Municipality) -> dict:
 
 @roles.municipal_only
 def plan_rates(request):
-    """/nucleo/pgrcc/indices/: the estimator's rates of a municipality; the Núcleo edits."""
-    municipalities = list(Municipality.objects.only("pk", "name", "uf").order_by("name"))
+    """/nucleo/pgrcc/indices/: the estimator's rates of one of the user's municipalities (the
+    one it works in now unless it asks for another of its own: issue 24); its Núcleo edits."""
+    municipalities = list(choices(request.user).only("pk", "name", "uf"))
     if not municipalities:
         return render(request, "generators/plans/rates.html", {"municipality": None})
     chosen = request.POST.get("municipio") or request.GET.get("municipio")
-    municipality = next((m for m in municipalities if str(m.pk) == str(chosen)), municipalities[0])
+    if chosen:
+        municipality = next((m for m in municipalities if str(m.pk) == str(chosen)), None)
+        if municipality is None:  # not one of the user's: as if it did not exist
+            raise Http404
+    else:
+        current = jurisdiction_of(request.user).current_id
+        municipality = next((m for m in municipalities if m.pk == current), municipalities[0])
     municipality = Municipality.objects.defer("boundary").get(pk=municipality.pk)
     status = 200
     can_edit = plans.is_nucleo(request.user, municipality.pk)

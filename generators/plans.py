@@ -30,7 +30,7 @@ from config.br import br_date
 from config.errors import DomainError
 from ctr import certificates, roles
 from ctr.models import LicenceStatus, Transporter, TransporterLicence, Worksite
-from jurisdiction.scope import staff_of
+from jurisdiction.scope import OutsideJurisdiction, jurisdiction_of, staff_of
 from pev_network.letterhead import letterhead_of
 from pev_network.models import FacilityLicense, Municipality, ReceivingFacility, WasteClass
 from pev_network.services import municipality_at
@@ -78,7 +78,8 @@ def can_write(user, worksite: Worksite) -> bool:
 
 
 def can_read(user, worksite: Worksite) -> bool:
-    return roles.is_municipal(user) or can_write(user, worksite)
+    """The worksite's generator, and the staff of its municipality (issue 24)."""
+    return jurisdiction_of(user).reads(worksite.municipality_id) or can_write(user, worksite)
 
 
 # --- licensed today (art. 9 p.ú. I: "única e exclusivamente entre os agentes licenciados") ---
@@ -388,6 +389,11 @@ def submit(plan: WastePlan, by) -> WastePlan:
 
 
 def _decider(by, plan: WastePlan) -> None:
+    """The Núcleo of the worksite's municipality (issue 24): another municipality's staff do
+    not even see the plan (404); its other staff and the auditor read it (403)."""
+    j = jurisdiction_of(by)
+    if j.is_staff and not j.reads(plan.worksite.municipality_id):
+        raise OutsideJurisdiction()
     if not is_nucleo(by, plan.worksite.municipality_id):
         raise PlanError(
             "Só o Núcleo Permanente de Gestão decide sobre o PGRCC (Lei 3.978/2007 art. 20).",

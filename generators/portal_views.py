@@ -22,6 +22,7 @@ from config.errors import errors_back_to
 from config.list_order import Column, ListOrder
 from ctr import reports, roles
 from ctr.models import CTR, CTRStatus
+from jurisdiction.scope import jurisdiction_of
 from maps.base import render_parts
 from pev_network import public_layers
 
@@ -243,10 +244,14 @@ def ctr_confirm(request, number: str):
 @roles.municipal_only
 def unconfirmed_list(request):
     """The CTRs whose generator did not confirm the departure in the municipality's hours
-    (point 4), the oldest first, each with when it was e-mailed (manage.py unconfirmed_ctrs)."""
+    (point 4), the oldest first, each with when it was e-mailed (manage.py unconfirmed_ctrs).
+    Of the municipality the user works in now, whose rule the confirmation is (issue 24): its
+    own CTRs, not those of another that arrive at its facilities."""
     mailed = UnconfirmedDepartureNotice.objects.filter(ctr=OuterRef("pk")).values("mailed_at")
     queryset = confirmation.unconfirmed(
-        CTR.objects.select_related("generator", "worksite", "transporter", "municipality")
+        CTR.objects.visible_to(request.user, current=True)
+        .filter(municipality_id=jurisdiction_of(request.user).current_id)
+        .select_related("generator", "worksite", "transporter", "municipality")
         .defer("worksite__location", "worksite__area", "municipality__boundary")
         .annotate(mailed_at=Subquery(mailed))
     ).order_by("created_at", "pk")

@@ -234,6 +234,8 @@ class Scope:
     """Which worksites to measure (all with dates when empty)."""
 
     municipality_id: int | None = None
+    # Several municipalities (a user's: jurisdiction.scope.Jurisdiction.readable_ids).
+    municipality_ids: frozenset[int] | tuple[int, ...] | None = None
     worksite_ids: tuple[int, ...] | None = None
     # Within `radius_m` metres of this geometry (EPSG:4326): a dumping report's spot.
     near: GEOSGeometry | None = None
@@ -245,6 +247,9 @@ class Scope:
         if self.municipality_id is not None:
             parts.append("w.municipality_id = %s")
             params.append(self.municipality_id)
+        if self.municipality_ids is not None:
+            parts.append("w.municipality_id = ANY(%s)")
+            params.append(sorted(self.municipality_ids))
         if self.worksite_ids is not None:
             parts.append("w.id = ANY(%s)")
             params.append(list(self.worksite_ids))

@@ -10,12 +10,13 @@ from django.contrib.gis.geos import Point
 from django.core.exceptions import ValidationError
 
 from config.br_forms import BRDecimalField, CoordinateField
+from config.errors import DomainError
 from ctr.documents import normalize_document
 from ctr.forms import DATE_FORMATS, DateInput
 from ctr.models import WorkKind, Worksite
 
 from . import worksites
-from .worksites import Registration, WorksiteError, WorksiteInvalid
+from .worksites import Registration, WorksiteInvalid
 
 POINT, POLYGON = "point", "polygon"
 SHAPES = [(POINT, "Um ponto"), (POLYGON, "O contorno da obra")]
@@ -130,7 +131,7 @@ class WorksiteForm(forms.Form):
             declared_large_generator=data.get("declared_large_generator", False),
         )
 
-    def add_refusal(self, error: WorksiteError) -> None:
+    def add_refusal(self, error: DomainError) -> None:
         """Put the service's refusal on the fields it names (every problem of a
         WorksiteInvalid), the user's input kept."""
         problems = (

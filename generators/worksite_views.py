@@ -1,7 +1,8 @@
 """The generator's worksites on the web (pt-BR, /gerador/obras/): its list, the registration
 and edit form with the map to click or draw on, and the worksite's page. The generator's
-account sees and edits its own; the municipality every one, and registers on a generator's
-behalf. Thin: parse with worksite_forms, call generators.worksites, render."""
+account sees and edits its own; the staff those of its municipalities (the list: of the one
+it works in now), and registers on a generator's behalf there (issue 24). Thin: parse with
+worksite_forms, call generators.worksites, render."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 import audit
+from config.errors import DomainError
 from ctr import roles
 from ctr.documents import normalize_document
 from ctr.models import CTRStatus, Worksite
+from jurisdiction.access import DataScope, declare
+from jurisdiction.scope import jurisdiction_of, municipalities
 
 from . import worksite_layers, worksites
 from .comparison import worksite_comparison
 from .worksite_forms import WorksiteForm
-from .worksites import WorksiteError
 
 PAGE_SIZE = 25
 # The CTRs listed (and their origins drawn) on a worksite's page: the most recent.
@@ -37,8 +40,10 @@ REGISTERED_FILTERS = {
 
 
 def worksite_role_required(view):
-    """Signed in, as a generator's account or the municipality; anyone else a 403."""
+    """Signed in, as a generator's account or the municipality; anyone else a 403. Each sees
+    what Worksite.objects.visible_to gives it (its own, its municipalities')."""
 
+    @declare(DataScope.SIGNED_IN)
     @login_required
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -74,7 +79,7 @@ def _visible(request, pk: int) -> Worksite:
 def worksite_list(request):
     municipal = roles.is_municipal(request.user)
     queryset = (
-        worksites.visible_worksites(request.user)
+        worksites.visible_worksites(request.user, current=True)
         .select_related("generator", "municipality")
         .defer("municipality__boundary", "area")
         # Those a CTR created, to complete, first; then the latest registered.
@@ -105,12 +110,20 @@ def worksite_list(request):
     return render(request, "generators/worksites/list.html", context)
 
 
+def _outline_ibge(request) -> str:
+    """The municipality the form's map opens on when the worksite has none: the one the staff
+    work in now, else the platform's own."""
+    current = jurisdiction_of(request.user).current_id
+    found = municipalities().filter(pk=current).values_list("ibge_code", flat=True).first()
+    return found or settings.DEFAULT_MUNICIPALITY_IBGE
+
+
 def _form_page(request, form, worksite, status=200):
     context = {
         "nav": _nav(request),
         "form": form,
         "worksite": worksite,
-        "map": worksite_layers.form_map(worksite, settings.DEFAULT_MUNICIPALITY_IBGE),
+        "map": worksite_layers.form_map(worksite, _outline_ibge(request)),
     }
     return render(request, "generators/worksites/form.html", context, status=status)
 
@@ -127,7 +140,7 @@ def _form_view(request, worksite: Worksite | None, make_form, save, done: str):
     if form.is_valid():
         try:
             saved = save(form)
-        except WorksiteError as error:
+        except DomainError as error:  # the worksite's, or the municipality's (issue 24)
             status = error.status
             form.add_refusal(error)
         else:
@@ -175,8 +188,10 @@ def worksite_edit(request, pk: int):
 def worksite_detail(request, pk: int):
     worksite = _visible(request, pk)
     audit.record(request, worksite, "Obra: página do cadastro")
+    # The worksite's CTRs the user sees (its own, its municipalities').
     ctrs = list(
-        worksite.ctrs.exclude(status=CTRStatus.CANCELLED)
+        roles.visible_ctrs(request.user, worksite.ctrs.all())
+        .exclude(status=CTRStatus.CANCELLED)
         .select_related("transporter")
         .only(
             "number", "origin", "transport_date", "status", "findings", "transporter__name",

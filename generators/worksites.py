@@ -29,6 +29,7 @@ from config.errors import DomainError
 from ctr import roles
 from ctr.models import Generator, WorkKind, Worksite
 from ctr.services import GeneratorData, find_worksite, generator_for
+from jurisdiction.scope import require_acting
 from pev_network import services as network
 from pev_network.geometry_messages import validity_reason_pt
 from pev_network.models import Municipality
@@ -118,26 +119,24 @@ def may_register(user) -> bool:
     return roles.is_municipal(user) or roles.generator_of(user) is not None
 
 
-def visible_worksites(user, queryset: QuerySet | None = None) -> QuerySet:
-    """A generator sees its own worksites (registered or created by its CTRs), the
-    municipality every one; anyone else none."""
-    queryset = Worksite.objects.all() if queryset is None else queryset
-    if roles.is_municipal(user):
-        return queryset
-    generator = roles.generator_of(user)
-    if generator is None:
-        return queryset.none()
-    return queryset.filter(generator=generator)
+def visible_worksites(user, current: bool = False) -> QuerySet:
+    """A generator sees its own worksites (registered or created by its CTRs), the staff those
+    of its municipalities (`current`: of the one it works in now: the lists); anyone else none
+    (ctr.models.WorksiteQuerySet, issue 24)."""
+    return Worksite.objects.visible_to(user, current=current)
 
 
-def require_manager(user, generator: Generator) -> None:
-    """Only the generator's own account, or the municipality, registers and edits its
-    worksites."""
-    if roles.is_municipal(user):
-        return
+def require_manager(user, generator: Generator, municipality_ids=()) -> None:
+    """Only the generator's own account, or the staff of the worksite's municipality (each of
+    `municipality_ids`: where it is, where it moves to), registers and edits its worksites."""
     own = roles.generator_of(user)
-    if own is None or own.pk != generator.pk:
-        raise forbidden("Só o próprio gerador ou o Núcleo cadastram e alteram as suas obras.")
+    if own is not None and own.pk == generator.pk:
+        return
+    if roles.is_municipal(user):
+        for municipality_id in municipality_ids:
+            require_acting(user, municipality_id)
+        return
+    raise forbidden("Só o próprio gerador ou o Núcleo cadastram e alteram as suas obras.")
 
 
 def generator_to_register(document: str, name: str = "") -> Generator:
@@ -373,9 +372,11 @@ def large_generator_by_rule(worksite: Worksite | Registration, municipality=None
 def register(generator: Generator, data: Registration, by) -> Worksite:
     """Register a worksite of `generator`: by its account, or by the municipality. At an
     address where one of its CTRs created a worksite already (no registration yet), that
-    worksite is completed; one registered there already is a conflict (409)."""
+    worksite is completed; one registered there already is a conflict (409). The staff
+    register only in a municipality where they act (issue 24)."""
     require_manager(by, generator)
     data, location, area, municipality = _validated(data)
+    require_manager(by, generator, [municipality.pk])
     with transaction.atomic():
         if generator.pk is None:  # new to the registry (generator_to_register)
             generator = generator_for(GeneratorData(generator.name, generator.document))
@@ -395,9 +396,11 @@ def register(generator: Generator, data: Registration, by) -> Worksite:
 
 def update(worksite: Worksite, data: Registration, by) -> Worksite:
     """Change a worksite's registration (its generator's account or the municipality); a
-    worksite created by a CTR is registered by its first edit."""
-    require_manager(by, worksite.generator)
+    worksite created by a CTR is registered by its first edit. The staff change only a
+    worksite of a municipality where they act, and keep it in one (issue 24)."""
+    require_manager(by, worksite.generator, [worksite.municipality_id])
     data, location, area, municipality = _validated(data)
+    require_manager(by, worksite.generator, [municipality.pk])
     with transaction.atomic():
         locked = Worksite.objects.select_for_update().get(pk=worksite.pk)
         other = find_worksite(locked.generator, data.address)

@@ -1,6 +1,8 @@
 """The Núcleo's worksites (issue 15 point 7): the list with its filters (and its CSV) and a
 worksite's page with the comparison of point 5, its chart, its CTRs and its alerts. Municipal
-users only; the generator's name and document are personal data (LGPD access log)."""
+users only, each within its municipalities (issue 24: the list and the CSV of the one it works
+in now, a worksite of another is a 404); the generator's name and document are personal data
+(LGPD access log)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 import audit
+from ctr import roles
 from ctr.models import Worksite
 from ctr.roles import municipal_only
 from generators import suspects
@@ -29,7 +32,7 @@ def worksite_list(request):
     params = request.GET.copy()
     as_csv = params.pop("csv", None) is not None
     page_number = params.pop("pagina", [None])[0]
-    form = worksites.WorksiteFilterForm(params or None)
+    form = worksites.WorksiteFilterForm(params or None, user=request.user)
     if params and not form.is_valid():
         return render(request, "nucleo/obras.html", {"nav": "nucleo", "form": form}, status=400)
     today = timezone.localdate()
@@ -51,32 +54,29 @@ def worksite_list(request):
         "query": query,
         "csv_url": f"?{query}&csv=1" if query else "?csv=1",
         "filtered": bool(query),
-        "counts": suspects.counts(today, _scope(form)),
+        "counts": suspects.counts(today, form.scope()),
         "today": today,
     }
     return render(request, "nucleo/obras.html", context)
-
-
-def _scope(form: worksites.WorksiteFilterForm) -> suspects.Scope:
-    municipality = form.cleaned_data.get("municipality") if form.is_bound else None
-    return suspects.Scope(municipality_id=municipality.pk if municipality else None)
 
 
 @require_safe
 @municipal_only
 def worksite_page(request, pk: int):
     worksite = get_object_or_404(
-        Worksite.objects.select_related("generator", "municipality").defer(
-            "municipality__boundary"
-        ),
+        Worksite.objects.visible_to(request.user)
+        .select_related("generator", "municipality")
+        .defer("municipality__boundary"),
         pk=pk,
     )
     today = timezone.localdate()
     comparison = worksite_comparison(worksite)
     figures = suspects.of_worksite(worksite, today)
     lines = worksites.cumulative_lines(comparison, figures, today)
-    ctrs = worksite.ctrs.select_related("transporter", "destination_facility").order_by(
-        "-transport_date", "-pk"
+    ctrs = (
+        roles.visible_ctrs(request.user, worksite.ctrs.all())
+        .select_related("transporter", "destination_facility")
+        .order_by("-transport_date", "-pk")
     )
     page = Paginator(ctrs, CTR_PAGE_SIZE).get_page(request.GET.get("pagina"))
     audit.record(request, worksite, "Núcleo: página da obra")

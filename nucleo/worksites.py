@@ -1,6 +1,9 @@
 """The Núcleo's worksites (issue 15 point 7): the list with its filters, one worksite's
 cumulative volumes over time, and the active worksites of the map. The alerts themselves are
-generators.suspects; the figures by class, generators.comparison."""
+generators.suspects; the figures by class, generators.comparison.
+
+The list is the worksites of the municipality the user works in now (issue 24:
+Worksite.objects.visible_to(user, current=True)); another is chosen at /municipio/."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django import forms
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from django.utils.html import format_html
@@ -20,7 +23,7 @@ from ctr.models import WorkKind, Worksite
 from generators import suspects
 from generators.comparison import Comparison
 from generators.suspects import PLAN_STATES, Reason, WorksiteFigures
-from pev_network.models import Municipality
+from jurisdiction.scope import jurisdiction_of
 
 # The reason filter: one reason, or the two that make a worksite suspect.
 SUSPECT_ANY = "suspect"
@@ -33,9 +36,8 @@ ACTIVE, ENDED = "active", "ended"
 
 
 class WorksiteFilterForm(forms.Form):
-    municipality = forms.ModelChoiceField(
-        label="Município", required=False, empty_label="Todos", queryset=Municipality.objects.none()
-    )
+    """The list's filters, within the municipality the user works in now (`user`)."""
+
     plan = forms.ChoiceField(
         label="PGRCC", required=False, choices=[("", "Todos"), *PLAN_STATES.items()]
     )
@@ -55,27 +57,25 @@ class WorksiteFilterForm(forms.Form):
         help_text="Endereço, alvará, nome ou CPF/CNPJ do gerador.",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only municipalities with worksites registered: a state has 645.
-        self.fields["municipality"].queryset = (
-            Municipality.objects.defer("boundary")
-            .filter(Exists(Worksite.objects.filter(municipality=OuterRef("pk"))))
-            .order_by("name")
-        )
+        self.user = user
+
+    def scope(self) -> suspects.Scope:
+        """The alerts' scope: the municipality the user works in now (none: nothing)."""
+        return current_scope(self.user)
 
     def filtered(self, today: datetime.date) -> QuerySet:
         """The worksites that match, annotated with `plan_status`; every filter in the
         database (the alerts through generators.suspects' subquery)."""
         data = self.cleaned_data if self.is_bound and self.is_valid() else {}
         queryset = (
-            Worksite.objects.select_related("generator", "municipality")
+            Worksite.objects.visible_to(self.user, current=True)
+            .select_related("generator", "municipality")
             .defer("area", "municipality__boundary")
             .annotate(plan_status=suspects.latest_plan_status())
             .order_by("address", "pk")
         )
-        if data.get("municipality"):
-            queryset = queryset.filter(municipality=data["municipality"])
         if data.get("plan"):
             queryset = queryset.filter(plan_status=data["plan"])
         if data.get("kind"):
@@ -90,6 +90,15 @@ class WorksiteFilterForm(forms.Form):
         if data.get("q"):
             queryset = queryset.filter(_search(data["q"]))
         return queryset
+
+
+def current_scope(user, active_only: bool = False) -> suspects.Scope:
+    """The worksites of the municipality `user` works in now, as generators.suspects measures
+    them; none when it has none (a Scope without a municipality would be every one)."""
+    current = jurisdiction_of(user).current_id
+    if current is None:
+        return suspects.Scope(worksite_ids=(), active_only=active_only)
+    return suspects.Scope(municipality_id=current, active_only=active_only)
 
 
 def _search(text: str) -> Q:

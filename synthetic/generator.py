@@ -602,7 +602,7 @@ WORKSITE_SQL = [
     """
     INSERT INTO ctr_worksite
         (generator_id, address, neighbourhood, location, permit_number, is_large_generator,
-         work_kind)
+         work_kind, municipality_id)
     SELECT gen.id,
            (ARRAY['Rua das Flores', 'Rua São João', 'Avenida Brasil', 'Rua XV de Novembro',
                   'Rua Tiradentes', 'Rua Sete de Setembro', 'Avenida Rui Barbosa',
@@ -615,7 +615,9 @@ WORKSITE_SQL = [
            w.pt,
            'SYN-' || m.ibge_code || '-' || lpad((%(ws_offset)s + w.n)::text, 8, '0'),
            sg.cnpj AND w.u4 < 0.4,
-           ''
+           '',
+           -- The municipality its point was drawn in (issue 24: a worksite is always one's).
+           w.municipality_id
     FROM (
         SELECT p.municipality_id, p.pt, row_number() OVER (ORDER BY p.municipality_id, p.k) AS n,
                random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS ug

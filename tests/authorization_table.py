@@ -896,41 +896,48 @@ TABLE: dict[str, list[Check]] = {
         )
     ],
     "generators:declaration-verify": [Check(kwargs={"code": "{declaration_code}"}, get=PUBLIC)],
+    # Issue 24: who does not see the worksite (its generator, its municipality's staff) gets
+    # a 404, as if it did not exist; who sees it without the role of the act, a 403.
     "worksite-declarations": [
         Check(
             kwargs={"pk": "{declaration_worksite}"},
-            get=row("403", anon="401", gerador="200", **municipal("200")),
-            post=row("403", anon="401", gerador="400"),
+            get=row("404", anon="401", gerador="200", **municipal("200")),
+            post=row("404", anon="401", gerador="400", **municipal("403")),
         )
     ],
     "declaration-list": [Check(get=API_MUNICIPAL)],
     "declaration-detail": [
         Check(
             kwargs={"pk": "{declaration}"},
-            get=row("403", anon="401", gerador="200", **municipal("200")),
+            get=row("404", anon="401", gerador="200", **municipal("200")),
         )
     ],
     "declaration-issue": [
         Check(
             kwargs={"pk": "{declaration}"},
             get=row("405", anon="401"),
-            post=row("403", anon="401", nucleo="409"),
+            post=row(
+                "404", anon="401", gerador="403", autoridade="403", fiscal="403", nucleo="409"
+            ),
         )
     ],
     "declaration-refuse": [
         Check(
             kwargs={"pk": "{declaration}"},
             get=row("405", anon="401"),
-            post=row("403", anon="401", nucleo="400"),
+            post=row(
+                "404", anon="401", gerador="403", autoridade="403", fiscal="403", nucleo="400"
+            ),
         )
     ],
     # --- the PGRCC (issue 15 point 3): the generator writes its worksite's plan, the
     # municipality sees the queue and the review, only the Núcleo decides (art. 20) ----------
+    # Issue 24: another's worksite does not exist; the staff who see it do not write its plan.
     "generators:worksite-plan": [
         Check(
             kwargs={"pk": "{gama_site}"},
-            get=row("403", anon="login", gerador="200"),
-            post=row("403", anon="login", gerador="400"),  # empty: no action
+            get=row("404", anon="login", gerador="200", **municipal("403")),
+            post=row("404", anon="login", gerador="400", **municipal("403")),  # empty: no action
         )
     ],
     "generators:plan-queue": [Check(get=MUNICIPAL_PAGE)],

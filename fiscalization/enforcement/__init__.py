@@ -94,6 +94,7 @@ from .penalties import (
 from .procedure import (
     OffenderData,
     draw_up_record,
+    facts_municipality,
     issue_notice,
     mark_repaired,
     next_number,
@@ -145,6 +146,7 @@ __all__ = [
     "embargo_fine_ufesp",
     "ended_facility_suspensions",
     "expiring",
+    "facts_municipality",
     "final_on",
     "file_appeal",
     "has_appeal",

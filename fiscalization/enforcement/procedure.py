@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from ctr.documents import normalize_document
 from ctr.models import Generator, Transporter, Worksite
-from jurisdiction.scope import require_acting
+from jurisdiction.scope import OutsideJurisdiction, ReadOnlyRole, jurisdiction_of, municipalities
+from pev_network import services as network
 from pev_network.models import Municipality, ReceivingFacility
 
 from .. import deadlines, fines, penalty_table
@@ -133,10 +134,60 @@ def _offender(data: OffenderData) -> Offender:
     return offender
 
 
+def facts_municipality(
+    *,
+    municipality: Municipality | None = None,
+    location: Point | None = None,
+    worksite: Worksite | None = None,
+    dumping_report: DumpingReport | None = None,
+    inspector=None,
+) -> tuple[Municipality, str]:
+    """The municipality where the facts happened, whose case it is (Lei 3.978/2007 art. 21-22,
+    35; issue 24 point 3), and the field it came from: the dumping report's, else the one
+    whose boundary covers the location, else the worksite's, else the one named, else the one
+    the inspector works in now. A municipality named that is not the facts' is refused: the
+    case is not the inspector's to move."""
+    found, field, why = None, "", ""
+    if dumping_report is not None:
+        found, field = dumping_report.municipality, "dumping_report"
+        why = f"a denúncia {dumping_report.protocol} é de"
+    elif location is not None:
+        found, field, why = network.municipality_at(location), "location", "o local fica em"
+        if found is None:
+            raise EnforcementError(
+                "O local informado fica fora dos municípios atendidos pela plataforma: confira "
+                "a latitude e a longitude.",
+                "location_outside",
+                "location",
+            )
+    elif worksite is not None and worksite.municipality_id is not None:
+        found, field, why = worksite.municipality, "worksite", "a obra fica em"
+    if found is not None:
+        if municipality is not None and municipality.pk != found.pk:
+            raise EnforcementError(
+                f"O processo é do município onde os fatos aconteceram, e {why} {found}, não "
+                f"em {municipality} (Lei 3.978/2007 art. 35).",
+                "other_municipality",
+                "municipality",
+            )
+        return found, field
+    if municipality is not None:
+        return municipality, "municipality"
+    current = jurisdiction_of(inspector).current_id
+    found = municipalities().filter(pk=current).first() if current is not None else None
+    if found is None:
+        raise EnforcementError(
+            "Informe o local da irregularidade: o processo é do município onde ela aconteceu.",
+            "municipality",
+            "location",
+        )
+    return found, "municipality"
+
+
 @transaction.atomic
 def open_case(
     *,
-    municipality: Municipality,
+    municipality: Municipality | None = None,
     inspector,
     offender: OffenderData,
     description: str,
@@ -147,9 +198,29 @@ def open_case(
     opened_at: datetime.datetime | None = None,
 ) -> EnforcementCase:
     """A case for an irregularity found by the inspection (art. 22), against one offender, in
-    the municipality where the facts happened: only its own staff opens it (art. 21-22, 35)."""
+    the municipality where the facts happened (`facts_municipality`: the report's, the
+    location's, or without either the one named or the inspector's current one): only its own
+    staff opens it (art. 21-22, 35), under its framework in force."""
+    municipality, field = facts_municipality(
+        municipality=municipality,
+        location=location,
+        worksite=worksite,
+        dumping_report=dumping_report,
+        inspector=inspector,
+    )
     if inspector is not None:
-        require_acting(inspector, municipality.pk)
+        # require_acting's answers (another municipality's procedure does not exist for him:
+        # 404; the auditor reads: 403), saying where: the place is the inspector's own input
+        # and the municipalities' boundaries are public.
+        j = jurisdiction_of(inspector)
+        refusal = (
+            f"Os fatos aconteceram em {municipality}, onde você não atua: só a fiscalização e "
+            "o Núcleo de lá abrem o processo (Lei 3.978/2007 art. 21-22, 35)."
+        )
+        if not j.reads(municipality.pk):
+            raise OutsideJurisdiction(refusal, field)
+        if not j.acts(municipality.pk):
+            raise ReadOnlyRole(refusal, field)
     if not description.strip():
         raise EnforcementError(
             "Descreva a irregularidade constatada.", "description", "description"

@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from ctr import rules, services
-from ctr.models import CTRStatus, Generator, Vehicle
+from ctr.models import CTRStatus, Generator, Vehicle, Worksite
 from fiscalization import intake
 from fiscalization.models import EnforcementCase
 from tests import dumping_fixtures as fx
@@ -402,8 +402,16 @@ def test_case_opened_from_a_roadside_check_starts_filled_in(world):
 
 
 def test_generator_box_suggests_as_you_type_and_takes_the_suggestion(world):
-    Generator.objects.create(name="Maria da Silva Obras", document=CPF_GENERATOR)
-    Generator.objects.create(name="José Pereira", document="11144477735")
+    # Generators of the town: each with a worksite there (issue 24: the suggestions are the
+    # user's municipalities' generators).
+    for name, document in (
+        ("Maria da Silva Obras", CPF_GENERATOR),
+        ("José Pereira", "11144477735"),
+    ):
+        generator = Generator.objects.create(name=name, document=document)
+        Worksite.objects.create(
+            generator=generator, address="Rua A, 1", location=world.origin, municipality=world.town
+        )
     client = client_for(world.fiscal)
     form = client.get("/fiscalizacao/processos/novo/").content.decode()
     assert 'list="geradores-sugestoes"' in form and "José Pereira" not in form

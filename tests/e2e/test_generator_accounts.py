@@ -123,7 +123,7 @@ def test_an_invited_person_opens_the_link_of_the_email_on_a_phone(
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["celular", "computador"])
 def test_the_nucleo_and_transporter_pages_fit(chromium, live_server, shot, viewport):
     world = build_world()
-    registration = pending_registration("cadastro-pendente", CNPJ_GAMA)
+    registration = pending_registration("cadastro-pendente", CNPJ_GAMA, municipality=world.town)
     accounts.invite(world.nucleo, "gama@exemplo.com.br", CNPJ_GAMA)
     width = "celular" if viewport == PHONE else "computador"
     pages = {

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from config.pdf import qr_matrix
 from ctr import rules, services
-from ctr.models import CTR, CTRStatus, Generator
+from ctr.models import CTR, CTRStatus, Generator, Worksite
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
 from tests.e2e.conftest import log_in
 
@@ -156,9 +156,19 @@ def test_a_slow_post_shows_enviando_and_cannot_be_sent_twice(browser_page, live_
 
 def test_generator_box_suggests_as_you_type(browser_page, live_server, world):
     page = browser_page
-    Generator.objects.create(name="Maria da Silva Obras", document=CPF_GENERATOR)
-    Generator.objects.create(name="Construtora Silvana", document="11144477735")
-    Generator.objects.create(name="José Pereira", document="39053344705")
+    # Generators of the town, each with a worksite there (issue 24: the suggestions are the
+    # inspector's municipalities' generators).
+    for name, document in (
+        ("Maria da Silva Obras", CPF_GENERATOR),
+        ("Construtora Silvana", "11144477735"),
+        ("José Pereira", "39053344705"),
+    ):
+        Worksite.objects.create(
+            generator=Generator.objects.create(name=name, document=document),
+            address="Rua A, 1",
+            location=world.origin,
+            municipality=world.town,
+        )
     log_in(page, live_server, world.fiscal)
     page.goto(f"{live_server.url}/fiscalizacao/processos/novo/")
     page.locator("#id_generator").press_sequentially("silv", delay=30)

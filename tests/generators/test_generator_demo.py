@@ -72,6 +72,13 @@ def test_a_registration_waits_in_the_nucleo_queue(demo_output):
     assert registration.status == RegistrationStatus.PENDING
     assert not registration.user.has_usable_password()
     assert roles.membership(registration.user) is None
+    # Issue 24: in the queue of the demo town's Núcleo, whose worksites it is about.
+    nucleo = get_user_model().objects.get(username="nucleo")
+    assert (
+        GeneratorRegistration.objects.visible_to(nucleo, current=True)
+        .filter(pk=registration.pk)
+        .exists()
+    )
 
 
 def test_the_certificate_worksite_has_an_approved_plan_and_a_declaration_to_issue(demo_output):

@@ -98,10 +98,11 @@ def test_the_page_refuses_an_unlicensed_transporter_by_name(world):
     assert not WastePlan.objects.exists()
 
 
-def test_another_generators_worksite_is_forbidden(world):
+def test_another_generators_worksite_does_not_exist_and_the_nucleo_does_not_write(world):
     site = gama_site(world)
     other = make_user("outro_gerador")
-    assert web(other).get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 403
+    # Issue 24: what a user does not see answers as if it did not exist.
+    assert web(other).get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 404
     assert web(world.nucleo).get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 403
     assert Client().get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 302
 

@@ -164,7 +164,10 @@ def test_the_generator_lists_only_its_worksites(gama, world, other):
 def test_the_nucleo_lists_every_worksite_and_filters_them(world, other):
     mine = registered(world.gama, municipality=world.town, is_large_generator=True)
     theirs = registered(other, "Av. Central, 1", municipality=world.town)
-    pending = Worksite.objects.create(generator=other, address="Rua X, 1", location=world.origin)
+    # Created by a CTR: in the CTR's municipality (issue 24).
+    pending = Worksite.objects.create(
+        generator=other, address="Rua X, 1", location=world.origin, municipality=world.town
+    )
     nucleo = api(world.nucleo)
 
     def ids(query: str) -> set[int]:
@@ -176,7 +179,7 @@ def test_the_nucleo_lists_every_worksite_and_filters_them(world, other):
     assert ids("?generator=33.644.555/0001-25") == {mine.pk}
     assert ids("?registered=false") == {pending.pk}
     assert ids("?registered=true&large_generator=true") == {mine.pk}
-    assert ids(f"?municipality={world.town.ibge_code}") == {mine.pk, theirs.pk}
+    assert ids(f"?municipality={world.town.ibge_code}") == {mine.pk, theirs.pk, pending.pk}
     lon, lat = at()
     assert ids(f"?bbox={lon - 0.001},{lat - 0.001},{lon + 0.001},{lat + 0.001}") == {
         mine.pk,

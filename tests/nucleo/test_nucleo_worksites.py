@@ -42,13 +42,15 @@ def world(frozen_today):
     world.fine = site(world, "Rua Em Dia, 4", start=days(-100), end=days(100))
     plan(world.fine, A="10")
     load(world, world.fine, "6", day=days(-2))
-    # Ended, with a plan returned for changes; another generator, another municipality.
-    other_town = municipality("3550308", "Outra Cidade (teste)")
+    # Ended, with a plan returned for changes; another generator.
     other = Generator.objects.create(name="Reformas Delta ME", document=CNPJ_ALFA)
     world.ended = site(world, "Rua Encerrada, 5", start=days(-300), end=days(-200),
-                       ended=days(-190), large=False, generator=other,
-                       municipality=other_town)  # fmt: skip
+                       ended=days(-190), large=False, generator=other)  # fmt: skip
     plan(world.ended, status=PlanStatus.CHANGES_REQUESTED, A="10")
+    # Another municipality's worksite (issue 24): never on the town's pages.
+    other_town = municipality("3550308", "Outra Cidade (teste)")
+    world.elsewhere = site(world, "Rua Vizinha, 8", large=False, generator=other,
+                           municipality=other_town)  # fmt: skip
     # A draft, not started yet.
     world.draft = site(world, "Rua Futura, 6", start=days(10), end=days(300))
     plan(world.draft, status=PlanStatus.DRAFT, A="10")
@@ -107,9 +109,15 @@ def test_each_filter_filters(nucleo, world, query, expected):
     assert listed(nucleo, query) == expected
 
 
-def test_the_municipality_filter(nucleo, world):
-    assert listed(nucleo, f"municipality={world.other_town.pk}") == ["Rua Encerrada, 5"]
-    assert len(listed(nucleo, f"municipality={world.town.pk}")) == 5
+def test_another_municipality_s_worksites_are_neither_listed_nor_shown(nucleo, world):
+    # Issue 24: the list is the town's (the one the Núcleo works in); a parameter naming the
+    # other municipality changes nothing, and its worksite's page does not exist.
+    assert "Rua Vizinha, 8" not in listed(nucleo)
+    assert "Rua Vizinha, 8" not in listed(nucleo, f"municipality={world.other_town.pk}")
+    assert listed(nucleo, "q=vizinha") == []
+    assert nucleo.get(f"/nucleo/obras/{world.elsewhere.pk}/").status_code == 404
+    csv_text = nucleo.get("/nucleo/obras/?csv=1").content.decode("utf-8-sig")
+    assert "Rua Vizinha" not in csv_text and "Rua Encerrada, 5" in csv_text
 
 
 def test_a_bad_filter_is_a_400_that_says_which(nucleo, world):
