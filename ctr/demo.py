@@ -475,6 +475,7 @@ def ensure_worksites(town: Municipality, planner: Transporter, rng: random.Rando
                 address=f"{street}, {rng.randrange(10, 1500)}",
                 defaults={
                     "location": location,
+                    "municipality": town,
                     "neighbourhood": basin.name.removeprefix("Bacia "),
                     "is_large_generator": large,
                     "permit_number": f"ALV-DEMO-{owner_index + 1:02d}{index + 1:02d}"
@@ -856,6 +857,7 @@ def ensure_showcase(town: Municipality, rng: random.Random) -> dict[str, Worksit
             address=address,
             defaults={
                 "location": location,
+                "municipality": town,
                 "neighbourhood": basin.name.removeprefix("Bacia "),
                 "permit_number": "ALV-DEMO-CDF1" if document == COMPANIES[0][1] else "",
             },

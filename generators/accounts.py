@@ -41,8 +41,9 @@ from config.rate_limits import RateLimit, Window
 from ctr import roles
 from ctr.documents import document_kind, format_document, normalize_document
 from ctr.models import CTR, Generator, Membership, Worksite
+from jurisdiction.access import reads_only
 from jurisdiction.models import Role, StaffRole
-from jurisdiction.scope import jurisdiction_of, municipalities, require_acting
+from jurisdiction.scope import AUDITOR_REFUSAL, jurisdiction_of, municipalities, require_acting
 from pev_network.letterhead import letterhead_by_id
 
 from .models import GeneratorInvitation, GeneratorRegistration, RegistrationStatus
@@ -253,10 +254,13 @@ def inviter_label(invitation: GeneratorInvitation) -> str:
     return invitation.transporter.name if invitation.transporter_id else NUCLEO
 
 
-def require_inviter(user):
+def require_inviter(user, acting: bool = False):
     """The transporter `user` invites for, None for the municipality; NotAllowed for anyone
-    else. Checked before the body is read: a stranger learns nothing else."""
+    else (and, `acting`, for the auditor, who reads the invitations and sends none). Checked
+    before the body is read: a stranger learns nothing else."""
     if roles.is_municipal(user):
+        if acting and reads_only(user):
+            raise NotAllowed(AUDITOR_REFUSAL)
         return None
     transporter = roles.transporter_of(user)
     if transporter is None:
@@ -279,7 +283,7 @@ def invite(
     single-use link valid for `valid_days`. The Núcleo may name any generator (and create it
     from `name`), for its municipality (`municipality_id`, by default the one it works in
     now); a transporter only one on its own CTRs."""
-    transporter = require_inviter(by)
+    transporter = require_inviter(by, acting=True)
     municipal = transporter is None
     if municipal:
         municipality_id = municipality_id or jurisdiction_of(by).current_id

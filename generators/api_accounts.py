@@ -113,7 +113,7 @@ class InvitationListView(generics.ListCreateAPIView):
     )
     def post(self, request, *args, **kwargs):
         # Who may invite, before the body: a stranger learns nothing else.
-        accounts.require_inviter(request.user)
+        accounts.require_inviter(request.user, acting=True)
         payload = InvitationInput(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data

@@ -25,7 +25,8 @@ from ctr import roles
 from ctr.api import GEOJSON_POINT_SCHEMA, DocumentField
 from ctr.documents import normalize_document
 from ctr.models import WorkKind, Worksite
-from jurisdiction.access import DataScope
+from jurisdiction.access import DataScope, reads_only
+from jurisdiction.scope import AUDITOR_REFUSAL
 from pev_network.api import Pagination, problems
 
 from . import worksites
@@ -198,6 +199,9 @@ class MayRegisterWorksites(permissions.BasePermission):
     message = "Só as contas de gerador e o município têm acesso às obras cadastradas."
 
     def has_permission(self, request, view) -> bool:
+        if request.method not in permissions.SAFE_METHODS and reads_only(request.user):
+            self.message = AUDITOR_REFUSAL
+            return False
         return worksites.may_register(request.user)
 
 

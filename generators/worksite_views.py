@@ -23,8 +23,8 @@ from config.errors import DomainError
 from ctr import roles
 from ctr.documents import normalize_document
 from ctr.models import CTRStatus, Worksite
-from jurisdiction.access import DataScope, declare
-from jurisdiction.scope import jurisdiction_of, municipalities
+from jurisdiction.access import DataScope, declare, reads_only
+from jurisdiction.scope import AUDITOR_REFUSAL, jurisdiction_of, municipalities
 
 from . import worksite_layers, worksites
 from .comparison import worksite_comparison
@@ -57,6 +57,8 @@ def worksite_role_required(view):
                 },
                 status=403,
             )
+        if request.method == "POST" and reads_only(request.user):
+            return render(request, "ctr/forbidden.html", {"message": AUDITOR_REFUSAL}, status=403)
         return view(request, *args, **kwargs)
 
     return wrapped

@@ -55,6 +55,13 @@ def is_staff(user) -> bool:
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
+def reads_only(user) -> bool:
+    """Staff who act in no municipality (the auditor): refused every form before it is read,
+    on the pages shared with another side too (a generator's worksite form)."""
+    j = jurisdiction_of(user)
+    return j.is_staff and not j.acts_anywhere
+
+
 def staff_only(view):
     """Pages of the municipal staff: anonymous users go to the sign-in page, others get a 403;
     an auditor (who reads only) gets a 403 on any form sent. Which rows a page shows is

@@ -86,13 +86,14 @@ def nucleo_map(request):
             f"&transport_date__lte={flt.date_to.isoformat()}"
         ),
     )
-    add_hotspots(
-        the_map,
-        hotspots_collection(
-            municipality, flt.date_from, flt.date_to, limit=200, with_report_ids=False
-        ),
-        f"/fiscalizacao/denuncias/{{report}}/suspeitos/?hotspot=1&since={flt.date_from}",
-    )
+    if municipality is not None:  # None would be every municipality's hotspots
+        add_hotspots(
+            the_map,
+            hotspots_collection(
+                municipality, flt.date_from, flt.date_to, limit=200, with_report_ids=False
+            ),
+            f"/fiscalizacao/denuncias/{{report}}/suspeitos/?hotspot=1&since={flt.date_from}",
+        )
     context = {
         "nav": "nucleo",
         "form": form,

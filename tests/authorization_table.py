@@ -1193,7 +1193,8 @@ GHOSTS = {
     "protocol": "2099-ZZZZ-ZZZZ",
     "code": "CDF-ZZZZ-ZZZZ-ZZZZ",
     "feature_id": "987654321",
-    "token": "fantasma",
+    # Not "token": an invitation's or a password link's token is a credential, not an object
+    # of a municipality; its pages answer B's people as anyone.
 }
 
 # (URL name, method) -> {role: outcome}: where the rules above do not hold, and why.
@@ -1208,13 +1209,6 @@ ACROSS: dict[tuple[str, str], dict[str, str]] = {
     # or its municipality's staff (403, the body names the facility, not the address).
     ("ctr-list", "POST"): {
         "operador_b": "403",
-        "nucleo_b": "403",
-        "autoridade_b": "403",
-        "fiscal_b": "403",
-    },
-    # The invitation's page takes its token, not an object of A: a signed-in person is told it
-    # is not for them (403) whoever they are; a token of nothing is a 404 for everyone.
-    ("generators:invitation", "POST"): {
         "nucleo_b": "403",
         "autoridade_b": "403",
         "fiscal_b": "403",

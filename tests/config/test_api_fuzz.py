@@ -346,9 +346,11 @@ def test_api_fuzz(role, api_schema):
 
 def markers_of(world, objects) -> list[str]:
     """Texts that only A's objects carry: its CTRs' numbers, its reports' protocols, the person
-    and the address named on its CTR, its transporter's document. Not markers: the receiving
-    network (public), and a company registered as a generator (one CNPJ, one registry for the
-    platform: B's Núcleo may register a worksite of it in B)."""
+    and the address named on its CTR. Not markers: the receiving network (public), a company
+    registered as a generator (one CNPJ, one registry for the platform: B's Núcleo may
+    register a worksite of it in B), and a transporter (one company, one fleet, licensed where
+    it is: B's inspector stopping its truck is told whose it is, and that it holds no licence
+    in B)."""
     ctrs = CTR.objects.filter(municipality=world.town)
     reports = DumpingReport.objects.filter(municipality=world.town)
     return [
@@ -356,7 +358,6 @@ def markers_of(world, objects) -> list[str]:
         *reports.values_list("protocol", flat=True),
         "Maria da Obra",
         "52998224725",
-        world.alfa.document,
         "Rua das Flores",
     ]
 

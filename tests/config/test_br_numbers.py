@@ -176,6 +176,9 @@ def test_admin_saves_a_municipality_parameter_typed_with_a_comma():
     data = {}
     for name, field in form.fields.items():
         value = form.initial.get(name, field.initial)
+        if isinstance(value, list):  # a many-to-many (accepted destinations): its ids
+            data[name] = [str(getattr(item, "pk", item)) for item in value]
+            continue
         # As the page shows it (BoundField.value): prepared first, so a JSON field's dict is
         # sent back as JSON.
         shown = field.widget.format_value(field.prepare_value(value)) if value is not None else None

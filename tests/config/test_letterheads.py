@@ -177,7 +177,11 @@ def test_the_worksite_report_and_its_certificate_carry_the_worksites_municipalit
 
 def test_a_worksite_without_a_permit_is_the_municipality_where_it_lies(world):
     worksite = worksite_load(world)
-    assert worksite.municipality_id is None  # first named on a CTR: no permit
+    # First named on a CTR: it takes the CTR's municipality, where it lies (issue 24).
+    assert worksite.municipality_id == world.town.pk
+    assert certificates.worksite_municipality(worksite) == world.town
+    # A row from before that (no municipality recorded) is placed by its location.
+    worksite.municipality = None
     assert certificates.worksite_municipality(worksite) == world.town
 
 

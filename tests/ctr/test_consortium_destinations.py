@@ -207,28 +207,18 @@ def test_neither_nucleo_reads_the_others_reports_cases_or_worksites(consortium, 
     )
 
 
-# The pages and API routes of the generators' and fiscalization's apps are scoped on branch
-# h-scopegf (issue 24 points 1-3); these pass once it is merged.
-SCOPED_ELSEWHERE = pytest.mark.xfail(
-    reason="scoped by h-scopegf (fiscalization and generators pages and API)", strict=False
-)
-
-
-@SCOPED_ELSEWHERE
 def test_the_others_dumping_report_answers_404_through_the_api(consortium, each_ones):
     api = client_for(consortium["nucleo_b"])
     assert api.get(f"/api/v1/dumping-reports/{each_ones['report_b'].pk}/").status_code == 200
     assert api.get(f"/api/v1/dumping-reports/{each_ones['report_a'].pk}/").status_code == 404
 
 
-@SCOPED_ELSEWHERE
 def test_the_others_worksite_answers_404_through_the_api(consortium, each_ones):
     api = client_for(consortium["nucleo_b"])
     assert api.get(f"/api/v1/worksites/{each_ones['worksite_b'].pk}/").status_code == 200
     assert api.get(f"/api/v1/worksites/{each_ones['worksite_a'].pk}/").status_code == 404
 
 
-@SCOPED_ELSEWHERE
 def test_the_others_case_answers_404_on_its_page(consortium, each_ones):
     web = Client()
     web.force_login(consortium["nucleo_b"])

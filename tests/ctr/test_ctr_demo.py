@@ -149,8 +149,11 @@ def test_documents_plates_and_places_are_valid(demo_output):
     assert all(normalize_plate(plate) == plate for plate in plates)
     assert any(plate[4].isalpha() for plate in plates)  # Mercosul
     assert any(plate[4].isdigit() for plate in plates)  # old format
-    for worksite in Worksite.objects.all():
-        assert municipality_at(worksite.location).ibge_code == "3518404"
+    # Each worksite lies in the municipality it names: the town's, or its neighbour's (issue 24
+    # point 9: Aparecida's loads to the shared landfill).
+    for worksite in Worksite.objects.select_related("municipality"):
+        assert municipality_at(worksite.location).ibge_code == worksite.municipality.ibge_code
+        assert worksite.municipality.ibge_code in {demo.IBGE_CODE, demo.NEIGHBOUR_IBGE}
     assert "fictíci" in Transporter.objects.get(members__user__username="transportador").name
     large = Worksite.objects.filter(is_large_generator=True)
     assert large.exists()
@@ -220,10 +223,42 @@ def test_demo_account_roles(demo_output):
         assert not roles.is_municipal(users[name])
     # Unlisted accounts (other operators, the suspended transporter) cannot log in.
     listed = {"admin", "nucleo", "fiscal", "autoridade", "transportador", "transportador2"}
-    listed.add("operador")
+    listed |= {"operador", "nucleo_aparecida", "auditoria"}
     for name, user in users.items():
         if name not in listed:
             assert not user.has_usable_password(), name
+
+
+def test_the_neighbour_shares_the_landfill_with_its_own_nucleo(demo_output):
+    """Issue 24 point 9: Aparecida beside Guaratinguetá, its CTRs at the landfill they share,
+    transporter A licensed in both, a Núcleo for each and the consortium's auditor of both."""
+    town = Municipality.objects.get(ibge_code=demo.IBGE_CODE)
+    neighbour = Municipality.objects.get(ibge_code=demo.NEIGHBOUR_IBGE)
+    assert list(neighbour.accepted_destinations.all()) == [town]
+    carrier = Transporter.objects.get(members__user__username="transportador")
+    assert {lic.municipality for lic in carrier.licences.all()} == {town, neighbour}
+    theirs = CTR.objects.filter(municipality=neighbour)
+    assert theirs.count() == demo.NEIGHBOUR_LOADS
+    assert set(theirs.values_list("destination_facility__code", flat=True)) == {"ATR-01"}
+    assert set(theirs.values_list("status", flat=True)) == {CTRStatus.RECEIVED}
+    assert not any(ctr.findings for ctr in theirs)
+    roles_of = {
+        name: set(StaffRole.objects.filter(user__username=name).values_list("municipality", "role"))
+        for name in ("nucleo", "nucleo_aparecida", "auditoria")
+    }
+    assert roles_of == {
+        "nucleo": {(town.pk, roles.NUCLEO)},
+        "nucleo_aparecida": {(neighbour.pk, roles.NUCLEO)},
+        "auditoria": {(town.pk, roles.AUDITOR), (neighbour.pk, roles.AUDITOR)},
+    }
+    for name in ("nucleo_aparecida", "auditoria"):
+        assert authenticate(username=name, password=demo.DEMO_PASSWORD) is not None
+    # What each Núcleo sees of the other's: the loads arriving at its landfill, its own
+    # leaving; nothing else.
+    nucleo = get_user_model().objects.get(username="nucleo")
+    assert set(CTR.objects.visible_to(nucleo).filter(municipality=neighbour)) == set(theirs)
+    aparecida = get_user_model().objects.get(username="nucleo_aparecida")
+    assert set(CTR.objects.visible_to(aparecida)) == set(theirs)
 
 
 def test_second_load_changes_nothing(demo_output):
