@@ -49,7 +49,7 @@ def test_operator_ships_sorted_waste_and_records_processing(chromium, live_serve
         shot(page, f"onward-form-{width}.png")
 
         # Beta's fleet only, and its one truck chosen for it.
-        page.select_option("#id_transporter", label="Entulhos Beta ME (TR-002)")
+        page.select_option("#id_transporter", label="Entulhos Beta ME (licença TR-002)")
         alfa_truck = Vehicle.objects.get(plate="ABC1D23")
         assert page.locator(f'#id_vehicle option[value="{alfa_truck.pk}"]').is_hidden()
         beta_truck = Vehicle.objects.get(plate="XYZ9876")
