@@ -36,7 +36,7 @@ def column(table: str, pk: int):
         return cursor.fetchone()[0]
 
 
-def test_forward_places_each_row_and_backward_unplaces_the_accounts_rows():
+def test_forward_places_each_row_and_backward_unplaces_the_accounts_rows(frozen_today):
     world = build_world()
     ctr = issue_hours_ago(world)  # Alfa carried for Maria da Obra, in the town
     site = Worksite.objects.create(
