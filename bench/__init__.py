@@ -20,7 +20,13 @@ database of its own (``ctr_bench_p1``, ``ctr_bench_p6``), and write their own se
 ``make bench`` runs all three.
 """
 
-BENCHMARKS = ["bench.nucleo_map", "bench.p2_http", "bench.p3_nearest", "bench.p5_lists"]
+BENCHMARKS = [
+    "bench.nucleo_map",
+    "bench.p2_http",
+    "bench.p3_nearest",
+    "bench.p5_lists",
+    "bench.scoping",
+]
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
 DEFAULT_REPORTS = 100_000
 DEFAULT_RUNS = 7

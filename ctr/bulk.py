@@ -74,6 +74,7 @@ from .csv_format import (
 )
 from .models import (
     ADDRESS_KEY_SQL,
+    CROSSING_INTO_SQL,
     WORKSITE_CONFLICT_SQL,
     CTRStatus,
     FacilityOperator,
@@ -302,6 +303,7 @@ RESOLVE_SQL = [
            (r.destination_facility_id IS NOT NULL AND req.id IS NULL) AS unknown_facility,
            c.facility_id, coalesce(c.licensed, false) AS licensed, f.kind AS facility_kind,
            f.name AS facility_name, f.accepted_classes,
+           f.municipality_id AS facility_municipality_id,
            """
     + rules.PLACE_SQL.format("fm")
     + """ AS facility_place,
@@ -688,7 +690,7 @@ ISSUE_SQL = [
     """
     CREATE TEMP TABLE ctr_bulk_ok AS
     SELECT r.*, f.municipality_id, f.ibge_code, f.vehicle_id, f.equipment_id, f.facility_id,
-           f.total, extract(year FROM r.transport_date)::int AS year,
+           f.facility_municipality_id, f.total, extract(year FROM r.transport_date)::int AS year,
            (f.total > f.small_volume_limit) AS large_volume, a.generator_key
     FROM ctr_bulk_row r JOIN ctr_bulk_fact f ON f.line = r.line
     JOIN ctr_bulk_accepted a ON a.line = r.line
@@ -831,13 +833,16 @@ ISSUE_SQL = [
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
          generator_id, generator_name, worksite_id, origin, destination, origin_facility_id,
-         destination_facility_id, transport_date, total_volume_m3, status, findings, fee_ufesp,
-         received_volume_m3, closed_at, created_at, created_by_id)
+         destination_facility_id, crossing_into_id, transport_date, total_volume_m3, status,
+         findings, fee_ufesp, received_volume_m3, closed_at, created_at, created_by_id)
     SELECT n.id, n.number, o.municipality_id, o.year, n.sequence, %(transporter)s,
            o.vehicle_id, o.equipment_id, n.generator_id,
            CASE WHEN o.generator_name <> '' THEN o.generator_name
                 ELSE (SELECT g.name FROM ctr_generator g WHERE g.id = n.generator_id) END,
            n.worksite_id, o.origin, o.destination, o.origin_facility_id, o.facility_id,
+           """
+    + CROSSING_INTO_SQL.format("o.municipality_id", "o.facility_municipality_id")
+    + """,
            o.transport_date, o.total, %(status)s, n.findings,
            CASE WHEN o.large_volume THEN 1 ELSE 0 END, NULL, NULL, %(at)s, %(user)s
     FROM ctr_bulk_numbered n JOIN ctr_bulk_ok o ON o.line = n.line ORDER BY n.id

@@ -586,18 +586,30 @@ def generator_ctrs_q(generator_id: int) -> Q:
     )
 
 
+def crossed_into(municipality_id: int | None, facility_municipality_id: int | None):
+    """CTR.crossing_into: the destination facility's municipality when it is another."""
+    if facility_municipality_id is None or facility_municipality_id == municipality_id:
+        return None
+    return facility_municipality_id
+
+
+# The same in SQL, for the set-based paths (ctr/bulk.py, synthetic/): {0} the CTR's
+# municipality, {1} its destination facility's.
+CROSSING_INTO_SQL = "CASE WHEN {1} <> {0} THEN {1} END"
+
+
 class CTRQuerySet(ScopedQuerySet):
     def municipal_q(self, ids) -> Q:
         """A CTR is its origin's municipality's (the number says so); the municipality of its
         destination facility sees it too (a consortium's shared landfill, issue 24 point 5):
         the loads that arrive at its facilities, not the rest of the other's data. Two index
-        scans OR-ed (municipality, destination_facility), never a join."""
+        scans OR-ed, never a join nor a subquery: the municipality's CTRs and those crossing
+        into it (CTR.crossing_into, its own partial index). With the facilities' ids in a
+        subquery, PostgreSQL could use no index for that branch nor estimate it: a small
+        municipality's newest CTRs were looked for by walking every CTR of the state, newest
+        first, and its count read the whole table (docs/performance.md, issue 24 point 10)."""
         ids = list(ids)
-        return Q(municipality_id__in=ids) | Q(
-            destination_facility_id__in=ReceivingFacility.objects.filter(
-                municipality_id__in=ids
-            ).values("pk")
-        )
+        return Q(municipality_id__in=ids) | Q(crossing_into_id__in=ids)
 
     def side_q(self, user) -> Q | None:
         """A transporter's users see its own CTRs, a facility's operators those destined to it
@@ -687,6 +699,22 @@ class CTR(models.Model):
         verbose_name="área de destino",
         db_index=False,
     )
+    # The municipality of the destination facility when it is not the CTR's own: a load across
+    # the border (issue 24 point 5), which that municipality sees too (CTRQuerySet.municipal_q);
+    # NULL when the load stays home, as nearly every one does, so that its partial index holds
+    # only the crossings and costs an insert nothing otherwise. Written on creation (save(),
+    # the issue path; ctr/bulk.py and synthetic/ in their SQL, CROSSING_INTO_SQL) and kept by
+    # the database when a facility moves to another municipality (migration ctr 0021).
+    crossing_into = models.ForeignKey(
+        Municipality,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name="município de destino (outro)",
+        null=True,
+        blank=True,
+        editable=False,
+        db_index=False,
+    )
     transport_date = models.DateField("data do transporte")
     total_volume_m3 = models.DecimalField("volume total (m³)", max_digits=8, decimal_places=3)
     status = models.CharField(
@@ -772,10 +800,25 @@ class CTR(models.Model):
             models.Index(
                 fields=["municipality", "transporter"], name="ctr_municipality_transporter"
             ),
+            # The loads crossing into a municipality (CTRQuerySet.municipal_q's second branch);
+            # the first is answered by the two indexes above that lead with the municipality.
+            models.Index(
+                fields=["crossing_into"],
+                name="ctr_crossing_into",
+                condition=Q(crossing_into__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
         return self.number
+
+    def save(self, *args, **kwargs):
+        if self._state.adding and self.destination_facility_id is not None:
+            # The facility the issue path resolved is already loaded: no query.
+            self.crossing_into_id = crossed_into(
+                self.municipality_id, self.destination_facility.municipality_id
+            )
+        super().save(*args, **kwargs)
 
     @property
     def declared_generator_name(self) -> str:

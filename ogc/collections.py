@@ -28,9 +28,14 @@ class Collection:
     properties: dict[str, str]
     # Who may see it; public when None.
     visible_to: Callable | None = None
-    # The rows of the user's municipalities (issue 24): a WHERE fragment whose every %s is the
-    # array of their ids (jurisdiction.scope's readable_ids); None: the same for everyone.
-    scope: str | None = None
+    # The rows of the user's municipalities (issue 24): WHERE fragments whose every %s is the
+    # array of their ids (jurisdiction.scope's readable_ids), a row being the user's when any
+    # of them holds; None: the same for everyone. Where each fragment has an index of its own,
+    # the count of a page adds them up one at a time, each without the rows of those before it
+    # (views.count_sql): an OR of two indexes made PostgreSQL read every row of a large
+    # municipality to count them (docs/performance.md, issue 24 point 10). A computed
+    # collection keeps its OR in one fragment, read once.
+    scope: tuple[str, ...] | None = None
     # A date column for the `datetime` parameter; None when the collection has no time.
     temporal: str | None = None
     # For features that last a period (from `temporal` to this column): `datetime` picks the
@@ -109,12 +114,8 @@ COLLECTIONS = {
             },
             visible_to=roles.is_municipal,
             # Its origin's municipality, and the municipality of its destination facility (the
-            # loads arriving there): CTRQuerySet.municipal_q, in SQL.
-            scope=(
-                "(t.municipality_id = ANY(%s) OR t.destination_facility_id IN "
-                f"(SELECT f.id FROM {ReceivingFacility._meta.db_table} f "
-                "WHERE f.municipality_id = ANY(%s)))"
-            ),
+            # loads crossing into it): CTRQuerySet.municipal_q, in SQL, each on its index.
+            scope=("t.municipality_id = ANY(%s)", "t.crossing_into_id = ANY(%s)"),
             temporal="transport_date",
         ),
         Collection(
@@ -141,7 +142,7 @@ COLLECTIONS = {
                 "received_volume_m3": "t.received_volume_m3",
             },
             visible_to=roles.is_municipal,
-            scope="(t.municipality_id = ANY(%s) OR t.destination_municipality_id = ANY(%s))",
+            scope=("(t.municipality_id = ANY(%s) OR t.destination_municipality_id = ANY(%s))",),
             temporal="period_start",
             temporal_end="period_end",
         ),

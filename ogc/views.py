@@ -127,12 +127,30 @@ def conformance(request):
     return json_response({"conformsTo": CONFORMANCE})
 
 
+def scope_sql(collection: Collection, municipalities, part: int | None = None):
+    """The WHERE fragment and params of a scoped collection's rows of `municipalities`: any of
+    its fragments; with `part`, that fragment's rows without those of the fragments before
+    it (the rows of all the parts add up to the scope's, each once). None for a collection
+    that is the same for everyone, or a caller who reads every municipality."""
+    if collection.scope is None or municipalities is None:
+        return None
+    ids = sorted(municipalities)
+    if part is None:
+        sql = "(" + " OR ".join(collection.scope) + ")"
+    else:
+        sql = f"({collection.scope[part]})"
+        if part:
+            # IS NOT TRUE: a fragment that is NULL on a row did not take it either.
+            sql += f" AND ({' OR '.join(collection.scope[:part])}) IS NOT TRUE"
+    return sql, [ids] * sql.count("%s")
+
+
 def extent_of(collection: Collection, municipalities=None) -> list[float]:
     """The extent of the rows the caller reads (a scoped collection's: its municipalities')."""
     where, params = "TRUE", []
-    if collection.scope is not None and municipalities is not None:
-        where = collection.scope
-        params = [sorted(municipalities)] * collection.scope.count("%s")
+    scoped = scope_sql(collection, municipalities)
+    if scoped is not None:
+        where, params = scoped
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT ST_Extent(t.{collection.geometry}) FROM {collection.table} t WHERE {where}",
@@ -281,15 +299,23 @@ def parse_datetime(raw: str | None) -> tuple[datetime.date | None, datetime.date
 
 
 def items_sql(
-    collection: Collection, bbox, dates, feature_id=None, after=None, municipalities=None
+    collection: Collection,
+    bbox,
+    dates,
+    feature_id=None,
+    after=None,
+    municipalities=None,
+    scope_part: int | None = None,
 ) -> tuple[str, str, list]:
     """WHERE clause and its params, and the feature expression, for the collection; a scoped
-    collection's rows of `municipalities` only (None: every municipality's, the superuser's)."""
+    collection's rows of `municipalities` only (None: every municipality's, the superuser's),
+    or of one part of its scope (scope_sql)."""
     where = [collection.where]
     params: list = []
-    if collection.scope is not None and municipalities is not None:
-        where.append(collection.scope)
-        params.extend([sorted(municipalities)] * collection.scope.count("%s"))
+    scoped = scope_sql(collection, municipalities, scope_part)
+    if scoped is not None:
+        where.append(scoped[0])
+        params.extend(scoped[1])
     if feature_id is not None:
         where.append("t.id = %s")
         params.append(feature_id)
@@ -319,6 +345,22 @@ def items_sql(
     return " AND ".join(where), feature, params
 
 
+def count_sql(collection: Collection, bbox, dates, municipalities=None) -> tuple[str, list]:
+    """The SELECT of numberMatched: for a scope of several fragments, the sum of each part's
+    count (scope_sql), so that each is answered by its own index alone."""
+    parts = [None]
+    if collection.scope is not None and municipalities is not None and len(collection.scope) > 1:
+        parts = list(range(len(collection.scope)))
+    counts, params = [], []
+    for part in parts:
+        where, _feature, part_params = items_sql(
+            collection, bbox, dates, municipalities=municipalities, scope_part=part
+        )
+        counts.append(f"(SELECT count(*) FROM {collection.table} t WHERE {where})")
+        params.extend(part_params)
+    return "SELECT " + " + ".join(counts), params
+
+
 @guarded
 def items(request, collection_id: str):
     """A page of features in id order. The `next` link continues after the last id of the page
@@ -338,13 +380,14 @@ def items(request, collection_id: str):
         raise BadRequest("Use after ou offset, não os dois.")
     bbox = parse_bbox(request.GET.get("bbox"))
     dates = parse_datetime(request.GET.get("datetime"))
+    municipalities = readable(request)
     where, feature, params = items_sql(
-        found, bbox, dates, after=after, municipalities=readable(request)
+        found, bbox, dates, after=after, municipalities=municipalities
     )
     matched = None
     with connection.cursor() as cursor:
         if after is None:
-            cursor.execute(f"SELECT count(*) FROM {found.table} t WHERE {where}", params)
+            cursor.execute(*count_sql(found, bbox, dates, municipalities))
             matched = cursor.fetchone()[0]
         cursor.execute(
             f"SELECT coalesce(json_agg(f), '[]'::json) FROM ("

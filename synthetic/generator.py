@@ -18,6 +18,8 @@ Every synthetic row carries a marker, so that `reset()` removes exactly those ro
 | CTRs (and their waste lines and events) | issued by a synthetic transporter |
 | dumping reports | protocol ``SYN-<year>-<n>`` |
 | the user who issues and closes them | username ``syn-ctr`` |
+| municipal staff (and their roles) | username ``syn-staff-<role>-<IBGE>`` |
+| destination agreements | between two municipalities whose networks are all synthetic |
 
 Shape of the data:
 - each municipality gets a weight: the largest (and Guaratinguetá) their share of the state's
@@ -33,7 +35,15 @@ Shape of the data:
   without equipment (at most 1 m³), the others a skip's load; transport dates over the last two
   years; most received, some refused, cancelled, or still open (overdue after 48 h);
 - CTR numbers gap-free per municipality and year (row_number), continuing the NumberSequence
-  rows, which end at the last number given.
+  rows, which end at the last number given;
+- many municipalities on one platform (issue 24): a Núcleo and a Fiscalização account per
+  municipality, each with its role there only; consortia around the largest municipalities
+  (`LARGEST_MUNICIPALITIES`, the regional hubs): a municipality bordering one or more hubs
+  larger than itself accepts the facilities of the largest of them as destinations
+  (Municipality.accepted_destinations), sends `CROSS_SHARE` of its loads for final disposal to
+  that hub's recycling area or landfill nearest to it (the consortium's shared facility), and
+  one in `MULTI_LICENCE_EVERY` of its transporters is licensed in the hub too, where it also
+  carries.
 """
 
 from __future__ import annotations
@@ -50,11 +60,13 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from config.br import br_number
 from ctr import custody
 from ctr.models import (
+    CROSSING_INTO_SQL,
     WORKSITE_CONFLICT_SQL,
     CTRAction,
     CTRStatus,
@@ -64,6 +76,7 @@ from ctr.models import (
     ProcessingKind,
 )
 from fiscalization.models import DumpingCategory, ReporterKind, ReportStatus
+from jurisdiction.models import Role
 from pev_network.models import DEFAULT_ACCEPTED_CLASSES, FacilityKind, LicenseStatus, Municipality
 
 SP_FIXTURE = (
@@ -113,6 +126,8 @@ def _sql_values() -> dict[str, str | list[str]]:
         **{f"report_{status.name.lower()}": status for status in ReportStatus},
         "reporter_citizen": ReporterKind.CITIZEN,
         "reporter_inspector": ReporterKind.INSPECTOR,
+        "role_nucleo": Role.NUCLEO,
+        "role_fiscal": Role.FISCAL,
     }  # fmt: skip
     # Plain str, not the enum members, for psycopg2.
     return {
@@ -236,7 +251,7 @@ def _drop_temp(cursor) -> None:
     cursor.execute(
         "DROP TABLE IF EXISTS syn_muni, syn_slot, syn_cand, syn_fac, syn_zone, syn_pts, "
         "syn_need, syn_arr, syn_tarr, syn_ws, syn_facpool, syn_c, syn_c2, syn_base, syn_gen, "
-        "syn_fk, syn_fleet, syn_daily, syn_plan, syn_w, syn_proc"
+        "syn_fk, syn_fleet, syn_daily, syn_plan, syn_w, syn_proc, syn_hub, syn_cross"
     )
 
 
@@ -317,6 +332,104 @@ SELECT b.id, b.ibge_code, b.name, b.alert_hours, b.small_limit, b.parity,
        b.w / sum(b.w) OVER () AS share, count(*) OVER () AS n_muni
 FROM base b
 """
+
+
+# --- many municipalities on one platform (issue 24) -----------------------------------------
+
+# Of the final loads (recycling area or landfill) of a consortium's member, the share that goes
+# to the hub's shared facility; of its transporters, one in this many is licensed in the hub too.
+CROSS_SHARE = 0.4
+MULTI_LICENCE_EVERY = 3
+STAFF_PREFIX = "syn-staff-"
+
+# Each municipality bordering one or more hubs (the largest municipalities) larger than itself,
+# with the largest of them: the consortium it belongs to.
+HUB_SQL = """
+CREATE TEMP TABLE syn_hub AS
+SELECT DISTINCT ON (m.id) m.id AS municipality_id, h.id AS hub_id
+FROM syn_muni h
+JOIN pev_network_municipality hb ON hb.id = h.id
+-- intersects: neighbours share a stretch of border (the boundaries touch)
+JOIN pev_network_municipality mb ON ST_Intersects(mb.boundary, hb.boundary)
+JOIN syn_muni m ON m.id = mb.id AND m.id <> h.id AND m.share < h.share
+WHERE %(largest)s::jsonb ? h.ibge_code
+ORDER BY m.id, h.share DESC, h.id
+"""
+
+# A synthetic agreement is made, and removed by reset(), only between two municipalities whose
+# networks are all synthetic, and never for a municipality that already lists destinations of
+# its own: a real configuration is never touched.
+ONLY_SYNTHETIC_NETWORK = """(
+    EXISTS (SELECT 1 FROM pev_network_receivingfacility f
+            WHERE f.municipality_id = {m} AND f.code LIKE 'SYN-%%')
+    AND NOT EXISTS (SELECT 1 FROM pev_network_receivingfacility f
+                    WHERE f.municipality_id = {m} AND f.code NOT LIKE 'SYN-%%'))"""
+
+AGREEMENT_SQL = (
+    """
+INSERT INTO pev_network_municipality_accepted_destinations
+    (from_municipality_id, to_municipality_id)
+SELECT h.municipality_id, h.hub_id
+FROM syn_hub h
+WHERE NOT EXISTS (SELECT 1 FROM pev_network_municipality_accepted_destinations d
+                  WHERE d.from_municipality_id = h.municipality_id)
+  AND """
+    + ONLY_SYNTHETIC_NETWORK.format(m="h.municipality_id")
+    + " AND "
+    + ONLY_SYNTHETIC_NETWORK.format(m="h.hub_id")
+    + """
+ORDER BY h.municipality_id
+ON CONFLICT DO NOTHING
+"""
+)
+
+# Where a member's loads cross the border to: the hub's recycling area or landfill nearest to
+# it, when it accepts the hub's facilities (whoever recorded the agreement).
+CROSS_SQL = """
+CREATE TEMP TABLE syn_cross AS
+SELECT h.municipality_id,
+       (SELECT f.id FROM pev_network_receivingfacility f
+        WHERE f.municipality_id = h.hub_id AND f.code LIKE 'SYN-%%'
+          AND f.kind IN (%(kind_recycling)s, %(kind_landfill)s)
+        ORDER BY f.area <-> ST_PointOnSurface(b.boundary), f.id LIMIT 1) AS facility_id
+FROM syn_hub h
+JOIN pev_network_municipality_accepted_destinations d
+  ON d.from_municipality_id = h.municipality_id AND d.to_municipality_id = h.hub_id
+JOIN pev_network_municipality b ON b.id = h.municipality_id
+"""
+
+# A Núcleo and a Fiscalização account per municipality, each with its role there only
+# (jurisdiction.StaffRole); an unusable password ('!…', as Django's set_unusable_password).
+# Kept by reset() when the access log names them (it is append-only): made active again here.
+STAFF_SQL = [
+    f"""
+    INSERT INTO auth_user
+        (password, last_login, is_superuser, username, first_name, last_name, email, is_staff,
+         is_active, date_joined)
+    SELECT '!' || md5('{STAFF_PREFIX}' || r.role || m.ibge_code || %(seed)s), NULL, false,
+           '{STAFF_PREFIX}' || r.role || '-' || m.ibge_code, r.label, m.name, '', false, true,
+           %(now)s
+    FROM syn_muni m
+    CROSS JOIN (VALUES (%(role_nucleo)s, 'Núcleo'), (%(role_fiscal)s, 'Fiscalização'))
+        AS r(role, label)
+    ORDER BY m.id, r.role
+    ON CONFLICT (username) DO UPDATE SET is_active = true
+    """,
+    f"""
+    INSERT INTO jurisdiction_staffrole (role, granted_at, granted_by_id, municipality_id, user_id)
+    SELECT r.role, %(now)s, NULL, m.id, u.id
+    FROM syn_muni m
+    CROSS JOIN (VALUES (%(role_nucleo)s), (%(role_fiscal)s)) AS r(role)
+    JOIN auth_user u ON u.username = '{STAFF_PREFIX}' || r.role || '-' || m.ibge_code
+    ORDER BY m.id, r.role
+    ON CONFLICT (user_id, municipality_id, role) DO NOTHING
+    """,
+]
+
+
+def staff_username(role: str, ibge_code: str) -> str:
+    """The synthetic account of `role` (jurisdiction.models.Role) in the municipality."""
+    return f"{STAFF_PREFIX}{role}-{ibge_code}"
 
 
 # --- the receiving network ------------------------------------------------------------------
@@ -416,10 +529,10 @@ FACILITY_SQL = [
     """,
 ]
 
-# The synthetic transporters: those holding a licence numbered SYN-T-<n> (each one, in the
-# municipality that licensed it, art. 13).
+# The synthetic transporters: those holding a licence numbered SYN-T-<n> in the municipality
+# that licensed it first (art. 13), and SYN-T-<n>-<IBGE> in the hub of its consortium.
 SYN_TRANSPORTER_IDS = (
-    "SELECT transporter_id FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%'"
+    "SELECT DISTINCT transporter_id FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%'"
 )
 # The n-th synthetic transporter of each municipality, as numbered in the state.
 SYN_TRANSPORTER_ROWS = """
@@ -449,6 +562,27 @@ TRANSPORTER_SQL = [
     JOIN ctr_transporter tr
       ON tr.document = pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001')
     ORDER BY t.n
+    """,
+    # A consortium member's transporters, one in MULTI_LICENCE_EVERY of them (its first one
+    # among them) licensed in the hub too (one company, one fleet, a licence in each
+    # municipality, issue 24), with the dates of the first licence; no random(): the rest of
+    # the data keeps its draws.
+    """
+    INSERT INTO ctr_transporterlicence
+        (transporter_id, municipality_id, number, valid_from, valid_until, status,
+         status_since, suspended_until)
+    SELECT l.transporter_id, h.hub_id, l.number || '-' || hub.ibge_code, l.valid_from,
+           l.valid_until, l.status, NULL, NULL
+    FROM (
+        SELECT l.*, row_number() OVER (PARTITION BY l.municipality_id ORDER BY l.id) AS k
+        FROM ctr_transporterlicence l
+        WHERE l.number LIKE 'SYN-T-%%' AND l.number NOT LIKE 'SYN-T-%%-%%'
+    ) l
+    JOIN syn_hub h ON h.municipality_id = l.municipality_id
+    JOIN syn_muni hub ON hub.id = h.hub_id
+    WHERE (l.k - 1) %% %(multi_licence_every)s = 0
+    ORDER BY l.id
+    ON CONFLICT DO NOTHING
     """,
     # 1 to 4 vehicles each; plates SY?9?99, unique by construction (Mercosul format).
     f"""
@@ -676,7 +810,10 @@ CTR_SETUP_SQL = [
               AND f.kind = %(kind_att)s) AS att,
            (SELECT array_agg(f.id ORDER BY f.id) FROM pev_network_receivingfacility f
             WHERE f.municipality_id = m.id AND f.code LIKE 'SYN-%%'
-              AND f.kind IN (%(kind_recycling)s, %(kind_landfill)s)) AS final
+              AND f.kind IN (%(kind_recycling)s, %(kind_landfill)s)) AS final,
+           -- The consortium's shared facility in the hub, when it has one (issue 24).
+           (SELECT x.facility_id FROM syn_cross x WHERE x.municipality_id = m.id)
+               AS shared_final
     FROM syn_muni m
     """,
     # Per transporter: its vehicles and equipment.
@@ -756,7 +893,11 @@ WITH k AS (
                 WHEN c.u_kind < 0.80 THEN
                     CASE WHEN c.u_near < 0.75 THEN w.near_att
                          ELSE a.att[1 + floor(c.u_fac * cardinality(a.att))::int] END
-                ELSE CASE WHEN c.u_near < 0.75 THEN w.near_final
+                -- A consortium's member: a share of its final loads to the hub's shared
+                -- facility, across the border (Municipality.accepted_destinations).
+                ELSE CASE WHEN a.shared_final IS NOT NULL
+                               AND c.u_near >= 1 - %(cross_share)s THEN a.shared_final
+                          WHEN c.u_near < 0.75 THEN w.near_final
                           ELSE a.final[1 + floor(c.u_fac * cardinality(a.final))::int] END
            END AS facility_id,
            t.vehicles[1 + floor(c.u_veh * cardinality(t.vehicles))::int] AS vehicle_id,
@@ -1195,13 +1336,14 @@ CTR_INSERT_SQL = [
     INSERT INTO ctr_ctr
         (id, number, municipality_id, year, sequence, transporter_id, vehicle_id, equipment_id,
          generator_id, generator_name, worksite_id, origin, destination,
-         destination_facility_id, origin_facility_id, transport_date, total_volume_m3, status,
-         findings, fee_ufesp, received_volume_m3, closed_at, created_at, created_by_id)
+         destination_facility_id, crossing_into_id, origin_facility_id, transport_date,
+         total_volume_m3, status, findings, fee_ufesp, received_volume_m3, closed_at,
+         created_at, created_by_id)
     SELECT x.id, 'CTR-' || x.ibge_code || '-' || x.year || '-' || pg_temp.syn_seq6(x.seq),
            x.municipality_id, x.year, x.seq, x.transporter_id, x.vehicle_id, x.equipment_id,
            x.generator_id, g.name, x.worksite_id, x.origin, x.destination, x.facility_id,
-           x.origin_facility_id, x.transport_date, x.total, x.status, '[]'::jsonb, x.fee,
-           x.received, x.closed_at, x.created_at, %(actor)s
+           {crossing_into}, x.origin_facility_id, x.transport_date, x.total, x.status,
+           '[]'::jsonb, x.fee, x.received, x.closed_at, x.created_at, %(actor)s
     FROM (
         SELECT c.*, b.base + row_number() OVER (
                    PARTITION BY c.municipality_id, c.year ORDER BY c.created_at, c.id) AS seq
@@ -1209,8 +1351,11 @@ CTR_INSERT_SQL = [
         JOIN syn_base b ON b.municipality_id = c.municipality_id AND b.year = c.year
     ) x
     JOIN ctr_generator g ON g.id = x.generator_id  -- the declared name is the registered one
+    JOIN pev_network_receivingfacility f ON f.id = x.facility_id
     ORDER BY x.id
-    """,
+    """.replace(
+        "{crossing_into}", CROSSING_INTO_SQL.format("x.municipality_id", "f.municipality_id")
+    ),
     """
     INSERT INTO ctr_numbersequence (municipality_id, year, last_value)
     SELECT b.municipality_id, b.year, b.base + b.n FROM syn_base b
@@ -1386,6 +1531,8 @@ def generate(
         "pev_load_a": PEV_LOAD_A_M3,
         "pev_load_other": PEV_LOAD_OTHER_M3,
         "reports": reports,
+        "cross_share": CROSS_SHARE,
+        "multi_licence_every": MULTI_LICENCE_EVERY,
         **SQL_VALUES,
         **{
             f"classes_{kind.lower()}": [str(c) for c in classes]
@@ -1408,6 +1555,7 @@ def generate(
             )
         summary.municipalities = len(ids)
         run.run("municípios escolhidos", MUNI_SQL, {**params, "ids": ids})
+        run.run("consórcios (vizinhos dos polos)", HUB_SQL, params)
         params["actor"] = _synthetic_user().pk
 
         has_network = run.value(
@@ -1425,11 +1573,15 @@ def generate(
         )
         if not has_transporters:
             for name, sql in zip(
-                ("transportadores", "licenças de transportadores", "veículos", "equipamentos"),
+                ("transportadores", "licenças de transportadores",
+                 "licenças de transportadores no polo do consórcio", "veículos", "equipamentos"),
                 TRANSPORTER_SQL,
                 strict=True,
-            ):
+            ):  # fmt: skip
                 run.run(name, sql, params)
+        run.run("acordos de destino com o polo do consórcio", AGREEMENT_SQL, params)
+        run.run("áreas compartilhadas dos consórcios", CROSS_SQL, params)
+        run.run("equipe municipal (Núcleo e fiscalização)", STAFF_SQL, params)
         run.run("zonas de origem", ZONE_SQL, params)
 
         if ctrs:
@@ -1489,6 +1641,12 @@ def generate(
 # --- counting and removing -------------------------------------------------------------------
 
 SYNTHETIC_CTRS = f"SELECT c.id FROM ctr_ctr c WHERE c.transporter_id IN ({SYN_TRANSPORTER_IDS})"
+SYN_AGREEMENTS = (
+    "SELECT d.id FROM pev_network_municipality_accepted_destinations d WHERE "
+    + ONLY_SYNTHETIC_NETWORK.format(m="d.from_municipality_id")
+    + " AND "
+    + ONLY_SYNTHETIC_NETWORK.format(m="d.to_municipality_id")
+)
 
 COUNT_SQL = {
     "áreas de recebimento": (
@@ -1519,6 +1677,19 @@ COUNT_SQL = {
     "denúncias": (
         "SELECT count(*) FROM fiscalization_dumpingreport WHERE protocol LIKE 'SYN-%%'"
     ),
+    "licenças de transportadores no polo do consórcio": (
+        "SELECT count(*) FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%-%%'"
+    ),
+    "acordos de destino": f"SELECT count(*) FROM ({SYN_AGREEMENTS}) s",
+    "CTRs para área de outro município": (
+        f"SELECT count(*) FROM ctr_ctr c JOIN pev_network_receivingfacility f "
+        f"ON f.id = c.destination_facility_id WHERE f.municipality_id <> c.municipality_id "
+        f"AND c.id IN ({SYNTHETIC_CTRS})"
+    ),
+    "papéis da equipe municipal": (
+        "SELECT count(*) FROM jurisdiction_staffrole r JOIN auth_user u ON u.id = r.user_id "
+        f"WHERE u.username LIKE '{STAFF_PREFIX}%%'"
+    ),
 }  # fmt: skip
 
 
@@ -1539,6 +1710,32 @@ def _referencing_tables(cursor, table: str) -> list[str]:
         [table],
     )
     return [r[0] for r in cursor.fetchall()]
+
+
+def _remove_staff() -> int:
+    """The synthetic staff's roles, and the accounts themselves, but those a record protects
+    (the access log, append-only, keeps who read what): these stay, inactive and without
+    roles, and the next generation makes them active again. Returns the roles removed."""
+    from jurisdiction.models import CurrentMunicipality, StaffRole
+
+    user_model = get_user_model()
+    staff = user_model.objects.filter(username__startswith=STAFF_PREFIX)
+    removed, _ = StaffRole.objects.filter(user__in=staff).delete()
+    CurrentMunicipality.objects.filter(user__in=staff).delete()
+    try:
+        with transaction.atomic():
+            staff.delete()
+    except ProtectedError as error:
+        kept = {
+            getattr(record, f.attname)
+            for record in error.protected_objects
+            for f in record._meta.concrete_fields
+            if f.is_relation and f.related_model is user_model
+        }
+        with transaction.atomic():
+            staff.exclude(pk__in=kept).delete()
+        staff.update(is_active=False)
+    return removed
 
 
 def reset(progress: Progress | None = None) -> Summary:
@@ -1631,6 +1828,13 @@ def reset(progress: Progress | None = None) -> Summary:
             ],
         )
         syn_facilities = "SELECT id FROM pev_network_receivingfacility WHERE code LIKE 'SYN-%%'"
+        # While the networks are there to tell which agreements are synthetic.
+        run.run(
+            "acordos de destino",
+            f"DELETE FROM pev_network_municipality_accepted_destinations "
+            f"WHERE id IN ({SYN_AGREEMENTS})",
+        )
+        run.call("equipe municipal", _remove_staff)
         run.run(
             "geradores",
             [

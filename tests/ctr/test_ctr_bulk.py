@@ -799,6 +799,7 @@ def snapshot() -> list[dict]:
                 "destination": ctr.destination.coords,
                 "origin_facility": ctr.origin_facility_id,
                 "facility": ctr.destination_facility_id,
+                "crossing_into": ctr.crossing_into_id,
                 "transport_date": ctr.transport_date,
                 "total": ctr.total_volume_m3,
                 "status": ctr.status,

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
+from audit.models import AccessLog
 from ctr import stock
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
@@ -34,6 +35,8 @@ from ctr.models import (
 )
 from ctr.services import next_number, overdue
 from fiscalization.models import DumpingReport
+from jurisdiction.models import Role, StaffRole
+from jurisdiction.scope import jurisdiction_of
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from synthetic import generator as synthetic
 from tests.builders import licence, licensed_facility, multi, square
@@ -45,8 +48,10 @@ CTRS = 2000
 REPORTS = 500
 SEED = 7
 ONWARD_SHARE = 0.2
-# The default municipality, the capital (a big boundary) and three small towns.
-CODES = {"3518404", "3550308", "3500105", "3500204", "3500303"}
+# The default municipality, the capital (a big boundary), Osasco beside it (a member of the
+# capital's consortium: a hub larger than itself on its border) and two small towns.
+CODES = {"3518404", "3550308", "3534401", "3500105", "3500204"}
+CAPITAL, OSASCO = "3550308", "3534401"
 
 
 def generate(**options) -> str:
@@ -133,12 +138,104 @@ def test_origins_inside_the_ctr_municipality(dataset):
     ) == 0  # fmt: skip
 
 
-def test_destinations_inside_their_facility_of_the_same_municipality(dataset):
+def test_destinations_inside_their_facility_of_the_same_or_an_accepted_municipality(dataset):
     assert scalar(
         "SELECT count(*) FROM ctr_ctr c "
         "JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id "
-        "WHERE NOT ST_Covers(f.area, c.destination) OR f.municipality_id <> c.municipality_id"
+        "WHERE NOT ST_Covers(f.area, c.destination)"
     ) == 0  # fmt: skip
+    # Across the border only to a municipality the CTR's own accepts (issue 24 point 5).
+    assert scalar(
+        "SELECT count(*) FROM ctr_ctr c "
+        "JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id "
+        "WHERE f.municipality_id <> c.municipality_id AND NOT EXISTS ("
+        "  SELECT 1 FROM pev_network_municipality_accepted_destinations d "
+        "  WHERE d.from_municipality_id = c.municipality_id "
+        "  AND d.to_municipality_id = f.municipality_id)"
+    ) == 0  # fmt: skip
+
+
+def test_a_consortium_around_the_capital_shares_its_final_facility(dataset):
+    """Osasco borders the capital, a hub larger than itself: it accepts the capital's facilities
+    (the only agreement: the default municipality borders no hub among the five), and a share of
+    its final loads goes to the capital's recycling area or landfill nearest to it."""
+    capital = Municipality.objects.get(ibge_code=CAPITAL)
+    osasco = Municipality.objects.get(ibge_code=OSASCO)
+    agreements = Municipality.accepted_destinations.through.objects
+    assert set(agreements.values_list("from_municipality", "to_municipality")) == {
+        (osasco.pk, capital.pk)
+    }
+    crossing = CTR.objects.exclude(destination_facility__municipality=F("municipality"))
+    assert crossing.count() == synthetic.counts()["CTRs para área de outro município"] > 0
+    assert set(crossing.values_list("municipality", flat=True)) == {osasco.pk}
+    shared = set(crossing.values_list("destination_facility", flat=True))
+    assert len(shared) == 1
+    facility = ReceivingFacility.objects.get(pk=shared.pop())
+    assert facility.municipality == capital
+    assert facility.kind in {FacilityKind.RECYCLING, FacilityKind.LANDFILL}
+    nearest = scalar(
+        "SELECT f.id FROM pev_network_receivingfacility f, pev_network_municipality o "
+        "WHERE o.id = %s AND f.municipality_id = %s AND f.kind IN (%s, %s) "
+        "ORDER BY f.area <-> ST_PointOnSurface(o.boundary), f.id LIMIT 1",
+        [osasco.pk, capital.pk, FacilityKind.RECYCLING, FacilityKind.LANDFILL],
+    )
+    assert facility.pk == nearest
+    # Most of Osasco's final loads stay home; the others cross.
+    final = CTR.objects.filter(
+        municipality=osasco,
+        origin_facility__isnull=True,
+        destination_facility__kind__in=[FacilityKind.RECYCLING, FacilityKind.LANDFILL],
+    )
+    assert 0 < crossing.count() < final.count()
+
+
+def test_staff_per_municipality_each_in_its_own(dataset):
+    """A Núcleo and a Fiscalização account in each municipality, with the role there only; the
+    capital's Núcleo sees the loads arriving at its shared facility and nothing else of
+    Osasco's."""
+    users = get_user_model().objects.filter(username__startswith=synthetic.STAFF_PREFIX)
+    assert users.count() == 2 * len(CODES)
+    assert synthetic.counts()["papéis da equipe municipal"] == 2 * len(CODES)
+    for municipality in Municipality.objects.all():
+        for role in (Role.NUCLEO, Role.FISCAL):
+            user = users.get(username=synthetic.staff_username(role, municipality.ibge_code))
+            assert user.is_active and not user.has_usable_password()
+            assert not user.is_superuser and not user.is_staff
+            j = jurisdiction_of(user)
+            assert j.roles == {municipality.pk: frozenset({role})}
+            assert j.current_id == municipality.pk
+    capital = Municipality.objects.get(ibge_code=CAPITAL)
+    osasco = Municipality.objects.get(ibge_code=OSASCO)
+    nucleo = users.get(username=synthetic.staff_username(Role.NUCLEO, CAPITAL))
+    seen = CTR.objects.visible_to(nucleo, current=True)
+    arriving = CTR.objects.filter(municipality=osasco, destination_facility__municipality=capital)
+    assert arriving.exists()
+    assert set(seen.filter(municipality=osasco)) == set(arriving)
+    assert seen.count() == CTR.objects.filter(municipality=capital).count() + arriving.count()
+
+
+def test_some_transporters_of_a_member_are_licensed_in_the_hub_too(dataset):
+    """One company, one fleet, a licence in each municipality that licensed it (issue 24 point
+    4): the first of Osasco's transporters holds one in the capital too, with the dates of its
+    first, and carries there as well."""
+    capital = Municipality.objects.get(ibge_code=CAPITAL)
+    osasco = Municipality.objects.get(ibge_code=OSASCO)
+    own = TransporterLicence.objects.filter(municipality=osasco).order_by("pk")
+    first = own.first()
+    second = TransporterLicence.objects.get(transporter=first.transporter, municipality=capital)
+    assert second.number == f"{first.number}-{CAPITAL}"
+    assert (second.valid_from, second.valid_until, second.status) == (
+        first.valid_from,
+        first.valid_until,
+        first.status,
+    )
+    hub_licences = TransporterLicence.objects.filter(number__regex=r"^SYN-T-\d+-\d{7}$")
+    counted = synthetic.counts()["licenças de transportadores no polo do consórcio"]
+    assert hub_licences.count() == counted
+    # Only a member's, only in its hub.
+    assert set(hub_licences.values_list("municipality", flat=True)) == {capital.pk}
+    assert synthetic.counts()["transportadores"] == Transporter.objects.count()
+    assert CTR.objects.filter(municipality=capital, transporter=first.transporter).exists()
 
 
 def test_ids_and_table_order_follow_the_time_of_issue(dataset):
@@ -402,10 +499,24 @@ def synthetic_digest() -> str:
 def test_reset_removes_only_synthetic_rows_and_the_seed_gives_the_same_data(dataset):
     before = synthetic_digest()
     real = real_ctr()
+    # A real agreement (the town has a real facility now) stays; a synthetic account the
+    # access log names (append-only) stays too, inactive and without its role.
+    town = real.municipality
+    capital = Municipality.objects.get(ibge_code=CAPITAL)
+    town.accepted_destinations.add(capital)
+    read = get_user_model().objects.get(username=synthetic.staff_username(Role.NUCLEO, CAPITAL))
+    AccessLog.objects.create(user=read, username=read.username, purpose="teste")
     out = io.StringIO()
     call_command("generate_synthetic", reset=True, stdout=out)
     assert "Dados sintéticos removidos." in out.getvalue()
     assert set(synthetic.counts().values()) == {0}
+    agreements = Municipality.accepted_destinations.through.objects
+    assert list(agreements.values_list("from_municipality", "to_municipality")) == [
+        (town.pk, capital.pk)
+    ]
+    staff = get_user_model().objects.filter(username__startswith=synthetic.STAFF_PREFIX)
+    assert list(staff.values_list("username", "is_active")) == [(read.username, False)]
+    assert not StaffRole.objects.exists()
     assert list(CTR.objects.values_list("number", flat=True)) == [real.number]
     assert CTREvent.objects.get().ctr_id == real.pk
     assert CTRWaste.objects.get().ctr_id == real.pk
@@ -420,6 +531,11 @@ def test_reset_removes_only_synthetic_rows_and_the_seed_gives_the_same_data(data
     assert synthetic_digest() == before
     assert CTR.objects.count() == CTRS + 1
     assert CTR.objects.filter(pk=real.pk).exists()
+    # The kept account is active again, with its role.
+    read.refresh_from_db()
+    assert read.is_active
+    assert StaffRole.objects.filter(user=read, municipality=capital, role=Role.NUCLEO).exists()
+    assert staff.count() == 2 * len(CODES)
 
 
 def test_municipalities_option_loads_the_645_and_keeps_loaded_boundaries(dataset):
