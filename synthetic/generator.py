@@ -469,23 +469,27 @@ FACILITY_SQL = [
     FROM (
         SELECT q.*, ST_Covers(b.boundary, q.poly) AS covered
         FROM (
-            SELECT c.municipality_id, c.slot, c.try, s.kind, s.kind_n, s.ibge_code, s.mname,
+            SELECT c.municipality_id, c.slot, c.try, c.kind, c.kind_n, c.ibge_code, c.mname,
                    ST_Multi(ST_SetSRID(ST_Translate(ST_Scale(ST_Rotate(
                        ST_MakeEnvelope(-d.hw, -d.hh, d.hw, d.hh), random() * pi()),
                        1 / (111320 * cos(radians(ST_Y(c.pt)))), 1 / 110574.0),
                        ST_X(c.pt), ST_Y(c.pt)), 4326)) AS poly
-            FROM syn_cand c
-            JOIN syn_slot s USING (municipality_id, slot)
+            FROM (
+                SELECT c.municipality_id, c.slot, c.try, c.pt, s.kind, s.kind_n, s.ibge_code,
+                       s.mname
+                FROM syn_cand c
+                JOIN syn_slot s USING (municipality_id, slot)
+                ORDER BY c.municipality_id, c.slot, c.try
+            ) c
             CROSS JOIN LATERAL (SELECT
-                CASE s.kind WHEN %(kind_pev)s THEN 13 + 9 * random()
+                CASE c.kind WHEN %(kind_pev)s THEN 13 + 9 * random()
                      WHEN %(kind_att)s THEN 35 + 30 * random()
                      WHEN %(kind_recycling)s THEN 60 + 40 * random() ELSE 140 + 100 * random() END
                      + 0 * c.slot AS hw,
-                CASE s.kind WHEN %(kind_pev)s THEN 11 + 7 * random()
+                CASE c.kind WHEN %(kind_pev)s THEN 11 + 7 * random()
                      WHEN %(kind_att)s THEN 30 + 20 * random()
                      WHEN %(kind_recycling)s THEN 50 + 30 * random() ELSE 110 + 80 * random() END
                      + 0 * c.slot AS hh) d
-            ORDER BY c.municipality_id, c.slot, c.try
         ) q
         JOIN pev_network_municipality b ON b.id = q.municipality_id
     ) r
@@ -534,6 +538,13 @@ FACILITY_SQL = [
 SYN_TRANSPORTER_IDS = (
     "SELECT DISTINCT transporter_id FROM ctr_transporterlicence WHERE number LIKE 'SYN-T-%%'"
 )
+# random() is drawn in the order the rows come out of the plan, and a plan changes with the
+# tables' statistics (generate() analyzes them; after reset() they hold dead rows): a query
+# draws over the rows of an ordered subquery (never flattened: sorted before the draws) for
+# the same seed to give the same data whatever the plan.
+SYN_TRANSPORTERS_IN_ORDER = (
+    f"SELECT t.id FROM ctr_transporter t WHERE t.id IN ({SYN_TRANSPORTER_IDS}) ORDER BY t.id"
+)
 # The n-th synthetic transporter of each municipality, as numbered in the state.
 SYN_TRANSPORTER_ROWS = """
     SELECT m.id, m.name, g, row_number() OVER (ORDER BY m.id, g) AS n
@@ -554,14 +565,17 @@ TRANSPORTER_SQL = [
     INSERT INTO ctr_transporterlicence
         (transporter_id, municipality_id, number, valid_from, valid_until, status,
          status_since, suspended_until)
-    SELECT tr.id, t.id, 'SYN-T-' || lpad(t.n::text, 6, '0'),
+    SELECT o.transporter_id, o.municipality_id, 'SYN-T-' || lpad(o.n::text, 6, '0'),
            %(today)s::date - (%(period)s + 30 + floor(random() * 1500))::int,
            %(today)s::date + (90 + floor(random() * 700))::int,
            %(licence_active)s, NULL, NULL
-    FROM ({SYN_TRANSPORTER_ROWS}) t
-    JOIN ctr_transporter tr
-      ON tr.document = pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001')
-    ORDER BY t.n
+    FROM (
+        SELECT tr.id AS transporter_id, t.id AS municipality_id, t.n
+        FROM ({SYN_TRANSPORTER_ROWS}) t
+        JOIN ctr_transporter tr
+          ON tr.document = pg_temp.syn_document('98' || lpad(t.n::text, 6, '0') || '0001')
+        ORDER BY t.n
+    ) o
     """,
     # A consortium member's transporters, one in MULTI_LICENCE_EVERY of them (its first one
     # among them) licensed in the hub too (one company, one fleet, a licence in each
@@ -593,10 +607,12 @@ TRANSPORTER_SQL = [
            (ARRAY['Caminhão poliguindaste', 'Caminhão basculante', 'Caminhão carroceria',
                   'Caminhonete'])[1 + (v.n %% 4)::int], true
     FROM (
-        SELECT t.id AS transporter_id, row_number() OVER (ORDER BY t.id, g)::int AS n
-        FROM ctr_transporter t
-        CROSS JOIN LATERAL generate_series(1, 1 + floor(random() * 4 + 0 * t.id)::int) g
-        WHERE t.id IN ({SYN_TRANSPORTER_IDS})
+        SELECT t.transporter_id, row_number() OVER (ORDER BY t.transporter_id, g)::int AS n
+        FROM (
+            SELECT o.id AS transporter_id, 1 + floor(random() * 4)::int AS vehicles
+            FROM ({SYN_TRANSPORTERS_IN_ORDER}) o
+        ) t
+        CROSS JOIN LATERAL generate_series(1, t.vehicles) g
     ) v ORDER BY v.n
     """,
     # 2 to 9 pieces of equipment each: mostly skips of 3-5 m³.
@@ -610,11 +626,16 @@ TRANSPORTER_SQL = [
                 ELSE 2 END,
            true
     FROM (
-        SELECT t.id AS transporter_id, g, random() AS u, random() AS u2
-        FROM ctr_transporter t
-        CROSS JOIN LATERAL generate_series(1, 2 + floor(random() * 8 + 0 * t.id)::int) g
-        WHERE t.id IN ({SYN_TRANSPORTER_IDS})
-        ORDER BY t.id, g
+        SELECT o.transporter_id, o.g, random() AS u, random() AS u2
+        FROM (
+            SELECT t.transporter_id, g
+            FROM (
+                SELECT o.id AS transporter_id, 2 + floor(random() * 8)::int AS pieces
+                FROM ({SYN_TRANSPORTERS_IN_ORDER}) o
+            ) t
+            CROSS JOIN LATERAL generate_series(1, t.pieces) g
+            ORDER BY t.transporter_id, g
+        ) o
     ) e
     """,
 ]
