@@ -24,6 +24,7 @@ import statistics
 import time
 
 from .p2_http import ms, say
+from .report import explained_query
 from .timing import Result, Stats
 
 NAME = "p5_lists"
@@ -292,17 +293,10 @@ def verdict(results: list[Result]) -> str:
     ]
     for d in lists.values():
         for i, (seconds, sql, plan) in enumerate(d["plans"], start=1):
-            lines += [
-                "",
-                f"**`{d['url']}` — consulta {i} da requisição mais lenta ({ms(seconds)}; "
-                f"bbox {d['box']})**",
-                "",
-                "```sql",
-                sql.strip(),
-                "```",
-                "",
-                "```",
+            lines += explained_query(
+                f"`{d['url']}` — consulta {i} da requisição mais lenta ({ms(seconds)}; "
+                f"bbox {d['box']})",
+                sql,
                 plan,
-                "```",
-            ]
+            )
     return "\n".join(lines)

@@ -25,6 +25,12 @@ sintéticos plausíveis gerados por `manage.py generate_synthetic` (ver `synthet
 """
 
 
+def explained_query(title: str, sql: str, plan: str) -> list[str]:
+    """A query and its EXPLAIN as docs/performance.md shows them: a bold title, then the SQL and
+    the plan in blocks of their own."""
+    return ["", f"**{title}**", "", "```sql", sql.strip(), "```", "", "```", plan, "```"]
+
+
 def thousands(n: float, decimals: int = 0) -> str:
     return br_number(n, decimals)
 

@@ -29,6 +29,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
+from .report import explained_query
 from .timing import Result, Stats
 
 NAME = "scoping"
@@ -374,17 +375,10 @@ def verdict(results: list[Result]) -> str:
     for town in towns:
         for page in PAGES:
             for i, (seconds, sql, plan) in enumerate(plans.get((town.key, page.key), []), 1):
-                lines += [
-                    "",
-                    f"**{page.label}, {town.name} (com escopo) — consulta {i} "
-                    f"({ms(seconds)} na requisição)**",
-                    "",
-                    "```sql",
-                    sql.strip(),
-                    "```",
-                    "",
-                    "```",
+                lines += explained_query(
+                    f"{page.label}, {town.name} (com escopo) — consulta {i} "
+                    f"({ms(seconds)} na requisição)",
+                    sql,
                     plan,
-                    "```",
-                ]
+                )
     return "\n".join(lines)

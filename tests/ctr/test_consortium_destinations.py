@@ -30,6 +30,10 @@ D = datetime.date
 
 @pytest.fixture
 def consortium():
+    return build_consortium()
+
+
+def build_consortium() -> dict:
     """The town (A) and Aparecida (B) beside it; B's landfill, which A's CTRs may use (A lists
     B); alfa licensed in both; a Núcleo for each."""
     world = build_world()

@@ -6,8 +6,6 @@ was: the same rows for everyone."""
 
 from __future__ import annotations
 
-import datetime
-
 import pytest
 from django.db import connection
 from django.test import Client
@@ -15,12 +13,10 @@ from django.test import Client
 from ctr import csv_import
 from ctr.models import CTR
 from jurisdiction.models import Role, StaffRole
-from pev_network.models import FacilityKind
-from tests.builders import licence, licensed_facility, municipality, offset, square
-from tests.ctr.test_consortium_destinations import b_origin
+from tests.ctr.test_consortium_destinations import b_origin, build_consortium
 from tests.ctr.test_ctr_api import issue
 from tests.ctr.test_ctr_bulk import csv_text
-from tests.ctr_world import TODAY, build_world, make_user
+from tests.ctr_world import TODAY, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
@@ -28,29 +24,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 @pytest.fixture
 def consortium():
     return build_consortium()
-
-
-def build_consortium() -> dict:
-    """As in tests/ctr/test_consortium_destinations.py: the town (A) and Aparecida (B) beside
-    it, B's landfill, which A's CTRs may use; alfa licensed in both; a Núcleo for each."""
-    world = build_world()
-    b = municipality("3502507", "Aparecida (teste)", east_m=20_000)
-    landfill_b = licensed_facility(
-        FacilityKind.LANDFILL,
-        square(*offset(*world.origin.coords, 20_000, 1_000), 200),
-        "Aterro do consórcio",
-        b,
-    )
-    licence(world.alfa, b, "AP-001", datetime.date(2025, 1, 1))
-    world.town.accepted_destinations.add(b)
-    return {
-        "world": world,
-        "a": world.town,
-        "b": b,
-        "landfill_b": landfill_b,
-        "nucleo_a": world.nucleo,
-        "nucleo_b": make_user("nucleo_b", Role.NUCLEO, b),
-    }
 
 
 def subquery_scope(ids: list[int]) -> set[str]:
