@@ -7,8 +7,7 @@ import pytest
 from django.db import connection
 
 from ctr.models import CTR
-from tests.ctr.test_consortium_destinations import b_origin
-from tests.ctr.test_consortium_destinations import build_consortium
+from tests.ctr.test_consortium_destinations import b_origin, build_consortium
 from tests.ctr.test_ctr_api import issue
 from tests.migrations import migrate
 
