@@ -11,12 +11,12 @@ from .models.frameworks import PARAMETERS, PenaltyFramework
 
 @admin.register(PenaltyFramework)
 class PenaltyFrameworkAdmin(admin.ModelAdmin):
-    list_display = ["name", "ibge_code", "valid_from", "valid_until", "is_default", "cases"]
-    list_filter = ["is_default", "money_unit"]
+    list_display = ["name", "ibge_code", "valid_from", "valid_until", "cases"]
+    list_filter = ["money_unit"]
     search_fields = ["name", "law", "ibge_code"]
     fieldsets = [
-        (None, {"fields": ["name", "law", "ibge_code", "is_default", "valid_from", "valid_until"]}),
-        ("Parâmetros do procedimento", {"fields": list(PARAMETERS) + ["money_index"]}),
+        (None, {"fields": ["name", "law", "ibge_code", "valid_from", "valid_until"]}),
+        ("Parâmetros do procedimento", {"fields": ["appeal_source", *PARAMETERS, "money_index"]}),
         (
             "Fundamentos e textos",
             {"fields": ["citations", "notice_text", "record_text", "readings"]},

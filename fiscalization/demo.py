@@ -58,7 +58,6 @@ from .models import (
     UfespRate,
 )
 from .models.enforcement import CaseStatus
-from .models.frameworks import PenaltyFramework
 
 SEED = 3518404 + 4
 INSPECTOR = "fiscal"
@@ -921,7 +920,7 @@ def plan_running_notice(ld: _Loader) -> None:
 
 def suspended_transporter(town: Municipality) -> tuple[TransporterLicence, int] | None:
     """The CTR demo's suspended transporter's licence in the town and the days of its
-    suspension, when it is suspended for at most the default framework's days (15) as the CTR
+    suspension, when it is suspended for at most the town's framework's days (15) as the CTR
     demo leaves it."""
     licence = (
         TransporterLicence.objects.select_related("transporter", "municipality")
@@ -936,7 +935,7 @@ def suspended_transporter(town: Municipality) -> tuple[TransporterLicence, int] 
     ):
         return None
     days = deadlines.suspension_days(licence.status_since, licence.suspended_until)
-    longest = PenaltyFramework.objects.get(is_default=True).suspension_max_days
+    longest = enforcement.framework_in_force(town, licence.status_since).suspension_max_days
     if not 1 <= days <= longest:
         return None
     return licence, days

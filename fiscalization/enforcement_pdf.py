@@ -648,6 +648,9 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         ]
     story += [KeepTogether(signature), Spacer(0, 4 * mm)]
     story += _legal_block(framework, framework.record_text, RECORD_FIGURES)
+    # Issue 25 point 2: the appeal's municipal norm, or the notice that it has none yet.
+    appeal = framework.appeal_notice() or f"{framework.appeal_source}."
+    story += [Spacer(0, 1.5 * mm), Paragraph(f"<b>Recurso</b>: {escape(appeal)}", SMALL)]
     story += [
         Spacer(0, 2 * mm),
         p(

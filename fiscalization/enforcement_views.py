@@ -201,10 +201,18 @@ def case_new(request):
         else:
             messages.success(request, f"Processo {case.number} aberto.")
             return redirect(_case_url(case))
+    # Issue 25 point 8: where the user may open a case but the municipality has no framework
+    # of its own, the page says so before the form is filled.
+    today = timezone.localdate()
+    no_framework = [
+        message
+        for place in form.fields["municipality"].queryset[:50]
+        if (message := enforcement.missing_framework_message(place, today))
+    ]
     return render(
         request,
         TEMPLATES + "case_form.html",
-        {"form": form, "nav": "fiscalizacao"},
+        {"form": form, "nav": "fiscalizacao", "no_framework": no_framework},
         status=400 if request.method == "POST" else 200,
     )
 

@@ -43,7 +43,7 @@ def _framework_choices() -> list[tuple[str, str]]:
         "ibge_code", "name"
     ):
         seen.setdefault(code, f"cópia para editar de: {name} (IBGE {code})")
-    return [("", "o regime padrão, como todo município sem regime próprio"), *seen.items()]
+    return [("", "nenhum (o município não abre processos até cadastrar o seu)"), *seen.items()]
 
 
 class OnboardingForm(forms.Form):

@@ -16,10 +16,10 @@ Choices, with their reasons:
   judgements of docs/legal.md), or every parameter of another municipality (a consortium's
   members usually adopt the same figures). PARAMETERS names them; a new field of Municipality
   must be classified here (tests/nucleo/test_onboarding.py fails until it is).
-- The penalty framework: without `framework_from`, the municipality is governed by the
-  default framework, as every municipality without its own (fiscalization.enforcement.
-  frameworks); with it, a copy of that municipality's framework in force becomes the new
-  municipality's own (a new row with its IBGE code, independent of its source), to edit in the
+- The penalty framework: without `framework_from`, the municipality has none and opens no
+  enforcement case until one is registered (issue 25: no other municipality's law governs
+  it; fiscalization.enforcement.frameworks); with it, a copy of that municipality's framework
+  in force becomes the new municipality's own (a new row with its IBGE code, independent of its source), to edit in the
   admin ("Regimes de penalidades") before the first case. A municipality that already has its
   own framework (one shipped with the system) keeps it.
 - The first Núcleo account gets an e-mail with a link to set its password
@@ -155,7 +155,7 @@ class NewMunicipality:
     fix_invalid: bool = False
     # IBGE code of the municipality whose parameters are copied; empty: the defaults.
     parameters_from: str = ""
-    # IBGE code of the municipality whose framework is copied; empty: the default framework.
+    # IBGE code of the municipality whose framework is copied; empty: none (no case opens).
     framework_from: str = ""
     # From when the copy governs new cases; default: today.
     framework_valid_from: datetime.date | None = None
@@ -459,19 +459,13 @@ def _framework(
         report.framework = f"o próprio do município, já cadastrado: “{own.name}”."
         return
     if source is None:
-        default = PenaltyFramework.objects.filter(is_default=True).first()
-        if default is None:
-            report.framework = "nenhum."
-            report.warnings.append(
-                "não há regime de penalidades padrão: nenhum processo de fiscalização pode ser "
-                "aberto no município até que um seja cadastrado (admin, “Regimes de "
-                "penalidades”, ou --framework-from)."
-            )
-        else:
-            report.framework = (
-                f"o padrão, “{default.name}”, como todo município sem regime próprio "
-                "(--framework-from copia outro para editar)."
-            )
+        # Issue 25 point 8: no other municipality's law governs it.
+        report.framework = "nenhum."
+        report.warnings.append(
+            "o município não tem regime de penalidades: nenhum processo de fiscalização pode "
+            "ser aberto nele até que o seu seja cadastrado (admin, “Regimes de penalidades”, "
+            "ou --framework-from para copiar outro e editá-lo)."
+        )
         return
     valid_from = new.framework_valid_from or today
     framework = PenaltyFramework()
@@ -479,7 +473,6 @@ def _framework(
         if not f.primary_key:
             setattr(framework, f.attname, copy.deepcopy(getattr(source, f.attname)))
     framework.ibge_code = municipality.ibge_code
-    framework.is_default = False
     framework.valid_from = valid_from
     framework.valid_until = None
     framework.name = f"{municipality.name} — cópia de {source.name}"[:160]

@@ -164,6 +164,16 @@ def ensure_frameworks() -> None:
         call_command("loaddata", "penalty_frameworks", verbosity=0)
 
 
+def own_framework(municipality, like: str = GUARATINGUETA) -> PenaltyFramework:
+    """A framework of `municipality`'s own, with the figures of the shipped one of `like` (a
+    municipality without one cannot open a case: no other municipality's law governs it)."""
+    framework = fixture_framework(like)
+    framework.ibge_code = municipality.ibge_code
+    framework.name = f"{municipality.name} (regime de teste)"
+    framework.save()
+    return framework
+
+
 def govern_by(ibge_code: str, municipality) -> PenaltyFramework:
     """Make the shipped framework of `ibge_code` the one in force in `municipality` (the test
     world's municipality is Guaratinguetá's): later cases there open under it."""

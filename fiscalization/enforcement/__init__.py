@@ -71,7 +71,7 @@ from .facts import (
     uncharged_breaches,
     unit_label,
 )
-from .frameworks import framework_in_force
+from .frameworks import framework_in_force, missing_framework_message
 from .payments import (
     register_charge_payment,
     register_payment,
@@ -137,6 +137,7 @@ __all__ = [
     "decide_appeal",
     "discount_last_day",
     "framework_in_force",
+    "missing_framework_message",
     "notice_possible",
     "notice_running",
     "unit_label",

@@ -1,5 +1,6 @@
 """Which penalty framework governs a case: the municipality's own in force on the day the case
-opens, or else the default one (Lei 3.978/2007 of Guaratinguetá). The case keeps it."""
+opens. The case keeps it. A municipality without a framework of its own gets none (issue 25:
+no municipality's procedure borrows another's law): no case opens there until it has one."""
 
 from __future__ import annotations
 
@@ -20,17 +21,30 @@ def _in_force(day: datetime.date):
     ).order_by("-valid_from")
 
 
-def framework_in_force(municipality: Municipality, day: datetime.date) -> PenaltyFramework:
-    """The framework of `municipality` in force on `day`, or the default one in force then."""
-    framework = (
-        _in_force(day).filter(ibge_code=municipality.ibge_code).first()
-        or _in_force(day).filter(is_default=True).first()
+def missing_framework_message(municipality: Municipality, day: datetime.date) -> str | None:
+    """Why no case can open in `municipality` on `day`, or None when its framework is in force."""
+    own = PenaltyFramework.objects.filter(ibge_code=municipality.ibge_code)
+    if _in_force(day).filter(ibge_code=municipality.ibge_code).exists():
+        return None
+    if own.exists():
+        return (
+            f"Não há regime de penalidades vigente em {br_date(day)} para {municipality.name}: "
+            "o administrador deve cadastrar a versão em vigor em “Regimes de penalidades” antes "
+            "de abrir o processo."
+        )
+    return (
+        f"{municipality.name} não tem regime de penalidades cadastrado: nenhum processo de "
+        "fiscalização pode ser aberto no município até que o administrador cadastre, em "
+        "“Regimes de penalidades”, o procedimento da lei municipal (a lei de outro município "
+        "não se aplica)."
     )
+
+
+def framework_in_force(municipality: Municipality, day: datetime.date) -> PenaltyFramework:
+    """The framework of `municipality` in force on `day`; refused when it has none."""
+    framework = _in_force(day).filter(ibge_code=municipality.ibge_code).first()
     if framework is None:
         raise EnforcementError(
-            f"Não há regime de penalidades vigente em {br_date(day)} para {municipality.name}: "
-            "o administrador deve cadastrá-lo em “Regimes de penalidades” antes de abrir o "
-            "processo.",
-            "no_framework",
+            missing_framework_message(municipality, day), "no_framework", status=409
         )
     return framework

@@ -19,7 +19,9 @@ def load(apps, schema_editor):
         Framework.objects.update_or_create(
             ibge_code=fields["ibge_code"], valid_from=fields["valid_from"], defaults=fields
         )
-    default = Framework.objects.get(is_default=True)
+    # Guaratinguetá's: the cases that existed then were all of Guaratinguetá (the fixture no
+    # longer marks it as a default, issue 25).
+    default = Framework.objects.get(ibge_code="3518404")
     apps.get_model("fiscalization", "EnforcementCase").objects.filter(
         framework__isnull=True
     ).update(framework=default)

@@ -7,9 +7,10 @@ when the case opens; the case keeps that framework for good (EnforcementCase.fra
 field cites its article in `citations`; a field the law leaves empty is None and says so.
 
 Three frameworks ship with the system (fixtures/penalty_frameworks.json, loaded by a
-migration): Guaratinguetá, Lei 3.978/2007 (the default, used by any municipality without its
-own), Ferraz de Vasconcelos, Lei 3.190/2013, and the procedure of Rio de Janeiro's elevators
-law (as amended by Leis 3.417/2002 and 3.429/2002). A framework
+migration): Guaratinguetá, Lei 3.978/2007, Ferraz de Vasconcelos, Lei 3.190/2013, and the
+procedure of Rio de Janeiro's elevators law (as amended by Leis 3.417/2002 and 3.429/2002). Each governs its own municipality only: a
+municipality without a framework of its own gets none, and opens no case until it has one
+(issue 25: no municipality's procedure cites another's law). A framework
 that governs a case cannot be changed: a new version with its own validity is created instead.
 """
 
@@ -96,9 +97,9 @@ PARAMETERS = (
 
 class FrameworkQuerySet(ScopedQuerySet):
     def municipal_q(self, ids) -> Q:
-        """A municipality's own frameworks, and the default that governs those without one."""
+        """A municipality's own frameworks: no other municipality's law governs it."""
         codes = municipalities().filter(pk__in=list(ids)).values("ibge_code")
-        return Q(ibge_code__in=codes) | Q(is_default=True)
+        return Q(ibge_code__in=codes)
 
 
 class PenaltyFramework(models.Model):
@@ -113,11 +114,6 @@ class PenaltyFramework(models.Model):
         max_length=7,
         validators=[RegexValidator(r"^\d{7}$", "O código IBGE tem 7 dígitos.")],
     )
-    is_default = models.BooleanField(
-        "padrão",
-        default=False,
-        help_text="Rege os municípios que não têm regime próprio cadastrado.",
-    )
     valid_from = models.DateField("vigente desde")
     valid_until = models.DateField("vigente até", null=True, blank=True)
 
@@ -131,7 +127,21 @@ class PenaltyFramework(models.Model):
     edital_days = models.PositiveSmallIntegerField(
         "prazo do edital (dias corridos)", null=True, blank=True
     )
-    # Appeal.
+    # Appeal. Lei 3.978/2007 gives no appeal procedure: the window, its effect and the payment
+    # after the decision come from the municipality's own norm (a decree or its administrative
+    # procedure law), named here. Empty: the figures below have no source yet, and the records
+    # and case pages say so (issue 25 point 2; no municipality borrows another's law).
+    appeal_source = models.CharField(
+        "norma do município que rege o recurso",
+        max_length=300,
+        blank=True,
+        help_text=(
+            "O decreto ou a lei de processo administrativo do próprio município que fixa o "
+            "prazo do recurso, o seu efeito e o prazo de pagamento após o julgamento, com os "
+            "artigos. Enquanto vazio, autos e processos avisam que o recurso não tem norma "
+            "municipal cadastrada."
+        ),
+    )
     appeal_days = models.PositiveSmallIntegerField("prazo de recurso (dias)")
     appeal_day_count = models.CharField("contagem do recurso", max_length=8, choices=DayCount)
     appeal_suspensive = models.BooleanField("recurso com efeito suspensivo")
@@ -223,12 +233,6 @@ class PenaltyFramework(models.Model):
                 name="framework_validity_ordered",
                 violation_error_message="O fim da vigência é anterior ao início.",
             ),
-            models.UniqueConstraint(
-                fields=["is_default"],
-                condition=Q(is_default=True),
-                name="one_default_framework",
-                violation_error_message="Só um regime pode ser o padrão.",
-            ),
         ]
 
     def __str__(self) -> str:
@@ -240,7 +244,7 @@ class PenaltyFramework(models.Model):
             changed = [
                 f.name
                 for f in self._meta.concrete_fields
-                if f.name not in ("valid_until", "is_default")
+                if f.name != "valid_until"
                 and getattr(stored, f.attname) != getattr(self, f.attname)
             ]
             if changed:
@@ -266,6 +270,17 @@ class PenaltyFramework(models.Model):
             raise ValidationError({"persistent_factor": "Informe o múltiplo da última multa."})
         if self.notice_first != NoticeFirst.NEVER and not self.repair_hours:
             raise ValidationError({"repair_hours": "Informe o prazo para reparar o dano."})
+
+    def appeal_notice(self) -> str:
+        """What the record and the case page print while the appeal has no municipal norm."""
+        if self.appeal_source.strip():
+            return ""
+        return (
+            f"{self.law} não estabelece procedimento de recurso, e o município ainda não "
+            "cadastrou a norma própria (decreto ou lei de processo administrativo) que fixa o "
+            "prazo do recurso, o seu efeito e o prazo de pagamento após o julgamento. Os prazos "
+            "de recurso indicados são provisórios, sem fundamento legal cadastrado."
+        )
 
     def governs_cases(self) -> bool:
         return self.pk is not None and self.cases.exists()

@@ -12,7 +12,7 @@ from fiscalization.deadlines import HAND, MAIL, PUBLIC_NOTICE, WorkCalendar
 from tests.enforcement_world import D, at, fixture_framework
 
 MINUTE = datetime.timedelta(minutes=1)
-GUARA = fixture_framework()  # Lei 3.978/2007, the default framework
+GUARA = fixture_framework()  # Lei 3.978/2007, Guaratinguetá's framework
 CAL = WorkCalendar()
 
 

@@ -11,7 +11,7 @@ from fiscalization import enforcement
 from fiscalization.models.enforcement import DeliveryMethod, InfractionRecord
 from fiscalization.models.frameworks import PenaltyFramework
 from tests.ctr_world import build_world
-from tests.enforcement_world import HOUR, D, at, entries, open_case, record_for
+from tests.enforcement_world import GUARATINGUETA, HOUR, D, at, entries, open_case, record_for
 
 pytestmark = pytest.mark.django_db
 
@@ -102,7 +102,7 @@ def test_a_record_never_delivered_does_not_count(world):
 
 def test_the_look_back_period_is_one_parameter_of_the_framework(world):
     earlier(world)  # drawn up 09/01/2025
-    framework = PenaltyFramework.objects.get(is_default=True)
+    framework = PenaltyFramework.objects.get(ibge_code=GUARATINGUETA)
     # Lei 3.978/2007 gives no period: every earlier final record counts.
     assert framework.recidivism_lookback_days is None
     assert "não fixa período" in framework.cite("recidivism_lookback_days")

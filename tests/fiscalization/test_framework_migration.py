@@ -43,7 +43,7 @@ def test_existing_cases_get_guaratinguetas_framework_and_keep_their_fines():
 
     assert sorted(EnforcementCase.objects.values_list("number", flat=True)) == cases
     for case in EnforcementCase.objects.select_related("framework"):
-        assert case.framework.ibge_code == GUARATINGUETA and case.framework.is_default
+        assert case.framework.ibge_code == GUARATINGUETA
     second = InfractionRecord.objects.get(pk=second.pk)
     assert second.total_ufesp == Decimal("200.00")
     assert second.recidivism_factor == 2 and second.earlier_records == 1

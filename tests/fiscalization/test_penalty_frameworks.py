@@ -3,10 +3,14 @@ frameworks, each giving its own deadlines, discounts and escalations, with the a
 gives each figure; a case keeps the framework in force when it opened; a framework that
 governs a case cannot change; every parameter cites its source."""
 
+import io
+import json
 from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.test import Client
+from pypdf import PdfReader
 
 from fiscalization import deadlines, enforcement, fines
 from fiscalization.models.enforcement import (
@@ -73,7 +77,6 @@ def record_without_notice(world, drawn_up=None, **kw):
 def test_three_frameworks_ship_each_parameter_citing_its_article():
     frameworks = {f.ibge_code: f for f in PenaltyFramework.objects.all()}
     assert set(ALL) <= set(frameworks)
-    assert frameworks[GUARATINGUETA].is_default
     for framework in frameworks.values():
         framework.full_clean()
         for parameter in PARAMETERS:
@@ -315,3 +318,60 @@ def test_the_authority_is_the_one_the_framework_names(world):
     assert refused.value.code == "authority"
     embargo = enforcement.apply_embargo(ferraz, D(2025, 3, 11), "Depósito", by=world.authority)
     assert embargo.applied_as.startswith("Autoridade: Comissão designada pelo Chefe do Executivo")
+
+
+# --- issue 25 point 2: appeals without borrowed law -------------------------------------------
+
+OTHER_LAWS = {
+    # The shipped frameworks' municipalities, and the laws that are not theirs.
+    GUARATINGUETA: ("3.190", "9.784", "aparelhos de transporte"),
+    FERRAZ: ("3.978", "9.784", "aparelhos de transporte"),
+    RIO: ("3.978", "3.190", "9.784"),
+}
+
+
+@pytest.mark.parametrize("ibge_code", ALL)
+def test_no_framework_cites_another_municipality_s_law(ibge_code):
+    framework = PenaltyFramework.objects.get(ibge_code=ibge_code)
+    printed = " ".join(
+        [
+            framework.notice_text,
+            framework.record_text,
+            framework.readings,
+            framework.appeal_source,
+            json.dumps(framework.citations, ensure_ascii=False),
+        ]
+    ).lower()
+    for law in OTHER_LAWS[ibge_code]:
+        assert law not in printed, (framework.name, law)
+    assert "analogia" not in " ".join(
+        framework.cite(p) for p in PARAMETERS if p.startswith(("appeal", "post_appeal"))
+    )
+
+
+def test_guaratingueta_ships_its_appeal_without_a_source_and_says_so(world):
+    # Lei 3.978/2007 gives no appeal procedure: the source is the municipality's to fill.
+    framework = PenaltyFramework.objects.get(ibge_code=GUARATINGUETA)
+    assert framework.appeal_source == ""
+    assert "não estabelece procedimento de recurso" in framework.appeal_notice()
+    # Ferraz's and Rio's laws have one (Lei 3.190/2013 art. 13, 15; Rio art. 148, 150 p.ú.).
+    assert "art. 13" in PenaltyFramework.objects.get(ibge_code=FERRAZ).appeal_source
+    assert "art. 148" in PenaltyFramework.objects.get(ibge_code=RIO).appeal_source
+    record = record_without_notice(world)
+    client = Client()
+    client.force_login(world.fiscal)
+    page = client.get(f"/fiscalizacao/processos/{record.case_id}/").content.decode()
+    assert "o município ainda não cadastrou a norma própria" in page
+    pdf = client.get(f"/fiscalizacao/autos/{record.pk}/pdf/").content
+    text = " ".join(" ".join(pg.extract_text() for pg in PdfReader(io.BytesIO(pdf)).pages).split())
+    assert "o município ainda não cadastrou a norma própria" in text
+    assert "3.190" not in text
+    # Filled by the municipality (a new framework version, since this one governs a case):
+    # the documents cite it and the notice goes.
+    source = "Decreto Municipal nº 1.234/2026 (exemplo de teste), art. 5"
+    PenaltyFramework.objects.filter(pk=framework.pk).update(appeal_source=source)
+    page = client.get(f"/fiscalizacao/processos/{record.case_id}/").content.decode()
+    assert source in page and "ainda não cadastrou a norma própria" not in page
+    pdf = client.get(f"/fiscalizacao/autos/{record.pk}/pdf/").content
+    text = " ".join(" ".join(pg.extract_text() for pg in PdfReader(io.BytesIO(pdf)).pages).split())
+    assert source in text

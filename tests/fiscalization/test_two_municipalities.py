@@ -19,7 +19,13 @@ from fiscalization.models.enforcement import DeliveryMethod, EnforcementCase, Of
 from jurisdiction.scope import OutsideJurisdiction, ReadOnlyRole, jurisdiction_of
 from tests import dumping_fixtures as fx
 from tests.ctr_world import CPF_GENERATOR, issue_hours_ago
-from tests.enforcement_world import at, ensure_frameworks, record_for, transporter_offender
+from tests.enforcement_world import (
+    at,
+    ensure_frameworks,
+    own_framework,
+    record_for,
+    transporter_offender,
+)
 from tests.neighbour_world import api, build_neighbours, choose, web
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("private_media", "fresh_rate_limits")]
@@ -225,6 +231,7 @@ CASE_FORM = {
 
 def test_a_case_is_the_municipality_s_where_the_facts_happened(towns):
     ensure_frameworks()
+    own_framework(towns.b)
     client = web(towns.consortium)
     choose(client, towns.a)
     lon, lat = towns.in_b().coords
@@ -275,6 +282,7 @@ def test_an_inspector_opens_no_case_where_he_does_not_act(towns):
 
 def test_without_a_place_the_case_is_the_inspector_s_current_municipality_s(towns):
     ensure_frameworks()
+    own_framework(towns.b)
     current = jurisdiction_of(towns.consortium).current_id
     case = enforcement.open_case(
         inspector=towns.consortium,
@@ -293,3 +301,34 @@ def test_without_a_place_the_case_is_the_inspector_s_current_municipality_s(town
             dumping_report=towns.report_a if other == towns.b else towns.report_b,
             opened_at=timezone.localtime().replace(hour=9),
         )
+
+
+def test_a_municipality_without_its_own_framework_opens_no_case(towns):
+    # Issue 25 point 8: Guaratinguetá's Lei 3.978/2007 governs Guaratinguetá only; B, with no
+    # framework of its own, gets none and the case is refused with a message, not a 500.
+    ensure_frameworks()
+    page = web(towns.b_fiscal)
+    form = page.get("/fiscalizacao/processos/novo/")
+    assert form.status_code == 200
+    notice = "Aparecida (teste) não tem regime de penalidades cadastrado"
+    assert notice in form.content.decode()
+    lon, lat = towns.in_b().coords
+    refused = page.post(
+        "/fiscalizacao/processos/novo/",
+        {**CASE_FORM, "municipality": towns.b.pk, "latitude": lat, "longitude": lon},
+    )
+    assert refused.status_code == 400
+    assert notice in refused.content.decode()
+    assert not EnforcementCase.objects.exists()
+    with pytest.raises(enforcement.EnforcementError) as error:
+        enforcement.framework_in_force(towns.b, datetime.date(2026, 11, 30))
+    assert error.value.code == "no_framework"
+    # Once B has its own, B's cases open under it, and A's under A's.
+    own = own_framework(towns.b)
+    opened = page.post(
+        "/fiscalizacao/processos/novo/",
+        {**CASE_FORM, "municipality": towns.b.pk, "latitude": lat, "longitude": lon},
+    )
+    assert opened.status_code == 302, opened.content.decode()[:2000]
+    assert EnforcementCase.objects.get().framework == own
+    assert notice not in page.get("/fiscalizacao/processos/novo/").content.decode()

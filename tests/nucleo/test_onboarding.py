@@ -90,7 +90,7 @@ def test_onboarding_creates_the_municipality_its_framework_copy_nucleo_and_netwo
     assert town.small_volume_limit_m3 == Decimal("1.000")  # the defaults
     framework = PenaltyFramework.objects.get(ibge_code=APARECIDA)
     assert framework.name.startswith("Aparecida — cópia de Ferraz de Vasconcelos")
-    assert framework.valid_from == FROZEN_NOW.date() and not framework.is_default
+    assert framework.valid_from == FROZEN_NOW.date()
     facilities = ReceivingFacility.objects.filter(municipality=town)
     assert sorted(facilities.values_list("code", flat=True)) == ["APA-ATT-01", "APA-PEV-01"]
     assert FacilityLicense.objects.filter(facility__in=facilities).count() == 2
@@ -303,11 +303,14 @@ def test_the_framework_copy_is_independent_of_its_source(frozen_today):
     assert copy.citations["repair_hours"] != "mudado na origem"
 
 
-def test_without_framework_the_default_governs_and_nothing_is_copied():
+def test_without_framework_none_governs_and_nothing_is_copied():
+    # Issue 25 point 8: Guaratinguetá's law does not govern another municipality.
     before = PenaltyFramework.objects.count()
     out = run(*aparecida())
     assert PenaltyFramework.objects.count() == before
-    assert "Regime de penalidades: o padrão, “Guaratinguetá — Lei 3.978/2007" in out
+    assert "Regime de penalidades: nenhum." in out
+    assert "nenhum processo de fiscalização pode ser aberto nele" in out
+    assert "Guaratinguetá" not in out
 
 
 def test_a_municipality_with_a_shipped_framework_keeps_it():

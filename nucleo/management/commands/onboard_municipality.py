@@ -70,8 +70,8 @@ class Command(BaseCommand):
             "--framework-from",
             default="",
             metavar="IBGE",
-            help="copia o regime de penalidades deste município para editar (padrão: vale o "
-            "regime padrão, Lei 3.978/2007 de Guaratinguetá)",
+            help="copia o regime de penalidades deste município para editar (padrão: nenhum; "
+            "sem regime próprio, o município não abre processos de fiscalização)",
         )
         parser.add_argument(
             "--framework-valid-from",
