@@ -8,10 +8,10 @@ field cites its article in `citations`; a field the law leaves empty is None and
 
 Three frameworks ship with the system (fixtures/penalty_frameworks.json, loaded by a
 migration): Guaratinguetá, Lei 3.978/2007, Ferraz de Vasconcelos, Lei 3.190/2013, and the
-procedure of Rio de Janeiro's elevators law (as amended by Leis 3.417/2002 and 3.429/2002). Each governs its own municipality only: a
-municipality without a framework of its own gets none, and opens no case until it has one
-(issue 25: no municipality's procedure cites another's law). A framework
-that governs a case cannot be changed: a new version with its own validity is created instead.
+procedure of Rio de Janeiro's elevators law (as amended by Leis 3.417/2002 and 3.429/2002).
+Each governs its own municipality only: a municipality without a framework of its own gets
+none, and opens no case until it has one (issue 25: no municipality's procedure cites
+another's law). A framework that governs a case cannot be changed: a new version with its own validity is created instead.
 """
 
 from __future__ import annotations
