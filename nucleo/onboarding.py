@@ -20,8 +20,8 @@ Choices, with their reasons:
   enforcement case until one is registered (issue 25: no other municipality's law governs
   it; fiscalization.enforcement.frameworks); with it, a copy of that municipality's framework
   in force becomes the new municipality's own (a new row with its IBGE code, independent of
-  its source), to edit in the admin ("Regimes de penalidades") before the first case. A municipality that already has its
-  own framework (one shipped with the system) keeps it.
+  its source), to edit in the admin ("Regimes de penalidades") before the first case. A
+  municipality that already has its own framework (one shipped with the system) keeps it.
 - The first Núcleo account gets an e-mail with a link to set its password
   (jurisdiction.accounts: whoever runs this never knows the password); an existing account
   with that e-mail (a consortium's staff, Núcleo elsewhere) gets the role in this municipality

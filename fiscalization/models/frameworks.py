@@ -11,7 +11,8 @@ migration): Guaratinguetá, Lei 3.978/2007, Ferraz de Vasconcelos, Lei 3.190/201
 procedure of Rio de Janeiro's elevators law (as amended by Leis 3.417/2002 and 3.429/2002).
 Each governs its own municipality only: a municipality without a framework of its own gets
 none, and opens no case until it has one (issue 25: no municipality's procedure cites
-another's law). A framework that governs a case cannot be changed: a new version with its own validity is created instead.
+another's law). A framework that governs a case cannot be changed: a new version with its
+own validity is created instead.
 """
 
 from __future__ import annotations
