@@ -62,10 +62,13 @@ class PenaltyTableImportForm(forms.Form):
         required=False,
     )
     act = forms.CharField(
-        label="Ato que fixa os valores",
+        label="Lei que fixa os valores",
         required=False,
         max_length=200,
-        help_text="Obrigatório para confirmar, ex.: “Decreto nº 1.234/2026”.",
+        help_text=(
+            "Obrigatório para confirmar: a lei que dá os valores (Guaratinguetá: “Lei nº "
+            "4.699/2017”, a redação da tabela do art. 23 da Lei 3.978/2007), não um decreto."
+        ),
     )
 
 
@@ -162,7 +165,10 @@ class PenaltyTableEntryAdmin(admin.ModelAdmin):
             "required": penalty_table.REQUIRED_COLUMNS,
         }
         return TemplateResponse(
-            request, "admin/fiscalization/penaltytableentry/import.html", context
+            request,
+            "admin/fiscalization/penaltytableentry/import.html",
+            context,
+            status=400 if form.errors else 200,
         )
 
 

@@ -16,7 +16,10 @@ class PenaltyFrameworkAdmin(admin.ModelAdmin):
     search_fields = ["name", "law", "ibge_code"]
     fieldsets = [
         (None, {"fields": ["name", "law", "ibge_code", "valid_from", "valid_until"]}),
-        ("Parâmetros do procedimento", {"fields": ["appeal_source", *PARAMETERS, "money_index"]}),
+        (
+            "Parâmetros do procedimento",
+            {"fields": ["appeal_source", *PARAMETERS, "money_index", "fine_table_law"]},
+        ),
         (
             "Fundamentos e textos",
             {"fields": ["citations", "notice_text", "record_text", "readings"]},

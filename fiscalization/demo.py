@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import Point
 from django.db import connection, transaction
@@ -43,7 +42,7 @@ from ctr.models import Generator, LicenceStatus, TransporterLicence
 from pev_network import services as network
 from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
 
-from . import deadlines, enforcement, hotspots, intake, penalty_table
+from . import deadlines, demo_table, enforcement, hotspots, intake, penalty_table
 from .enforcement import OffenderData
 from .models import (
     DeliveryMethod,
@@ -65,10 +64,9 @@ INSPECTOR = "fiscal"
 AUTHORITY = "autoridade"
 SUSPENDED_TRANSPORTER = next(s for s in TRANSPORTERS if s.key == "C")
 MIN_SPACING_M = 300  # between scattered reports and from the hotspots' centres
-# The demo's table of art. 23: the model lines with their provisional amounts, confirmed by no
-# act (penalty_table: a record uses only confirmed lines).
-DEMO_TABLE = "tabela_infracoes_lei_3978_2007.csv"
-DEMO_ACT = "Valores fictícios da demonstração (nenhum ato municipal)"
+# The demo's table of art. 23 (demo_table: fictitious amounts), confirmed citing the law that
+# gives the real table (penalty_table: only a law confirms, issue 25 point 3).
+DEMO_ACT = "Lei nº 4.699/2017 — valores fictícios da demonstração (a lei publicada não os traz)"
 DEMO_NOTE = (
     "Valores fictícios da demonstração: a tabela do art. 23 da Lei 3.978/2007 não consta do "
     "texto publicado; nenhuma norma municipal fixou estes valores."
@@ -1024,7 +1022,7 @@ def confirm_demo_table(town: Municipality, at: datetime.datetime) -> None:
     """The demo's art. 23 table: the model lines of Lei 3.978/2007 confirmed for the demo town
     with fictitious amounts, said so in the act and the note. The lines seeded by migration
     stay provisional: a demo never confirms them."""
-    data = (settings.BASE_DIR / "fixtures" / DEMO_TABLE).read_bytes()
+    data = demo_table.table_csv()
     seeded = PenaltyTableEntry.objects.filter(municipality=town).exclude(confirming_act=DEMO_ACT)
     if seeded.exists():
         raise ValueError(

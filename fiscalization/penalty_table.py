@@ -1,10 +1,12 @@
 """The infraction table of Lei 3.978/2007 art. 23 as each municipality's data: who fills it,
 which lines a record may use, and its CSV import.
 
-The published text of the law lost its table: no amount is the law's until the municipality
-confirms it by an act of its own (a decree, a resolution). A line is usable in a record of its
-municipality for an infraction on a day when it is confirmed, active and valid on that day
-(`PenaltyTableEntry.objects.usable`, `PenaltyTableEntry.refusal`).
+The published text of the law lost its table: no amount is usable until the municipality
+confirms it by citing the law that gives it. The table is in the law ("Redação dada pela Lei
+nº 4699/2017"), not in a decree: the confirmation cites a law, and the one its framework names
+(`PenaltyFramework.fine_table_law`) when it names one (issue 25 point 3). A line is usable in
+a record of its municipality for an infraction on a day when it is confirmed, active and valid
+on that day (`PenaltyTableEntry.objects.usable`, `PenaltyTableEntry.refusal`).
 
 The CSV (docs/fiscalizacao.md): one line of the table per row, `;` or `,` between fields,
 UTF-8 or Latin-1, decimal comma or point, dates as DD/MM/AAAA or AAAA-MM-DD; the file is read
@@ -19,6 +21,7 @@ No request object here: the admin page and `manage.py import_penalty_table` shar
 from __future__ import annotations
 
 import datetime
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -300,6 +303,37 @@ class TableImport:
 
 # --- the import ----------------------------------------------------------------------------
 
+LAW_NUMBER = re.compile(r"(\d[\d.]*)\s*/\s*(\d{4})")
+
+
+def _law_numbers(text: str) -> set[str]:
+    """The law numbers cited in `text`, as 4699/2017 (with or without the thousands dot)."""
+    return {f"{n.replace('.', '')}/{year}" for n, year in LAW_NUMBER.findall(text)}
+
+
+def _check_act(act: str, municipality: Municipality) -> None:
+    """The act that confirms the amounts: a law (Lei 3.978/2007 art. 23: the table is the
+    law's, worded by Lei nº 4699/2017), the one the municipality's framework names, if any."""
+    from .enforcement.frameworks import own_framework_in_force
+
+    framework = own_framework_in_force(municipality, timezone.localdate())
+    law = framework.fine_table_law.strip() if framework else ""
+    example = law or "Lei nº …/…"
+    if not act:
+        raise PenaltyTableError(
+            f"Para confirmar as linhas, informe a lei que fixa os valores (ex.: “{example}”).",
+            field="act",
+        )
+    cites_a_law = re.match(r"lei\b", act, re.IGNORECASE) and _law_numbers(act)
+    if not cites_a_law or (law and not _law_numbers(law) <= _law_numbers(act)):
+        raise PenaltyTableError(
+            f"Os valores da tabela de infrações são os da lei, não de um decreto ou outro ato: "
+            f"cite {('a ' + law) if law else 'a lei que os fixa'} (ex.: “{example}”"
+            + (", a redação da tabela do art. 23 da Lei 3.978/2007" if "4.699" in law else "")
+            + ").",
+            field="act",
+        )
+
 
 def import_table(
     data: bytes,
@@ -317,12 +351,8 @@ def import_table(
     they are confirmed by `act` (the norm that gives the amounts), by `by`, at `at`. Raises
     CSVFileError when the file as a whole is unusable, PenaltyTableError without an act."""
     act = act.strip()
-    if confirm and not act:
-        raise PenaltyTableError(
-            "Para confirmar as linhas, informe o ato municipal que fixa os valores "
-            "(ex.: “Decreto nº 1.234/2026”).",
-            field="act",
-        )
+    if confirm:
+        _check_act(act, municipality)
     if len(act) > PenaltyTableEntry._meta.get_field("confirming_act").max_length:
         raise PenaltyTableError("O nome do ato é longo demais (até 200 caracteres).", field="act")
     check_size(len(data))

@@ -8,15 +8,15 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management import call_command
 from django.utils import timezone
 
-from fiscalization import enforcement, penalty_table
+from fiscalization import demo_table, enforcement, penalty_table
 from fiscalization.enforcement import OffenderData
 from fiscalization.models.enforcement import (
     DeliveryMethod,
     EnforcementCase,
+    EntryStatus,
     InfractionRecord,
     OffenderRole,
     PenaltyTableEntry,
@@ -35,17 +35,23 @@ def at(year: int, month: int, day: int, hour: int = 10, minute: int = 0) -> date
     return timezone.make_aware(datetime.datetime(year, month, day, hour, minute))
 
 
-TEST_ACT = "Valores de teste (tabela modelo da Lei 3.978/2007)"
+TEST_NOTE = "Valores de teste"
 
 
 def confirmed_table(town: Municipality) -> None:
-    """The model table of Lei 3.978/2007 (fixtures/tabela_infracoes_lei_3978_2007.csv),
-    confirmed for `town` with test amounts: the seeded lines are provisional and unusable, and
-    a record needs lines its municipality confirmed (art. 23)."""
-    if PenaltyTableEntry.objects.filter(municipality=town, confirming_act=TEST_ACT).exists():
+    """The lines of Lei 3.978/2007 art. 23 (fiscalization.demo_table), confirmed for `town`
+    with test amounts: the seeded lines are provisional and unusable, and a record needs lines
+    its municipality confirmed (art. 23, worded by Lei 4.699/2017: the act cites that law)."""
+    if PenaltyTableEntry.objects.filter(municipality=town, note=TEST_NOTE).exists():
         return
-    data = (settings.BASE_DIR / "fixtures" / "tabela_infracoes_lei_3978_2007.csv").read_bytes()
-    penalty_table.import_table(data, town, confirm=True, act=TEST_ACT)
+    framework = enforcement.own_framework_in_force(town, timezone.localdate())
+    act = f"{framework.fine_table_law if framework else ''} (valores de teste)"
+    if not framework or not framework.fine_table_law:
+        act = f"Lei nº 1/2000 {act}"
+    penalty_table.import_table(demo_table.table_csv(), town, confirm=True, act=act)
+    PenaltyTableEntry.objects.filter(municipality=town, status=EntryStatus.CONFIRMED).update(
+        note=TEST_NOTE
+    )
 
 
 def entries(*codes: str, town: Municipality | None = None) -> list[PenaltyTableEntry]:
@@ -53,7 +59,7 @@ def entries(*codes: str, town: Municipality | None = None) -> list[PenaltyTableE
     in the order given."""
     town = town or Municipality.objects.get(ibge_code="3518404")
     confirmed_table(town)
-    lines = PenaltyTableEntry.objects.filter(municipality=town, confirming_act=TEST_ACT)
+    lines = PenaltyTableEntry.objects.filter(municipality=town, note=TEST_NOTE)
     by_code = {e.code: e for e in lines.filter(code__in=codes)}
     return [by_code[c] for c in codes]
 

@@ -71,7 +71,7 @@ from .facts import (
     uncharged_breaches,
     unit_label,
 )
-from .frameworks import framework_in_force, missing_framework_message
+from .frameworks import framework_in_force, missing_framework_message, own_framework_in_force
 from .payments import (
     register_charge_payment,
     register_payment,
@@ -138,6 +138,7 @@ __all__ = [
     "discount_last_day",
     "framework_in_force",
     "missing_framework_message",
+    "own_framework_in_force",
     "notice_possible",
     "notice_running",
     "unit_label",

@@ -21,10 +21,16 @@ def _in_force(day: datetime.date):
     ).order_by("-valid_from")
 
 
+def own_framework_in_force(
+    municipality: Municipality, day: datetime.date
+) -> PenaltyFramework | None:
+    return _in_force(day).filter(ibge_code=municipality.ibge_code).first()
+
+
 def missing_framework_message(municipality: Municipality, day: datetime.date) -> str | None:
     """Why no case can open in `municipality` on `day`, or None when its framework is in force."""
     own = PenaltyFramework.objects.filter(ibge_code=municipality.ibge_code)
-    if _in_force(day).filter(ibge_code=municipality.ibge_code).exists():
+    if own_framework_in_force(municipality, day) is not None:
         return None
     if own.exists():
         return (
@@ -42,7 +48,7 @@ def missing_framework_message(municipality: Municipality, day: datetime.date) ->
 
 def framework_in_force(municipality: Municipality, day: datetime.date) -> PenaltyFramework:
     """The framework of `municipality` in force on `day`; refused when it has none."""
-    framework = _in_force(day).filter(ibge_code=municipality.ibge_code).first()
+    framework = own_framework_in_force(municipality, day)
     if framework is None:
         raise EnforcementError(
             missing_framework_message(municipality, day), "no_framework", status=409

@@ -192,7 +192,10 @@ class PenaltyTableEntry(models.Model):
         "ato que fixa o valor",
         max_length=200,
         blank=True,
-        help_text="A norma municipal que dá a multa desta linha, ex.: “Decreto nº 1.234/2026”.",
+        help_text=(
+            "A lei que dá a multa desta linha, como o regime a cita (Guaratinguetá: a tabela do "
+            "art. 23 da Lei 3.978/2007, com a redação da “Lei nº 4.699/2017”)."
+        ),
     )
     note = models.TextField("observação", blank=True)
 

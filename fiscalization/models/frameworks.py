@@ -210,6 +210,18 @@ class PenaltyFramework(models.Model):
         help_text="Vazio: a lei não fixa fator; o embaraço é registrado como agravante.",
     )
     money_unit = models.CharField("unidade das multas", max_length=8, choices=MoneyUnit)
+    # The law that gives the amounts of the fine table: the import confirms lines only by an
+    # act citing it (issue 25 point 3: Lei 3.978/2007 art. 23's table is in the law, as worded
+    # by Lei 4.699/2017, not in a decree).
+    fine_table_law = models.CharField(
+        "lei que fixa a tabela de multas",
+        max_length=200,
+        blank=True,
+        help_text=(
+            "A lei que dá os valores da tabela de infrações, como o ato de confirmação deve "
+            "citá-la (ex.: “Lei nº 4.699/2017”). Vazio: o ato deve ser uma lei, qualquer uma."
+        ),
+    )
     money_index = models.CharField("atualização dos valores", max_length=300)
     authority = models.CharField("autoridade que aplica as penalidades", max_length=200)
 

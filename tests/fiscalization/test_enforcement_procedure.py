@@ -42,6 +42,7 @@ from tests.enforcement_world import (
     facility_offender,
     notified_and_expired,
     open_case,
+    own_framework,
     record_for,
     transporter_offender,
 )
@@ -79,6 +80,7 @@ def test_numbers_follow_each_other_per_municipality_year_and_kind(world):
     second = open_case(world, at(2025, 3, 4))
     next_year = open_case(world, at(2026, 1, 5))
     sao_paulo = municipality("3550308", "São Paulo (teste)")
+    own_framework(sao_paulo)  # issue 25 point 8: no case opens without one
     # An inspector of both (a consortium's): each town numbers its own.
     StaffRole.objects.create(user=world.fiscal, municipality=sao_paulo, role=Role.FISCAL)
     forget(world.fiscal)
@@ -289,7 +291,7 @@ def test_unsigned_record_without_certificate_is_refused_by_the_database_too(worl
         )
 
 
-# --- appeal (Lei 3.190/2013 art. 13) ----------------------------------------------------------
+# --- appeal (the framework's figures: Guaratinguetá's await the municipality's norm) ----------
 
 
 def test_appeal_on_day_30_accepted(world):
@@ -762,9 +764,12 @@ def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
         "Fundamentação legal (Lei Municipal nº 3.978, de 9 de novembro de 2007",
         "Secretário Municipal de Serviços Urbanos (art. 35)",
         "agravante registrado, sem fator",
-        "Lei 3.190/2013 art. 13",
+        # Lei 3.978/2007 has no appeal procedure and the municipality has not filled its
+        # norm: the record says so and cites no other municipality's law (issue 25 point 2).
+        "o município ainda não cadastrou a norma própria",
     ):
         assert expected in text, expected
+    assert "3.190" not in text
 
 
 def test_every_page_of_a_case_renders(world):

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db
 HEADER = (
     "codigo;fundamento_legal;descricao;multa_ufesp;quem_pode_ser_autuado;vigente_desde;vigente_ate"
 )
-ACT = "Decreto nº 1.234/2026"
+ACT = "Lei nº 4.699/2017"
 
 
 @pytest.fixture
@@ -233,8 +233,38 @@ def test_a_new_period_ends_the_running_one_and_changes_no_record(world):
 
 
 def test_confirming_needs_the_act(world):
-    with pytest.raises(penalty_table.PenaltyTableError, match="informe o ato municipal"):
+    with pytest.raises(penalty_table.PenaltyTableError, match="informe a lei que fixa os valores"):
         penalty_table.import_table(csv_bytes(*GOOD), world.town, confirm=True)
+
+
+@pytest.mark.parametrize(
+    "act",
+    [
+        "Decreto nº 1.234/2026",  # a decree: the table is the law's
+        "Portaria SMSU nº 12/2025",
+        "Lei nº 3.978/2007",  # the law whose table lost its text, not the one that words it
+        "Lei Complementar nº 15/2020",
+    ],
+)
+def test_only_a_citation_of_the_law_that_words_the_table_confirms_it(world, act):
+    # Lei 3.978/2007 art. 23 "(Redação dada pela Lei nº 4699/2017)": Guaratinguetá's framework
+    # names that law, and only an act citing it confirms the amounts (issue 25 point 3).
+    with pytest.raises(penalty_table.PenaltyTableError, match="Lei nº 4.699/2017") as refused:
+        penalty_table.import_table(csv_bytes(*GOOD), world.town, confirm=True, act=act)
+    assert "não de um decreto" in refused.value.message
+    assert not PenaltyTableEntry.objects.filter(municipality=world.town).exists()
+    for cited in ("Lei nº 4.699/2017", "Lei Municipal nº 4699/2017, art. 1º"):
+        penalty_table.import_table(csv_bytes(*GOOD), world.town, confirm=True, act=cited)
+        assert PenaltyTableEntry.objects.get(code="INF-01").confirming_act == cited
+
+
+def test_the_admin_import_help_suggests_the_law_not_a_decree(world):
+    client = admin_client()
+    page = client.get("/admin/fiscalization/penaltytableentry/importar/").content.decode()
+    assert "Lei nº 4.699/2017" in page and "Decreto" not in page
+    refused = upload(client, world.town, csv_bytes(*GOOD), confirm="on", act="Decreto nº 1/2026")
+    assert refused.status_code == 400
+    assert "não de um decreto" in refused.content.decode()
 
 
 def test_a_file_without_the_required_columns_is_refused_whole(world):

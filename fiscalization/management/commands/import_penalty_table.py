@@ -3,9 +3,10 @@
 
 The format is in docs/fiscalizacao.md; the service is fiscalization.penalty_table. All or
 nothing: a file with any problem writes nothing and lists each (line and column). Without
---confirm the lines are provisional (no record can use them); --confirm --act "Decreto nº
-…/2026" confirms them by the act that fixes the amounts. Exit status: 0 when written (or
-simulated), 1 when the file or an option was refused, 2 when some lines were refused.
+--confirm the lines are provisional (no record can use them); --confirm --act "Lei nº
+4.699/2017" confirms them by the law that fixes the amounts (the framework's fine_table_law).
+Exit status: 0 when written (or simulated), 1 when the file or an option was refused, 2 when
+some lines were refused.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ class Command(BaseCommand):
             help="grava as linhas como confirmadas pelo município (exige --act)",
         )
         parser.add_argument(
-            "--act", default="", help="ato que fixa os valores, ex.: “Decreto nº 1.234/2026”"
+            "--act",
+            default="",
+            help="lei que fixa os valores, ex.: “Lei nº 4.699/2017” (Guaratinguetá, art. 23)",
         )
         parser.add_argument("--by", help="usuário que confirma (registrado em cada linha)")
 
