@@ -102,7 +102,9 @@ def record_fine(
 ) -> Fine:
     """The fine of a record under `framework`: the entries added up, times the recidivism
     factor for `earlier` final records and the obstruction factor, to the hundredth; when
-    recidivism persists, the framework's multiple of `last_fine` instead (if greater)."""
+    recidivism persists, the framework's multiple of `last_fine` instead (Lei 3.190/2013 art. 9
+    §2: "aplicada uma multa de 3 (três) vezes o valor da última multa aplicada", whatever
+    the doubled fine of §1 would be)."""
     base = cumulative(fines_ufesp)
     recidivism = recidivism_factor(earlier, framework)
     obstruction = obstruction_factor(obstructed, framework)
@@ -110,7 +112,7 @@ def record_fine(
     persistent_of = None
     if is_persistent(earlier, framework) and last_fine is not None:
         persistent_of = Decimal(last_fine)
-        total = max(total, (framework.persistent_factor * persistent_of).quantize(CENT))
+        total = (framework.persistent_factor * persistent_of).quantize(CENT)
     return Fine(base, recidivism, obstruction, total, persistent_of)
 
 

@@ -55,6 +55,11 @@ def apply_embargo(
     """Embargo of the worksite (art. 25 II); disobeyed, a daily fine of one UFESP (art. 31).
     By the authority (art. 35), as every penalty."""
     record = _record_for_penalty(record, starts_on, PenaltyKind.EMBARGO, by)
+    framework = record.case.framework
+    if not framework.embargo:  # Lei 3.190/2013: no embargo among its penalties (art. 9-10)
+        raise EnforcementError(
+            f"{framework.law} não prevê o embargo ({framework.cite('embargo')}).", "no_embargo"
+        )
     if not details.strip():
         raise EnforcementError("Identifique a obra embargada.", "details", "details")
     return Penalty.objects.create(

@@ -71,6 +71,7 @@ class MoneyUnit(models.TextChoices):
 PARAMETERS = (
     "repair_hours",
     "notice_first",
+    "repair_extension",
     "edital_receipt",
     "edital_days",
     "appeal_days",
@@ -87,6 +88,7 @@ PARAMETERS = (
     "recidivism_escalation",
     "persistent_factor",
     "recidivism_lookback_days",
+    "embargo",
     "embargo_daily_fine",
     "suspension_max_days",
     "revocation_after_suspension",
@@ -123,6 +125,11 @@ class PenaltyFramework(models.Model):
         "prazo para reparar o dano (horas)", null=True, blank=True
     )
     notice_first = models.CharField("notificação prévia", max_length=16, choices=NoticeFirst)
+    # Whether the authority may extend the notice's deadline on a justified request (Rio de
+    # Janeiro art. 162); data for the case page and the documents.
+    repair_extension = models.BooleanField(
+        "prorrogação do prazo da notificação a requerimento", default=False
+    )
     # Public notice (edital).
     edital_receipt = models.CharField("ciência por edital", max_length=20, choices=EditalReceipt)
     edital_days = models.PositiveSmallIntegerField(
@@ -188,7 +195,8 @@ class PenaltyFramework(models.Model):
     recidivism_lookback_days = models.PositiveIntegerField(
         "reincidência conta autos dos últimos (dias)", null=True, blank=True
     )
-    # Other sanctions.
+    # Other sanctions. Embargo: only where the law provides it (Lei 3.190/2013 has none).
+    embargo = models.BooleanField("embargo previsto na lei", default=True)
     embargo_daily_fine = models.DecimalField(
         "multa diária por embargo descumprido",
         max_digits=8,

@@ -211,19 +211,23 @@ def test_guaratingueta_appeal_suspends_payment(world):
 
 
 @pytest.mark.parametrize(
-    "ibge_code, factors, citation",
+    "ibge_code, last, factors, citation",
     [
         # Lei 3.978/2007 art. 30: "em dobro", once.
-        (GUARATINGUETA, ("100.00", "200.00", "200.00", "200.00"), "art. 30"),
+        (GUARATINGUETA, "200", ("100.00", "200.00", "200.00", "200.00"), "art. 30"),
         # Lei 3.190/2013 art. 9 §1-2: doubled; persisting, 3 × the last fine (here 200).
-        (FERRAZ, ("100.00", "200.00", "600.00", "600.00"), "art. 9 §2"),
-        # Rio de Janeiro art. 177 §19: "novas multas em dobro" at each new recidivism.
-        (RIO, ("100.00", "200.00", "400.00", "800.00"), "Art. 177 §19"),
+        (FERRAZ, "200", ("100.00", "200.00", "600.00", "600.00"), "art. 9 §2"),
+        # Issue 25 point 7: 3 × the last fine even when the doubled fine of §1 is more (no
+        # max(…) the text lacks): last fine 50, persisting → 150, not 200.
+        (FERRAZ, "50", ("100.00", "200.00", "150.00", "150.00"), "art. 9 §2"),
+        # Rio de Janeiro: no recidivism rule (art. 177 §19 doubles the fines of a notice
+        # disobeyed while it lasts, which is not recidivism).
+        (RIO, "200", ("100.00", "100.00", "100.00", "100.00"), "177 §19"),
     ],
 )
-def test_each_framework_escalates_recidivism_its_way(ibge_code, factors, citation):
+def test_each_framework_escalates_recidivism_its_way(ibge_code, last, factors, citation):
     framework = fixture_framework(ibge_code)
-    last = Decimal("200")
+    last = Decimal(last)
     totals = [
         str(fines.record_fine([Decimal(100)], framework, earlier=n, last_fine=last).total_ufesp)
         for n in range(4)
@@ -256,7 +260,18 @@ def test_embargo_daily_fine_and_suspension_exist_only_where_the_law_gives_them(w
     record = record_without_notice(world)
     with pytest.raises(enforcement.EnforcementError, match="não prevê a suspensão"):
         enforcement.apply_suspension(record, D(2025, 3, 11), 5, by=world.authority)
-    embargo = enforcement.apply_embargo(record, D(2025, 3, 11), "Depósito", by=world.authority)
+    # Lei 3.190/2013 art. 9-10: fines, seizure and cassação; no embargo (issue 25 point 7).
+    with pytest.raises(enforcement.EnforcementError, match="não prevê o embargo") as refused:
+        enforcement.apply_embargo(record, D(2025, 3, 11), "Depósito", by=world.authority)
+    assert refused.value.code == "no_embargo" and "art. 9, 10" in refused.value.message
+
+
+def test_rio_embargo_has_no_daily_fine(world):
+    # Rio de Janeiro art. 163-168: embargo; its disobedience is a fine of its own (art. 177
+    # §20), not a daily fine.
+    governed(world, RIO)
+    record = record_without_notice(world)
+    embargo = enforcement.apply_embargo(record, D(2025, 3, 11), "Elevador", by=world.authority)
     enforcement.register_embargo_breach(embargo, D(2025, 3, 12))
     with pytest.raises(enforcement.EnforcementError, match="não prevê multa diária"):
         enforcement.assess_embargo_fine(embargo, D(2025, 3, 13))
@@ -313,11 +328,12 @@ def test_the_authority_is_the_one_the_framework_names(world):
     assert embargo.applied_as == "Autoridade: Secretário Municipal de Serviços Urbanos (art. 35)"
     governed(world, FERRAZ)
     ferraz = record_without_notice(world)
+    # Lei 3.190/2013 art. 9 III, 10: seizure (it has no embargo).
     with pytest.raises(enforcement.EnforcementError, match="Comissão designada") as refused:
-        enforcement.apply_embargo(ferraz, D(2025, 3, 11), "Depósito", by=world.fiscal)
+        enforcement.apply_seizure(ferraz, D(2025, 3, 11), "Botijões", by=world.fiscal)
     assert refused.value.code == "authority"
-    embargo = enforcement.apply_embargo(ferraz, D(2025, 3, 11), "Depósito", by=world.authority)
-    assert embargo.applied_as.startswith("Autoridade: Comissão designada pelo Chefe do Executivo")
+    seizure = enforcement.apply_seizure(ferraz, D(2025, 3, 11), "Botijões", by=world.authority)
+    assert seizure.applied_as.startswith("Autoridade: Comissão designada pelo Chefe do Executivo")
 
 
 # --- issue 25 point 2: appeals without borrowed law -------------------------------------------
@@ -375,3 +391,37 @@ def test_guaratingueta_ships_its_appeal_without_a_source_and_says_so(world):
     pdf = client.get(f"/fiscalizacao/autos/{record.pk}/pdf/").content
     text = " ".join(" ".join(pg.extract_text() for pg in PdfReader(io.BytesIO(pdf)).pages).split())
     assert source in text
+
+
+# --- issue 25 point 7: the sibling frameworks as their laws write them ------------------------
+
+
+def test_rio_revokes_after_a_suspension_and_lets_the_notice_deadline_be_extended():
+    rio = fixture_framework(RIO)
+    # Art. 124 a): "a empresa já tendo sofrido, anteriormente, suspensão e cometer infração
+    # que justifique nova suspensão" — cancellation of the inscription.
+    assert rio.revocation_after_suspension and "Art. 124 a)" in rio.cite(
+        "revocation_after_suspension"
+    )
+    # Art. 162: the deadline of a notice may be extended on a justified request.
+    assert rio.repair_extension and "Art. 162" in rio.cite("repair_extension")
+    for other in (GUARATINGUETA, FERRAZ):
+        assert not fixture_framework(other).repair_extension
+    # Art. 149: only the competent body cancels or reduces a record.
+    assert "Art. 149" in rio.cite("authority") and "art. 149" in rio.record_text
+    # Art. 177-A: amounts in reais updated as the municipal tax credits.
+    assert "art. 177-A" in rio.money_index and "177-A" in rio.cite("money_unit")
+
+
+@pytest.mark.parametrize(
+    "ibge_code, embargo, citation",
+    [
+        (GUARATINGUETA, True, "art. 25 II"),
+        (FERRAZ, False, "não prevê embargo"),
+        (RIO, True, "Art. 163-168"),
+    ],
+)
+def test_each_framework_has_an_embargo_only_where_its_law_does(ibge_code, embargo, citation):
+    framework = fixture_framework(ibge_code)
+    assert framework.embargo is embargo
+    assert citation in framework.cite("embargo")
