@@ -171,10 +171,13 @@ def last_day(
     return day
 
 
-def repair_deadline(receipt: Receipt, framework: PenaltyFramework) -> datetime.datetime:
-    """The instant the hours to repair end (Lei 3.978/2007 art. 28 §1: 72). Repaired at that
-    instant is in time; a minute later is not."""
-    return receipt.counting_from + datetime.timedelta(hours=framework.repair_hours)
+def repair_deadline(
+    receipt: Receipt, framework: PenaltyFramework, hours: int | None = None
+) -> datetime.datetime:
+    """The instant the hours to repair end (Lei 3.978/2007 art. 28 §1: 72; or the notice's
+    own `hours`, Rio de Janeiro art. 155 p.ú.). Repaired at that instant is in time; a minute
+    later is not."""
+    return receipt.counting_from + datetime.timedelta(hours=hours or framework.repair_hours)
 
 
 def repaired_in_time(

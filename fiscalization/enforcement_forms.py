@@ -318,6 +318,22 @@ class NoticeForm(StepForm):
         help_text="O edital vem depois, só se a entrega for frustrada (art. 28 §2).",
     )
     issued_at = datetime_field("Emitida em")
+    repair_hours = forms.IntegerField(
+        label="Prazo para cumprimento (horas)",
+        min_value=1,
+        max_value=32767,
+        required=False,
+        help_text="Fixado pela autoridade autuante nesta notificação ({hours_cite}).",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Rio de Janeiro art. 155 p.ú.: the authority sets the deadline in each notice; where
+        # the law fixes it (Lei 3.978/2007 art. 28 §1) there is nothing to choose.
+        if case_of(self.subject).framework.repair_hours is None:
+            self.fields["repair_hours"].required = True
+        else:
+            del self.fields["repair_hours"]
 
     def done(self, notice) -> str:
         return (

@@ -83,8 +83,8 @@ def _delivery_rule(document: Notice | InfractionRecord, framework: PenaltyFramew
         )
     if isinstance(document, Notice):
         return (
-            f"{INDIVIDUAL_RULES[method]}; as {framework.repair_hours} horas contam de minuto a "
-            "minuto."
+            f"{INDIVIDUAL_RULES[method]}; as {document.repair_hours or framework.repair_hours} "
+            "horas contam de minuto a minuto."
         )
     return f"{INDIVIDUAL_RULES[method]}; o prazo de recurso começa no dia seguinte."
 
@@ -287,7 +287,7 @@ def notice_pdf(notice: Notice, compress: bool = True) -> bytes:
     72)."""
     case = notice.case
     framework = case.framework
-    hours = f"{framework.repair_hours} horas"
+    hours = f"{notice.repair_hours or framework.repair_hours} horas"
     buffer = io.BytesIO()
     doc = document(
         buffer,
@@ -404,8 +404,9 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         )
         story += [
             p(
-                f"Notificação prévia nº {notice.number}: prazo de {framework.repair_hours} "
-                f"horas até {deadlines.br_deadline(due) if due else '—'}, {repaired} "
+                f"Notificação prévia nº {notice.number}: prazo de "
+                f"{notice.repair_hours or framework.repair_hours} horas até "
+                f"{deadlines.br_deadline(due) if due else '—'}, {repaired} "
                 f"({framework.cite('notice_first')}).",
                 SMALL,
             ),

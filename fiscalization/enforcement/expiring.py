@@ -69,7 +69,8 @@ def expiring(
             out["notices"].append(
                 Due(
                     due,
-                    f"Notificação {notice.number}: {notice.case.framework.repair_hours} horas"
+                    f"Notificação {notice.number}: "
+                    f"{notice.repair_hours or notice.case.framework.repair_hours} horas"
                     + (" (reparado fora do prazo)" if late else ""),
                     notice.case,
                     due < now,

@@ -165,7 +165,15 @@ def notice_due(notice: Notice) -> datetime.datetime | None:
     """When the hours to repair end (Lei 3.978/2007 art. 28 §1: 72), None while not
     delivered."""
     receipt = receipt_of(notice)
-    return deadlines.repair_deadline(receipt, notice.case.framework) if receipt else None
+    if receipt is None:
+        return None
+    return deadlines.repair_deadline(receipt, notice.case.framework, notice_hours(notice))
+
+
+def notice_hours(notice: Notice) -> int:
+    """The hours `notice` gives: its own (set by the authority, Rio de Janeiro art. 155 p.ú.)
+    or its framework's (Lei 3.978/2007 art. 28 §1: 72)."""
+    return notice.repair_hours or notice.case.framework.repair_hours
 
 
 def appeal_last_day(record: InfractionRecord) -> datetime.date | None:

@@ -265,9 +265,11 @@ def issue_notice(
     issued_at: datetime.datetime | None = None,
     *,
     by=None,
+    repair_hours: int | None = None,
 ) -> Notice:
     """Notificação to repair within the framework's hours (Lei 3.978/2007 art. 28: 72, for a
-    non-recidivist only)."""
+    non-recidivist only), or within `repair_hours` set by the authority in the notice where the
+    framework leaves them to it (Rio de Janeiro art. 155 p.ú.)."""
     case = lock_case(case)
     check("issue_notice", case, by)
     framework = case.framework
@@ -294,12 +296,26 @@ def issue_notice(
     issued_at = issued_at or timezone.localtime()
     if issued_at < case.opened_at:
         raise EnforcementError("A notificação não pode ser anterior à constatação.", "date")
+    if framework.repair_hours is None and not repair_hours:
+        raise EnforcementError(
+            f"Fixe o prazo para cumprimento, em horas ({framework.cite('repair_hours')}).",
+            "repair_hours",
+            "repair_hours",
+        )
+    if framework.repair_hours is not None and repair_hours not in (None, framework.repair_hours):
+        raise EnforcementError(
+            f"O prazo é o da lei: {framework.repair_hours} horas "
+            f"({framework.cite('repair_hours')}).",
+            "repair_hours",
+            "repair_hours",
+        )
     notice = Notice.objects.create(
         case=case,
         number=next_number(case.municipality, deadlines.local_date(issued_at).year, NOTICE),
         issued_at=issued_at,
         delivery_method=delivery_method,
         required_action=required_action.strip(),
+        repair_hours=repair_hours or framework.repair_hours,
         **signed("issued", by, case),
     )
     case.status = CaseStatus.NOTIFIED

@@ -39,7 +39,9 @@ def terms_of(framework: PenaltyFramework) -> dict[str, str]:
     )
     figures = {
         "unit": unit,
-        "hours": f"{framework.repair_hours} horas" if framework.repair_hours else "—",
+        "hours": f"{framework.repair_hours} horas"
+        if framework.repair_hours
+        else "as horas fixadas na notificação",
         "edital": EDITAL_RULES[framework.edital_receipt].format(days=framework.edital_days),
         "appeal": days(framework.appeal_days, framework.appeal_day_count)
         + " do recebimento"

@@ -138,12 +138,13 @@ def case_timeline(case: EnforcementCase, now: datetime.datetime | None = None) -
             continue
         add(_delivery_step(notice, receipt, tl))
         framework = notice.case.framework
-        due = deadlines.repair_deadline(receipt, framework)
+        due = deadlines.repair_deadline(receipt, framework, notice.repair_hours)
         in_time = notice.repaired_at is not None and notice.repaired_at <= due
         add(
             Step(
                 due,
-                f"Prazo de {framework.repair_hours} horas para reparar o dano",
+                f"Prazo de {notice.repair_hours or framework.repair_hours} horas para reparar "
+                "o dano",
                 "",
                 framework.cite("repair_hours"),
                 _deadline_state(in_time, now > due),

@@ -3,7 +3,8 @@
 """Issue 25 point 7: the sibling frameworks as their laws write them. Whether the law has an
 embargo (Lei 3.190/2013 has none) and lets the notice's deadline be extended on request (Rio de
 Janeiro art. 162); Rio's recidivism (none: art. 177 §19 is about a notice disobeyed, art. 124
-a) gives the cancellation) and its money index (art. 177-A). Texts and citations are reloaded
+a) gives the cancellation), its money index (art. 177-A) and its notice's hours, set in each
+notice (art. 155 p.ú.). Texts and citations are reloaded
 from the fixture; figures only where the framework governs no case yet (a case keeps the
 figures it opened under)."""
 
@@ -15,6 +16,7 @@ from django.db import migrations, models
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "penalty_frameworks.json"
 TEXTS = ("citations", "notice_text", "record_text", "readings", "money_index")
 FIGURES = (
+    "repair_hours",
     "embargo",
     "repair_extension",
     "recidivism_factor",

@@ -408,6 +408,11 @@ class Notice(models.Model):
     delivered_on = models.DateTimeField("entregue/publicada em", null=True, blank=True)
     repaired_at = models.DateTimeField("dano reparado em", null=True, blank=True)
     required_action = models.TextField("o que deve ser feito")
+    # The hours this notice gives: the framework's when its law fixes them (Lei 3.978/2007 art.
+    # 28 §1: 72), else the authority's in each notice (Rio de Janeiro art. 155 p.ú.).
+    repair_hours = models.PositiveSmallIntegerField(
+        "prazo para cumprimento (horas)", null=True, blank=True
+    )
     issued_by, issued_as = authorship("emitida")
     # The delivery, by receipt or AR, or the edital's publication.
     delivery_by, delivery_as = authorship("entrega registrada")

@@ -122,7 +122,10 @@ class PenaltyFramework(models.Model):
 
     # Notice to repair.
     repair_hours = models.PositiveSmallIntegerField(
-        "prazo para reparar o dano (horas)", null=True, blank=True
+        "prazo para reparar o dano (horas)",
+        null=True,
+        blank=True,
+        help_text="Vazio: a lei deixa o prazo à autoridade, fixado em cada notificação.",
     )
     notice_first = models.CharField("notificação prévia", max_length=16, choices=NoticeFirst)
     # Whether the authority may extend the notice's deadline on a justified request (Rio de
@@ -289,7 +292,8 @@ class PenaltyFramework(models.Model):
             raise ValidationError({"edital_days": "Informe o prazo do edital."})
         if self.recidivism_escalation == Escalation.PERSISTENT and self.persistent_factor is None:
             raise ValidationError({"persistent_factor": "Informe o múltiplo da última multa."})
-        if self.notice_first != NoticeFirst.NEVER and not self.repair_hours:
+        # OPTIONAL notices may leave the hours to each notice (Rio de Janeiro art. 155 p.ú.).
+        if self.notice_first == NoticeFirst.NON_RECIDIVIST and not self.repair_hours:
             raise ValidationError({"repair_hours": "Informe o prazo para reparar o dano."})
 
     def appeal_notice(self) -> str:

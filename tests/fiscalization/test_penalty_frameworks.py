@@ -425,3 +425,54 @@ def test_each_framework_has_an_embargo_only_where_its_law_does(ibge_code, embarg
     framework = fixture_framework(ibge_code)
     assert framework.embargo is embargo
     assert citation in framework.cite("embargo")
+
+
+def test_rio_notice_deadline_is_set_by_the_authority_in_each_notice(world):
+    # Rio de Janeiro art. 155 p.ú.: "Este prazo será fixado pela autoridade autuante" — no
+    # figure in the framework; each notice carries its own.
+    rio = governed(world, RIO)
+    assert rio.repair_hours is None and "Art. 155 p.ú." in rio.cite("repair_hours")
+    rio.full_clean()
+    case = open_case(world, at(2025, 3, 10, 9))
+    with pytest.raises(enforcement.EnforcementError, match="Fixe o prazo") as refused:
+        enforcement.issue_notice(case, "Consertar", DeliveryMethod.HAND, at(2025, 3, 10, 10))
+    assert refused.value.field == "repair_hours"
+    notice = enforcement.issue_notice(
+        case, "Consertar", DeliveryMethod.HAND, at(2025, 3, 10, 10), repair_hours=240
+    )
+    enforcement.register_notice_delivery(notice, at(2025, 3, 10, 10))
+    notice.refresh_from_db()
+    assert notice.repair_hours == 240
+    assert enforcement.facts.notice_due(notice) == at(2025, 3, 20, 10)
+    # The form asks for it under Rio, and not where the law fixes the hours.
+    client = Client()
+    client.force_login(world.fiscal)
+    other = open_case(world, at(2025, 3, 11, 9))
+    page = client.get(f"/fiscalizacao/processos/{other.pk}/notificar/").content.decode()
+    assert 'name="repair_hours"' in page
+    posted = client.post(
+        f"/fiscalizacao/processos/{other.pk}/notificar/",
+        {
+            "required_action": "Consertar",
+            "delivery_method": "HAND",
+            "issued_at": "2025-03-11T10:00",
+            "repair_hours": "48",
+        },
+    )
+    assert posted.status_code == 302, posted.content.decode()[:3000]
+    assert other.notices.get().repair_hours == 48
+
+
+def test_guaratingueta_notice_keeps_the_72_hours_of_the_law(world):
+    # Lei 3.978/2007 art. 28 §1: 72 hours for everyone; the form has no field for it.
+    case = open_case(world, at(2025, 3, 10, 9))
+    client = Client()
+    client.force_login(world.fiscal)
+    page = client.get(f"/fiscalizacao/processos/{case.pk}/notificar/").content.decode()
+    assert 'name="repair_hours"' not in page
+    with pytest.raises(enforcement.EnforcementError, match="72 horas"):
+        enforcement.issue_notice(
+            case, "Remover", DeliveryMethod.HAND, at(2025, 3, 10, 10), repair_hours=24
+        )
+    notice = enforcement.issue_notice(case, "Remover", DeliveryMethod.HAND, at(2025, 3, 10, 10))
+    assert notice.repair_hours == 72
