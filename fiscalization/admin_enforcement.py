@@ -39,7 +39,6 @@ from .models.enforcement import (
     Offender,
     Penalty,
     PenaltyTableEntry,
-    UfespRate,
 )
 
 
@@ -164,12 +163,6 @@ class PenaltyTableEntryAdmin(admin.ModelAdmin):
         return TemplateResponse(
             request, "admin/fiscalization/penaltytableentry/import.html", context
         )
-
-
-@admin.register(UfespRate)
-class UfespRateAdmin(admin.ModelAdmin):
-    list_display = ["unit", "year", "value_brl"]
-    list_filter = ["unit"]
 
 
 @admin.register(MunicipalHoliday)

@@ -309,7 +309,12 @@ def _record_steps(
             add(
                 Step(
                     appeal.decided_on,
-                    "Recurso decidido: auto " + ("mantido" if appeal.upheld else "anulado"),
+                    "Recurso decidido: "
+                    + (
+                        "provimento parcial"
+                        if appeal.reduced_from_ufesp is not None
+                        else "auto " + appeal.outcome
+                    ),
                     appeal.decision[:200],
                     by=tl.by.text(appeal, "decided"),
                 )
@@ -347,12 +352,12 @@ def _record_steps(
             tl.due(hint("send_to_divida_ativa", record))
     if record.paid_on:
         late = " (fora do prazo)" if paid_late(record) else ""
-        paid = br_money(record.paid_brl)
+        short = record.status != RecordStatus.PAID
         add(
             Step(
                 record.paid_on,
-                f"Multa paga{late}",
-                paid,
+                f"Multa paga a menor{late}" if short else f"Multa paga{late}",
+                record.payment_text,
                 "art. 36",
                 by=tl.by.text(record, "payment"),
             )
