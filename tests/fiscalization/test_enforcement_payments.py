@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from fiscalization import enforcement
+from fiscalization.enforcement.timeline import case_timeline
 from fiscalization.models.enforcement import CaseStatus, RecordStatus
 from tests.ctr_world import build_world
 from tests.enforcement_world import D, at, record_for
@@ -54,6 +55,16 @@ def test_a_short_payment_leaves_the_record_open_for_the_rest(world):
     assert record.paid_brl == DUE and record.paid_units == record.total_ufesp
     assert record.payment_guide == "DAM 2025/000123; DAM 000124"
     assert record.case.status == CaseStatus.CLOSED
+
+
+def test_after_a_short_payment_the_deadline_is_not_met(world):
+    record = enforcement.register_payment(
+        record_for(world), D(2025, 3, 30), Decimal("3000.00"), "DAM 1"
+    )
+    timeline = case_timeline(record.case, at(2025, 4, 10, 12))
+    (deadline,) = [s for s in timeline.steps if s.label.startswith("Prazo de pagamento da multa")]
+    assert deadline.state == "expired"
+    assert any(s.label == "Multa paga a menor" for s in timeline.steps)
 
 
 def test_a_payment_above_the_amount_due_settles_and_says_so(world):
