@@ -20,6 +20,7 @@ from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import jurisdiction_of
 from maps import municipal
 from pev_network.letterhead import letterhead_of
+from pev_network.models import Municipality
 
 from . import certificates, corrections, printing, reports, roles
 from .models import CTR, Generator, Transporter, Worksite
@@ -429,8 +430,21 @@ def fee_statement(request: HttpRequest, period: str) -> HttpResponse:
     if transporter is None:
         rows = reports.fee_summary(*month, within)
         totals = reports.fee_summary_totals(*month, within)
+        collector = (
+            Municipality.objects.filter(pk=within).values_list("fee_collector", flat=True).first()
+            if within
+            else ""
+        )
         return render(
-            request, "ctr/documents/fee_summary.html", {**context, "rows": rows, "totals": totals}
+            request,
+            "ctr/documents/fee_summary.html",
+            {
+                **context,
+                "rows": rows,
+                "totals": totals,
+                "ufesp": reports.year_rate(month[0]),
+                "collector": collector,
+            },
         )
     statement = reports.fee_statement(transporter, *month, within)
     return render(
@@ -521,7 +535,8 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                 line.municipality,
                 _csv_decimal(line.volume_m3, 3),
                 _csv_decimal(line.fee, 2),
-                _csv_decimal(line.value_brl, 2),
+                # Empty while the year's UFESP is not registered.
+                "" if line.value_brl is None else _csv_decimal(line.value_brl, 2),
             ]
         )
     return response

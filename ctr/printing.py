@@ -16,7 +16,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import KeepTogether, NextPageTemplate, Paragraph, Spacer, Table
 
-from config.br import br_date, br_datetime, br_money, br_number
+from config.br import br_date, br_datetime
 from config.pdf import (
     BODY,
     BRAND,
@@ -212,11 +212,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
 
     limit = reports.br_volume(ctr.municipality.small_volume_limit_m3)
     if ctr.fee_ufesp > 0:
-        value = br_money(ctr.fee_ufesp * ctr.municipality.ufesp_value)
-        fee = (
-            f"{br_number(ctr.fee_ufesp, 2)} UFESP por descarga acima de {limit} m³, a "
-            f"recolher ao órgão gestor ({value} pela UFESP de {ctr.municipality.ufesp_year})."
-        )
+        fee = reports.fee_text(ctr, limit)
     else:
         fee = f"Isento: pequeno volume (até {limit} m³ por descarga)."
     story += [

@@ -17,11 +17,11 @@ from decimal import Decimal
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import Count, DecimalField, F, OuterRef, Q, QuerySet, Subquery, Sum
-from django.db.models.functions import Round
+from django.db.models.functions import ExtractYear, Round
 from django.utils import timezone
 
 from config.br import br_date, br_datetime, br_money, br_number
-from pev_network.models import FacilityKind, FacilityLicense, Municipality
+from pev_network.models import FacilityKind, FacilityLicense, Municipality, UfespRate
 
 from . import certificates, corrections, rules
 from .documents import PLATE_RE, format_document, mask_document, public_person_name
@@ -541,9 +541,17 @@ def month_range(year: int, month: int) -> tuple[datetime.date, datetime.date]:
     return start, end
 
 
+# The UFESP of the discharge's year (Lei 3.978/2007 art. 12 §3: "uma UFESP por descarga"): a
+# discharge of 2026 is worth 2026's UFESP whenever the statement is read; NULL when that year's
+# value is not registered.
+YEAR_UFESP = Subquery(
+    UfespRate.objects.filter(unit="UFESP", year=ExtractYear(OuterRef("transport_date"))).values(
+        "value_brl"
+    )[:1]
+)
 # Money per line, rounded to cents in SQL so that the totals are the sum of the lines.
 LINE_VALUE = Round(
-    F("fee_ufesp") * F("municipality__ufesp_value"),
+    F("fee_ufesp") * YEAR_UFESP,
     2,
     output_field=DecimalField(max_digits=14, decimal_places=2),
 )
@@ -591,12 +599,43 @@ class FeeLine:
 
 
 @dataclass(frozen=True)
-class UfespRate:
+class Licence:
     municipality: str
-    value: str
-    year: int
     # The transporter's licence in that municipality (art. 13), "" without one.
-    licence: str = ""
+    number: str = ""
+    # Who collects the fee there (art. 12 §3: "ao órgão gestor - CODESG"), "" if not told.
+    collector: str = ""
+
+
+@dataclass(frozen=True)
+class YearRate:
+    """The UFESP of the year a month's discharges fall in; value "" when not registered (the
+    lines then have no value in reais)."""
+
+    year: int
+    value: str
+
+
+def year_rate(year: int) -> YearRate:
+    value = UfespRate.objects.value_of(year)
+    return YearRate(year, br_money(value) if value is not None else "")
+
+
+def fee_text(ctr: CTR, limit: str) -> str:
+    """The fee as the CTR prints it: UFESP per large discharge, to whom, and its value in
+    reais at the UFESP of the transport's year (art. 12 §3), never today's."""
+    year = ctr.transport_date.year
+    value = UfespRate.objects.value_of(year)
+    worth = (
+        f"{br_money(ctr.fee_ufesp * value)} pela UFESP de {year}"
+        if value is not None
+        else f"valor em reais quando a UFESP de {year} for cadastrada"
+    )
+    collector = ctr.municipality.fee_collector or "órgão ainda não informado pelo município"
+    return (
+        f"{br_number(ctr.fee_ufesp, 2)} UFESP por descarga acima de {limit} m³, a recolher ao "
+        f"órgão gestor, {collector} ({worth})."
+    )
 
 
 @dataclass
@@ -605,7 +644,8 @@ class FeeStatement:
     year: int
     month: int
     lines: list[FeeLine]
-    rates: list[UfespRate]
+    licences: list[Licence]
+    ufesp: YearRate
     due_count: int
     due_ufesp: Decimal
     due_brl: Decimal
@@ -650,8 +690,7 @@ def fee_statement(
     transporter: Transporter, year: int, month: int, municipality_id: int | None = None
 ) -> FeeStatement:
     """The transporter's fee lines of the month (of one municipality, for its staff) and their
-    totals in UFESP and in reais, at the UFESP value the CTR's municipality has registered
-    (Municipality.ufesp_value/ufesp_year)."""
+    totals in UFESP and in reais, each discharge at the UFESP of its year (art. 12 §3)."""
     ctrs = fee_ctrs(year, month, municipality_id).filter(transporter=transporter)
     lines = [
         FeeLine(
@@ -664,7 +703,7 @@ def fee_statement(
             municipality=f"{row['municipality__name']}/{row['municipality__uf']}",
             volume=br_volume(row["total_volume_m3"]),
             fee_ufesp=br_number(row["fee_ufesp"], 2),
-            value=br_money(row["value_brl"]),
+            value=br_money(row["value_brl"]) if row["value_brl"] is not None else "—",
             volume_m3=row["total_volume_m3"],
             fee=row["fee_ufesp"],
             value_brl=row["value_brl"],
@@ -685,23 +724,24 @@ def fee_statement(
     ]
     municipality_ids = ctrs.values("municipality_id").distinct()
     if not lines:
-        # No line: still say which rates would apply (the municipalities that licensed it).
+        # No line: still say which licences it holds (the municipalities that licensed it).
         municipality_ids = transporter.licences.values("municipality_id")
-    licences = dict(transporter.licences.values_list("municipality_id", "number"))
-    rates = [
-        UfespRate(
-            f"{m['name']}/{m['uf']}",
-            br_money(m["ufesp_value"]),
-            m["ufesp_year"],
-            licences.get(m["pk"], ""),
-        )
+    numbers = dict(transporter.licences.values_list("municipality_id", "number"))
+    licences = [
+        Licence(f"{m['name']}/{m['uf']}", numbers.get(m["pk"], ""), m["fee_collector"])
         for m in Municipality.objects.filter(pk__in=municipality_ids)
-        .values("pk", "name", "uf", "ufesp_value", "ufesp_year")
+        .values("pk", "name", "uf", "fee_collector")
         .order_by("name")
     ]
     totals = ctrs.aggregate(**_fee_totals())
     return FeeStatement(
-        transporter=transporter, year=year, month=month, lines=lines, rates=rates, **totals
+        transporter=transporter,
+        year=year,
+        month=month,
+        lines=lines,
+        licences=licences,
+        ufesp=year_rate(year),
+        **totals,
     )
 
 

@@ -39,7 +39,6 @@ from .models.enforcement import (
     Offender,
     Penalty,
     PenaltyTableEntry,
-    UfespRate,
 )
 
 
@@ -170,12 +169,6 @@ class PenaltyTableEntryAdmin(admin.ModelAdmin):
             context,
             status=400 if form.errors else 200,
         )
-
-
-@admin.register(UfespRate)
-class UfespRateAdmin(admin.ModelAdmin):
-    list_display = ["unit", "year", "value_brl"]
-    list_filter = ["unit"]
 
 
 @admin.register(MunicipalHoliday)

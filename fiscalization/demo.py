@@ -40,6 +40,7 @@ from django.utils import timezone
 from ctr.demo import IBGE_CODE, STREETS, TRANSPORTERS, cnpj, cpf
 from ctr.models import Generator, LicenceStatus, TransporterLicence
 from pev_network import services as network
+from pev_network.demo import ensure_ufesp
 from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
 
 from . import deadlines, demo_table, enforcement, hotspots, intake, penalty_table
@@ -54,7 +55,6 @@ from .models import (
     PenaltyKind,
     PenaltyTableEntry,
     ReportStatus,
-    UfespRate,
 )
 from .models.enforcement import CaseStatus
 
@@ -692,15 +692,9 @@ def plan_scattered_reports(ld: _Loader) -> None:
 
 
 def _payment_day(today: datetime.date) -> datetime.date:
-    """About OLD_CASE_DAYS ago, in a year whose UFESP value is known (art. 36)."""
-    years = set(UfespRate.objects.values_list("year", flat=True))
-    day = today - datetime.timedelta(days=OLD_CASE_DAYS)
-    if day.year in years:
-        return day
-    earlier = [year for year in years if year < day.year]
-    if not earlier:
-        raise ValueError("Nenhum valor da UFESP cadastrado: rode as migrações.")
-    return datetime.date(max(earlier), 12, 1)
+    """About OLD_CASE_DAYS ago: the demo carries that year's UFESP (pev_network.demo.
+    ensure_ufesp), in which the payment is made (art. 36)."""
+    return today - datetime.timedelta(days=OLD_CASE_DAYS)
 
 
 def plan_repaired(ld: _Loader) -> None:
@@ -815,7 +809,10 @@ def plan_recidivist(ld: _Loader, paid_on: datetime.date) -> None:
     )
     ld.add(
         ld.on(paid_on, 11),
-        lambda: enforcement.register_payment(ld.records["first"], paid_on, by=ld.inspector),
+        # Paid exactly what was due, under the treasury's guia (art. 36: "guia própria").
+        lambda: enforcement.register_payment(
+            ld.records["first"], paid_on, guide=f"DAM {paid_on.year}/000184", by=ld.inspector
+        ),
     )
     ld.open_case(
         "recidivist",
@@ -1037,6 +1034,7 @@ def confirm_demo_table(town: Municipality, at: datetime.datetime) -> None:
 
 def _create(now: datetime.datetime, town: Municipality, inspector, authority) -> None:
     confirm_demo_table(town, now)
+    ensure_ufesp(timezone.localdate(now))
     ld = _Loader(now, town, inspector, authority)
     found = suspended_transporter(town)
     caught = ld.on(found[0].status_since - datetime.timedelta(days=13), 8) if found else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from decimal import Decimal
 
 from django import forms
 from django.contrib.gis.geos import Point
@@ -642,15 +643,28 @@ class AppealForm(StepForm):
 class DecisionForm(StepForm):
     lead = (
         "Mantido, o auto fica definitivo e a multa vence em {post_appeal} ({post_appeal_cite}). "
+        "Com provimento parcial, o auto fica com a nova multa, que passa a ser a cobrada. "
         "Anulado, as penalidades caem."
     )
 
     decided_on = date_field("Decidido em")
-    upheld = forms.TypedChoiceField(
+    upheld = forms.ChoiceField(
         label="Decisão",
-        choices=[("1", "Auto mantido"), ("0", "Auto anulado")],
-        coerce=lambda v: v == "1",
+        choices=[
+            ("1", "Auto mantido"),
+            ("partial", "Provimento parcial: auto mantido com multa menor"),
+            ("0", "Auto anulado"),
+        ],
         widget=forms.RadioSelect,
+    )
+    new_total_ufesp = BRDecimalField(
+        label="Nova multa (provimento parcial)",
+        required=False,
+        min_value=Decimal("0.01"),
+        max_digits=10,
+        decimal_places=2,
+        example="50,00",
+        help_text="Na unidade da multa ({unit}); só no provimento parcial.",
     )
     decision = forms.CharField(
         label="Fundamentos da decisão", widget=forms.Textarea(attrs={"rows": 4}), max_length=8000
@@ -659,14 +673,92 @@ class DecisionForm(StepForm):
     def heading(self) -> str:
         return f"Decisão do recurso — auto {self.subject.number}"
 
+    def clean(self):
+        data = super().clean()
+        partial = data.get("upheld") == "partial"
+        if partial and data.get("new_total_ufesp") is None and "new_total_ufesp" not in self.errors:
+            self.add_error("new_total_ufesp", "Informe a nova multa do provimento parcial.")
+        if not partial and data.get("new_total_ufesp") is not None:
+            self.add_error("new_total_ufesp", "A nova multa só cabe no provimento parcial.")
+        return data
+
+    def arguments(self) -> dict:
+        data = dict(self.cleaned_data)
+        data["upheld"] = data["upheld"] != "0"
+        return data
+
     def done(self, appeal) -> str:
+        if appeal.reduced_from_ufesp is not None:
+            total = br_number(appeal.record.total_ufesp, 2)
+            return f"Provimento parcial: auto mantido com multa de {total} {self.terms['unit']}."
         return "Auto mantido." if appeal.upheld else "Auto anulado."
+
+
+class MoneyField(BRDecimalField):
+    """Reais as a treasury's guia writes them: "R$ 3.702,00", "3702,00" or "3702.00" (with a
+    decimal comma, the points group thousands)."""
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = value.replace("R$", "").strip()
+            if "," in value:
+                value = value.replace(".", "")
+        return super().to_python(value)
+
+
+def amount_field() -> MoneyField:
+    return MoneyField(
+        label="Valor pago (R$)",
+        min_value=Decimal("0.01"),
+        max_digits=12,
+        decimal_places=2,
+        example="740,40",
+        help_text="O valor que a tesouraria recebeu, como está na guia paga.",
+    )
+
+
+def guide_field() -> forms.CharField:
+    return forms.CharField(
+        label="Nº da guia/DAM",
+        max_length=60,
+        help_text="O número da guia (DAM) em que a multa foi recolhida (art. 36: “guia própria”).",
+    )
+
+
+def payment_done(subject, what: str, late: bool) -> str:
+    """The payment compared with the amount due on its date, as the page says it."""
+    when = " fora do prazo" if late else " no prazo"
+    result = subject.payment_result
+    paid, due = br_money(subject.paid_brl), br_money(subject.due_brl)
+    if result == "a menor":
+        rest = br_money(-subject.payment_difference_brl)
+        return (
+            f"Pagamento{when} {what} registrado a menor: faltam {rest} dos {due} devidos na "
+            "data; continua em aberto pelo restante."
+        )
+    if result == "a maior":
+        over = br_money(subject.payment_difference_brl)
+        return f"Pagamento{when} {what} registrado a maior: {over} além dos {due} devidos."
+    return f"Pagamento{when} {what} registrado: {paid}, exato."
+
+
+def paid_so_far(subject, units: Decimal, unit: str) -> str:
+    """After a short payment: what was paid and what remains, in the fine's unit."""
+    if not subject.paid_on:
+        return ""
+    rest = br_number(max(units - subject.paid_units, Decimal(0)), 2)
+    return (
+        f" Já pago: {br_money(subject.paid_brl)} (guia/DAM {subject.payment_guide}); restam "
+        f"{rest} {unit}, em reais pelo valor da data do pagamento."
+    )
 
 
 class PaymentForm(StepForm):
     paid_on = date_field(
-        "Pago em", "O valor em reais é calculado pela {unit} da data do pagamento ({money_cite})."
+        "Pago em", "O valor devido é calculado pela {unit} da data do pagamento ({money_cite})."
     )
+    amount_brl = amount_field()
+    guide = guide_field()
 
     def heading(self) -> str:
         return f"Pagamento da multa — auto {self.subject.number}"
@@ -687,11 +779,11 @@ class PaymentForm(StepForm):
             f"{br_number(record.total_ufesp, 2)} {enforcement.unit_label(framework)}, {due} "
             f"({framework.cite('payment_days')}), em reais pelo valor da data do pagamento. "
             + offer
+            + paid_so_far(record, record.total_ufesp, enforcement.unit_label(framework))
         )
 
     def done(self, record) -> str:
-        late = " fora do prazo" if enforcement.paid_late(record) else " no prazo"
-        return f"Pagamento{late} registrado: {br_money(record.paid_brl)}."
+        return payment_done(record, "da multa", enforcement.paid_late(record))
 
 
 class DateOnlyForm(StepForm):
@@ -862,8 +954,10 @@ class EmbargoFineForm(DateOnlyForm):
 
 class ChargePaymentForm(StepForm):
     paid_on = date_field(
-        "Paga em", "O valor em reais é calculado pela {unit} da data do pagamento ({money_cite})."
+        "Paga em", "O valor devido é calculado pela {unit} da data do pagamento ({money_cite})."
     )
+    amount_brl = amount_field()
+    guide = guide_field()
 
     def heading(self) -> str:
         return "Pagamento da multa diária do embargo"
@@ -873,12 +967,11 @@ class ChargePaymentForm(StepForm):
         return (
             f"{br_number(charge.amount_ufesp)} {self.terms['unit']}, a pagar até "
             f"{br_date(enforcement.charge_last_day(charge))}, em reais pelo valor da data do "
-            "pagamento."
+            "pagamento." + paid_so_far(charge, charge.amount_ufesp, self.terms["unit"])
         )
 
     def done(self, charge) -> str:
-        late = " fora do prazo" if enforcement.charge_paid_late(charge) else " no prazo"
-        return f"Pagamento{late} da multa diária registrado: {br_money(charge.paid_brl)}."
+        return payment_done(charge, "da multa diária", enforcement.charge_paid_late(charge))
 
 
 class ChargeDividaAtivaForm(DateOnlyForm):

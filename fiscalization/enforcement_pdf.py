@@ -225,6 +225,16 @@ def _delivery_block(document: Notice | InfractionRecord, extra: list[tuple[str, 
     return [section("Entrega e prazos"), fields(pairs), Spacer(0, 3 * mm)]
 
 
+def _appeal_outcome(appeal, unit: str) -> str:
+    """The decision as the record's document prints it; partly upheld, the new fine."""
+    if appeal.reduced_from_ufesp is not None:
+        return (
+            f"provimento parcial — multa reduzida de {br_number(appeal.reduced_from_ufesp, 2)} "
+            f"para {br_number(appeal.record.total_ufesp, 2)} {unit}, o valor cobrado."
+        )
+    return "auto mantido." if appeal.upheld else "auto anulado."
+
+
 def _author(document: Notice | InfractionRecord, act: str, case: EnforcementCase):
     """(name, capacity) of who did `act` on `document` (art. 35), as recorded then; the case's
     inspector for documents made before authors were kept."""
@@ -576,10 +586,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
                         str(len(c.breaches.all())),
                         br_number(c.amount_ufesp, 2),
                         br_date(enforcement.charge_last_day(c)),
-                        c.get_status_display()
-                        + (
-                            f" em {br_date(c.paid_on)}: {br_money(c.paid_brl)}" if c.paid_on else ""
-                        ),
+                        c.get_status_display() + (f" — {c.payment_text}" if c.paid_on else ""),
                     ]
                     for c in charges
                 ],
@@ -621,8 +628,8 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         story += [
             p(
                 f"Recurso apresentado em {br_date(appeal.filed_on)}, decidido em "
-                f"{br_date(appeal.decided_on)}{f' por {by}' if by else ''}: auto "
-                + ("mantido." if appeal.upheld else "anulado."),
+                f"{br_date(appeal.decided_on)}{f' por {by}' if by else ''}: "
+                + _appeal_outcome(appeal, enforcement.unit_label(framework)),
                 STRONG,
             ),
             Spacer(0, 3 * mm),
@@ -630,7 +637,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     if record.paid_on:
         late = " (fora do prazo)" if enforcement.paid_late(record) else ""
         story += [
-            p(f"Pago em {br_date(record.paid_on)}: {br_money(record.paid_brl)}{late}.", STRONG),
+            p(f"{record.payment_text}{late}", STRONG),
             Spacer(0, 3 * mm),
         ]
 

@@ -8,7 +8,7 @@ default site is built while the admin modules that register on it are imported."
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from .scope import ScopedQuerySet
 
@@ -68,6 +68,19 @@ class AdministratorOnly:
 
 
 class ScopedAdminSite(admin.AdminSite):
+    # Callables (today) -> a warning or "", shown on the admin index: what the apps above
+    # need the administrator to do (pev_network: a year without its UFESP).
+    index_notices: list = []
+
+    def add_index_notice(self, notice) -> None:
+        self.index_notices = [*self.index_notices, notice]
+
+    def index(self, request, extra_context=None):
+        for notice in self.index_notices:
+            if text := notice():
+                messages.warning(request, text)
+        return super().index(request, extra_context)
+
     def register(self, model_or_iterable, admin_class=None, **options):
         models = [model_or_iterable] if isinstance(model_or_iterable, type) else model_or_iterable
         base = admin_class or admin.ModelAdmin

@@ -69,8 +69,6 @@ from pev_network.services import NetworkError, refresh_municipality_pieces
 PARAMETERS = (
     "small_volume_limit_m3",
     "gps_tolerance_m",
-    "ufesp_value",
-    "ufesp_year",
     "received_volume_tolerance_pct",
     "sorting_tolerance_pct",
     "waste_generation_rates",
@@ -92,7 +90,16 @@ PARAMETERS = (
 )
 # What a municipality is, not how it applies the law: never copied from another (its own
 # waste law among them: a document never cites another municipality's law).
-IDENTITY = ("id", "ibge_code", "name", "uf", "boundary", "boundary_source", "waste_law")
+IDENTITY = (
+    "id",
+    "ibge_code",
+    "name",
+    "uf",
+    "boundary",
+    "boundary_source",
+    "waste_law",
+    "fee_collector",
+)
 
 # (stage, done, total), as pev_network.importing reports its own stages.
 Progress = Callable[[str, int, int], None]

@@ -23,7 +23,7 @@ from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
 from generators import confirmation, suspects
 from maps import bounds
 from maps.base import render_parts
-from pev_network import management_layers, public_layers
+from pev_network import fiscal_units, management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality, facility_kind_short, waste_class_short
 
@@ -432,6 +432,8 @@ def nucleo_dashboard(request):
         "nav": "nucleo",
         "form": form,
         "filter": flt,
+        # A year without its UFESP, now or from 1 January (issue 25 point 15).
+        "ufesp_notice": fiscal_units.notice(step=fiscal_units.NUCLEO_STEP),
         "municipality": municipality,
         "totals": analytics.totals(flt),
         # The worksites' alerts today, whatever the period (issue 15 point 7).

@@ -1,5 +1,5 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import models
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -7,8 +7,15 @@ from leaflet.admin import LeafletGeoAdmin, LeafletGeoAdminMixin
 
 from config import admin_numbers  # noqa: F401 (decimal comma in every DecimalField)
 
-from . import services
-from .models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility, WasteClass
+from . import fiscal_units, services
+from .models import (
+    CatchmentBasin,
+    FacilityLicense,
+    Municipality,
+    ReceivingFacility,
+    UfespRate,
+    WasteClass,
+)
 
 # Map widgets are django-leaflet's: Leaflet and Leaflet.draw come from our static files, where
 # Django's own GIS widgets would fetch OpenLayers from a CDN.
@@ -24,15 +31,13 @@ class MunicipalityAdmin(LeafletGeoAdmin):
     fieldsets = [
         (None, {"fields": ["ibge_code", "name", "uf", "boundary", "boundary_source"]}),
         # Issue 24 point 6: the law its documents and e-mails cite.
-        ("Lei municipal de resíduos", {"fields": ["waste_law"]}),
+        ("Lei municipal de resíduos", {"fields": ["waste_law", "fee_collector"]}),
         (
             "Parâmetros legais (Lei 3.978/2007)",
             {
                 "fields": [
                     "small_volume_limit_m3",
                     "gps_tolerance_m",
-                    "ufesp_value",
-                    "ufesp_year",
                     "open_ctr_alert_hours",
                     "sorting_tolerance_pct",
                     "stock_alert_days",
@@ -146,3 +151,21 @@ class CatchmentBasinAdmin(LeafletGeoAdminMixin, admin.ModelAdmin):
     list_filter = ["municipality"]
     search_fields = ["name", "code"]
     list_select_related = ["municipality", "served_by"]
+
+
+@admin.register(UfespRate)
+class UfespRateAdmin(admin.ModelAdmin):
+    """São Paulo's UFESP by year (one value for every municipality): the platform
+    administrator's. Warns, from December, before a year begins without its value."""
+
+    list_display = ["unit", "year", "value_brl"]
+    list_filter = ["unit"]
+
+    def changelist_view(self, request, extra_context=None):
+        if text := fiscal_units.notice():
+            messages.warning(request, text)
+        return super().changelist_view(request, extra_context)
+
+
+if hasattr(admin.site, "add_index_notice"):
+    admin.site.add_index_notice(fiscal_units.notice)

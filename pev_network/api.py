@@ -254,7 +254,7 @@ class MunicipalitySerializer(GeoFeatureModelSerializer):
         geo_field = "boundary"
         fields = [
             "id", "ibge_code", "name", "uf", "small_volume_limit_m3", "gps_tolerance_m",
-            "ufesp_value", "ufesp_year", "open_ctr_alert_hours",
+            "open_ctr_alert_hours",
             "generator_confirmation_required", "generator_confirmation_hours",
         ]  # fmt: skip
 

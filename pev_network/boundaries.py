@@ -16,7 +16,7 @@ from tqdm import tqdm
 from config.errors import DomainError
 
 from . import geofile
-from .models import Municipality, known_waste_law
+from .models import Municipality, known_law_fields
 from .services import refresh_municipality_pieces
 
 # IBGE state codes (first two digits of a municipality code) to UF.
@@ -162,7 +162,7 @@ def import_municipalities(
                 ibge_code=code,
                 defaults=fields,
                 # A new municipality starts with its waste law when the platform knows it.
-                create_defaults={**fields, "waste_law": known_waste_law(code)},
+                create_defaults={**fields, **known_law_fields(code)},
             )
             touched.append(municipality.pk)
             if created:

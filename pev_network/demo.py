@@ -11,15 +11,41 @@ from django.db import transaction
 from .models import (
     CatchmentBasin,
     FacilityLicense,
+    FiscalUnit,
     LicenseStatus,
     Municipality,
     ReceivingFacility,
+    UfespRate,
 )
 from .services import as_multipolygon, municipality_id_at
 
 # Listed in the README; for local demonstration only. Every demo account shares this password
 # (ctr/demo.py reads it from here).
 DEMO_ADMIN = ("admin", "demo12345")
+
+
+# The UFESP as published for each year (São Paulo's; migration fiscalization 0003 holds the
+# same): a year after the last is a demonstration value, the last one repeated.
+PUBLISHED_UFESP = {2023: "34.26", 2024: "35.36", 2025: "37.02"}
+# The demos reach back this far: CTRs 90 days, the fiscalization's paid record about 200.
+DEMO_HISTORY_DAYS = 400
+
+
+def ensure_ufesp(today: datetime.date) -> list[int]:
+    """The UFESP of every year the demos use, up to this one (art. 12 §3, art. 36); a year
+    with a value already registered is left alone. Returns the years given a demonstration
+    value (after the last published one), for the command to say so."""
+    first = (today - datetime.timedelta(days=DEMO_HISTORY_DAYS)).year
+    nearest = max(PUBLISHED_UFESP)
+    invented = []
+    for year in range(first, today.year + 1):
+        value = PUBLISHED_UFESP.get(year, PUBLISHED_UFESP[min(nearest, max(year, 2023))])
+        _, created = UfespRate.objects.get_or_create(
+            unit=FiscalUnit.UFESP, year=year, defaults={"value_brl": value}
+        )
+        if created and year not in PUBLISHED_UFESP:
+            invented.append(year)
+    return invented
 
 
 @transaction.atomic

@@ -177,8 +177,68 @@ CATALOGUE_LAW_IBGE = "3518404"
 KNOWN_WASTE_LAWS = {CATALOGUE_LAW_IBGE: "Lei Municipal nº 3.978/2007"}
 
 
+# Who collects the discharge fee (Lei 3.978/2007 art. 12 §3: "ao órgão gestor - CODESG").
+KNOWN_FEE_COLLECTORS = {
+    CATALOGUE_LAW_IBGE: "Companhia de Desenvolvimento de Guaratinguetá (CODESG)"
+}
+
+
 def known_waste_law(ibge_code: str) -> str:
     return KNOWN_WASTE_LAWS.get(ibge_code, "")
+
+
+def known_law_fields(ibge_code: str) -> dict[str, str]:
+    """What the platform knows of a new municipality's law: its citation and fee collector."""
+    return {
+        "waste_law": known_waste_law(ibge_code),
+        "fee_collector": KNOWN_FEE_COLLECTORS.get(ibge_code, ""),
+    }
+
+
+class FiscalUnit(models.TextChoices):
+    """The fiscal units fines and fees are set in (a framework names its own)."""
+
+    UFESP = "UFESP", "UFESP"
+    UFIR_RIO = "UFIR_RIO", "UFIR-RJ (valores convertidos pela Lei Municipal 3.145/2000)"
+
+
+class UfespRateQuerySet(models.QuerySet):
+    def value_of(self, year: int, unit: str = FiscalUnit.UFESP) -> Decimal | None:
+        """The unit's value in reais for `year`, None when not registered."""
+        return self.filter(unit=unit, year=year).values_list("value_brl", flat=True).first()
+
+
+class UfespRate(models.Model):
+    """Value in reais, per year, of a fiscal unit: the UFESP (São Paulo state) in which Lei
+    3.978/2007 sets the discharge fee (art. 12 §3: "uma UFESP por descarga", at the value of
+    the discharge's year) and the fines (paid at the value of the payment date, art. 36). The
+    one home of the UFESP, read by fees (ctr) and fines (fiscalization) alike.
+
+    Scope: none. The UFESP is São Paulo's, the same for every municipality of the state; the
+    rows are global reference data edited in the admin, as the holidays of the state."""
+
+    unit = models.CharField(
+        "unidade", max_length=8, choices=FiscalUnit.choices, default=FiscalUnit.UFESP
+    )
+    year = models.PositiveSmallIntegerField("ano")
+    value_brl = models.DecimalField(
+        "valor (R$)", max_digits=10, decimal_places=4, validators=[MinValueValidator(0)]
+    )
+
+    objects = UfespRateQuerySet.as_manager()
+
+    class Meta:
+        # Moved from fiscalization (issue 25): the table keeps its name.
+        db_table = "fiscalization_ufesprate"
+        verbose_name = "valor de unidade fiscal"
+        verbose_name_plural = "valores das unidades fiscais"
+        ordering = ["unit", "-year"]
+        constraints = [
+            models.UniqueConstraint(fields=["unit", "year"], name="fiscal_unit_value_per_year")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_unit_display()} {self.year}: R$ {self.value_brl}"
 
 
 class MunicipalityQuerySet(ScopedQuerySet):
@@ -210,6 +270,17 @@ class Municipality(models.Model):
         "“Lei Municipal nº 3.978/2007”. Vazio: os documentos dizem que a lei ainda não foi "
         "informada.",
     )
+    # Lei 3.978/2007 art. 12 §3: the fee is paid "ao órgão gestor - CODESG" (Guaratinguetá's
+    # Companhia de Desenvolvimento); another municipality names its own.
+    fee_collector = models.CharField(
+        "órgão que recolhe a taxa de descarga",
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="A quem o transportador recolhe a taxa de descarga de grande volume, por "
+        "exemplo “Companhia de Desenvolvimento de Guaratinguetá (CODESG)” (Lei 3.978/2007 "
+        "art. 12 §3). Vazio: o extrato diz que o órgão ainda não foi informado.",
+    )
 
     # Legal parameters: the law's figures are data, editable by the municipality.
     small_volume_limit_m3 = models.DecimalField(
@@ -228,15 +299,6 @@ class Municipality(models.Model):
         validators=[MinValueValidator(Decimal("0"))],
         help_text="Distância máxima entre o ponto de descarga e o polígono da área licenciada.",
     )
-    ufesp_value = models.DecimalField(
-        "valor da UFESP (R$)",
-        max_digits=10,
-        decimal_places=2,
-        default=Decimal("37.02"),
-        validators=[MinValueValidator(Decimal("0"))],
-        help_text="Lei 3.978/2007 art. 12 §3: uma UFESP por descarga de grande volume.",
-    )
-    ufesp_year = models.PositiveSmallIntegerField("ano da UFESP", default=2025)
     received_volume_tolerance_pct = models.DecimalField(
         "tolerância de volume no recebimento (%)",
         max_digits=5,

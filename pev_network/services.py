@@ -20,7 +20,7 @@ from .models import (
     Municipality,
     MunicipalityPiece,
     ReceivingFacility,
-    known_waste_law,
+    known_law_fields,
 )
 
 # Vertices per piece of a subdivided boundary: small enough that a point test is cheap,
@@ -89,7 +89,7 @@ def save_municipality(
             "uf": uf.upper(),
             "boundary": boundary,
             "boundary_source": source,
-            "waste_law": known_waste_law(ibge_code),
+            **known_law_fields(ibge_code),
         },
     )
     refresh_municipality_pieces([municipality.pk])

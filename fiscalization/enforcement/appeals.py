@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
 
-from config.br import br_date
+from config.br import br_date, br_number
 
 from ..models.enforcement import (
     Appeal,
@@ -65,11 +66,19 @@ def file_appeal(record: InfractionRecord, filed_on: datetime.date, text: str, *,
 
 @transaction.atomic
 def decide_appeal(
-    record: InfractionRecord, decided_on: datetime.date, upheld: bool, decision: str, *, by=None
+    record: InfractionRecord,
+    decided_on: datetime.date,
+    upheld: bool,
+    decision: str,
+    *,
+    new_total_ufesp: Decimal | None = None,
+    by=None,
 ) -> Appeal:
     """Upheld: the record stands and is final (the fine is due as the framework counts from
     the decision: Lei 3.190/2013 art. 15, 30 working days). Not upheld: the record is
-    annulled and its penalties fall. The authority's (art. 35)."""
+    annulled and its penalties fall. Partly upheld (provimento parcial, `new_total_ufesp`):
+    the record stands with the smaller fine, which it charges from then on (payment, Dívida
+    Ativa, documents); the fine as drawn up stays on the appeal. The authority's (art. 35)."""
     record = InfractionRecord.objects.select_for_update().get(pk=record.pk)
     check("decide_appeal", record, by)
     appeal = Appeal.objects.select_for_update().get(record=record)
@@ -79,11 +88,26 @@ def decide_appeal(
         raise EnforcementError("A data da decisão está no futuro.", "future", "decided_on")
     if not decision.strip():
         raise EnforcementError("Registre o teor da decisão.", "decision", "decision")
+    if new_total_ufesp is not None:
+        if not upheld:
+            raise EnforcementError(
+                "O provimento parcial mantém o auto com a nova multa.", "partial", "upheld"
+            )
+        if not (0 < new_total_ufesp < record.total_ufesp):
+            raise EnforcementError(
+                f"A nova multa deve ser maior que zero e menor que a do auto "
+                f"({br_number(record.total_ufesp, 2)}).",
+                "new_total",
+                "new_total_ufesp",
+            )
+        appeal.reduced_from_ufesp = record.total_ufesp
+        record.total_ufesp = new_total_ufesp
     appeal.decided_on, appeal.upheld, appeal.decision = decided_on, upheld, decision.strip()
     authored = sign(appeal, "decided", by, authority=True)
-    appeal.save(update_fields=["decided_on", "upheld", "decision", *authored])
+    appeal.save(update_fields=["decided_on", "upheld", "decision", "reduced_from_ufesp", *authored])
     record.status = RecordStatus.UPHELD if upheld else RecordStatus.ANNULLED
-    record.save(update_fields=["status"])
+    record.save(update_fields=["status", "total_ufesp"])
+    appeal.record = record  # the record as decided, not a copy read before
     if not upheld:
         for penalty in record.penalties.filter(lifted_on__isnull=True):
             end_penalty(penalty, decided_on, by, authority=True)

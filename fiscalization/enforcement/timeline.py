@@ -310,7 +310,12 @@ def _record_steps(
             add(
                 Step(
                     appeal.decided_on,
-                    "Recurso decidido: auto " + ("mantido" if appeal.upheld else "anulado"),
+                    "Recurso decidido: "
+                    + (
+                        "provimento parcial"
+                        if appeal.reduced_from_ufesp is not None
+                        else "auto " + appeal.outcome
+                    ),
                     appeal.decision[:200],
                     by=tl.by.text(appeal, "decided"),
                 )
@@ -331,8 +336,10 @@ def _record_steps(
                 if discount
                 else "Sem desconto por pagamento antecipado.",
                 framework.cite("payment_days"),
+                # Met only by a payment in full: a short one leaves the rest due (art. 36).
                 _deadline_state(
-                    record.paid_on is not None and record.paid_on <= last_pay, today > last_pay
+                    record.status == RecordStatus.PAID and record.paid_on <= last_pay,
+                    today > last_pay,
                 ),
             )
         )
@@ -348,12 +355,12 @@ def _record_steps(
             tl.due(hint("send_to_divida_ativa", record))
     if record.paid_on:
         late = " (fora do prazo)" if paid_late(record) else ""
-        paid = br_money(record.paid_brl)
+        short = record.status != RecordStatus.PAID
         add(
             Step(
                 record.paid_on,
-                f"Multa paga{late}",
-                paid,
+                f"Multa paga a menor{late}" if short else f"Multa paga{late}",
+                record.payment_text,
                 "art. 36",
                 by=tl.by.text(record, "payment"),
             )
@@ -466,7 +473,7 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
         return
     framework = charge.penalty.record.case.framework
     last = charge_last_day(charge)
-    paid_in_time = charge.paid_on is not None and charge.paid_on <= last
+    paid_in_time = charge.status == ChargeStatus.PAID and charge.paid_on <= last
     add(
         Step(
             last,
@@ -479,9 +486,10 @@ def _charge_steps(charge: EmbargoFineCharge, today: datetime.date, tl: Timeline)
     )
     if charge.paid_on:
         late = " (fora do prazo)" if charge_paid_late(charge) else ""
-        paid = br_money(charge.paid_brl)
+        short = " a menor" if charge.status != ChargeStatus.PAID else ""
         by = tl.by.text(charge, "payment")
-        add(Step(charge.paid_on, f"Multa diária paga{late}", paid, "art. 36", by=by))
+        title = f"Multa diária paga{short}{late}"
+        add(Step(charge.paid_on, title, charge.payment_text, "art. 36", by=by))
     elif charge.status == ChargeStatus.DIVIDA_ATIVA:
         by = tl.by.text(charge, "divida_ativa")
         add(Step(last + ONE_DAY, "Multa diária enviada à Dívida Ativa", "", "art. 22 IV", by=by))

@@ -17,12 +17,19 @@ from django.core.validators import MinValueValidator
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from config.br import br_date, br_money
 from ctr.documents import validate_document
 from ctr.models import Generator, Transporter, Worksite
 from jurisdiction.scope import ScopedQuerySet, scoped
-from pev_network.models import Municipality, ReceivingFacility, in_period, period_q
+from pev_network.models import (  # noqa: F401 (UfespRate: its home moved, its name stays)
+    Municipality,
+    ReceivingFacility,
+    UfespRate,
+    in_period,
+    period_q,
+)
 
-from .frameworks import MoneyUnit, PenaltyFramework
+from .frameworks import PenaltyFramework
 from .reports import DumpingReport
 
 
@@ -54,34 +61,6 @@ class OffenderRole(models.TextChoices):
     DRIVER = "DRIVER", "Motorista ou proprietário do veículo transportador"
     TRANSPORT_DIRECTOR = "TRANSPORT_DIRECTOR", "Dirigente legal da empresa transportadora"
     FACILITY = "FACILITY", "Proprietário, operador ou responsável técnico da área de recepção"
-
-
-class UfespRate(models.Model):
-    """Value in reais, per year, of the fiscal unit fines are set in: the UFESP (São Paulo
-    state) for Lei 3.978/2007, whose fines are paid at the value of the payment date (art. 36);
-    the framework names the unit (PenaltyFramework.money_unit)."""
-
-    unit = models.CharField(
-        "unidade",
-        max_length=8,
-        choices=[(u, label) for u, label in MoneyUnit.choices if u != MoneyUnit.BRL],
-        default=MoneyUnit.UFESP,
-    )
-    year = models.PositiveSmallIntegerField("ano")
-    value_brl = models.DecimalField(
-        "valor (R$)", max_digits=10, decimal_places=4, validators=[MinValueValidator(0)]
-    )
-
-    class Meta:
-        verbose_name = "valor de unidade fiscal"
-        verbose_name_plural = "valores das unidades fiscais"
-        ordering = ["unit", "-year"]
-        constraints = [
-            models.UniqueConstraint(fields=["unit", "year"], name="fiscal_unit_value_per_year")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_unit_display()} {self.year}: R$ {self.value_brl}"
 
 
 class MunicipalHoliday(models.Model):
@@ -425,6 +404,59 @@ class Notice(models.Model):
         verbose_name_plural = "notificações"
 
 
+class TreasuryPayment(models.Model):
+    """A fine's payment as the treasury records it (Lei 3.978/2007 art. 36: "recolhida em guia
+    própria"): the amount paid in reais and the guia/DAM, compared with what was due on the
+    payment date. A short payment leaves the fine open for the rest, in the fine's unit
+    (`paid_units` is what the payments covered so far, each at its own date's value)."""
+
+    payment_guide = models.CharField("guia/DAM", max_length=200, blank=True)
+    due_brl = models.DecimalField(
+        "devido na data do pagamento (R$)", max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    payment_difference_brl = models.DecimalField(
+        "diferença do último pagamento (R$)",
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="Pago menos devido na data do pagamento: negativa a menor, positiva a maior.",
+    )
+    paid_units = models.DecimalField(
+        "quitado (na unidade da multa)", max_digits=14, decimal_places=4, default=0
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def payment_result(self) -> str:
+        """ "exato", "a menor" or "a maior" for the last payment; "" before any."""
+        diff = self.payment_difference_brl
+        if diff is None:
+            return ""
+        return "exato" if diff == 0 else ("a menor" if diff < 0 else "a maior")
+
+    @property
+    def payment_text(self) -> str:
+        """What the case page and the documents say of the payments."""
+        if self.paid_on is None:
+            return ""
+        diff = self.payment_difference_brl or 0
+        head = (
+            f"Pago em {br_date(self.paid_on)}: {br_money(self.paid_brl)} (guia/DAM "
+            f"{self.payment_guide or 'não informada'}); devido na data: {br_money(self.due_brl)}"
+        )
+        if diff < 0:
+            return (
+                f"{head} — pago a menor, faltam {br_money(-diff)}: continua em aberto pelo "
+                "restante, em reais pelo valor da data do próximo pagamento."
+            )
+        if diff > 0:
+            return f"{head} — pago a maior em {br_money(diff)} (restituição a pedido do infrator)."
+        return f"{head} — pago exato."
+
+
 class RecordStatus(models.TextChoices):
     ISSUED = "ISSUED", "Lavrado"
     APPEALED = "APPEALED", "Em recurso"
@@ -434,7 +466,7 @@ class RecordStatus(models.TextChoices):
     DIVIDA_ATIVA = "DIVIDA_ATIVA", "Enviado à Dívida Ativa"
 
 
-class InfractionRecord(models.Model):
+class InfractionRecord(TreasuryPayment):
     """Auto de infração (art. 22 III, art. 36): the infractions, the fine in UFESP (cumulative,
     art. 30 §3; doubled for a recidivist, art. 30), and the offender's signature or the
     inspector's certificate of why not (art. 36 sole §)."""
@@ -620,6 +652,15 @@ class Appeal(models.Model):
     text = models.TextField("razões")
     decided_on = models.DateField("decidido em", null=True, blank=True)
     upheld = models.BooleanField("auto mantido", null=True, blank=True)
+    # Provimento parcial: the record stands with a smaller fine, which it then charges; its
+    # fine as drawn up is kept here.
+    reduced_from_ufesp = models.DecimalField(
+        "multa antes do provimento parcial",
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+    )
     decision = models.TextField("decisão", blank=True)
     filed_by, filed_as = authorship("recurso registrado")
     decided_by, decided_as = authorship("decidido")
@@ -634,6 +675,15 @@ class Appeal(models.Model):
 
     def __str__(self) -> str:
         return f"Recurso contra o auto {self.record.number}"
+
+    @property
+    def outcome(self) -> str:
+        """The decision in words: "mantido", "parcialmente provido" or "anulado"."""
+        if self.upheld is None:
+            return ""
+        if self.reduced_from_ufesp is not None:
+            return "parcialmente provido"
+        return "mantido" if self.upheld else "anulado"
 
 
 class PenaltyKind(models.TextChoices):
@@ -689,7 +739,7 @@ class ChargeStatus(models.TextChoices):
     CANCELLED = "CANCELLED", "Cancelada (auto anulado)"
 
 
-class EmbargoFineCharge(models.Model):
+class EmbargoFineCharge(TreasuryPayment):
     """The daily fines of a disobeyed embargo (art. 31, one UFESP a day) made payable: the
     days of breach not yet charged, their amount in UFESP frozen when assessed, paid in reais
     at the UFESP of the payment date (art. 36) or sent to Dívida Ativa (art. 22 IV)."""

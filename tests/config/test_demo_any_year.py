@@ -9,7 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from ctr.models import CTR, CTRStatus
-from pev_network.models import ReceivingFacility
+from fiscalization.models import InfractionRecord, RecordStatus
+from pev_network.models import ReceivingFacility, UfespRate
 from tests.clock import frozen_clock
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +30,20 @@ def test_the_demos_load_after_the_network_files_licenses_end(settings):
         assert not licensed.filter(code="ATT-03").exists()  # suspended in the file
         assert set(CTR.objects.values_list("status", flat=True)) == set(CTRStatus.values)
         assert CTR.objects.filter(transport_date__year=2029).exists()
+        out = io.StringIO()
+        call_command("load_demo", stdout=out)
+
+    # The UFESP of every year the demos use (issue 25 point 15): the CTRs' fees, the payments.
+    paid = InfractionRecord.objects.filter(status=RecordStatus.PAID)
+    used = {d.year for d in CTR.objects.values_list("transport_date", flat=True)}
+    used |= {d.year for d in paid.values_list("paid_on", flat=True)}
+    assert used <= set(UfespRate.objects.values_list("year", flat=True))
+    # The recidivist's first fine paid about 200 days ago, in its own year's UFESP: not moved
+    # back to a year the migrations happened to carry.
+    (paid_on,) = paid.values_list("paid_on", flat=True)
+    assert paid_on == AFTER_THE_FILE.date() - datetime.timedelta(days=200)
+    # Years after the last published value are said to be demonstration values.
+    assert "UFESP de" not in out.getvalue()  # the second load registers nothing new
 
 
 def test_a_second_load_renews_nothing_more(settings):

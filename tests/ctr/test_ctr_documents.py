@@ -19,7 +19,7 @@ from config.pdf import qr_matrix
 from ctr import reports, services
 from ctr.models import CTR, Membership, Worksite
 from ctr.rules import WasteLine
-from pev_network.models import Municipality
+from pev_network.models import UfespRate
 from tests.ctr.onward_world import onward
 from tests.ctr_world import (
     CPF_GENERATOR,
@@ -391,13 +391,18 @@ def test_report_pdf_follows_the_same_access_rules(world):
 # --- fee statement ----------------------------------------------------------------------------
 
 
+def set_ufesp(year: int, value: str | None) -> None:
+    """The UFESP of `year` (None: not registered): global, as São Paulo's unit is."""
+    UfespRate.objects.filter(unit="UFESP", year=year).delete()
+    if value is not None:
+        UfespRate.objects.create(unit="UFESP", year=year, value_brl=Decimal(value))
+
+
 @pytest.fixture
 def fee_month(world):
     """November 2026 for alfa: a PEV load (no fee), one received and one open ATT load, one
     cancelled and one refused (no discharge), one in October; and one of beta's."""
-    Municipality.objects.filter(pk=world.town.pk).update(
-        ufesp_value=Decimal("1234.56"), ufesp_year=2026
-    )
+    set_ufesp(2026, "1234.56")
     small = receive(world, issue(world, facility=world.pev, waste=(("A", "0.5"),)))
     due = receive(world, issue(world))
     pending = issue(world, waste=(("A", "4"),))
@@ -425,7 +430,7 @@ def test_statement_lists_due_and_pending_discharges_of_the_month(world, fee_mont
     assert page.count(">CTR-3518404-2026-") == 2  # cancelled, refused and October's left out
     assert "Pendente (aguardando recebimento)" in page
     assert "R$ 1.234,56" in page  # due: 1 UFESP; pending: 1 UFESP
-    assert "valor de 2026" in page
+    assert "do ano da descarga: R$ 1.234,56 em 2026" in page
 
 
 def test_statement_totals(world, fee_month):
@@ -441,6 +446,46 @@ def test_statement_totals(world, fee_month):
     )
     assert (statement.pending_count, statement.pending_ufesp) == (1, Decimal("1"))
     assert statement.fmt()["due_brl"] == "R$ 1.234,56"
+
+
+def test_each_discharge_is_worth_the_ufesp_of_its_year(world, fee_month):
+    """Art. 12 §3: one UFESP per discharge, at its year's value. December 2025's discharge read
+    in 2026 (a new UFESP in force) is still worth 2025's."""
+    set_ufesp(2025, "37.02")
+    december = receive(world, issue(world, day=datetime.date(2025, 12, 15)))
+    statement = reports.fee_statement(world.alfa, 2025, 12)
+    assert [line.number for line in statement.lines] == [december.number]
+    assert statement.due_brl == Decimal("37.02")  # not 2026's R$ 1.234,56
+    assert statement.ufesp == reports.YearRate(2025, "R$ 37,02")
+    page = client_for(world.alfa_user).get("/taxas/2025-12/").content.decode()
+    assert "pelo valor da UFESP" in page and "do ano da descarga: R$ 37,02 em 2025" in page
+    assert "R$ 1.234,56" not in page
+    # The CTR prints the same value, and to whom it is paid (art. 12 §3: "CODESG").
+    text = pdf_text(client_for(world.alfa_user).get(f"/ctrs/{december.number}/pdf/").content)
+    assert "R$ 37,02 pela UFESP de 2025" in text
+    assert "CODESG" in text
+
+
+def test_a_year_without_its_ufesp_shows_no_value_and_says_so(world, fee_month):
+    set_ufesp(2025, None)
+    december = receive(world, issue(world, day=datetime.date(2025, 12, 15)))
+    statement = reports.fee_statement(world.alfa, 2025, 12)
+    assert statement.lines[0].value_brl is None and statement.lines[0].value == "—"
+    assert statement.due_ufesp == 1
+    page = client_for(world.alfa_user).get("/taxas/2025-12/").content.decode()
+    assert "O valor da UFESP de 2025 ainda não está" in page
+    summary = client_for(world.nucleo).get("/taxas/2025-12/").content.decode()
+    assert "O valor da UFESP de 2025 ainda não está" in summary
+    assert "Companhia de Desenvolvimento de Guaratinguetá (CODESG)" in summary
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                client_for(world.alfa_user).get("/taxas/2025-12.csv").content.decode("utf-8-sig")
+            ),
+            delimiter=";",
+        )
+    )
+    assert rows[1][0] == december.number and rows[1][-1] == ""
 
 
 def test_statement_csv_opens_in_brazilian_excel(world, fee_month):

@@ -1,10 +1,7 @@
 """The illustrated tour's journeys (docs/tour.md, `make tour`) through the demo in Chromium:
 every page answers as expected, runs without JavaScript errors and fits a phone."""
 
-import importlib
-
 import pytest
-from django.apps import apps
 from django.core.management import call_command
 
 from tests.enforcement_world import ensure_frameworks
@@ -15,10 +12,9 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def demo():
-    # The demo needs the UFESP values and the penalty frameworks migrations load, which the
-    # live-server tests before this one flushed; both are idempotent (the demo confirms its
-    # own art. 23 table).
-    importlib.import_module("fiscalization.migrations.0003_seed_penalty_table").seed_ufesp(apps)
+    # The demo needs the penalty frameworks migrations load, which the live-server tests before
+    # this one flushed (idempotent; the demo confirms its own art. 23 table and carries the
+    # UFESP of every year it uses).
     ensure_frameworks()
     for command in ("load_demo", "load_ctr_demo", "load_fiscalization_demo"):
         call_command(command, verbosity=0)

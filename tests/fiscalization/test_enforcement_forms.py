@@ -275,11 +275,14 @@ def test_a_case_from_opening_to_payment_through_its_pages(world, web, authority,
         web,
         case_page(web, case).link("Registrar pagamento"),
         expected_initial={"paid_on": "2025-07-07"},
+        amount_brl="3.702,00",  # the treasury's figure, as the guia prints it
+        guide="DAM 2025/000321",
     )
     record.refresh_from_db()
     assert (record.status, record.paid_on) == (RecordStatus.PAID, D(2025, 7, 7))
     assert record.paid_brl == Decimal("3702.00")  # 100 UFESP × R$ 37,02 (2025)
-    assert flash(page) == ["Pagamento no prazo registrado: R$ 3.702,00."]
+    assert record.payment_guide == "DAM 2025/000321"
+    assert flash(page) == ["Pagamento no prazo da multa registrado: R$ 3.702,00, exato."]
 
 
 def test_repair_in_time_through_the_page(world, web, clock):

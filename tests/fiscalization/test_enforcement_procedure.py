@@ -841,7 +841,8 @@ def test_admin_lists_every_enforcement_model(world):
         "penalty",
         "embargobreach",
     ):
-        response = web.get(f"/admin/fiscalization/{model}/")
+        app = "pev_network" if model == "ufesprate" else "fiscalization"
+        response = web.get(f"/admin/{app}/{model}/")
         assert response.status_code == 200, model
         assert title_of(response).startswith("Selecione"), (model, title_of(response))
     response = web.get(f"/admin/fiscalization/infractionrecord/{record.pk}/change/")

@@ -331,7 +331,7 @@ def test_copying_a_framework_over_a_shipped_one_is_refused():
 def test_parameters_copied_from_another_municipality_are_independent():
     guaratingueta = municipality(GUARATINGUETA, "Guaratinguetá")
     guaratingueta.small_volume_limit_m3 = Decimal("1.500")
-    guaratingueta.ufesp_value = Decimal("38.00")
+    guaratingueta.gps_tolerance_m = Decimal("22.5")
     guaratingueta.sorting_tolerance_pct = {"A": "12"}
     guaratingueta.generator_confirmation_required = True
     guaratingueta.save()

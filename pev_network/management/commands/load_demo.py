@@ -27,7 +27,14 @@ class Command(BaseCommand):
         basins = demo.load_basins(fixtures / "demo_bacias.geojson")
         demo.ensure_consortium()
         accounts = demo.ensure_demo_accounts()
+        invented = demo.ensure_ufesp(timezone.localdate())
         self.stdout.write(
             f"Demonstração carregada: {basins} bacias; contas: {', '.join(accounts)} "
             "(senhas no README)."
         )
+        if invented:
+            years = ", ".join(str(y) for y in invented)
+            self.stdout.write(
+                f"UFESP de {years}: valor de demonstração (o último publicado, repetido); "
+                "cadastre o valor oficial em “Valores das unidades fiscais”."
+            )
