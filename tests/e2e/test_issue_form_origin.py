@@ -12,8 +12,9 @@ import pytest
 
 from ctr.models import CTR
 from tests.ctr_world import build_world
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import log_in
 from tests.e2e.test_offline_ctr import comma, recent_worksite_ctr
+from tests.e2e.test_offline_list import WIDTHS, sized_page
 
 pytestmark = [
     pytest.mark.e2e,
@@ -31,20 +32,14 @@ def tap_facility(page, name: str, facility, dx: int = 0) -> None:
     page.locator("#mapa .leaflet-container").click(position={"x": xy["x"] + dx, "y": xy["y"]})
 
 
-@pytest.mark.parametrize("viewport", [(390, 844), (1366, 900)], ids=["390", "1366"])
+@WIDTHS
 def test_a_tap_on_a_facility_after_a_recent_worksite_leaves_the_origin_alone(
     chromium, live_server, shot, viewport
 ):
     world = build_world()
     recent_worksite_ctr(world)
-    width, height = viewport
-    context = chromium.new_context(
-        viewport={"width": width, "height": height},
-        locale="pt-BR",
-        timezone_id="America/Sao_Paulo",
-    )
-    page = context.new_page()
-    recorder = Recorder(page, live_server.url)
+    width = viewport[0]
+    context, page, recorder = sized_page(chromium, live_server, viewport)
     log_in(page, live_server, world.alfa_user)
     page.goto(f"{live_server.url}/transportador/ctrs/novo/")
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")

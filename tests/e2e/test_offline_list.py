@@ -23,11 +23,11 @@ KEEP = """([transporter, hoursAgo]) => window.CTROfflineQueue.add({
 }).then((record) => record.number)"""
 
 
-@pytest.mark.parametrize("viewport", [(390, 844), (1366, 900)], ids=["390", "1366"])
-def test_my_ctrs_shows_the_ctrs_kept_on_the_phone_online_and_offline(
-    chromium, live_server, shot, viewport
-):
-    world = build_world()
+WIDTHS = pytest.mark.parametrize("viewport", [(390, 844), (1366, 900)], ids=["390", "1366"])
+
+
+def sized_page(chromium, live_server, viewport: tuple[int, int]):
+    """A page of `viewport` in the municipality's time zone, its errors recorded."""
     width, height = viewport
     context = chromium.new_context(
         viewport={"width": width, "height": height},
@@ -35,7 +35,16 @@ def test_my_ctrs_shows_the_ctrs_kept_on_the_phone_online_and_offline(
         timezone_id="America/Sao_Paulo",
     )
     page = context.new_page()
-    recorder = Recorder(page, live_server.url)
+    return context, page, Recorder(page, live_server.url)
+
+
+@WIDTHS
+def test_my_ctrs_shows_the_ctrs_kept_on_the_phone_online_and_offline(
+    chromium, live_server, shot, viewport
+):
+    world = build_world()
+    width = viewport[0]
+    context, page, recorder = sized_page(chromium, live_server, viewport)
     # The sends fail as without a network: the kept CTRs stay pending.
     page.route("**/api/v1/ctrs/", lambda route: route.abort())
     log_in(page, live_server, world.alfa_user)

@@ -3,16 +3,11 @@ takes, offers the municipality for the last digits, and the last digits lead to 
 
 from __future__ import annotations
 
-import datetime
-from decimal import Decimal
-
 import pytest
-from django.utils import timezone
 
-from ctr import services
-from ctr.rules import WasteLine
 from tests.ctr_world import build_world
-from tests.e2e.conftest import Recorder
+from tests.e2e.test_offline_ctr import recent_worksite_ctr
+from tests.e2e.test_offline_list import WIDTHS, sized_page
 
 pytestmark = [
     pytest.mark.e2e,
@@ -21,28 +16,12 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize("viewport", [(390, 844), (1366, 900)], ids=["390", "1366"])
+@WIDTHS
 def test_the_last_digits_and_the_municipality_find_the_ctr(chromium, live_server, shot, viewport):
     world = build_world()
-    ctr = services.issue(
-        world.alfa,
-        world.alfa_user,
-        services.IssueRequest(
-            transport_date=timezone.localdate(),
-            vehicle_plate="ABC1D23",
-            equipment_code="C-01",
-            origin=world.origin,
-            destination=world.inside(world.att),
-            waste=[WasteLine("A", Decimal("3"), "entulho")],
-            generator=services.GeneratorData("Maria da Obra", "52998224725"),
-            worksite=services.WorksiteData("Rua das Flores, 10", world.origin, "Centro"),
-        ),
-        at=timezone.now() - datetime.timedelta(hours=1),
-    )
-    width, height = viewport
-    context = chromium.new_context(viewport={"width": width, "height": height}, locale="pt-BR")
-    page = context.new_page()
-    recorder = Recorder(page, live_server.url)
+    ctr = recent_worksite_ctr(world)
+    width = viewport[0]
+    context, page, recorder = sized_page(chromium, live_server, viewport)
     page.goto(f"{live_server.url}/verificar/")
     assert "últimos dígitos" in page.inner_text("#numero-ajuda")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
