@@ -649,6 +649,7 @@ def ctr_import(request):
             "columns": [
                 {
                     "name": name,
+                    "portuguese": csv_format.PORTUGUESE_NAMES[name],
                     "help": csv_format.COLUMN_HELP[name],
                     "required": name in csv_format.REQUIRED_COLUMNS,
                 }
@@ -667,7 +668,11 @@ def ctr_import(request):
 def ctr_import_example(request):
     # A BOM, so that Excel opens the UTF-8 file with its accents; the importer drops it.
     response = HttpResponse(
-        "\ufeff" + csv_format.example_csv(), content_type="text/csv; charset=utf-8"
+        "\ufeff"
+        + csv_format.example_csv(
+            csv_import.example_rows(request.transporter, timezone.localdate())
+        ),
+        content_type="text/csv; charset=utf-8",
     )
     response["Content-Disposition"] = 'attachment; filename="exemplo-ctrs.csv"'
     return response
