@@ -66,6 +66,27 @@ COLUMNS = (
     # Last: a file written in the order above before the column existed still lines up.
     "origin_facility",
 )
+# The columns' names in Portuguese (issue 25 point 14): the example file's header; a file
+# may use these or the English names above, in any case.
+PORTUGUESE_NAMES = {
+    "transport_date": "data_transporte",
+    "vehicle_plate": "placa",
+    "equipment_code": "cacamba",
+    "generator_name": "gerador_nome",
+    "generator_document": "gerador_documento",
+    "worksite_address": "obra_endereco",
+    "worksite_neighbourhood": "obra_bairro",
+    "origin_lon": "origem_lon",
+    "origin_lat": "origem_lat",
+    "destination_lon": "destino_lon",
+    "destination_lat": "destino_lat",
+    "destination_facility": "area_destino",
+    "waste": "residuos",
+    "description": "descricao",
+    "origin_facility": "area_origem",
+}
+ENGLISH_NAMES = {pt: en for en, pt in PORTUGUESE_NAMES.items()}
+
 # What each column holds, in pt-BR (the import page and the guide show it).
 COLUMN_HELP = {
     "transport_date": "Data do transporte: AAAA-MM-DD ou DD/MM/AAAA.",
@@ -441,13 +462,17 @@ def finding_problem(finding: rules.Finding) -> Problem:
     return Problem(column, finding.message, finding.code, finding.article)
 
 
-def example_csv() -> str:
-    """A small example file (';' separated, decimal comma), the format documented: the
-    transporter's, so origin_facility stays empty (docs/transportador.md shows an onward row,
-    which only the facility's operator or the municipality may import)."""
+def example_csv(rows: list[list[str]] | None = None) -> str:
+    """A small example file (';' separated, decimal comma, Portuguese column names), the
+    format documented: `rows` (csv_import.example_rows, a transporter's own), else rows of
+    the demo world. The transporter's, so origin_facility stays empty (docs/transportador.md
+    shows an onward row, which only the facility's operator or the municipality may import)."""
     out = io.StringIO()
     writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
-    writer.writerow(COLUMNS)
+    writer.writerow([PORTUGUESE_NAMES[name] for name in COLUMNS])
+    if rows:
+        writer.writerows(rows)
+        return out.getvalue()
     writer.writerow(
         [
             "2026-11-30", "ABC1D23", "C-01", "Maria da Obra", "529.982.247-25",

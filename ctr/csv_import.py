@@ -17,20 +17,25 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import datetime
 import io
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+from django.contrib.gis.db.models.functions import PointOnSurface
 from django.contrib.gis.geos import Point
 from django.db import transaction
 
 from config.errors import DomainError
+from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 
 from . import bulk, rules, services
 from .csv_format import (
     COLUMNS,
+    ENGLISH_NAMES,
+    PORTUGUESE_NAMES,
     REQUIRED_COLUMNS,
     Problem,
     RowResult,
@@ -41,7 +46,7 @@ from .csv_format import (
     origin_facility_problem,
     parse_values,
 )
-from .models import Transporter
+from .models import Transporter, TransporterLicence
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_ROWS = 5000
@@ -160,10 +165,18 @@ def read_header(
     if not header or not any(cell.strip() for cell in header):
         raise CSVFileError("O arquivo não tem a linha de cabeçalho com os nomes das colunas.")
     columns = [cell.strip().lower().lstrip("\ufeff") for cell in header]
+    # The CTR file's Portuguese names (csv_format.PORTUGUESE_NAMES) read as the English ones.
+    columns = [
+        ENGLISH_NAMES[c] if c in ENGLISH_NAMES and ENGLISH_NAMES[c] in known else c for c in columns
+    ]
     duplicated = sorted({c for c in columns if c and columns.count(c) > 1})
     if duplicated:
         raise CSVFileError(f"Coluna(s) repetida(s) no cabeçalho: {', '.join(duplicated)}.")
-    missing = [c for c in required if c not in columns]
+    missing = [
+        f"{PORTUGUESE_NAMES[c]} ({c})" if c in PORTUGUESE_NAMES else c
+        for c in required
+        if c not in columns
+    ]
     if missing:
         raise CSVFileError(
             f"Faltam colunas obrigatórias no cabeçalho: {', '.join(missing)}. "
@@ -421,3 +434,57 @@ def import_row(line: int, row: dict[str, str], transporter: Transporter, user, d
             problems = [error_problem(error)]
     result.problems = problems
     return result
+
+
+def example_rows(transporter: Transporter, day: datetime.date) -> list[list[str]] | None:
+    """The example file's rows for `transporter` (issue 25 point 14), that import without a
+    finding on `day`: its own active plates and caçambas, a worksite inside the municipality
+    of a licence in force, and the discharge point inside a facility licensed there that
+    receives class A, not a PEV (by its id in the second row). None when it has no licence,
+    vehicle or such facility: the demo rows then. Scoped by the transporter: its licences
+    and fleet."""
+    licence = (
+        TransporterLicence.objects.in_force_on(day)
+        .filter(transporter=transporter)
+        .order_by("pk")
+        .first()
+    )
+    plates = list(
+        transporter.vehicles.filter(active=True).order_by("pk").values_list("plate", flat=True)[:2]
+    )
+    if licence is None or not plates:
+        return None
+    facility = (
+        ReceivingFacility.objects.licensed_on(day)
+        .filter(municipality_id=licence.municipality_id, accepted_classes__contains=["A"])
+        # A PEV takes small volumes only (LARGE_VOLUME_AT_PEV): the example carries 2,5 m³.
+        .exclude(kind=FacilityKind.PEV)
+        .annotate(inside=PointOnSurface("area"))
+        .order_by("pk")
+        .first()
+    )
+    origin = (
+        Municipality.objects.filter(pk=licence.municipality_id)
+        .annotate(inside=PointOnSurface("boundary"))
+        .values_list("inside", flat=True)
+        .first()
+    )
+    if facility is None or facility.inside is None or origin is None:
+        return None
+    skip_code = (
+        transporter.equipment.filter(active=True, nominal_capacity_m3__gte=Decimal("2.5"))
+        .order_by("pk")
+        .values_list("code", flat=True)
+        .first()
+    )
+
+    def coord(value: float) -> str:
+        return f"{value:.6f}".replace(".", ",")
+
+    ends = [coord(origin.x), coord(origin.y), coord(facility.inside.x), coord(facility.inside.y)]
+    return [
+        [day.isoformat(), plates[0], skip_code or "", "Maria da Obra", "529.982.247-25",
+         "Rua das Flores, 10", "Centro", *ends, "", "A=2,5", "entulho de alvenaria", ""],
+        [day.strftime("%d/%m/%Y"), plates[-1], "", "José Reforma", "11.222.333/0001-81",
+         "Av. Brasil, 200", "Jardim", *ends, str(facility.pk), "A=0,8", "", ""],
+    ]  # fmt: skip

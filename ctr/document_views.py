@@ -58,26 +58,69 @@ def ctr_not_found(request: HttpRequest, number: str) -> HttpResponse:
 @require_safe
 def verify_form(request: HttpRequest, ibge: str | None = None) -> HttpResponse:
     """/verificar/?numero=… (and /m/<IBGE code>/verificar/, the box with the municipality's
-    name): type the number printed on the paper."""
+    name): type the number printed on the paper, as the gate search reads it (issue 25 point
+    17): the whole number with or without "CTR" and the dashes, or its last digits with the
+    municipality chosen (the page's, or `municipio`); or a CDF's or a Habite-se
+    declaration's code. Public: every municipality's CTRs, the one chosen narrowing them."""
     place = municipal.place(ibge) if ibge else municipal.Place(None)
     raw = request.GET.get("numero", "").strip()
+    chosen = place.municipality if ibge else _chosen_municipality(request.GET.get("municipio"))
     error = ""
     if raw:
-        number = reports.normalize_number(raw)
-        if number:
-            return redirect("ctr-verify", number=number)
-        code = certificates.normalize_code(raw)
-        if code:
-            return redirect("cdf-verify", code=code)
-        error = (
-            "Número inválido: use o formato impresso no CTR, por exemplo CTR-3518404-2026-000001, "
-            "ou o código do certificado de destinação, por exemplo CDF-ABCD-EFGH-JKMN."
-        )
+        target, error = _verification_target(raw, chosen)
+        if target:
+            return redirect(target)
     return render(
         request,
         "ctr/documents/verify_form.html",
-        {"value": raw, "error": error, **place.context()},
+        {
+            "value": raw,
+            "error": error,
+            "municipalities": [] if ibge else municipal.choices(),
+            "chosen": chosen.ibge_code if chosen else "",
+            **place.context(),
+        },
     )
+
+
+def _chosen_municipality(ibge: str | None):
+    if not ibge:
+        return None
+    return next((m for m in municipal.choices() if m.ibge_code == ibge), None)
+
+
+def _verification_target(raw: str, municipality) -> tuple[str, str]:
+    """Where the text typed in the box leads, or the Portuguese error to show."""
+    from generators.declarations import normalize_code as declaration_code
+
+    code = certificates.normalize_code(raw)
+    if code:
+        return reverse("cdf-verify", args=[code]), ""
+    code = declaration_code(raw)
+    if code:
+        return reverse("generators:declaration-verify", args=[code]), ""
+    digits = reports.number_digits(raw)
+    if digits is None:
+        return "", (
+            "Número inválido: use o número impresso no CTR (por exemplo "
+            "CTR-3518404-2026-000001, com ou sem o “CTR” e os traços, ou só os últimos "
+            "dígitos com o município), ou o código do CDF (CDF-ABCD-EFGH-JKMN) ou da "
+            "declaração de Habite-se (HAB-ABCD-EFGH-JKMN)."
+        )
+    if len(digits) < 17 and municipality is None:
+        return "", (
+            f"Só os últimos dígitos ({digits}): escolha o município do CTR, ou digite o "
+            "número inteiro."
+        )
+    found = reports.numbers_typed(CTR.objects.all(), raw, municipality)
+    if len(found) == 1:
+        return reverse("ctr-verify", args=[found[0]]), ""
+    if found:
+        return "", (
+            f"Mais de um CTR termina em {digits}: digite também o ano, por exemplo "
+            f"2026-{digits.zfill(6)}."
+        )
+    return "", f"Nenhum CTR com o número {raw}. Confira o número impresso no documento."
 
 
 @declare(DataScope.PUBLIC)

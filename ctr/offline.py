@@ -12,11 +12,12 @@ PROVISIONAL_SYNC_LATE warns when it arrived later than the municipality allows
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import re
 from decimal import ROUND_DOWN, Decimal
 
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from config.br import br_datetime
@@ -106,6 +107,25 @@ def refuse_synced_twice(transporter: Transporter, number: str) -> None:
             field="provisional_number",
             status=409,
         )
+
+
+@contextlib.contextmanager
+def provisional_sent_once(transporter: Transporter, number: str):
+    """Around the insert of an issued CTR: a second sync of the same provisional CTR racing
+    the first (two tabs, a retry under another key) passes refuse_synced_twice before the first
+    commits, then waits on ctr_provisional_number_unique and fails there; it gets the same 409
+    naming the official number as a later send, not a 500 (issue 25 point 22). The savepoint
+    keeps the transaction usable for the read; the caller's transaction then rolls back the
+    number it drew."""
+    try:
+        with transaction.atomic():  # a savepoint
+            yield
+    except IntegrityError as error:
+        constraint = getattr(getattr(error.__cause__, "diag", None), "constraint_name", None)
+        if not number or constraint != "ctr_provisional_number_unique":
+            raise
+        refuse_synced_twice(transporter, number)
+        raise
 
 
 def sync_facts(

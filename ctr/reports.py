@@ -175,6 +175,32 @@ def lookup_q(text: str) -> Q | None:
     return match
 
 
+def number_digits(text: str) -> str | None:
+    """The digits of a CTR number as lookup_q reads it (with or without "CTR" and the
+    dashes), or None when the text is no number (a plate, a code)."""
+    digits = re.sub(r"[^0-9A-Za-z]", "", text or "").upper().removeprefix("CTR")
+    return digits if digits.isdigit() else None
+
+
+def numbers_typed(queryset: QuerySet, text: str, municipality=None) -> list[str]:
+    """The numbers of the CTRs of `queryset` the text names, as the gate search (lookup_q)
+    reads a number, never a plate: the whole number names one CTR; its last digits, a
+    CTR of `municipality` (none without one). The latest first, at most two (more than one:
+    the text is ambiguous)."""
+    digits = number_digits(text)
+    if digits is None:
+        return []
+    if len(digits) < 17:
+        if municipality is None:
+            return []
+        queryset = queryset.filter(municipality=municipality)
+    return list(
+        queryset.filter(lookup_q(digits))
+        .order_by("-year", "-sequence")
+        .values_list("number", flat=True)[:2]
+    )
+
+
 def _document_queryset(queryset: QuerySet) -> QuerySet:
     # The municipality's boundary is a large, TOASTed multipolygon: never needed here.
     return (

@@ -553,31 +553,32 @@ def issue(
             worksite = worksite_for(generator, request.worksite, draft.municipality)
         year = draft.transport_date.year
         sequence, number = next_number(draft.municipality, year)
-        ctr = CTR.objects.create(
-            number=number,
-            municipality=draft.municipality,
-            year=year,
-            sequence=sequence,
-            transporter=transporter,
-            vehicle=draft.vehicle,
-            equipment=draft.equipment,
-            generator=generator,
-            generator_name=generator_name,
-            worksite=worksite,
-            origin=draft.origin,
-            destination=draft.destination,
-            origin_facility=draft.origin_facility,
-            destination_facility=draft.facility,
-            transport_date=draft.transport_date,
-            total_volume_m3=draft.total_volume,
-            findings=[f.as_dict() for f in findings],
-            fee_ufesp=fee_ufesp(draft),
-            created_by=user,
-            created_at=at,
-            # Issue 16 point 3: the phone's number and departure of an offline CTR.
-            provisional_number=request.provisional_number,
-            provisional_departure_at=request.provisional_departure_at,
-        )
+        with offline.provisional_sent_once(transporter, request.provisional_number):
+            ctr = CTR.objects.create(
+                number=number,
+                municipality=draft.municipality,
+                year=year,
+                sequence=sequence,
+                transporter=transporter,
+                vehicle=draft.vehicle,
+                equipment=draft.equipment,
+                generator=generator,
+                generator_name=generator_name,
+                worksite=worksite,
+                origin=draft.origin,
+                destination=draft.destination,
+                origin_facility=draft.origin_facility,
+                destination_facility=draft.facility,
+                transport_date=draft.transport_date,
+                total_volume_m3=draft.total_volume,
+                findings=[f.as_dict() for f in findings],
+                fee_ufesp=fee_ufesp(draft),
+                created_by=user,
+                created_at=at,
+                # Issue 16 point 3: the phone's number and departure of an offline CTR.
+                provisional_number=request.provisional_number,
+                provisional_departure_at=request.provisional_departure_at,
+            )
         lines = CTRWaste.objects.bulk_create(
             CTRWaste(
                 ctr=ctr,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -13,6 +14,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.gis.db.models.functions import Distance
 from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import HttpResponse
@@ -341,9 +343,32 @@ def _render_detail(
             "pdf_url": f"/ctrs/{ctr.number}/pdf/",
             # Issue 16 point 4: the corrections after reception.
             "corrections": corrections.summary(ctr, request.user),
+            **_route(ctr),
         },
         status=status,
     )
+
+
+def _route(ctr: CTR) -> dict:
+    """The CTR's small map (issue 25 point 21) and the distance from its origin to its
+    discharge point on the earth's surface, in km. The CTR is the page's, already scoped."""
+    if ctr.origin is None or ctr.destination is None:
+        return {}
+    facility = ctr.destination_facility
+    area = json.loads(facility.area.geojson) if facility and facility.area else None
+    metres = (
+        CTR.objects.filter(pk=ctr.pk)
+        .annotate(metres=Distance("origin", "destination"))
+        .values_list("metres", flat=True)
+        .get()
+        .m
+    )
+    return {
+        "route_map": maps.ctr_route_map(
+            (ctr.origin.x, ctr.origin.y), (ctr.destination.x, ctr.destination.y), area
+        ),
+        "route_km": br_number(Decimal(str(metres / 1000)), 1),
+    }
 
 
 def _cancel(request, ctr: CTR, side: DetailSide):
@@ -624,6 +649,7 @@ def ctr_import(request):
             "columns": [
                 {
                     "name": name,
+                    "portuguese": csv_format.PORTUGUESE_NAMES[name],
                     "help": csv_format.COLUMN_HELP[name],
                     "required": name in csv_format.REQUIRED_COLUMNS,
                 }
@@ -642,7 +668,11 @@ def ctr_import(request):
 def ctr_import_example(request):
     # A BOM, so that Excel opens the UTF-8 file with its accents; the importer drops it.
     response = HttpResponse(
-        "\ufeff" + csv_format.example_csv(), content_type="text/csv; charset=utf-8"
+        "\ufeff"
+        + csv_format.example_csv(
+            csv_import.example_rows(request.transporter, timezone.localdate())
+        ),
+        content_type="text/csv; charset=utf-8",
     )
     response["Content-Disposition"] = 'attachment; filename="exemplo-ctrs.csv"'
     return response

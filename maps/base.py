@@ -42,7 +42,11 @@ class LocalAssetsMap(folium.Map):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.default_js = [("leaflet", static("leaflet/leaflet.js"))]
+        self.default_js = [
+            ("leaflet", static("leaflet/leaflet.js")),
+            # Its controls in pt-BR, before any map is made (issue 25, point 19).
+            ("leaflet_pt", static("maps/leaflet-pt.js")),
+        ]
         self.default_css = [("leaflet_css", static("leaflet/leaflet.css"))]
 
     def render(self, **kwargs):

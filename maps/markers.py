@@ -10,6 +10,11 @@ from folium.utilities import JsCode
 
 OUTLINE_WHITE = "#ffffff"  # a white border: the circle stands out on any base map or layer
 
+# A tap target around a small point: 22 px of radius is 44 px across (WCAG 2.5.5), drawn
+# transparent (a fill of opacity 0 still takes the taps).
+TAP_TARGET_RADIUS = 22
+TAP_TARGET_STYLE = {"stroke": False, "fill": True, "fillColor": "#000000", "fillOpacity": 0}
+
 
 def spot(
     location: Sequence[float], colour: str, tooltip: str, radius: int = 9

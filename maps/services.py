@@ -6,12 +6,13 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+import folium
 from django.utils import timezone
 
 from pev_network import public_layers
 
-from . import bounds, network
-from .base import MapParts, render_parts
+from . import bounds, markers, network
+from .base import MapParts, base_map, render_parts
 from .legend import kind_legend
 
 
@@ -54,3 +55,40 @@ def ctr_form_map(ibge_code: str, day: datetime.date | None = None) -> Destinatio
         facility_points={str(f["id"]): f["anchor"] for f in listed if f["anchor"]},
         legend=kind_legend(),
     )
+
+
+ORIGIN_COLOUR = "#111827"  # as the issue form's origin pin
+DISCHARGE_COLOUR = "#facc15"  # as the issue form's destination pin
+
+
+def ctr_route_map(
+    origin: tuple[float, float] | None,
+    discharge: tuple[float, float] | None,
+    facility_area: dict | None = None,
+    facility_colour: str = "#0f766e",
+) -> MapParts:
+    """A CTR's page (issue 25 point 21): its origin and its discharge point ((lon, lat)),
+    the line between them and the destination facility's area (GeoJSON), fitted to them."""
+    m = base_map()
+    view: list[list[float]] = []
+    if facility_area:
+        folium.GeoJson(
+            facility_area,
+            style_function=lambda _f: {
+                "color": facility_colour,
+                "weight": 2,
+                "fillColor": facility_colour,
+                "fillOpacity": 0.3,
+            },
+            interactive=False,
+        ).add_to(m)
+        view += bounds.feature_bounds([{"geometry": facility_area}]) or []
+    ends = [(origin, ORIGIN_COLOUR, "Origem"), (discharge, DISCHARGE_COLOUR, "Ponto de descarga")]
+    located = [[p[1], p[0]] for p, _c, _t in ends if p]
+    if len(located) == 2:
+        folium.PolyLine(located, color="#111827", weight=2, dash_array="6 6").add_to(m)
+    for point, colour, label in ends:
+        if point:
+            markers.spot([point[1], point[0]], colour, label).add_to(m)
+    bounds.fit(m, bounds.points_bounds(view + located), padding=(32, 32), point_margin_deg=0.005)
+    return render_parts(m)

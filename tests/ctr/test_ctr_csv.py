@@ -228,7 +228,7 @@ def test_missing_columns_are_named(world):
         csv_import.import_ctrs(
             csv_bytes([row(world)], columns=columns), world.alfa, world.alfa_user
         )
-    assert "origin_lat, waste" in raised.value.message
+    assert "origem_lat (origin_lat), residuos (waste)" in raised.value.message
 
 
 def test_too_many_rows_or_bytes_issue_nothing(world, monkeypatch):
@@ -261,6 +261,47 @@ def test_the_example_file_follows_the_format():
     for _, values in rows:
         request, problems = csv_import.parse_row(values)
         assert problems == [] and request is not None
+
+
+def test_portuguese_column_names_import_as_the_english_ones(world):
+    """Issue 25 point 14: the header in Portuguese (the example file's), in any case, the
+    English names still accepted."""
+    english = csv_bytes([row(world)]).decode()
+    header, rest = english.split("\n", 1)
+    names = header.split(";")
+    portuguese = [csv_format.PORTUGUESE_NAMES[name].upper() for name in names]
+    assert portuguese != [name.upper() for name in names]
+    text = ";".join(portuguese) + "\n" + rest
+    (result,) = csv_import.import_ctrs(text.encode(), world.alfa, world.alfa_user).rows
+    assert result.number, problem_text(result)
+    assert CTR.objects.get(number=result.number).vehicle.plate == "ABC1D23"
+
+
+@pytest.mark.usefixtures("frozen_today")
+def test_the_example_file_is_the_transporter_s_and_imports_without_a_finding(world):
+    """Issue 25 point 14: the site's example is built for the signed-in transporter (its own
+    plates and caçambas, a facility licensed in its municipality) and imports as it is."""
+    client = client_for(world.alfa_user)
+    example = client.get("/transportador/ctrs/importar/exemplo.csv")
+    assert example.status_code == 200
+    text = example.content.decode()
+    plates = set(world.alfa.vehicles.values_list("plate", flat=True))
+    _, rows, _, _ = csv_import.read_rows(text)
+    assert {values["vehicle_plate"].replace("-", "") for _, values in rows} <= plates
+    report = csv_import.import_ctrs(example.content, world.alfa, world.alfa_user, dry_run=True)
+    assert [problem_text(r) for r in report.rows] == [""] * len(rows)
+    response = upload(client, example.content, name="exemplo-ctrs.csv")
+    assert response.status_code == 200
+    assert f"{len(rows)} CTRs emitidos" in response.content.decode()
+    issued = CTR.objects.filter(transporter=world.alfa)
+    assert issued.count() == len(rows)
+    assert [ctr.findings for ctr in issued] == [[]] * len(rows)
+
+
+def test_the_example_file_has_portuguese_column_names():
+    header = csv_format.example_csv().split("\r\n", 1)[0].split(";")
+    assert header == [csv_format.PORTUGUESE_NAMES[name] for name in csv_format.COLUMNS]
+    assert "data_transporte" in header and "transport_date" not in header
 
 
 # --- the web page --------------------------------------------------------------------------------
@@ -297,7 +338,10 @@ def test_upload_of_garbage_is_a_clear_400(world):
     empty = upload(client, b"", name="vazio.csv")
     assert empty.status_code == 400
     missing = upload(client, b"a;b;c\n1;2;3\n")
-    assert "Faltam colunas obrigatórias no cabeçalho: transport_date" in missing.content.decode()
+    assert (
+        "Faltam colunas obrigatórias no cabeçalho: data_transporte (transport_date)"
+        in missing.content.decode()
+    )
     no_file = client.post(IMPORT, {})
     assert no_file.status_code == 400
     assert "Este campo é obrigatório." in no_file.content.decode()
@@ -322,7 +366,7 @@ def test_example_download(world):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert "attachment" in response["Content-Disposition"]
-    assert response.content.decode("utf-8-sig").startswith("transport_date;vehicle_plate")
+    assert response.content.decode("utf-8-sig").startswith("data_transporte;placa")
 
 
 def test_import_page_is_for_transporters_only(world):

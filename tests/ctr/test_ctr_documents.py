@@ -274,6 +274,58 @@ def test_verification_form_redirects_to_the_number_typed(world):
     assert bad.status_code == 200 and "Número inválido" in bad.content.decode()
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        lambda n: n.removeprefix("CTR-"),  # 3518404-2026-000001
+        lambda n: n.replace("-", ""),  # CTR35184042026000001
+        lambda n: " ".join(n.removeprefix("CTR-").split("-")),  # 3518404 2026 000001
+        lambda n: n.lower().replace("-", " "),
+    ],
+)
+def test_verification_takes_the_number_as_the_gate_search_does(world, typed):
+    """Issue 25 point 17: with or without the prefix and the dashes (ctr.reports.lookup_q)."""
+    ctr = issue(world)
+    response = Client().get("/verificar/", {"numero": typed(ctr.number)})
+    assert response.status_code == 302
+    assert response["Location"] == f"/verificar/{ctr.number}/"
+
+
+def test_verification_takes_the_last_digits_with_the_municipality_chosen(world):
+    first, second = issue(world), issue(world)
+    ibge = world.town.ibge_code
+    chosen = Client().get("/verificar/", {"numero": str(second.sequence), "municipio": ibge})
+    assert chosen.status_code == 302
+    assert chosen["Location"] == f"/verificar/{second.number}/"
+    # At the municipality's own address the municipality is the page's.
+    at_town = Client().get(f"/m/{ibge}/verificar/", {"numero": f"{first.sequence:06d}"})
+    assert at_town.status_code == 302
+    assert at_town["Location"] == f"/verificar/{first.number}/"
+    # Without a municipality the digits name no CTR: the page asks for it.
+    unchosen = Client().get("/verificar/", {"numero": str(second.sequence)})
+    assert unchosen.status_code == 200
+    assert "escolha o município" in unchosen.content.decode()
+    # Digits no CTR of the municipality ends with: said so, not a 500 nor a redirect.
+    missing = Client().get("/verificar/", {"numero": "999999", "municipio": ibge})
+    assert missing.status_code == 200
+    assert "Nenhum CTR" in missing.content.decode()
+    # A plate is the gate's search, not a public one.
+    plate = Client().get("/verificar/", {"numero": "ABC1D23", "municipio": ibge})
+    assert plate.status_code == 200 and "Número inválido" in plate.content.decode()
+
+
+def test_verification_takes_cdf_and_habite_se_codes_and_says_so(world):
+    cdf = Client().get("/verificar/", {"numero": "cdf abcd efgh jkmn"})
+    assert cdf.status_code == 302
+    assert cdf["Location"] == "/verificar/cdf/CDF-ABCD-EFGH-JKMN/"
+    habite_se = Client().get("/verificar/", {"numero": "hababcdefghjkmn"})
+    assert habite_se.status_code == 302
+    assert habite_se["Location"] == "/verificar/habite-se/HAB-ABCD-EFGH-JKMN/"
+    page = Client().get("/verificar/").content.decode()
+    for said in ("últimos dígitos", "CDF", "Habite-se", "sem o “CTR”"):
+        assert said in page, said
+
+
 # --- worksite destination report --------------------------------------------------------------
 
 

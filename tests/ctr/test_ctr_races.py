@@ -82,3 +82,35 @@ def test_two_operators_confirming_at_once_exactly_one_wins(live_server):
     assert sorted(status for status, _ in results) == [200, 409]
     assert CTREvent.objects.filter(ctr__number=number, action="receive").count() == 1
     assert CTR.objects.get(number=number).status == "received"
+
+
+def test_ten_syncs_of_one_provisional_ctr_at_once_issue_it_once(live_server, frozen_today):
+    """Issue 25 point 22: one provisional CTR sent ten times at once (two tabs, a retry racing
+    the first send, each under its own Idempotency-Key): one 201, and every other send gets the
+    documented 409 naming the official number, never a 500."""
+    import datetime
+
+    from django.utils import timezone
+
+    from tests.clock import FROZEN_NOW
+
+    world = build_world()
+    token = Token.objects.create(user=world.alfa_user).key
+    departure = FROZEN_NOW - datetime.timedelta(hours=1)
+    payload = ctr_payload(
+        world,
+        transport_date=timezone.localdate(departure).isoformat(),
+        provisional_number="PROV-AB12-0042",
+        provisional_departure_at=departure.isoformat(),
+    )
+
+    results = all_at_once(10, lambda i: call(f"{live_server.url}/api/v1/ctrs/", token, payload))
+
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [201] + [409] * 9, results
+    official = CTR.objects.get(provisional_number="PROV-AB12-0042").number
+    for status, body in results:
+        if status == 409:
+            assert body["errors"][0]["campo"] == "provisional_number", body
+            assert official in body["detail"], body
+    assert CTR.objects.count() == 1

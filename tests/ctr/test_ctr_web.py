@@ -388,6 +388,31 @@ def test_detail_shows_waste_and_history(world):
     assert "Resíduos" in response.content.decode()
 
 
+def test_detail_shows_origin_discharge_point_and_facility_on_a_map_with_the_distance(world):
+    """Issue 25 point 21: a small map of the CTR (origin, discharge point, the destination
+    facility's area) and the distance from the origin to the discharge point, on the earth's
+    surface (PostGIS geography), as the page prints a number (decimal comma)."""
+    from django.contrib.gis.db.models.functions import Distance
+
+    ctr = issue_ctr(world)
+    metres = (
+        CTR.objects.filter(pk=ctr.pk)
+        .annotate(d=Distance("origin", "destination"))
+        .values_list("d", flat=True)
+        .get()
+        .m
+    )
+    response = client_for(world.alfa_user).get(f"{LIST}{ctr.number}/")
+    section = text_of(response, "secao-mapa")
+    assert f"{metres / 1000:.1f} km".replace(".", ",") in section
+    assert world.att.name in section
+    page = response.content.decode()
+    assert 'id="mapa-ctr"' in page and "leaflet-pt.js" in page
+    # The points on the map: the origin's and the discharge point's coordinates.
+    for spot in (ctr.origin, ctr.destination):
+        assert f"{spot.y}" in page and f"{spot.x}" in page
+
+
 # --- fleet -----------------------------------------------------------------------------------
 
 

@@ -140,18 +140,31 @@
     );
   }
 
+  // Issue 25 point 10: once the origin is filled (a tap with "Origem" chosen, the device's
+  // position, typed coordinates, a recent worksite), the map works on the destination; a tap
+  // moves the origin again only when the driver chooses "Origem" again, and only that tap.
+  function originFilled() {
+    setTarget("destination");
+  }
+
   function pick(name, latlng) {
     choose(name, latlng);
-    // After the origin, the next click is most likely the destination.
-    if (name === "origin" && !points.destination.marker) {
-      setTarget("destination");
+    if (name === "origin") {
+      originFilled();
     }
   }
 
   // "preclick", not "click": a click on a facility opens its popup, and Leaflet's popup stops
   // the map's click; preclick reaches the map first, wherever the click lands.
+  // A tap on a facility (it opens the facility's popup) never moves the origin: a worksite is
+  // not a receiving area, and the popup offers "Usar como destino" (issue 25 point 10).
   map.on("preclick", function (event) {
-    pick(target(), event.latlng);
+    var name = target();
+    var on = event.originalEvent && event.originalEvent.target;
+    if (name === "origin" && on && on.classList && on.classList.contains("leaflet-interactive")) {
+      return;
+    }
+    pick(name, event.latlng);
   });
 
   // Issue 16 points 3 and 8: the driver at the worksite puts the origin where the phone is,
@@ -246,13 +259,15 @@
   }
   ["origin", "destination"].forEach(function (name) {
     input.whenTyped(points[name].lon, points[name].lat, function () {
-      fromInputs(name, true);
+      if (fromInputs(name, true) && name === "origin") {
+        originFilled();
+      }
     });
   });
   var hasOrigin = fromInputs("origin", false);
   var hasDestination = fromInputs("destination", false);
-  if (hasOrigin && !hasDestination) {
-    setTarget("destination");
+  if (hasOrigin) {
+    originFilled();
   }
   if (hasOrigin && hasDestination) {
     var bounds = L.latLngBounds([

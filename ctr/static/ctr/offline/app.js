@@ -326,8 +326,12 @@
       var main = document.getElementById("conteudo");
       if (!main) return null;
       box = el("section", { id: "ctr-offline", class: "panel offline-panel", "aria-labelledby": "ctr-offline-titulo" });
+      // Under the page's heading, after the block of <main> that holds it (the list's h1
+      // sits in .page-head, not in <main> itself: issue 25 point 13).
       var heading = main.querySelector("h1");
-      main.insertBefore(box, heading ? heading.nextSibling : main.firstChild);
+      var block = heading;
+      while (block && block.parentNode !== main) block = block.parentNode;
+      main.insertBefore(box, block ? block.nextSibling : main.firstChild);
     }
     return box;
   }
