@@ -23,10 +23,16 @@ from ctr.exports import export_ctrs, export_flows
 from ctr.models import CTRStatus
 from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
-from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
+from fiscalization.hotspot_layers import (
+    HOTSPOT_COLOUR,
+    RECURRING_COLOUR,
+    add_hotspots,
+    hotspots_collection,
+)
 from generators import confirmation, suspects
 from maps import bounds
 from maps.base import render_parts
+from maps.legend import kind_legend
 from pev_network import management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality, facility_kind_short, waste_class_short
@@ -35,6 +41,62 @@ from . import charts as charts_svg
 from . import flows as onward
 from . import layers, worksites
 from .forms import NucleoFilterForm
+
+
+def map_key() -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """The map's legend as a key (issue 25 point 18): groups of (colour, swatch style, short
+    label), in the colours the layers are drawn with."""
+    plan = layers.PLAN_COLOURS
+    alert = layers.ALERT_COLOURS
+    return [
+        (
+            "Áreas de recebimento",
+            [(item["colour"], "solid", item["label"]) for item in kind_legend()]
+            + [(layers.NOT_VALID_COLOUR, "dashed", "Licença não válida: não pode receber")],
+        ),
+        (
+            "Linhas (a espessura é o volume)",
+            [
+                (layers.FLOW_COLOUR, "line", "Da região de origem ao destino"),
+                (onward.Fate.COLOURS[onward.Fate.RECYCLED], "line", "Destinação final: reciclagem"),
+                (onward.Fate.COLOURS[onward.Fate.LANDFILLED], "line", "Destinação final: aterro"),
+            ],
+        ),
+        (
+            "Círculos",
+            [
+                (layers.OVERDUE_COLOUR, "ring", "Origem de CTR em atraso (art. 2 §1)"),
+                (layers.REPORT_COLOUR, "ring", "Denúncias de descarte"),
+                (layers.AWAY_COLOUR, "ring", "Recebimento longe da área (art. 13 p.ú.)"),
+                (layers.IMPLAUSIBLE_COLOUR, "ring", "Viagem rápida ou lenta demais"),
+            ],
+        ),
+        (
+            "Obras ativas: PGRCC",
+            [
+                (plan["none"], "ring", "sem PGRCC"),
+                (plan["draft"], "ring", "em elaboração"),
+                (plan["submitted"], "ring", "enviado ao Núcleo"),
+                (plan["changes"], "ring", "devolvido para ajustes"),
+                (plan["approved"], "ring", "aprovado"),
+            ],
+        ),
+        (
+            "Obras com alerta",
+            [
+                (alert["low_volume"], "ring", "volume muito abaixo do previsto"),
+                (alert["overdue"], "ring", "além do término previsto"),
+                (alert["idle"], "ring", "grande gerador sem CTR"),
+            ],
+        ),
+        (
+            "Pontos críticos de denúncias",
+            [
+                (HOTSPOT_COLOUR, "solid", "ponto crítico"),
+                (RECURRING_COLOUR, "solid", "voltou a receber entulho depois da limpeza"),
+            ],
+        ),
+    ]
 
 
 @require_safe
@@ -104,6 +166,7 @@ def nucleo_map(request):
         "filter": flt,
         "municipality": municipality,
         "map": render_parts(the_map),
+        "map_key": map_key(),
         "totals": analytics.totals(flt),
         "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
                    "reports": sum(c.count for c in reports),
