@@ -35,7 +35,8 @@ from jurisdiction.models import Role
 from jurisdiction.scope import jurisdiction_of
 from pev_network.models import Municipality
 
-# A refused load stays in the transporter's list of what waits for this long after the refusal
+# Lei 3.978/2007 art. 13 p.ú.: a refused load is still the transporter's to take to a licensed
+# area. It stays in the transporter's list of what waits for this long after the refusal
 # (it has to take the load elsewhere with a new CTR; there is no "seen" mark to clear it).
 REFUSED_RECENTLY = datetime.timedelta(days=7)
 CACHE_ATTRIBUTE = "_waiting_for_user"
