@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
@@ -40,6 +41,7 @@ from pev_network.models import Municipality
 # (it has to take the load elsewhere with a new CTR; there is no "seen" mark to clear it).
 REFUSED_RECENTLY = datetime.timedelta(days=7)
 CACHE_ATTRIBUTE = "_waiting_for_user"
+DEADLINES_TTL = 300  # seconds
 
 
 @dataclass(frozen=True)
@@ -182,9 +184,17 @@ def deadlines_due(municipality_id: int | None, now: datetime.datetime | None = N
     (fiscalization.enforcement.expiring, as manage.py enforcement_deadlines lists them)."""
     if municipality_id is None:
         return 0
+    key = f"waiting:deadlines:{municipality_id}"
+    cached = cache.get(key) if now is None else None
+    if cached is not None:
+        return cached
     municipality = Municipality.objects.defer("boundary").get(pk=municipality_id)
     due = expiring(now or timezone.now(), 0, municipality)
-    return sum(len(items) for items in due.values())
+    count = sum(len(items) for items in due.values())
+    # The walk reads every open case of the municipality: once per DEADLINES_TTL for all of
+    # its inspectors' pages, not on each page (the municipality's figure, whoever asks).
+    cache.set(key, count, DEADLINES_TTL)
+    return count
 
 
 def _enforcement(user, municipality_id: int | None) -> list[Item]:
