@@ -65,6 +65,7 @@ bench: system-run system-bench venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
 	@$(DB_ENV) $(PY) -m bench.p6_custody
+	@$(DB_ENV) $(PY) -m bench.p7_dashboard
 
 # The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.
 tour: system-test prepare

@@ -104,6 +104,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "jurisdiction.context_processors.jurisdiction",
+                "nucleo.context_processors.waiting",
             ],
         },
     },

@@ -16,7 +16,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.gis.db.models.functions import Distance
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -61,7 +61,17 @@ from .forms import (
     VehicleForm,
     WasteFormSet,
 )
-from .models import CTR, CTRStatus, Equipment, FacilityOperator, OnSiteProcessing, Vehicle
+from .models import (
+    CTR,
+    CorrectionSide,
+    CorrectionStatus,
+    CTRCorrection,
+    CTRStatus,
+    Equipment,
+    FacilityOperator,
+    OnSiteProcessing,
+    Vehicle,
+)
 
 PAGE_SIZE = 25
 RECEPTION_PAGE_SIZE = 50
@@ -819,9 +829,18 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
                 "open_refuse": mine and bound.get("refuse") is not None,
             }
         )
-    closed = base.filter(~Q(status=CTRStatus.ISSUED)).order_by("-closed_at", "-pk")[
-        :RECENTLY_CLOSED
-    ]
+    # Issue 25 point 12: a received CTR whose correction waits for this operator's decision
+    # comes first and says so, however long ago it was closed.
+    to_decide = CTRCorrection.objects.filter(
+        ctr=OuterRef("pk"),
+        status=CorrectionStatus.PROPOSED,
+        proposed_side=CorrectionSide.TRANSPORTER,
+    )
+    closed = (
+        base.filter(~Q(status=CTRStatus.ISSUED))
+        .annotate(correction_to_decide=Exists(to_decide))
+        .order_by("-correction_to_decide", "-closed_at", "-pk")[:RECENTLY_CLOSED]
+    )
     query = request.GET.copy()
     query.pop("pagina", None)
     return render(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
+from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
@@ -17,12 +20,19 @@ from config import csv_safety
 from config.br import br_number
 from ctr import analytics
 from ctr.exports import export_ctrs, export_flows
+from ctr.models import CTRStatus
 from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
-from fiscalization.hotspot_layers import add_hotspots, hotspots_collection
+from fiscalization.hotspot_layers import (
+    HOTSPOT_COLOUR,
+    RECURRING_COLOUR,
+    add_hotspots,
+    hotspots_collection,
+)
 from generators import confirmation, suspects
 from maps import bounds
 from maps.base import render_parts
+from maps.legend import kind_legend
 from pev_network import fiscal_units, management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
 from pev_network.models import Municipality, facility_kind_short, waste_class_short
@@ -31,6 +41,62 @@ from . import charts as charts_svg
 from . import flows as onward
 from . import layers, worksites
 from .forms import NucleoFilterForm
+
+
+def map_key() -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """The map's legend as a key (issue 25 point 18): groups of (colour, swatch style, short
+    label), in the colours the layers are drawn with."""
+    plan = layers.PLAN_COLOURS
+    alert = layers.ALERT_COLOURS
+    return [
+        (
+            "Áreas de recebimento",
+            [(item["colour"], "solid", item["label"]) for item in kind_legend()]
+            + [(layers.NOT_VALID_COLOUR, "dashed", "Licença não válida: não pode receber")],
+        ),
+        (
+            "Linhas (a espessura é o volume)",
+            [
+                (layers.FLOW_COLOUR, "line", "Da região de origem ao destino"),
+                (onward.Fate.COLOURS[onward.Fate.RECYCLED], "line", "Destinação final: reciclagem"),
+                (onward.Fate.COLOURS[onward.Fate.LANDFILLED], "line", "Destinação final: aterro"),
+            ],
+        ),
+        (
+            "Círculos",
+            [
+                (layers.OVERDUE_COLOUR, "ring", "Origem de CTR em atraso (art. 2 §1)"),
+                (layers.REPORT_COLOUR, "ring", "Denúncias de descarte"),
+                (layers.AWAY_COLOUR, "ring", "Recebimento longe da área (art. 13 p.ú.)"),
+                (layers.IMPLAUSIBLE_COLOUR, "ring", "Viagem rápida ou lenta demais"),
+            ],
+        ),
+        (
+            "Obras ativas: PGRCC",
+            [
+                (plan["none"], "ring", "sem PGRCC"),
+                (plan["draft"], "ring", "em elaboração"),
+                (plan["submitted"], "ring", "enviado ao Núcleo"),
+                (plan["changes"], "ring", "devolvido para ajustes"),
+                (plan["approved"], "ring", "aprovado"),
+            ],
+        ),
+        (
+            "Obras com alerta",
+            [
+                (alert["low_volume"], "ring", "volume muito abaixo do previsto"),
+                (alert["overdue"], "ring", "além do término previsto"),
+                (alert["idle"], "ring", "grande gerador sem CTR"),
+            ],
+        ),
+        (
+            "Pontos críticos de denúncias",
+            [
+                (HOTSPOT_COLOUR, "solid", "ponto crítico"),
+                (RECURRING_COLOUR, "solid", "voltou a receber entulho depois da limpeza"),
+            ],
+        ),
+    ]
 
 
 @require_safe
@@ -100,6 +166,7 @@ def nucleo_map(request):
         "filter": flt,
         "municipality": municipality,
         "map": render_parts(the_map),
+        "map_key": map_key(),
         "totals": analytics.totals(flt),
         "counts": {"flows": len(flows), "overdue": sum(c.count for c in overdue),
                    "reports": sum(c.count for c in reports),
@@ -405,6 +472,53 @@ def _onward_charts(data: DashboardData) -> dict:
     }
 
 
+# A dashboard table shows this many rows a page (its CSV has them all).
+TABLE_PAGE_SIZE = 15
+
+
+def _paged_table(request, key: str, header: list, rows: list, csv: str) -> dict:
+    """One of the dashboard's tables, paged by its own ?pagina-<key>= (the others stay where
+    they are: the page's query string is kept)."""
+    parameter = f"pagina-{key}"
+    page = Paginator(rows, TABLE_PAGE_SIZE).get_page(request.GET.get(parameter))
+    query = request.GET.copy()
+    query.pop(parameter, None)
+    query.pop("csv", None)
+    base = f"?{query.urlencode()}&" if query else "?"
+    return {
+        "header": header,
+        "rows": list(page),
+        "csv": csv,
+        "page": page,
+        "page_url": f"{base}{parameter}=",
+        "anchor": key,
+    }
+
+
+def _key_figures(flt: analytics.CTRFilter, data: DashboardData, totals: dict, today) -> dict:
+    """What the Núcleo reads first (issue 25 point 18): this month's CTRs, the period's volume
+    by class, the CTRs still open and those overdue, the class A recycling rate, the stock
+    alerts (art. 3 III: an ATT is a place of passage) and the queues (the menu's counts)."""
+    month = analytics.totals(
+        dataclasses.replace(flt, date_from=today.replace(day=1), date_to=today)
+    )
+    by_class: dict[str, Decimal] = {}
+    for _month, waste_class, volume in data.months:
+        short = waste_class_short(waste_class)
+        by_class[short] = by_class.get(short, Decimal(0)) + Decimal(str(volume))
+    recycled = sum((r.recycled for r in data.recycling), Decimal(0))
+    final = sum((r.final for r in data.recycling), Decimal(0))
+    return {
+        "month_ctrs": month["ctrs"],
+        "month_volume_m3": month["volume_m3"],
+        "by_class": sorted(by_class.items()),
+        "open": totals["by_status"].get(CTRStatus.ISSUED, {}).get("ctrs", 0),
+        "overdue": sum(c.overdue for c in data.ranking),
+        "recycling_pct": float(100 * recycled / final) if final else None,
+        "stock_alerts": sum(len(s.stale) for s in data.stocks),
+    }
+
+
 @require_safe
 @municipal_only
 def nucleo_dashboard(request):
@@ -428,6 +542,7 @@ def nucleo_dashboard(request):
     choropleth, breaks = layers.basin_choropleth(data.basins, data.by_basin, outline)
     query = params.urlencode()
     prefix = f"?{query}&" if query else "?"
+    totals = analytics.totals(flt)
     context = {
         "nav": "nucleo",
         "form": form,
@@ -435,7 +550,9 @@ def nucleo_dashboard(request):
         # A year without its UFESP, now or from 1 January (issue 25 point 15).
         "ufesp_notice": fiscal_units.notice(step=fiscal_units.NUCLEO_STEP),
         "municipality": municipality,
-        "totals": analytics.totals(flt),
+        "totals": totals,
+        # Issue 25 point 18: the figures read first, before the sections.
+        "key": _key_figures(flt, data, totals, timezone.localdate()),
         # The worksites' alerts today, whatever the period (issue 15 point 7).
         "worksite_alerts": suspects.counts(
             timezone.localdate(), suspects.Scope(municipality_id=flt.municipality_id)
@@ -444,7 +561,7 @@ def nucleo_dashboard(request):
         "choropleth": render_parts(choropleth),
         "legend": list(zip(layers.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
         "tables": {
-            key: {"header": header, "rows": rows, "csv": f"{prefix}csv={key}"}
+            key: _paged_table(request, key, header, rows, f"{prefix}csv={key}")
             for key, (header, rows) in tables.items()
         },
         # Where a municipality asks for the generator's confirmation (issue 15, point 4).

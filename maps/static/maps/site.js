@@ -59,6 +59,16 @@
     };
     if (block && text(block) === text(link)) {
       link.classList.add("lone-link");
+      // Issue 25 point 19: the box is a flex container, whose items drop the spaces between
+      // them ("<strong>0</strong> grande(s)" read "0grande(s)"); words and elements mixed go
+      // into one span, an inline line of their own.
+      if (link.children.length && link.childNodes.length > 1) {
+        var line = document.createElement("span");
+        while (link.firstChild) {
+          line.appendChild(link.firstChild);
+        }
+        link.appendChild(line);
+      }
     }
   });
 

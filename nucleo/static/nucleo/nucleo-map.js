@@ -75,6 +75,24 @@
   map.on("overlayadd", restack);
   restack(); // a layer switched on above, when the page loaded, came on top too
 
+  // Issue 25 point 18: the layer list closes on any screen ("Recolher camadas") and opens
+  // again from its icon; on a phone it starts closed.
+  var container = control.getContainer();
+  var close = document.createElement("button");
+  close.type = "button";
+  close.className = "layers-collapse";
+  close.textContent = "Recolher camadas";
+  L.DomEvent.disableClickPropagation(close);
+  close.addEventListener("click", function (event) {
+    event.preventDefault();
+    control.collapse();
+    var toggle = container.querySelector(".leaflet-control-layers-toggle");
+    if (toggle) {
+      toggle.focus();
+    }
+  });
+  var list = container.querySelector(".leaflet-control-layers-list");
+  (list || container).insertBefore(close, (list || container).firstChild);
   if (window.matchMedia("(max-width: 640px)").matches) {
     control.collapse();
   }
