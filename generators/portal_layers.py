@@ -147,7 +147,10 @@ def generator_map(ctrs: Sequence[MapCTR], outline: dict | None) -> folium.Map:
     points = [(lat, lon) for ctr in ctrs for lon, lat in (ctr.origin, ctr.destination)]
     # A margin of a third of the loads' extent (at least ~200 m) on every side: a destination
     # at the corner of the fitted box would sit under the layer list, top right.
-    span = max((max(p[i] for p in points) - min(p[i] for p in points) for i in (0, 1)), default=0)
+    # No load yet: no extent (the map opens on the municipality).
+    span = (
+        max(max(p[i] for p in points) - min(p[i] for p in points) for i in (0, 1)) if points else 0
+    )
     bounds.fit(
         m,
         bounds.points_bounds(points, margin_deg=max(0.002, span / 3))
