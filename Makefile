@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 ifeq ($(strip $(DATABASE_URL)),)
 DB_START := bash scripts/localdb.sh start
 DB_ENV = DATABASE_URL="$$(bash scripts/localdb.sh url)"
-DB_NOTE := echo "O PostgreSQL local continua em execução (porta $${CTR_PG_PORT:-54329}); 'make stop' o para."
+DB_NOTE := echo "O PostgreSQL local continua em execução (porta $${CTR_PG_PORT:-$$(cat .local/pg-port 2>/dev/null || echo 54329)}); 'make stop' o para."
 else
 DB_START := @echo "Usando DATABASE_URL externo."
 DB_ENV =
@@ -69,7 +69,7 @@ bench: system-run system-bench venv db
 
 # The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.
 tour: system-test prepare
-	@$(DB_ENV) $(PY) manage.py tour
+	@$(DB_ENV) $(PY) manage.py tour --docs docs
 
 stop:
 	@bash scripts/localdb.sh stop

@@ -113,11 +113,17 @@ TEMPLATES = [
 
 def local_cluster_url(base_dir: Path, environ=os.environ) -> str:
     """The URL of this checkout's own PostgreSQL cluster, built as `scripts/localdb.sh url`
-    builds it: port CTR_PG_PORT (54329), database CTR_PG_DB (ctr), user postgres, and the
+    builds it: port CTR_PG_PORT, else the one its last start used (.local/pg-port, so that
+    after `make run CTR_PG_PORT=54341` a plain `manage.py …` reaches that cluster and not
+    another checkout's on 54329), else 54329; database CTR_PG_DB (ctr), user postgres, and the
     password that localdb.sh wrote in .local/pg-password (always there, even when the cluster's
     data lives under /var/tmp). So `.venv/bin/python manage.py …` works without DATABASE_URL
     once `make run`, `make test` or `scripts/localdb.sh start` has made the cluster."""
-    port = environ.get("CTR_PG_PORT") or "54329"
+    try:
+        remembered = (base_dir / ".local" / "pg-port").read_text().strip()
+    except OSError:
+        remembered = ""
+    port = environ.get("CTR_PG_PORT") or remembered or "54329"
     name = environ.get("CTR_PG_DB") or "ctr"
     password_file = base_dir / ".local" / "pg-password"
     try:
@@ -293,8 +299,21 @@ EMAIL_HOST_PASSWORD = os.environ.get("CTR_EMAIL_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("CTR_EMAIL_TLS", True)
 EMAIL_TIMEOUT = int(os.environ.get("CTR_EMAIL_TIMEOUT", "20"))
 DEFAULT_FROM_EMAIL = os.environ.get("CTR_EMAIL_FROM", "CTR Resíduos <nao-responda@localhost>")
-# The address the site is reached at, for links in e-mails (no request to build them from).
-SITE_URL = os.environ.get("CTR_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+
+def site_url(environ=os.environ) -> str:
+    """The address the site is reached at, for links in e-mails (no request to build them
+    from): CTR_SITE_URL, else where `make run` serves (HOST and PORT, as scripts/start.sh reads
+    them; a wildcard host is reached at 127.0.0.1)."""
+    if environ.get("CTR_SITE_URL"):
+        return environ["CTR_SITE_URL"].rstrip("/")
+    host = environ.get("HOST") or "127.0.0.1"
+    if host in ("0.0.0.0", "::", "[::]"):
+        host = "127.0.0.1"
+    return f"http://{host}:{environ.get('PORT') or '8000'}"
+
+
+SITE_URL = site_url()
 
 # Webhooks and the e-mails of the outbox (issue 16 point 7, webhooks/; README: Webhooks). A
 # request waits at most CTR_WEBHOOKS_TIMEOUT seconds; a failed delivery is retried after

@@ -699,7 +699,12 @@ class ReceiveForm(forms.Form):
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(label="Motivo", max_length=500)
+    reason = forms.CharField(
+        label="Motivo",
+        max_length=500,
+        # Said beside the field before a confirmation dialog (maps/forms.js), as clean says it.
+        widget=forms.TextInput({"data-required-message": "Informe o motivo."}),
+    )
 
     def clean_reason(self) -> str:
         reason = self.cleaned_data["reason"].strip()

@@ -11,12 +11,12 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from config.errors import DomainError, add_to_form, errors_back_to
+from config.errors import DomainError, add_to_form
 
 from . import ctr_templates, services
 from .forms import FINDING_FIELDS, CTRForm, WasteFormSet
 from .models import CTR
-from .views import transporter_required
+from .views import render_detail, transporter_required
 
 TEMPLATE_FIELDS = {**FINDING_FIELDS, "name": "name"}
 
@@ -55,7 +55,11 @@ class TemplateForm(CTRForm):
 
 
 class SaveAsTemplateForm(forms.Form):
-    name = forms.CharField(label="Nome do modelo", max_length=80)
+    name = forms.CharField(
+        label="Nome do modelo",
+        max_length=80,
+        error_messages={"required": "Informe o nome do modelo."},
+    )
 
 
 def _template(request, pk: int):
@@ -163,8 +167,8 @@ def template_issue(request, pk: int):
 
 @require_POST
 @transporter_required
-@errors_back_to("ctr_web:ctr-detail", "number")
 def ctr_save_as_template(request, number: str):
+    """A refused name comes back on the CTR's page, typed as it was, the reason beside it."""
     ctr = get_object_or_404(
         CTR.objects.filter(transporter=request.transporter).select_related(
             "generator", "worksite", "vehicle", "equipment"
@@ -173,8 +177,11 @@ def ctr_save_as_template(request, number: str):
     )
     form = SaveAsTemplateForm(request.POST, prefix="modelo")
     if not form.is_valid():
-        messages.error(request, "Informe o nome do modelo.")
-        return redirect("ctr_web:ctr-detail", number=number)
-    template = ctr_templates.from_ctr(ctr, request.user, form.cleaned_data["name"])
+        return render_detail(request, ctr, template_form=form, status=400)
+    try:
+        template = ctr_templates.from_ctr(ctr, request.user, form.cleaned_data["name"])
+    except DomainError as error:
+        form.add_error("name", error.message)
+        return render_detail(request, ctr, template_form=form, status=error.status)
     messages.success(request, f"Modelo “{template.name}” salvo a partir do {ctr.number}.")
     return redirect("ctr_web:template-list")

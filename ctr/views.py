@@ -330,12 +330,13 @@ OPERATOR_SIDE = DetailSide(
 )
 
 
-def _render_detail(
+def render_detail(
     request,
     ctr: CTR,
     cancel_form: ReasonForm | None = None,
     status: int = 200,
     side: DetailSide = TRANSPORTER_SIDE,
+    template_form=None,
 ):
     return render(
         request,
@@ -354,6 +355,8 @@ def _render_detail(
             # Issue 16 point 4: the corrections after reception.
             "corrections": corrections.summary(ctr, request.user),
             **_route(ctr),
+            # "Salvar como modelo" sent back with its error (ctr.template_views).
+            "template_form": template_form,
         },
         status=status,
     )
@@ -385,7 +388,7 @@ def _cancel(request, ctr: CTR, side: DetailSide):
     """The cancellation form of a CTR's page: asked again without JavaScript, then done."""
     form = ReasonForm(request.POST, prefix="cancel")
     if not form.is_valid():
-        return _render_detail(request, ctr, form, status=400, side=side)
+        return render_detail(request, ctr, form, status=400, side=side)
     if wants_review(request) and ctr.status == CTRStatus.ISSUED:
         return confirm_page(
             request,
@@ -408,7 +411,7 @@ def _cancel(request, ctr: CTR, side: DetailSide):
 def ctr_detail(request, number: str):
     ctr = get_object_or_404(_transporter_ctrs(request), number=number)
     audit.record(request, ctr, "Detalhe do CTR")
-    return _render_detail(request, ctr)
+    return render_detail(request, ctr)
 
 
 @require_POST
@@ -1025,7 +1028,7 @@ def onward_new(request):
 def onward_detail(request, number: str):
     ctr = get_object_or_404(_onward_ctrs(request), number=number)
     audit.record(request, ctr, "Detalhe do CTR de saída")
-    return _render_detail(request, ctr, side=OPERATOR_SIDE)
+    return render_detail(request, ctr, side=OPERATOR_SIDE)
 
 
 @require_POST

@@ -89,7 +89,8 @@ def run_hotspots(query: hotspots.HotspotQuery) -> dict:
 
 
 HOTSPOT_PARAMETERS = [
-    OpenApiParameter("eps_m", OpenApiTypes.NUMBER, description="Raio do DBSCAN em metros "
+    OpenApiParameter("eps_m", OpenApiTypes.NUMBER, description="Raio do agrupamento, em metros: "
+                     "a distância máxima de uma denúncia a outra do mesmo ponto crítico "
                      f"(1 a 5000; padrão {hotspots.DEFAULT_EPS_M:g})."),
     OpenApiParameter("min_points", OpenApiTypes.INT, description="Denúncias mínimas por ponto "
                      f"crítico (2 a 1000; padrão {hotspots.DEFAULT_MIN_POINTS})."),
@@ -115,7 +116,7 @@ class HotspotsView(APIView):
     permission_classes = [IsMunicipal]
 
     @extend_schema(
-        summary="Pontos críticos de descarte irregular (DBSCAN em metros)",
+        summary="Pontos críticos de descarte irregular (denúncias próximas agrupadas)",
         parameters=[
             *HOTSPOT_PARAMETERS,
             OpenApiParameter("municipality", str, description="Código IBGE do município."),

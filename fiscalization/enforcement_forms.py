@@ -165,6 +165,7 @@ class CaseForm(forms.Form):
         Transporter.objects.none(),
         label="Transportador vinculado",
         required=False,
+        empty_label="Nenhum",
         help_text="Para o motorista, o proprietário do veículo ou o dirigente da transportadora "
         "(art. 24 III-IV): suspensão e cassação valem para o cadastro dele.",
     )
@@ -172,6 +173,7 @@ class CaseForm(forms.Form):
         ReceivingFacility.objects.none(),
         label="Área de recepção vinculada",
         required=False,
+        empty_label="Nenhuma",
         help_text="Para o proprietário, operador ou responsável técnico (art. 24 V): suspensão "
         "e cassação valem para a licença dela.",
     )

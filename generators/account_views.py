@@ -237,7 +237,7 @@ def registration_queue(request):
 
 
 def _detail_page(request, registration, refuse_form=None, status=200):
-    known = accounts.known_generator(registration.document, request.user)
+    known = accounts.known_generator(registration.document, request.user, registration.user)
     # The person's name, CPF and e-mail (LGPD art. 37), and the registry's generator.
     audit.record(request, registration, "Cadastro de gerador: análise")
     if known is not None:

@@ -531,15 +531,16 @@ class KnownGenerator:
     accounts: list[str]  # user names of the active accounts acting for it
 
 
-def known_generator(document: str, user) -> KnownGenerator | None:
+def known_generator(document: str, user, besides=None) -> KnownGenerator | None:
     """The registry's generator of the CPF/CNPJ, with its CTRs and worksites as `user` sees
     them (its municipalities': issue 24) and the accounts that act for it (which this
-    registration would join)."""
+    registration would join), but for `besides` (the registration's own, once confirmed)."""
     generator = Generator.objects.filter(document=document).first()
     if generator is None:
         return None
     accounts = (
         Membership.objects.filter(generator=generator, user__is_active=True)
+        .exclude(user=besides)
         .order_by("user__username")
         .values_list("user__username", flat=True)
     )

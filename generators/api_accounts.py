@@ -180,7 +180,9 @@ class RegistrationOutput(RegistrationSummary):
 
     @extend_schema_field(KnownGeneratorOutput(allow_null=True))
     def get_known_generator(self, registration):
-        known = accounts.known_generator(registration.document, self.context["request"].user)
+        known = accounts.known_generator(
+            registration.document, self.context["request"].user, registration.user
+        )
         return KnownGeneratorOutput(known).data if known else None
 
 

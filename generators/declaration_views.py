@@ -118,8 +118,20 @@ def request_page(request: HttpRequest, pk: int) -> HttpResponse:
         )
     status = 200
     form = RequestForm(request.POST or None)
+    review = declarations.review(worksite)
     if request.method == "POST":
-        if form.is_valid():
+        pending = worksite.declarations.exclude(status=DeclarationStatus.REFUSED).exists()
+        if form.is_valid() and not review.can_issue and not pending:
+            # The page lists why the declaration cannot be issued: no request it would refuse
+            # (the Núcleo's issue checks the same, declarations.issue).
+            count = len(review.open_reasons)
+            form.add_error(
+                None,
+                f"O pedido não foi enviado: ainda há {count} pendência{'s' if count > 1 else ''}"
+                " na destinação dos resíduos da obra (veja acima).",
+            )
+            status = 409
+        elif form.is_valid():
             try:
                 declaration = declarations.request(
                     worksite, request.user, form.cleaned_data["ended_on"], form.cleaned_data["note"]
@@ -145,13 +157,14 @@ def request_page(request: HttpRequest, pk: int) -> HttpResponse:
             TEMPLATES + "request.html",
             {
                 "worksite": worksite,
-                "review": declarations.review(worksite),
+                "review": review,
                 "history": history,
                 "latest": history[0] if history else None,
                 "settled": settled,
                 # No form while a request is open or once issued, unless a stale tab posted
                 # one: then it comes back with the refusal.
-                "form": form if settled is None or form.errors else None,
+                "form": form if (settled is None and review.can_issue) or form.errors else None,
+                "waits_for_blockers": settled is None and not review.can_issue,
             },
             status=status,
         )

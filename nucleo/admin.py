@@ -143,6 +143,14 @@ class OnboardingForm(forms.Form):
         return data
 
 
+def _in_form_words(problem: str) -> str:
+    """A refusal of the network file, with the command's override in this form's fields."""
+    return problem.replace(
+        facility_fields.KIND_OVERRIDE,
+        "preencha “Tipo das áreas sem tipo” e escreva kind= em “Colunas da rede”",
+    )
+
+
 def _saved(upload, folder: Path) -> Path:
     """An upload as a file the geodata reader opens by path (its name keeps the format)."""
     target = folder / Path(upload.name).name
@@ -179,7 +187,7 @@ class MunicipalityAdmin(NetworkMunicipalityAdmin):
                     try:
                         report = onboarding.onboard(new, by=request.user, dry_run=data["dry_run"])
                     except onboarding.OnboardingRefused as error:
-                        problems = error.problems
+                        problems = [_in_form_words(problem) for problem in error.problems]
                     except DomainError as error:
                         problems = [error.message]
                     else:

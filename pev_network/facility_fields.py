@@ -212,6 +212,18 @@ def normalize_kind(value: str) -> str | None:
     return KIND_ALIASES.get(_token(value))
 
 
+def kind_in_words(value: str) -> str | None:
+    """The FacilityKind a category names among other words, as open data writes it ("Mini
+    Ecoponto", "Ecoponto de Entulho", "Usina de Reciclagem de Entulho"): the kind whose aliases
+    appear as whole words. None when no kind is named, or when two are ("Ecoponto e Aterro")."""
+    exact = normalize_kind(value)
+    if exact is not None:
+        return exact
+    words = f" {' '.join(re.findall(r'[A-Z0-9]+', _token(value)))} "
+    named = {kind for alias, kind in KIND_ALIASES.items() if f" {alias} " in words}
+    return named.pop() if len(named) == 1 else None
+
+
 # --- columns ---------------------------------------------------------------------------------
 
 
@@ -463,8 +475,16 @@ def _max_length(ours: str, model=ReceivingFacility, model_field: str | None = No
     return parse
 
 
-def unknown_kind_reason(value: str) -> str:
-    return f"tipo desconhecido '{value}' (use PEV, ATT, RECYCLING ou LANDFILL)"
+# How the command gives a whole file one kind whatever its column says; the admin's import
+# words it with its own fields (nucleo.admin).
+KIND_OVERRIDE = "use --kind TIPO com --field kind="
+
+
+def unknown_kind_reason(value: str, *, in_column: bool = True) -> str:
+    reason = f"tipo desconhecido '{value}' (use PEV, ATT, RECYCLING ou LANDFILL"
+    if in_column:
+        return f"{reason}, ou {KIND_OVERRIDE} para dar um só tipo ao arquivo todo)"
+    return f"{reason})"
 
 
 def _parse_kind(value: str | None, default_kind: str | None) -> str:
@@ -472,7 +492,7 @@ def _parse_kind(value: str | None, default_kind: str | None) -> str:
         if default_kind is None:
             raise _FieldError("tipo ausente (use PEV, ATT, RECYCLING ou LANDFILL, ou --kind)")
         return default_kind
-    kind = normalize_kind(value)
+    kind = kind_in_words(value)
     if kind is None:
         raise _FieldError(unknown_kind_reason(value))
     return kind

@@ -167,7 +167,9 @@ def import_facilities(
     if kind:
         default_kind = normalize_kind(kind)
         if default_kind is None:
-            raise NetworkError(f"--kind: {unknown_kind_reason(kind)}", "bad_option")
+            raise NetworkError(
+                f"--kind: {unknown_kind_reason(kind, in_column=False)}", "bad_option"
+            )
     if buffer_m is not None and not (math.isfinite(buffer_m) and buffer_m > 0):
         raise NetworkError("--buffer-m: informe um raio positivo, em metros.", "bad_option")
 

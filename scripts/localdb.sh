@@ -11,9 +11,14 @@ root_dir="$(cd "$(dirname "$0")/.." && pwd)"
 state_dir="$root_dir/.local"
 pg_major="${CTR_PG_MAJOR:-15}"
 pg_bin="${CTR_PG_BINDIR:-/usr/lib/postgresql/$pg_major/bin}"
-port="${CTR_PG_PORT:-54329}"
 db_name="${CTR_PG_DB:-ctr}"
 password_file="$state_dir/pg-password"
+# The port: CTR_PG_PORT, else the one the last start used (remembered beside the password, and
+# read by config/settings.py too, so a plain `manage.py …` after `make run CTR_PG_PORT=54341`
+# reaches this cluster), else 54329.
+port_file="$state_dir/pg-port"
+port="${CTR_PG_PORT:-$(cat "$port_file" 2>/dev/null || true)}"
+port="${port:-54329}"
 
 mkdir -p "$state_dir"
 # Traversable but not listable: as root, the postgres user must reach .local/pgdata.
@@ -100,6 +105,7 @@ start() {
         "${psql[@]}" -d postgres -c "create database \"$db_name\""
     fi
     "${psql[@]}" -d "$db_name" -c "create extension if not exists postgis" >/dev/null
+    echo "$port" > "$port_file"
 }
 
 stop() {

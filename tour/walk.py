@@ -59,6 +59,9 @@ class Step:
     expected_statuses: tuple[int, ...] = (200,)
     # Shown before the journey's user signs in (the sign-in page itself).
     before_login: bool = False
+    # The path as docs/tour.md writes it, where the visited one depends on the day or on the
+    # demo's load (a period, a CTR's number, a protocol): the tracked page stays the same.
+    shown: str | None = None
 
 
 @dataclass(frozen=True)
@@ -162,11 +165,13 @@ def journeys(refs: DemoReferences) -> list[Journey]:
                     "denuncia",
                     "Acompanhar a denúncia pelo protocolo",
                     f"/denuncia/{refs.report_protocol}/",
+                    shown="/denuncia/<protocolo>/",
                 ),
                 Step(
                     "verificar",
                     "Verificar um CTR (dados pessoais mascarados)",
                     f"/verificar/{refs.ctr_number}/",
+                    shown="/verificar/<número do CTR>/",
                 ),
                 Step("regras", "As regras do CTR, com os artigos da lei", "/regras/"),
             ],
@@ -196,7 +201,10 @@ def journeys(refs: DemoReferences) -> list[Journey]:
                     expected_statuses=(200, 400, 422),
                 ),
                 Step(
-                    "detalhe", "Um CTR e o seu histórico", f"/transportador/ctrs/{refs.ctr_number}/"
+                    "detalhe",
+                    "Um CTR e o seu histórico",
+                    f"/transportador/ctrs/{refs.ctr_number}/",
+                    shown="/transportador/ctrs/<número do CTR>/",
                 ),
                 Step("importar", "Importar CTRs de uma planilha", "/transportador/ctrs/importar/"),
             ],
@@ -228,7 +236,12 @@ def journeys(refs: DemoReferences) -> list[Journey]:
             "Painel de números do município e o mapa dos fluxos.",
             "nucleo",
             [
-                Step("painel", "Painel", f"/nucleo/?{period}"),
+                Step(
+                    "painel",
+                    "Painel",
+                    f"/nucleo/?{period}",
+                    shown="/nucleo/?date_from=<hoje − 90 dias>&date_to=<hoje>",
+                ),
                 Step("mapa", "Mapa", "/nucleo/mapa/"),
                 Step("exportar", "Exportações", "/nucleo/exportar/"),
             ],
@@ -332,7 +345,7 @@ def markdown(shots: list[Shot], image_dir: str) -> str:
             current = journey.slug
             who = f" (conta `{journey.username}`)" if journey.username else ""
             lines += [f"## {journey.title}{who}", "", journey.summary, ""]
-        lines += [f"### {step.caption}", "", f"`{step.path}`", "", "<p>"]
+        lines += [f"### {step.caption}", "", f"`{step.shown or step.path}`", "", "<p>"]
         for width in WIDTHS:
             shot = by_step[(journey.slug, step.slug)].get(width.slug)
             if shot:

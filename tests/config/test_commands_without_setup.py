@@ -21,20 +21,25 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECT_SETTINGS = importlib.import_module("config.settings")
 
 
-def test_default_url_is_the_one_localdb_sh_prints(tmp_path):
-    """localdb.sh run from a copy of the checkout writes its password under .local/ and prints
-    the URL; the settings build the same URL from that checkout, honouring CTR_PG_PORT."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "localdb.sh", tmp_path / "scripts" / "localdb.sh")
-    env = {**os.environ, "CTR_PG_PORT": "54401"}
-    env.pop("CTR_PG_DB", None)
-    printed = subprocess.run(
-        ["bash", str(tmp_path / "scripts" / "localdb.sh"), "url"],
+def localdb_url(checkout: Path, env: dict) -> str:
+    """What `scripts/localdb.sh url` prints, run from a copy of it in `checkout`."""
+    (checkout / "scripts").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "scripts" / "localdb.sh", checkout / "scripts" / "localdb.sh")
+    return subprocess.run(
+        ["bash", str(checkout / "scripts" / "localdb.sh"), "url"],
         env=env,
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
+
+
+def test_default_url_is_the_one_localdb_sh_prints(tmp_path):
+    """localdb.sh run from a copy of the checkout writes its password under .local/ and prints
+    the URL; the settings build the same URL from that checkout, honouring CTR_PG_PORT."""
+    env = {**os.environ, "CTR_PG_PORT": "54401"}
+    env.pop("CTR_PG_DB", None)
+    printed = localdb_url(tmp_path, env)
     assert (tmp_path / ".local" / "pg-password").is_file()
     assert printed.endswith("@127.0.0.1:54401/ctr")
     assert PROJECT_SETTINGS.local_cluster_url(tmp_path, env) == printed
@@ -46,6 +51,34 @@ def test_default_url_is_the_one_localdb_sh_prints(tmp_path):
 def test_default_url_without_a_cluster_yet_has_no_password(tmp_path):
     url = PROJECT_SETTINGS.local_cluster_url(tmp_path, {})
     assert url == "postgis://postgres@127.0.0.1:54329/ctr"
+
+
+def test_the_port_the_cluster_started_on_is_remembered_by_the_checkout(tmp_path):
+    """`make run CTR_PG_PORT=54341` then `manage.py …` without it: the settings (and localdb.sh
+    itself) read the port that `localdb.sh start` wrote in .local/pg-port, not 54329 (another
+    checkout's cluster on a shared machine). CTR_PG_PORT, when given, still wins."""
+    (tmp_path / ".local").mkdir()
+    (tmp_path / ".local" / "pg-port").write_text("54341\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("CTR_PG_PORT", "CTR_PG_DB")}
+    printed = localdb_url(tmp_path, env)
+    assert printed.endswith("@127.0.0.1:54341/ctr")
+    assert PROJECT_SETTINGS.local_cluster_url(tmp_path, env) == printed
+    env["CTR_PG_PORT"] = "54400"
+    assert PROJECT_SETTINGS.local_cluster_url(tmp_path, env).endswith("@127.0.0.1:54400/ctr")
+
+
+@pytest.mark.parametrize(
+    ("environ", "url"),
+    [
+        ({}, "http://127.0.0.1:8000"),
+        ({"PORT": "8123"}, "http://127.0.0.1:8123"),
+        ({"HOST": "192.168.0.10", "PORT": "8123"}, "http://192.168.0.10:8123"),
+        ({"HOST": "0.0.0.0", "PORT": "8123"}, "http://127.0.0.1:8123"),
+        ({"CTR_SITE_URL": "https://ctr.example.org/", "PORT": "8123"}, "https://ctr.example.org"),
+    ],
+)
+def test_links_in_e_mails_follow_the_port_make_run_serves_on(environ, url):
+    assert PROJECT_SETTINGS.site_url(environ) == url
 
 
 def checkout_uses_this_cluster() -> str | None:
@@ -60,9 +93,12 @@ def checkout_uses_this_cluster() -> str | None:
     return None
 
 
-def manage(*args: str, port: str, database: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(CTR_PG_PORT=port, CTR_PG_DB=database)
+def manage(*args: str, port: str | None, database: str) -> subprocess.CompletedProcess:
+    """manage.py without DATABASE_URL; without CTR_PG_PORT too when `port` is None."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CTR_PG_PORT")}
+    env.update(CTR_PG_DB=database)
+    if port is not None:
+        env["CTR_PG_PORT"] = port
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -74,7 +110,7 @@ def manage(*args: str, port: str, database: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.django_db
-def test_open_ctr_alerts_runs_without_database_url():
+def test_open_ctr_alerts_runs_without_database_url_nor_ctr_pg_port():
     reason = checkout_uses_this_cluster()
     if reason:
         pytest.skip(reason)
@@ -88,6 +124,21 @@ def test_open_ctr_alerts_runs_without_database_url():
     result = manage("open_ctr_alerts", port="1", database=connection.settings_dict["NAME"])
     assert result.returncode != 0
     assert "port 1 failed" in result.stderr
+    # Without CTR_PG_PORT: the port this checkout's cluster was started on, as `make run
+    # CTR_PG_PORT=…` starts it (running already: the start only records the port).
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    started = subprocess.run(
+        ["bash", "scripts/localdb.sh", "start"],
+        cwd=ROOT,
+        env={**env, "CTR_PG_PORT": port},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert started.returncode == 0, started.stderr
+    result = manage("open_ctr_alerts", port=None, database=connection.settings_dict["NAME"])
+    assert result.returncode == 0, result.stderr
+    assert "0 CTR(s) em aberto além do prazo." in result.stdout
 
 
 # The commands that only read, run for real with DEBUG on, as the README's commands run (the

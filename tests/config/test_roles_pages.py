@@ -136,7 +136,10 @@ def test_a_search_that_matches_nothing_says_so(world, frozen):
     issue(world)
     response = client_for(world.operator).get(RECEPTIONS, {"busca": "CTR-9999999-2020-999999"})
     assert response.status_code == 200
-    assert "Nenhum CTR a receber com “CTR-9999999-2020-999999”" in response.content.decode()
+    html = response.content.decode()
+    # One answer for the whole page, not "nothing to receive" and "nothing closed yet".
+    assert "Nenhum CTR encontrado para “CTR-9999999-2020-999999”" in html
+    assert "Nenhum CTR encerrado ainda" not in html and "a receber com" not in html
 
 
 def test_operator_search_never_shows_other_facilities_loads(world, frozen):

@@ -4,6 +4,7 @@ issued again with the day and the volumes, and checked again by every rule of th
 from __future__ import annotations
 
 import datetime
+import re
 from decimal import Decimal
 from html.parser import HTMLParser
 
@@ -339,11 +340,21 @@ def test_save_as_template_from_the_ctr_page(world, alfa_web):
     assert response.redirect_chain[-1][0] == "/transportador/modelos/"
     assert "Modelo “Flores” salvo" in response.content.decode()
     assert CTRTemplate.objects.get().name == "Flores"
-    again = alfa_web.post(
-        f"/transportador/ctrs/{ctr.number}/modelo/", {"modelo-name": "flores"}, follow=True
-    )
-    assert "Já existe um modelo chamado" in again.content.decode()
+    again = alfa_web.post(f"/transportador/ctrs/{ctr.number}/modelo/", {"modelo-name": "flores"})
     assert CTRTemplate.objects.count() == 1
+    # The CTR's page again, the typed name kept in its field and the error beside it.
+    assert again.status_code == 409
+    html = again.content.decode()
+    field = re.search(r'<input[^>]*name="modelo-name"[^>]*>', html).group(0)
+    assert 'value="flores"' in field and 'aria-invalid="true"' in field
+    assert 'aria-describedby="id_modelo-name_error"' in field
+    errors = re.search(r'<ul class="field-errors" id="id_modelo-name_error">(.*?)</ul>', html, re.S)
+    assert "Já existe um modelo chamado “flores”" in errors.group(1)
+    blank = alfa_web.post(f"/transportador/ctrs/{ctr.number}/modelo/", {"modelo-name": "  "})
+    assert blank.status_code == 400
+    assert "Informe o nome do modelo." in re.search(
+        r'id="id_modelo-name_error">(.*?)</ul>', blank.content.decode(), re.S
+    ).group(1)
 
 
 def test_another_transporters_ctr_is_not_saved(world, client):

@@ -123,6 +123,39 @@ def test_confirming_a_reception_asks_in_a_dialog_then_sends(browser_page, live_s
     assert page.recorder.js_errors() == []
 
 
+@pytest.mark.parametrize("width", [390, 1366])
+def test_refusing_a_load_asks_for_the_reason_before_the_dialog(
+    browser_page, live_server, world, width
+):
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": 844})
+    ctr = issue(world)
+    log_in(page, live_server, world.operator)
+    page.goto(f"{live_server.url}/recebimentos/?busca={ctr.number}")
+    page.get_by_text("Recusar a carga").click()
+    reason = page.locator(f"#id_x-{ctr.pk}-reason")
+    reason.fill("   ")
+    refuse = page.get_by_role("button", name=f"Recusar o {ctr.number}")
+    refuse.click()
+    dialog = page.locator("dialog.confirm-dialog")
+    # No "are you sure?" for a refusal the server would send back: the reason is asked first.
+    assert dialog.count() == 0 or not dialog.is_visible()
+    error = page.locator(f"#id_x-{ctr.pk}-reason-erro")
+    expect(error).to_have_text("Informe o motivo.")
+    assert reason.get_attribute("aria-invalid") == "true"
+    assert page.evaluate("document.activeElement.id") == f"id_x-{ctr.pk}-reason"
+    page.screenshot(path=f"{SHOTS}/roles-recusar-sem-motivo-{width}.png")
+    reason.fill("Caçamba com lixo doméstico")
+    expect(error).to_be_hidden()
+    refuse.click()
+    assert dialog.is_visible()
+    with page.expect_navigation():
+        dialog.get_by_role("button", name="Sim, recusar").click()
+    ctr.refresh_from_db()
+    assert ctr.status == CTRStatus.REFUSED
+    assert page.recorder.js_errors() == []
+
+
 def test_a_slow_post_shows_enviando_and_cannot_be_sent_twice(browser_page, live_server, world):
     page = browser_page
     ctr = issue(world)

@@ -324,6 +324,12 @@ def test_confirmation_links_the_existing_generator_without_renaming_it(world, sm
     assert "confirmado" in message["Subject"]
     assert_no_personal_data(message["Subject"], "Gama", CNPJ_GAMA)
     assert "gama2" in body(message)
+    # The confirmed registration's page: its own account is no other account to warn about,
+    # and no step is offered that was already taken.
+    after = web(world.nucleo).get(f"/nucleo/geradores/cadastros/{pending.pk}/").content.decode()
+    assert "Confirme só se" not in after and "alert-warning" not in after
+    assert "Confirmar vincula" not in after
+    assert "A conta gama2 age por ele." in after
 
 
 def test_confirmation_registers_an_unknown_generator(world, smtp_server):

@@ -407,11 +407,22 @@ def test_the_generator_sees_the_comparison_and_why_it_cannot_be_issued_yet(world
     assert 'id="previsto-transportado"' in page  # generators/_comparison.html
     assert "Ainda não: 1 pendência" in page
     assert f"O {in_transit.number} (3 m³) ainda não foi recebido pela área “ATT”." in page
-    assert "Pedir a declaração" in page
+    # No request the page itself says cannot be granted: the form waits for the blockers.
+    assert "Pedir a declaração</button>" not in page
+    assert "Você poderá pedir a declaração quando não houver pendências" in page
+    response = web(world.generator_user).post(
+        f"/gerador/obras/{site.pk}/habite-se/", {"ended_on": "2026-11-20"}
+    )
+    assert response.status_code == 409
+    assert "O pedido não foi enviado: ainda há 1 pendência" in response.content.decode()
+    assert not HabiteSeDeclaration.objects.exists()
 
 
 def test_the_generator_asks_from_its_worksite_page(world, site):
+    load(world, site, {"A": "6"}, received="6")
+    ship(world, {"A": "6"})
     url = f"/gerador/obras/{site.pk}/habite-se/"
+    assert "Pedir a declaração</button>" in web(world.generator_user).get(url).content.decode()
     client = web(world.generator_user)
     response = client.post(url, {"ended_on": "2026-11-20", "note": "Obra concluída."})
     assert response.status_code == 302 and response["Location"] == url
@@ -432,6 +443,8 @@ def test_the_generator_asks_from_its_worksite_page(world, site):
     ],
 )
 def test_a_bad_request_is_a_4xx_in_portuguese_and_writes_nothing(world, site, data, message):
+    load(world, site, {"A": "6"}, received="6")
+    ship(world, {"A": "6"})
     response = web(world.generator_user).post(f"/gerador/obras/{site.pk}/habite-se/", data)
     assert response.status_code == 400
     page = response.content.decode()
@@ -490,6 +503,8 @@ def test_issuing_too_early_from_the_page_says_why_and_writes_nothing(world, site
 
 
 def test_refusing_from_the_page_needs_the_reasons(world, site):
+    load(world, site, {"A": "6"}, received="6")
+    ship(world, {"A": "6"})
     declaration = asked(world, site)
     client = web(world.nucleo)
     empty = client.post(f"/nucleo/habite-se/{declaration.pk}/recusar/", {"recusar-reasons": ""})

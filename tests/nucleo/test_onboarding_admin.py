@@ -129,3 +129,19 @@ def test_a_form_without_boundary_is_sent_back(admin_user):
     response = client_of(admin_user).post(URL, form(shipped_sp=None, dry_run=None))
     assert response.status_code == 400
     assert "Envie o arquivo de limites ou use o de SP." in response.content.decode()
+
+
+def test_an_unknown_kind_in_the_network_names_the_form_fields_that_override_it(admin_user):
+    geojson = NETWORK.read_text().replace('"kind": "ATT"', '"kind": "Pontos Viciados"')
+    network = SimpleUploadedFile(NETWORK.name, geojson.encode(), "application/geo+json")
+    response = client_of(admin_user).post(URL, form(network_file=network))
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "tipo desconhecido &#x27;Pontos Viciados&#x27;" in html
+    # The page's own words, not the command's options.
+    assert "preencha “Tipo das áreas sem tipo” e escreva kind= em “Colunas da rede”" in html
+    assert "--kind TIPO" not in html
+    network.seek(0)
+    overridden = form(network_file=network, kind="ATT", network_fields="kind=")
+    response = client_of(admin_user).post(URL, overridden)
+    assert response.status_code == 200, response.content.decode()

@@ -145,12 +145,30 @@ def test_field_option_naming_a_missing_column_is_refused(tmp_path):
         ("Transbordo", "ATT"),
         ("Área de Reciclagem", "RECYCLING"),
         ("ATERRO DE RCC", "LANDFILL"),
+        # Open data writes the category in its own words: a kind named among them is read.
+        ("Mini Ecoponto", "PEV"),
+        ("Ecoponto de Entulho", "PEV"),
+        ("ECOPONTO - Vila Nova", "PEV"),
+        ("Usina de Reciclagem de Entulho", "RECYCLING"),
+        ("Área de Transbordo e Triagem (ATT) Norte", "ATT"),
     ],
 )
 def test_portuguese_kind_names_are_accepted(tmp_path, value, kind):
     path = write(tmp_path, "rede.geojson", [{"code": "X", "kind": value, "name": "X"}], [square()])
     run_import(path)
     assert ReceivingFacility.objects.get().kind == kind
+
+
+@pytest.mark.parametrize("value", ["Ecoponto e Aterro", "Pontos Viciados", "Entulho"])
+def test_a_category_naming_no_kind_or_two_is_refused_with_the_override(tmp_path, value):
+    path = write(tmp_path, "rede.geojson", [{"code": "X", "kind": value, "name": "X"}], [square()])
+    message = refusal(path)
+    assert f"tipo desconhecido '{value}'" in message
+    # The refusal names the options that give the whole file one kind, and they work.
+    assert "--kind" in message and "--field kind=" in message
+    assert ReceivingFacility.objects.count() == 0
+    run_import(path, "--kind", "ATT", "--field", "kind=")
+    assert ReceivingFacility.objects.get().kind == "ATT"
 
 
 def test_kind_option_sets_the_kind_of_a_file_without_kind_column(tmp_path):
@@ -222,7 +240,8 @@ def test_file_with_bad_features_is_refused_whole_and_lists_each_problem(tmp_path
     )
     assert (
         "feição 3 (código PEV-03), campo 'kind': tipo desconhecido 'XYZ' "
-        "(use PEV, ATT, RECYCLING ou LANDFILL)"
+        "(use PEV, ATT, RECYCLING ou LANDFILL, ou use --kind TIPO com --field kind= para dar "
+        "um só tipo ao arquivo todo)"
     ) in lines
     assert any(
         line.startswith("feição 4 (código PEV-04), campo 'license_valid_from': data inválida")

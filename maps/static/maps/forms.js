@@ -3,7 +3,10 @@
 //    <dialog> before it is sent; "{valor}" in the message is replaced by the value of the
 //    field named in data-confirm-value. Such forms carry <input name="etapa" value="revisar">:
 //    without JavaScript the server answers with a confirmation page instead (same question),
-//    and once confirmed here the field is removed so that the post acts at once.
+//    and once confirmed here the field is removed so that the post acts at once. Its required
+//    fields are checked first: an empty one gets its message beside it (data-required-message,
+//    as the server would say it) and the focus, and no dialog asks to confirm a post the
+//    server would send back.
 // 2. "Enviando…": a POST form that is being sent disables its buttons and says so, so that a
 //    slow mobile network does not end in a double post.
 // No inline handlers: the CSP allows only our files and nonce'd scripts.
@@ -67,6 +70,59 @@
     return true;
   }
 
+  function errorNote(input) {
+    return document.getElementById(input.id + "-erro");
+  }
+
+  function showMissing(input) {
+    var note = errorNote(input);
+    if (!note) {
+      note = document.createElement("ul");
+      note.className = "field-errors";
+      note.id = input.id + "-erro";
+      note.setAttribute("role", "alert");
+      note.appendChild(document.createElement("li"));
+      input.insertAdjacentElement("afterend", note);
+      var described = input.getAttribute("aria-describedby");
+      input.setAttribute("aria-describedby", (described ? described + " " : "") + note.id);
+    }
+    note.firstChild.textContent =
+      input.getAttribute("data-required-message") || "Preencha este campo.";
+    note.hidden = false;
+    input.setAttribute("aria-invalid", "true");
+  }
+
+  function clearMissing(input) {
+    var note = errorNote(input);
+    if (note) {
+      note.hidden = true;
+      input.removeAttribute("aria-invalid");
+    }
+  }
+
+  // The first empty required field of the form (after showing every one's message), or null.
+  function firstMissing(form) {
+    var first = null;
+    form.querySelectorAll("input[required], textarea[required], select[required]").forEach(
+      function (input) {
+        if (input.value.trim()) {
+          clearMissing(input);
+        } else {
+          showMissing(input);
+          first = first || input;
+        }
+      }
+    );
+    return first;
+  }
+
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (input.id && input.value && input.value.trim() && errorNote(input)) {
+      clearMissing(input);
+    }
+  });
+
   function markSending(form, submitter) {
     form.setAttribute("data-sending", "");
     form.setAttribute("aria-busy", "true");
@@ -111,6 +167,12 @@
       return;
     }
     if (form.hasAttribute("data-confirm") && !form.hasAttribute("data-confirmed")) {
+      var missing = firstMissing(form);
+      if (missing) {
+        event.preventDefault();
+        missing.focus();
+        return;
+      }
       if (ask(form)) {
         event.preventDefault();
         return;

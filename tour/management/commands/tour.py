@@ -48,11 +48,18 @@ def served_here(timeout_s: float = 60):
 class Command(BaseCommand):
     help = (
         "Fotografa o caminho principal de cada perfil na demonstração (computador e celular) "
-        "e reescreve docs/tour.md e docs/tour/."
+        "e escreve o roteiro e as fotos em .local/tour/ (fora do git); --docs docs reescreve "
+        "docs/tour.md e docs/tour/."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--docs", default=str(Path(settings.BASE_DIR) / "docs"))
+        # Where git does not look: a run leaves the tracked docs alone unless told.
+        parser.add_argument(
+            "--docs",
+            default=str(Path(settings.BASE_DIR) / ".local" / "tour"),
+            help="pasta do roteiro tour.md e das fotos em tour/ (padrão: .local/tour; "
+            "docs para atualizar a documentação)",
+        )
         parser.add_argument(
             "--base-url", help="um servidor já no ar (padrão: sobe o app numa porta livre)"
         )
@@ -62,6 +69,7 @@ class Command(BaseCommand):
 
         docs_dir = Path(docs)
         image_dir = docs_dir / "tour"
+        image_dir.mkdir(parents=True, exist_ok=True)
         try:
             journeys = tour.journeys(tour.demo_references())
         except LookupError as error:

@@ -1,0 +1,56 @@
+"""Words a user understands on the main pages (issue 25 point 19): no select offers Django's
+"---------" (each says what choosing nothing means), and no page speaks of DBSCAN."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from tests.ctr_world import build_world
+
+pytestmark = pytest.mark.django_db
+
+# The platform administrator's Django admin keeps Django's own widgets; these pages answer a
+# file, act on GET, or take the user out.
+SKIPPED = re.compile(r"^/(admin|api|ogc|static|media)/|\.(csv|pdf|json|geojson|gpkg|zip|xml)$|sair")
+EMPTY_DASHES = re.compile(r"<option[^>]*>\s*-{5,}\s*</option>")
+
+
+def page_paths() -> list[str]:
+    """Every page of the site whose URL takes no argument."""
+
+    def walk(resolver, prefix=""):
+        for pattern in resolver.url_patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern, prefix + str(pattern.pattern))
+            elif isinstance(pattern, URLPattern):
+                yield prefix + str(pattern.pattern)
+
+    paths = {"/" + p.lstrip("^").rstrip("$") for p in walk(get_resolver())}
+    return sorted(p for p in paths if not re.search(r"[<(\\]", p) and not SKIPPED.search(p))
+
+
+def test_no_select_of_any_role_offers_dashes_nor_a_page_dbscan():
+    world = build_world()
+    users = [None, world.alfa_user, world.operator, world.nucleo, world.fiscal, world.authority]
+    users.append(world.generator_user)
+    seen, found = 0, []
+    for user in users:
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        for path in page_paths():
+            response = client.get(path)
+            if response.status_code != 200 or "text/html" not in response["Content-Type"]:
+                continue
+            html = response.content.decode()
+            seen += html.count("<select")
+            who = user.username if user else "visitante"
+            found += [f"{who} {path}: {m.group(0)}" for m in EMPTY_DASHES.finditer(html)]
+            if "DBSCAN" in html:
+                found.append(f"{who} {path}: DBSCAN")
+    assert seen > 10  # the scan did reach forms
+    assert found == [], "\n".join(found)
