@@ -38,7 +38,7 @@ from ..models.enforcement import (
     PenaltyTableEntry,
     RecordStatus,
 )
-from ..models.frameworks import NoticeFirst
+from ..models.frameworks import Applier, NoticeFirst
 from ..models.reports import DumpingReport
 from .actions import check
 from .authorship import capacity, sign, signed
@@ -554,6 +554,13 @@ def draw_up_record(
         delivered_on=drawn_up_at if delivery_method == DeliveryMethod.HAND else None,
         **signed("drawn_up", by, case),
         **signed("delivery", by if delivery_method == DeliveryMethod.HAND else None, case),
+        # The fine is proposed here; the record imposes it only where the framework says so,
+        # else the authority applies it (Lei 3.978/2007 art. 35; penalties.apply_fine).
+        **(
+            {"fine_applied_at": drawn_up_at, **signed("fine_applied", by, case)}
+            if framework.applier("FINE") == Applier.RECORD
+            else {}
+        ),
     )
     InfractionItem.objects.bulk_create([InfractionItem.frozen(record, e) for e in entries])
     case.status = CaseStatus.RECORDED

@@ -261,6 +261,20 @@ def _record_steps(
             by=tl.by.text(record, "drawn_up"),
         )
     )
+    # The fine the record proposes, applied by the authority (art. 35; framework.applied_by).
+    if framework.applier("FINE") == "AUTHORITY":
+        if record.fine_applied_at is not None:
+            add(
+                Step(
+                    record.fine_applied_at,
+                    f"Multa do auto {record.number} aplicada",
+                    "",
+                    framework.cite("applied_by"),
+                    by=tl.by.text(record, "fine_applied"),
+                )
+            )
+        else:
+            tl.due(hint("apply_fine", record, number=record.number, authority=framework.authority))
     if record.proposes_revocation:
         persistent = fine.persistent_of is not None
         add(
@@ -409,7 +423,13 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         for charge in penalty.charges.all():
             _charge_steps(charge, today, tl)
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú.", by=lifted))
+            met = (
+                f"Exigências cumpridas em {br_date(penalty.requirements_met_on)}: "
+                f"{penalty.requirements_met}"
+                if penalty.requirements_met_on
+                else ""
+            )
+            add(Step(penalty.lifted_on, "Embargo cancelado", met, "art. 31 p.ú.", by=lifted))
         elif not annulled:
             tl.due(hint("lift_penalty", penalty))
     elif penalty.kind == PenaltyKind.SEIZURE:
