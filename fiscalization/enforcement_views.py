@@ -30,6 +30,7 @@ from jurisdiction.scope import AUDITOR_REFUSAL
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
 from .enforcement import EnforcementError, OffenderData, actions
+from .enforcement.authorship import Authors
 from .enforcement.facts import case_of
 from .models import DumpingReport
 from .models.enforcement import (
@@ -358,13 +359,15 @@ def records_awaiting(request):
                 return redirect("enforcement:records-awaiting")
     queue = enforcement.awaiting_authority(
         InfractionRecord.objects.visible_to(request.user, current=True)
-    ).select_related("case__offender", "case__framework", "drawn_up_by")
+    ).select_related("case__offender", "case__framework")
     queue = queue.prefetch_related("items")
     page = Paginator(queue.order_by("drawn_up_at", "pk"), 50).get_page(request.GET.get("page"))
     apply = actions.ACTIONS["apply_fine"]
+    authors = Authors()
     rows = [
         {
             "record": record,
+            "inspector": authors.text(record, "drawn_up") or "—",
             "unit": enforcement.unit_label(record.case.framework),
             "items": ", ".join(item.code for item in record.items.all()),
             "can_apply": apply.permits(request.user, record) and apply.allows(record),
