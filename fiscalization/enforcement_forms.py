@@ -28,6 +28,7 @@ from .enforcement.terms import terms_of
 from .intake import normalize_protocol
 from .models.enforcement import (
     FAILURE_OUTCOMES,
+    IMPRACTICABLE,
     INDIVIDUAL_DELIVERY,
     CaseStatus,
     DeliveryMethod,
@@ -417,12 +418,16 @@ class FailureForm(StepForm):
     submit = "Registrar entrega frustrada"
 
     outcome = forms.ChoiceField(label="O que houve", widget=forms.RadioSelect)
-    attempted_at = datetime_field("Data e hora da tentativa")
+    attempted_at = datetime_field(
+        "Data e hora da tentativa",
+        "Impraticável: a data e hora em que se constatou (infrator ou endereço desconhecido).",
+    )
     reason = forms.CharField(
         label="Circunstâncias",
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=2000,
-        help_text="Quem tentou entregar, onde, o que houve (ou o motivo da devolução no AR).",
+        help_text="Quem tentou entregar, onde, o que houve (ou o motivo da devolução no AR); "
+        "impraticável: o que se sabe do infrator e o que se buscou.",
     )
 
     def __init__(self, data=None, *, subject, **kwargs):
@@ -436,12 +441,18 @@ class FailureForm(StepForm):
 
     def intro(self) -> str:
         return (
-            "Registrada a entrega frustrada, o edital na imprensa oficial supre a entrega "
-            "individual (art. 28 §2)."
+            "Registrada a entrega frustrada — ou impraticável, quando o infrator ou o endereço "
+            "dele é desconhecido, sem tentativa —, o edital na imprensa oficial supre a entrega "
+            "individual (art. 28 §2: “As notificações individuais, quando negativas ou "
+            "impraticáveis, serão supridas por editais”)."
         )
 
     def done(self, attempt) -> str:
-        return f"Entrega frustrada registrada ({attempt.get_outcome_display()}): publique o edital."
+        what = "impraticável" if attempt.outcome in IMPRACTICABLE else "frustrada"
+        return (
+            f"Entrega individual {what} registrada ({attempt.get_outcome_display()}): publique "
+            "o edital."
+        )
 
 
 class NoticeFailureForm(FailureForm):

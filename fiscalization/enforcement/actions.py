@@ -517,7 +517,7 @@ _ROWS = (
         "A entrega frustrada só se registra numa notificação em curso, ainda não recebida nem "
         "publicada em edital.",
         refused_if=("received", "edital"),
-        label="Registrar entrega frustrada",
+        label="Registrar entrega frustrada ou impraticável",
         offered_if=("not failed",),
         url="enforcement:notice-failure",
         path="fiscalizacao/notificacoes/<int:pk>/entrega-frustrada/",
@@ -582,7 +582,7 @@ _ROWS = (
         "A entrega frustrada só se registra num auto lavrado, ainda não recebido nem publicado "
         "em edital.",
         refused_if=("received", "edital"),
-        label="Registrar entrega frustrada",
+        label="Registrar entrega frustrada ou impraticável",
         offered_if=("not failed",),
         url="enforcement:record-failure",
         path="fiscalizacao/autos/<int:pk>/entrega-frustrada/",

@@ -21,6 +21,7 @@ from pev_network.models import Municipality, ReceivingFacility
 from .. import deadlines, fines, penalty_table
 from ..models.enforcement import (
     FAILURE_OUTCOMES,
+    IMPRACTICABLE,
     INDIVIDUAL_DELIVERY,
     CaseStatus,
     DeliveryAttempt,
@@ -314,7 +315,8 @@ def _check_individual(delivery_method: str) -> None:
         raise EnforcementError(
             "O edital só supre a entrega individual negativa ou impraticável (art. 28 §2): "
             "entregue pessoalmente ou por carta com AR; frustrada a entrega (recusa, "
-            "destinatário não encontrado ou AR devolvido), registre-a e publique o edital.",
+            "destinatário não encontrado ou AR devolvido) ou impraticável (infrator ou "
+            "endereço desconhecido), registre-a e publique o edital.",
             "individual_first",
             "delivery_method",
         )
@@ -362,7 +364,11 @@ def _failed_delivery(
         )
     if not reason.strip():
         raise EnforcementError(
-            "Descreva as circunstâncias da entrega frustrada (quem tentou, onde, o que houve).",
+            "Descreva por que a entrega individual é impraticável (o que se sabe do infrator e "
+            "o que se buscou)."
+            if outcome in IMPRACTICABLE
+            else "Descreva as circunstâncias da entrega frustrada (quem tentou, onde, o que "
+            "houve).",
             "reason",
             "reason",
         )

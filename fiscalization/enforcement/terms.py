@@ -10,9 +10,11 @@ from .. import fines
 from ..models.frameworks import DayCount, EditalReceipt, Escalation, PaymentFrom, PenaltyFramework
 
 EDITAL_RULES = {
-    EditalReceipt.FIRST_WORKING_DAY: "os prazos contam a partir do primeiro dia útil após a "
-    "publicação (publicado numa sexta-feira, contam da segunda; antes de um feriado, do dia útil "
-    "seguinte), não prosperando a alegação de ignorância",
+    # Lei 3.978/2007 art. 28 §2, quoted as the law writes it, then the reading adopted.
+    EditalReceipt.FIRST_WORKING_DAY: "os prazos contam “a partir do primeiro dia útil da "
+    "publicação”: do primeiro dia útil seguinte ao da publicação (publicado numa sexta-feira, "
+    "contam da segunda; antes de um feriado, do dia útil seguinte), não prosperando a alegação "
+    "de ignorância",
     EditalReceipt.END_OF_PERIOD: "presume-se a ciência no término do prazo de {days} dias "
     "corridos do edital, contado da publicação; os prazos correm do dia seguinte",
     EditalReceipt.PUBLICATION: "presume-se a ciência na data da publicação; os prazos correm do "

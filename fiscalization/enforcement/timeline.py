@@ -226,8 +226,8 @@ def _delivery_label(document) -> str:
 def _receipt_detail(receipt: deadlines.Receipt) -> str:
     if receipt.method == DeliveryMethod.PUBLIC_NOTICE:
         return (
-            f"Prazos contados a partir de {br_date(receipt.first_day)}, primeiro dia útil após a "
-            "publicação (art. 28 §2)."
+            f"Prazos contados a partir de {br_date(receipt.first_day)}: “a partir do primeiro "
+            "dia útil da publicação” (art. 28 §2), o dia útil seguinte ao da publicação."
         )
     if receipt.method == DeliveryMethod.MAIL:
         return "Recebimento na data e hora da entrega escritas no AR."

@@ -550,12 +550,18 @@ class DeliveryOutcome(models.TextChoices):
     REFUSED = "REFUSED", "Recusou-se a receber (entrega pessoal)"
     NOT_FOUND = "NOT_FOUND", "Destinatário não encontrado (entrega pessoal)"
     RETURNED = "RETURNED", "AR devolvido sem entrega (correio)"
+    # Impracticable without any attempt (art. 28 §2, "impraticáveis"): nobody to hand it to,
+    # nowhere to send it.
+    NO_OFFENDER = "UNKNOWN", "Impraticável: infrator não identificado"
+    NO_ADDRESS = "NO_ADDRESS", "Impraticável: endereço do infrator desconhecido"
 
 
+# Individual delivery impracticable, whatever the method planned: recorded without an attempt.
+IMPRACTICABLE = (DeliveryOutcome.NO_OFFENDER, DeliveryOutcome.NO_ADDRESS)
 # What can go wrong with each individual delivery.
 FAILURE_OUTCOMES = {
-    DeliveryMethod.HAND: (DeliveryOutcome.REFUSED, DeliveryOutcome.NOT_FOUND),
-    DeliveryMethod.MAIL: (DeliveryOutcome.RETURNED,),
+    DeliveryMethod.HAND: (DeliveryOutcome.REFUSED, DeliveryOutcome.NOT_FOUND, *IMPRACTICABLE),
+    DeliveryMethod.MAIL: (DeliveryOutcome.RETURNED, *IMPRACTICABLE),
 }
 
 
