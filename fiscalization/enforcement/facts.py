@@ -203,6 +203,7 @@ def payment_last_day(record: InfractionRecord) -> datetime.date | None:
         receipt=receipt_of(record),
         appeal_last=None if has_appeal(record) else appeal_last_day(record),
         upheld_on=_upheld_on(record),
+        appeal_filed=record.appeal.filed_on if has_appeal(record) else None,
     )
     return deadlines.payment_last_day(payment, case.framework, calendar_for(case.municipality))
 

@@ -38,6 +38,12 @@ def terms_of(framework: PenaltyFramework) -> dict[str, str]:
         if framework.post_appeal_payment_days
         else days(framework.payment_days, framework.payment_day_count)
         + f" {PaymentFrom(framework.payment_from).label}"
+        + (
+            # Lei 3.978/2007 art. 36 with no other source: the appeal holds the count back.
+            ", sem contar os dias do recurso ao julgamento: o restante corre da decisão"
+            if framework.appeal_suspensive and framework.payment_from != PaymentFrom.FINAL
+            else ""
+        )
     )
     figures = {
         "unit": unit,
