@@ -212,6 +212,7 @@ class PaymentFacts:
     receipt: Receipt | None = None
     appeal_last: datetime.date | None = None
     upheld_on: datetime.date | None = None
+    appeal_filed: datetime.date | None = None  # of the appeal that upheld it, if any
 
 
 def payment_last_day(
@@ -222,8 +223,12 @@ def payment_last_day(
 
     RECORD (Lei 3.978/2007 art. 36): day 1 is the day after the record; a suspensive appeal
     decided against the offender gives him the framework's post-appeal days from the decision
-    (never fewer than from the record). RECEIPT: from the day after the receipt. FINAL
-    (Lei 3.190/2013 art. 15, "contados da decisão final"): from the day after the decision,
+    (never fewer than from the record) where its source gives such days; where it gives none,
+    the law's own deadline ("prazo máximo de 30 dias, da lavratura") with the days the appeal
+    held collection back (filing to decision) left out of the count: the rest runs after the
+    decision, never more than the law's days in all (issue 25 point 6). RECEIPT: from the day
+    after the receipt. FINAL (Lei 3.190/2013 art. 15, "contados da decisão final"): from the
+    day after the decision,
     or after the last day of the appeal window when nobody appealed."""
     start = framework.payment_from
     if start == "RECORD":
@@ -244,6 +249,23 @@ def payment_last_day(
         facts.upheld_on is not None
         and start != "FINAL"
         and framework.appeal_suspensive
+        and not framework.post_appeal_payment_days
+        and facts.appeal_filed is not None
+        and facts.appeal_filed <= last
+    ):
+        # The days from the filing to the decision did not run: the rest of the law's days
+        # (counted as its own, calendar or working) run from the day after the decision.
+        used = _days_used(first, facts.appeal_filed, framework.payment_day_count, calendar)
+        return last_day(
+            facts.upheld_on + ONE_DAY,
+            framework.payment_days - used,
+            framework.payment_day_count,
+            calendar,
+        )
+    if (
+        facts.upheld_on is not None
+        and start != "FINAL"
+        and framework.appeal_suspensive
         and framework.post_appeal_payment_days
     ):
         after = last_day(
@@ -254,6 +276,22 @@ def payment_last_day(
         )
         last = max(last, after)
     return last
+
+
+def _days_used(
+    first_day: datetime.date, filed: datetime.date, day_count: str, calendar: WorkCalendar
+) -> int:
+    """How many of a deadline's days (day 1 = `first_day`) had run before the appeal was filed
+    on `filed`: the filing day itself is held back with the rest."""
+    if filed <= first_day:
+        return 0
+    if day_count == "CALENDAR":
+        return (filed - first_day).days
+    day, used = first_day, 0
+    while day < filed:
+        used += calendar.is_working_day(day)
+        day += ONE_DAY
+    return used
 
 
 def discount_last_day(

@@ -529,7 +529,11 @@ class _Loader:
         codes: tuple[str, ...],
         method: str,
         no_signature_reason: str = "",
+        applied_after: datetime.timedelta | None = datetime.timedelta(hours=20),
     ) -> None:
+        """The inspector's record, and the authority's application of its fine
+        `applied_after` it (Lei 3.978/2007 art. 35); None: it still awaits the authority."""
+
         def run():
             self.records[key] = enforcement.draw_up_record(
                 self.cases[key],
@@ -542,6 +546,12 @@ class _Loader:
             )
 
         self.add(at, run)
+        if applied_after is not None and at + applied_after <= self.now:
+            applied = at + applied_after
+            self.add(
+                applied,
+                lambda: enforcement.apply_fine(self.records[key], applied, by=self.authority),
+            )
 
 
 def _generator(name_document: tuple[str, str], role: str, address: str) -> OffenderData:
@@ -827,6 +837,7 @@ def plan_recidivist(ld: _Loader, paid_on: datetime.date) -> None:
         ("INF-01",),
         DeliveryMethod.HAND,
         "O infrator recusou-se a assinar; cópia entregue em mãos na presença de testemunha.",
+        applied_after=None,  # in the authority's queue
     )
 
 

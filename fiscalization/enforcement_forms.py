@@ -29,6 +29,7 @@ from .enforcement.terms import terms_of
 from .intake import normalize_protocol
 from .models.enforcement import (
     FAILURE_OUTCOMES,
+    IMPRACTICABLE,
     INDIVIDUAL_DELIVERY,
     CaseStatus,
     DeliveryMethod,
@@ -436,12 +437,16 @@ class FailureForm(StepForm):
     submit = "Registrar entrega frustrada"
 
     outcome = forms.ChoiceField(label="O que houve", widget=forms.RadioSelect)
-    attempted_at = datetime_field("Data e hora da tentativa")
+    attempted_at = datetime_field(
+        "Data e hora da tentativa",
+        "Impraticável: a data e hora em que se constatou (infrator ou endereço desconhecido).",
+    )
     reason = forms.CharField(
         label="Circunstâncias",
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=2000,
-        help_text="Quem tentou entregar, onde, o que houve (ou o motivo da devolução no AR).",
+        help_text="Quem tentou entregar, onde, o que houve (ou o motivo da devolução no AR); "
+        "impraticável: o que se sabe do infrator e o que se buscou.",
     )
 
     def __init__(self, data=None, *, subject, **kwargs):
@@ -455,12 +460,18 @@ class FailureForm(StepForm):
 
     def intro(self) -> str:
         return (
-            "Registrada a entrega frustrada, o edital na imprensa oficial supre a entrega "
-            "individual (art. 28 §2)."
+            "Registrada a entrega frustrada — ou impraticável, quando o infrator ou o endereço "
+            "dele é desconhecido, sem tentativa —, o edital na imprensa oficial supre a entrega "
+            "individual (art. 28 §2: “As notificações individuais, quando negativas ou "
+            "impraticáveis, serão supridas por editais”)."
         )
 
     def done(self, attempt) -> str:
-        return f"Entrega frustrada registrada ({attempt.get_outcome_display()}): publique o edital."
+        what = "impraticável" if attempt.outcome in IMPRACTICABLE else "frustrada"
+        return (
+            f"Entrega individual {what} registrada ({attempt.get_outcome_display()}): publique "
+            "o edital."
+        )
 
 
 class NoticeFailureForm(FailureForm):
@@ -619,7 +630,35 @@ class RecordForm(StepForm):
 
     def done(self, record) -> str:
         total = f"{br_number(record.total_ufesp, 2)} {self.terms['unit']}"
+        if record.fine_applied_at is None:
+            authority = self.subject.framework.authority
+            return (
+                f"Auto {record.number} lavrado: multa proposta de {total}, que aguarda a "
+                f"aplicação pela autoridade — {authority}."
+            )
         return f"Auto {record.number} lavrado: {total}."
+
+
+class ApplyFineForm(StepForm):
+    lead = (
+        "O fiscal lavrou o auto e propôs a multa; as penalidades são aplicadas pela "
+        "autoridade (art. 35). O prazo de pagamento conta da aplicação."
+    )
+    submit = "Aplicar a multa"
+
+    applied_at = datetime_field("Aplicada em")
+
+    def heading(self) -> str:
+        record = self.subject
+        total = f"{br_number(record.total_ufesp, 2)} {self.terms['unit']}"
+        return f"Aplicar a multa do auto {record.number} ({total})"
+
+    def legal(self, default: str) -> str:
+        return self.subject.case.framework.cite("applied_by") or default
+
+    def done(self, record) -> str:
+        total = f"{br_number(record.total_ufesp, 2)} {self.terms['unit']}"
+        return f"Multa de {total} do auto {record.number} aplicada (art. 35)."
 
 
 class AppealForm(StepForm):
@@ -823,10 +862,29 @@ class LiftForm(DateOnlyForm):
             return "O embargo é cancelado quando o infrator cumpre as exigências (art. 31 p.ú.)."
         return "A partir desta data o transportador ou a área voltam a operar."
 
+    requirements_met = forms.CharField(
+        label="Exigências do auto cumpridas",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        max_length=2000,
+        help_text="Quais exigências do auto o infrator cumpriu, como constatado (art. 31 p.ú.).",
+    )
+    requirements_met_on = date_field("Exigências cumpridas em", required=False)
+
+    def __init__(self, data=None, *, subject, **kwargs):
+        super().__init__(data, subject=subject, **kwargs)
+        if not self.embargo:  # a suspension is lifted by date alone
+            del self.fields["requirements_met"], self.fields["requirements_met_on"]
+
     def legal(self, default: str) -> str:
         return default if self.embargo else "Lei 3.978/2007 art. 25 IV"
 
     def done(self, penalty) -> str:
+        if self.embargo:
+            return (
+                f"Embargo cancelado em {br_date(penalty.lifted_on)}: exigências cumpridas em "
+                f"{br_date(penalty.requirements_met_on)} (art. 31 p.ú.)."
+            )
         return (
             f"Penalidade levantada: {penalty.get_kind_display()}, em {br_date(penalty.lifted_on)}."
         )

@@ -529,6 +529,20 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             SMALL,
         ),
     ]
+    # Who imposes the fine (Lei 3.978/2007 art. 35; the framework's applied_by): proposed by
+    # the inspector's record and applied by the authority, or imposed by the record itself.
+    if framework.applier("FINE") == "AUTHORITY":
+        applied = (
+            f"Multa aplicada em {br_datetime(record.fine_applied_at)} por "
+            f"{escape(Authors().text(record, 'fine_applied') or framework.authority)}"
+            if record.fine_applied_at
+            else "Multa proposta pelo agente; aguarda a aplicação pela autoridade — "
+            f"{escape(framework.authority)}"
+        )
+        story += [
+            Spacer(0, 1 * mm),
+            p(f"{applied} ({escape(framework.cite('applied_by'))}).", SMALL),
+        ]
     if record.proposes_revocation:
         suspension = enforcement.earlier_suspension(case)
         since = f" (suspensão de {br_date(suspension.starts_on)})" if suspension else ""

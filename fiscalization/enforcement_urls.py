@@ -21,6 +21,12 @@ urlpatterns = [
         name="generator-suggestions",
     ),
     path("fiscalizacao/processos/<int:pk>/", views.case_detail, name="case-detail"),
+    # The authority's queue (art. 35); its count: enforcement.records_awaiting_authority.
+    path(
+        "fiscalizacao/autos/aguardando-autoridade/",
+        views.records_awaiting,
+        name="records-awaiting",
+    ),
     path("fiscalizacao/notificacoes/<int:pk>/pdf/", views.notice_pdf, name="notice-pdf"),
     path("fiscalizacao/autos/<int:pk>/pdf/", views.record_pdf, name="record-pdf"),
     *(

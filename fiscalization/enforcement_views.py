@@ -30,6 +30,7 @@ from jurisdiction.scope import AUDITOR_REFUSAL
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
 from . import enforcement_forms as forms
 from .enforcement import EnforcementError, OffenderData, actions
+from .enforcement.authorship import Authors
 from .enforcement.facts import case_of
 from .models import DumpingReport
 from .models.enforcement import (
@@ -232,10 +233,21 @@ def generator_suggestions(request):
     return response
 
 
-def _buttons(subject, user) -> list[Button]:
+class Steps(list):
+    """The buttons of a subject's steps, and `waiting`: the steps not possible yet, each as
+    “label: reason, a partir de …” (issue 25 point 16)."""
+
+    def __init__(self, buttons, waiting):
+        super().__init__(buttons)
+        self.waiting = waiting
+
+
+def _buttons(subject, user) -> Steps:
     """The buttons of the steps the table offers `user` for `subject` (a case, notice, record,
-    penalty or daily-fine charge), in its order: an inspector sees no penalty (art. 35)."""
-    return [
+    penalty or daily-fine charge), in its order: an inspector sees no penalty (art. 35); and
+    those it would offer but for what they wait for, with the reason and the date they open.
+    The table's guard decides both: a step listed is refused by the service until then."""
+    buttons = [
         Button(
             action.label_for(subject),
             reverse(action.url, args=[subject.pk, *action.url_args]),
@@ -243,6 +255,8 @@ def _buttons(subject, user) -> list[Button]:
         )
         for action in enforcement.offered(subject, user)
     ]
+    waiting = [wait.text(row.label_for(subject)) for row, wait in actions.waiting(subject, user)]
+    return Steps(buttons, waiting)
 
 
 @require_safe
@@ -323,6 +337,59 @@ def case_detail(request, pk: int):
     )
 
 
+# --- the authority's queue: records whose proposed fine awaits its decision (art. 35) ----------
+
+
+@require_http_methods(["GET", "POST"])
+@municipal_only
+def records_awaiting(request):
+    """The records of the municipality the user works in now whose fine, proposed by the
+    inspector, awaits the authority (Lei 3.978/2007 art. 35), oldest first; the authority
+    applies each in one step (POST `record`: the fine applied now, by it)."""
+    status, error = 200, ""
+    if request.method == "POST":
+        try:
+            pk = int(request.POST.get("record", ""))
+        except ValueError:
+            pk, status, error = None, 400, "Auto de infração inválido."
+        if pk is not None:
+            record = get_object_or_404(
+                InfractionRecord.objects.visible_to(request.user).select_related("case"), pk=pk
+            )
+            try:
+                enforcement.apply_fine(record, by=request.user)
+            except enforcement.AuthorityRequired as exc:
+                return render(request, "ctr/forbidden.html", {"message": exc.message}, status=403)
+            except EnforcementError as exc:
+                status, error = 400, f"Auto {record.number}: {exc.message}"
+            else:
+                messages.success(request, f"Multa do auto {record.number} aplicada (art. 35).")
+                return redirect("enforcement:records-awaiting")
+    queue = enforcement.awaiting_authority(
+        InfractionRecord.objects.visible_to(request.user, current=True)
+    ).select_related("case__offender", "case__framework")
+    queue = queue.prefetch_related("items")
+    page = Paginator(queue.order_by("drawn_up_at", "pk"), 50).get_page(request.GET.get("page"))
+    apply = actions.ACTIONS["apply_fine"]
+    authors = Authors()
+    rows = [
+        {
+            "record": record,
+            "inspector": authors.text(record, "drawn_up") or "—",
+            "unit": enforcement.unit_label(record.case.framework),
+            "items": ", ".join(item.code for item in record.items.all()),
+            "can_apply": apply.permits(request.user, record) and apply.allows(record),
+        }
+        for record in page
+    ]
+    return render(
+        request,
+        TEMPLATES + "records_awaiting.html",
+        {"page": page, "rows": rows, "error": error, "nav": "fiscalizacao"},
+        status=status,
+    )
+
+
 # --- the steps' pages (one per row of fiscalization.enforcement.actions) ------------------------
 
 # Each kind of subject as a step's page loads it, and the case it belongs to.
@@ -359,8 +426,8 @@ def step_page(request, pk: int, url: str, *url_args: str):
         # Who may take the step and why (art. 35: the case's framework names the authority;
         # the auditor reads the case and takes no step), before the page shows anything of it.
         message = (
-            actions.authority_refusal(action.permission, subject)
-            if action.permission
+            actions.authority_refusal(action.needs(subject), subject)
+            if action.needs(subject)
             else AUDITOR_REFUSAL
         )
         return render(request, "ctr/forbidden.html", {"message": message}, status=403)

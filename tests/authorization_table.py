@@ -681,6 +681,12 @@ TABLE: dict[str, list[Check]] = {
     "enforcement:appeal-decision": [
         Check(kwargs={"pk": "{record}"}, get=AUTHORITY_PAGE, post=AUTHORITY_FORM)
     ],
+    "enforcement:apply-fine": [
+        Check(kwargs={"pk": "{record}"}, get=AUTHORITY_PAGE, post=AUTHORITY_FORM)
+    ],
+    # The records awaiting the authority (art. 35): every municipal role reads the queue; an
+    # empty POST names no record (400).
+    "enforcement:records-awaiting": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
     "enforcement:payment": [
         Check(kwargs={"pk": "{record}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
     ],

@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 
 from fiscalization import demo_table, enforcement, penalty_table
@@ -116,20 +117,32 @@ def record_for(
     offender: OffenderData | None = None,
     obstructed: bool = False,
     delivery: str = DeliveryMethod.HAND,
+    applied: bool = True,
 ) -> InfractionRecord:
     """A record through the whole procedure: case, notice where the framework requires one
-    (Lei 3.978/2007 art. 28: the non-recidivist), record."""
+    (Lei 3.978/2007 art. 28: the non-recidivist), record; and, with `applied`, its fine
+    applied by the authority in the same minute (art. 35), where the record does not impose
+    it itself."""
     case = open_case(world, opened_at, offender, obstructed)
     drawn = case.opened_at + 2 * HOUR
     if case.framework.notice_first == "NON_RECIDIVIST" and not enforcement.is_recidivist(case):
         drawn = notified_and_expired(case)
-    return enforcement.draw_up_record(
+    record = enforcement.draw_up_record(
         case,
         entries(*codes),
         delivery_method=delivery,
         signed_by_offender=True,
         drawn_up_at=drawn,
     )
+    return fine_applied(world, record) if applied else record
+
+
+def fine_applied(world: World, record: InfractionRecord, when=None) -> InfractionRecord:
+    """The record's fine applied by the authority at `when` (by default when drawn up), where
+    it still awaits it (Lei 3.978/2007 art. 35)."""
+    if record.fine_applied_at is None:
+        record = enforcement.apply_fine(record, when or record.drawn_up_at, by=world.authority)
+    return record
 
 
 # --- penalty frameworks (fiscalization/fixtures/penalty_frameworks.json) ----------------------
@@ -190,3 +203,10 @@ def govern_by(ibge_code: str, municipality) -> PenaltyFramework:
     ).update(valid_until=datetime.date(2000, 1, 1), valid_from=datetime.date(2000, 1, 1))
     framework.refresh_from_db()
     return framework
+
+
+def client_for(user) -> Client:
+    """A test client signed in as `user`."""
+    client = Client()
+    client.force_login(user)
+    return client

@@ -13,6 +13,8 @@ The procedure, in order:
   draw_up_record       the auto de infração: entries of the table (art. 23), cumulative
                        (art. 30 §3), doubled for recidivism (art. 30), aggravated for obstruction
                        (art. 26 I), signed or certified (art. 36 sole §)
+  apply_fine           the authority applies the fine the record proposes (art. 35), where the
+                       framework gives it the fine; the payment counts from then
   file_appeal / decide_appeal        30 days from receipt (Lei 3.190/2013 art. 13)
   register_payment / send_to_divida_ativa   30 days from the record, UFESP of the payment date
                        (art. 36); unpaid to Dívida Ativa (art. 22 IV)
@@ -80,12 +82,15 @@ from .payments import (
 )
 from .penalties import (
     apply_embargo,
+    apply_fine,
     apply_revocation,
     apply_seizure,
     apply_suspension,
     assess_embargo_fine,
+    awaiting_authority,
     ended_facility_suspensions,
     lift_penalty,
+    records_awaiting_authority,
     register_embargo_breach,
     register_seizure_costs,
     release_seizure,
@@ -126,6 +131,9 @@ __all__ = [
     "Timeline",
     "appeal_last_day",
     "apply_embargo",
+    "apply_fine",
+    "awaiting_authority",
+    "records_awaiting_authority",
     "apply_revocation",
     "apply_seizure",
     "apply_suspension",

@@ -24,6 +24,7 @@ parameters, and what its page says). The URL and the page come from the row
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -49,11 +50,16 @@ from ..models.enforcement import (
     PenaltyKind,
     RecordStatus,
 )
+from ..models.frameworks import Applier, NoticeFirst
 from .errors import AuthorityRequired, EnforcementError
 from .facts import (
+    appeal_last_day,
     case_of,
+    charge_last_day,
+    notice_due,
     notice_possible,
     notice_running,
+    payment_last_day,
     repair_owed,
     uncharged_breaches,
 )
@@ -75,8 +81,9 @@ MUNICIPAL = "municipal"
 # Municipal de Serviços Urbanos).
 AUTHORITY_REFUSALS = {
     APPLY_PENALTY: "As penalidades são aplicadas pela autoridade — {authority}: só ela, com o "
-    "papel de autoridade no município do processo, aplica embargo, apreensão, suspensão ou "
-    "cassação. O fiscal lavra o auto e registra os demais atos do processo.",
+    "papel de autoridade no município do processo, aplica a multa proposta no auto, embargo, "
+    "apreensão, suspensão ou cassação. O fiscal lavra o auto, propõe a multa e registra os "
+    "demais atos do processo.",
     DECIDE_APPEAL: "O recurso é decidido pela autoridade que aplica as penalidades — "
     "{authority} (Lei 3.190/2013 art. 14, por analogia) —, não pelo fiscal que lavrou o auto: "
     "só a autoridade, com o papel de autoridade no município do processo, registra a decisão.",
@@ -118,6 +125,9 @@ CONDITIONS: dict[str, Callable[[object], bool]] = {
     "by_hand": lambda record: record.delivery_method == DeliveryMethod.HAND,
     # record: paid or not, the damage is still to be repaired (art. 30 §2)
     "repair_owed": repair_owed,
+    # record: the fine it proposes has been applied (by the record itself or the authority,
+    # as the framework's applied_by says; Lei 3.978/2007 art. 35)
+    "fine_applied": lambda record: record.fine_applied_at is not None,
     # penalty: not lifted, and its record not annulled
     "standing": lambda penalty: (
         penalty.lifted_on is None and penalty.record.status != RecordStatus.ANNULLED
@@ -131,6 +141,156 @@ CONDITIONS: dict[str, Callable[[object], bool]] = {
     "in_force": lambda penalty: (
         penalty.kind != PenaltyKind.SUSPENSION or penalty.ends_on >= timezone.localdate()
     ),
+}
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Why a step is not possible yet, and when it opens: a moment or a day, or None when it
+    opens with an act still to come. `code` and `message` are the guard's refusal."""
+
+    reason: str  # as the case page lists it: "depois das 72 h da notificação"
+    opens: datetime.datetime | datetime.date | None
+    code: str
+    message: str
+
+    def text(self, label: str) -> str:
+        """“Lavrar auto de infração: depois das 72 h da notificação, a partir de 07/12 10:00”."""
+        if isinstance(self.opens, datetime.datetime):
+            when = f", a partir de {timezone.localtime(self.opens):%d/%m %H:%M}"
+        elif isinstance(self.opens, datetime.date):
+            when = f", a partir de {self.opens:%d/%m/%Y}"
+        else:
+            when = ""
+        return f"{label}: {self.reason}{when}"
+
+
+MINUTE = datetime.timedelta(minutes=1)
+DAY = datetime.timedelta(days=1)
+
+
+def _wait_notice_first(case) -> Wait | None:
+    """A non-recidivist gets a notice to repair before any record (Lei 3.978/2007 art. 28)."""
+    framework = case.framework
+    if framework.notice_first != NoticeFirst.NON_RECIDIVIST or case.notices.exists():
+        return None
+    if not notice_possible(case):
+        return None
+    return Wait(
+        f"depois da notificação para reparar e das {framework.repair_hours} h dela",
+        None,
+        "notice_required",
+        "Infrator não reincidente: notifique-o antes para reparar o dano em "
+        f"{framework.repair_hours} horas ({framework.cite('notice_first')}).",
+    )
+
+
+def _wait_notice_hours(case) -> Wait | None:
+    """The record only after the hours to repair (art. 27-29), which run from the receipt."""
+    if not notice_running(case):
+        return None
+    notice = case.notices.order_by("-issued_at").first()
+    hours = case.framework.repair_hours
+    due = notice_due(notice)
+    if due is None:
+        return Wait(
+            f"depois de registrada a entrega da notificação {notice.number} e das {hours} h dela",
+            None,
+            "notice_not_delivered",
+            f"Registre a entrega da notificação {notice.number}: o prazo de {hours} horas só "
+            "corre a partir do recebimento.",
+        )
+    return Wait(
+        f"depois das {hours} h da notificação",
+        due + MINUTE,
+        "notice_running",
+        f"O prazo para reparar o dano vence em {timezone.localtime(due):%d/%m/%Y %H:%M}: o auto "
+        "só pode ser lavrado depois dele (art. 27).",
+    )
+
+
+def _wait_fine_applied(record) -> Wait | None:
+    """No payment nor Dívida Ativa of a fine the authority has not applied (art. 35)."""
+    if record.fine_applied_at is not None:
+        return None
+    authority = record.case.framework.authority
+    return Wait(
+        f"depois da aplicação da multa pela autoridade — {authority}",
+        None,
+        "fine_not_applied",
+        f"A multa proposta no auto ainda não foi aplicada pela autoridade — {authority}: "
+        "pagamento e Dívida Ativa só depois da aplicação.",
+    )
+
+
+def _wait_payment_days(record) -> Wait | None:
+    """Dívida Ativa only after the payment deadline (art. 36, art. 22 IV) and, where an appeal
+    suspends collection, after the appeal window."""
+    if record.fine_applied_at is None:
+        return None
+    today = timezone.localdate()
+    last = payment_last_day(record)
+    if last is None:
+        return Wait(
+            "depois do prazo de pagamento, que ainda não começou a correr",
+            None,
+            "payment_not_started",
+            "O prazo de pagamento ainda não começou a correr: só depois dele o auto pode ser "
+            "enviado à Dívida Ativa (art. 22 IV).",
+        )
+    if today <= last:
+        return Wait(
+            "depois do prazo de pagamento",
+            last + DAY,
+            "payment_running",
+            f"O prazo de pagamento vai até {last:%d/%m/%Y}: só depois o auto pode ser enviado à "
+            "Dívida Ativa (art. 36, art. 22 IV).",
+        )
+    if record.status == RecordStatus.ISSUED and record.case.framework.appeal_suspensive:
+        appeal_last = appeal_last_day(record)
+        if appeal_last is None or today <= appeal_last:
+            return Wait(
+                "depois do prazo de recurso"
+                + (", que começa com a entrega do auto" if appeal_last is None else ""),
+                appeal_last + DAY if appeal_last else None,
+                "appeal_running",
+                "O prazo de recurso ainda corre (ou a entrega do auto não foi registrada): "
+                "aguarde-o antes de enviar à Dívida Ativa.",
+            )
+    return None
+
+
+def _wait_charge(charge) -> Wait | None:
+    """The daily fines of an embargo (art. 31) go to Dívida Ativa after their payment days,
+    and never while an appeal that suspends collection is pending against the record."""
+    record = charge.penalty.record
+    if record.status == RecordStatus.APPEALED and record.case.framework.appeal_suspensive:
+        return Wait(
+            "depois da decisão do recurso contra o auto",
+            None,
+            "appeal_pending",
+            f"O recurso contra o auto {record.number} está pendente e suspende a cobrança: a "
+            "multa diária só vai à Dívida Ativa depois da decisão.",
+        )
+    last = charge_last_day(charge)
+    if timezone.localdate() <= last:
+        return Wait(
+            "depois do prazo de pagamento da multa diária",
+            last + DAY,
+            "payment_running",
+            f"O prazo de pagamento vai até {last:%d/%m/%Y}: só depois a multa diária pode ser "
+            "enviada à Dívida Ativa (art. 36, art. 22 IV).",
+        )
+    return None
+
+
+# What a step waits for, by name (Action.waits): a Wait while it is not possible yet.
+GATES: dict[str, Callable[[object], Wait | None]] = {
+    "notice_first": _wait_notice_first,
+    "notice_hours": _wait_notice_hours,
+    "fine_applied": _wait_fine_applied,
+    "payment_days": _wait_payment_days,
+    "charge_days": _wait_charge,
 }
 
 
@@ -156,10 +316,19 @@ class Action:
     # A state with a refusal of its own: state -> (message, code).
     refused_in: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     refused_if: tuple[str, ...] = ()  # conditions that refuse too, with the same refusal
+    # Conditions that refuse with a refusal of their own: (condition, message, code); the
+    # message may name the framework's {authority}.
+    refused_when: tuple[tuple[str, str, str], ...] = ()
+    # What it waits for (GATES): refused until then, and listed on the case page with the
+    # reason and the date it opens instead of a button.
+    waits: tuple[str, ...] = ()
     who: str = MUNICIPAL
     # The authority's power the step needs besides (AUTHORITY_REFUSALS, held by the
     # authority's role in the case's municipality: ctr.roles.AUTHORITY_POWERS), "" none.
     permission: str = ""
+    # The penalty the step applies (FINE or a PenaltyKind): the framework says who applies it
+    # (PenaltyFramework.applied_by); where the record itself imposes it, no permission.
+    penalty: str = ""
     # The button: shown when allowed and every `offered_if` condition holds.
     label: str = ""
     relabel: tuple[tuple[str, str], ...] = ()  # (condition, label): the first that holds
@@ -178,19 +347,39 @@ class Action:
     # completed with str.format() by the timeline's values.
     hints: Mapping[str, str] = field(default_factory=dict)
 
-    def allows(self, subject) -> bool:
-        return (self.allowed_from is ANY or state_of(subject) in self.allowed_from) and not any(
-            holds(c, subject) for c in self.refused_if
+    def in_state(self, subject) -> bool:
+        return self.allowed_from is ANY or state_of(subject) in self.allowed_from
+
+    def refused_now(self, subject) -> bool:
+        """Refused in its state by a condition: it will not open by waiting."""
+        return any(holds(c, subject) for c in self.refused_if) or any(
+            holds(c, subject) for c, _, _ in self.refused_when
         )
+
+    def wait(self, subject) -> Wait | None:
+        return next((w for name in self.waits if (w := GATES[name](subject))), None)
+
+    def allows(self, subject) -> bool:
+        return (
+            self.in_state(subject) and not self.refused_now(subject) and self.wait(subject) is None
+        )
+
+    def needs(self, subject) -> str:
+        """The authority's permission the step needs on `subject` ("" none): a penalty the
+        case's framework gives to the record itself needs none."""
+        if self.penalty and case_of(subject).framework.applier(self.penalty) == Applier.RECORD:
+            return ""
+        return self.permission
 
     def permits(self, user, subject) -> bool:
         """Whether `user` may take the step on `subject`: it acts in the case's municipality
         (art. 35: the municipality where the facts happened), with the authority's role for
         the authority's steps. None: nobody in particular, refused the authority's steps."""
+        permission = self.needs(subject)
         if user is None:
-            return not self.permission
+            return not permission
         municipality_id = case_of(subject).municipality_id
-        held = AUTHORITY_POWERS[self.permission] if self.permission else None
+        held = AUTHORITY_POWERS[permission] if permission else None
         if held is None:
             return jurisdiction_of(user).acts(municipality_id)
         return jurisdiction_of(user).acts(municipality_id, held)
@@ -238,6 +427,7 @@ def _penalty_step(kind: PenaltyKind, slug: str, form: str, legal: str, **more) -
         "O auto foi anulado: não cabe penalidade.",
         code="annulled",
         permission=APPLY_PENALTY,
+        penalty=kind.value,
         label=f"Aplicar {kind.label.lower()}",
         url="enforcement:penalty-new",
         url_args=(slug,),
@@ -289,8 +479,8 @@ _ROWS = (
         CASE,
         frozenset({CaseStatus.OPEN, CaseStatus.NOTIFIED}),
         "O processo está “{status}”: não cabe novo auto.",
+        waits=("notice_first", "notice_hours"),
         label="Lavrar auto de infração",
-        offered_if=("not notice_running",),
         url="enforcement:record-new",
         path="fiscalizacao/processos/<int:pk>/auto/",
         form="RecordForm",
@@ -327,7 +517,7 @@ _ROWS = (
         "A entrega frustrada só se registra numa notificação em curso, ainda não recebida nem "
         "publicada em edital.",
         refused_if=("received", "edital"),
-        label="Registrar entrega frustrada",
+        label="Registrar entrega frustrada ou impraticável",
         offered_if=("not failed",),
         url="enforcement:notice-failure",
         path="fiscalizacao/notificacoes/<int:pk>/entrega-frustrada/",
@@ -392,7 +582,7 @@ _ROWS = (
         "A entrega frustrada só se registra num auto lavrado, ainda não recebido nem publicado "
         "em edital.",
         refused_if=("received", "edital"),
-        label="Registrar entrega frustrada",
+        label="Registrar entrega frustrada ou impraticável",
         offered_if=("not failed",),
         url="enforcement:record-failure",
         path="fiscalizacao/autos/<int:pk>/entrega-frustrada/",
@@ -417,6 +607,25 @@ _ROWS = (
         hints={
             "": "Entrega do auto {number} frustrada: publicar o edital na imprensa oficial "
             "(art. 28 §2)."
+        },
+    ),
+    Action(
+        "apply_fine",
+        RECORD,
+        frozenset({RecordStatus.ISSUED, RecordStatus.APPEALED, RecordStatus.UPHELD}),
+        "O auto está “{status}”: não cabe aplicar a multa.",
+        refused_when=(("fine_applied", "A multa deste auto já foi aplicada.", "fine_applied"),),
+        permission=APPLY_PENALTY,
+        penalty="FINE",
+        label="Aplicar a multa",
+        primary=True,
+        url="enforcement:apply-fine",
+        path="fiscalizacao/autos/<int:pk>/aplicar-multa/",
+        form="ApplyFineForm",
+        legal="Lei 3.978/2007 art. 25 I, art. 35",
+        hints={
+            "": "Multa proposta no auto {number}: aguarda a aplicação pela autoridade — "
+            "{authority}."
         },
     ),
     Action(
@@ -460,6 +669,7 @@ _ROWS = (
             )
         },
         refused_if=("suspended_by_appeal",),
+        waits=("fine_applied",),
         label="Registrar pagamento",
         primary=True,
         url="enforcement:payment",
@@ -480,6 +690,7 @@ _ROWS = (
             )
         },
         refused_if=("suspended_by_appeal",),
+        waits=("fine_applied", "payment_days"),
         label="Enviar à Dívida Ativa",
         url="enforcement:divida-ativa",
         path="fiscalizacao/autos/<int:pk>/divida-ativa/",
@@ -622,6 +833,7 @@ _ROWS = (
         CHARGE,
         frozenset({ChargeStatus.OPEN}),
         "A multa diária está “{status}”: não vai à Dívida Ativa.",
+        waits=("charge_days",),
         label="Enviar a multa diária à Dívida Ativa",
         url="enforcement:charge-divida-ativa",
         path="fiscalizacao/multas-diarias/<int:pk>/divida-ativa/",
@@ -652,12 +864,34 @@ def check(name: str, subject, by=None) -> None:
         if not jurisdiction_of(by).acts(municipality_id):
             raise ReadOnlyRole(AUDITOR_REFUSAL)
     if not action.permits(by, subject):
-        raise AuthorityRequired(authority_refusal(action.permission, subject))
+        raise AuthorityRequired(authority_refusal(action.needs(subject), subject))
     if action.allows(subject):
         return
     state = state_of(subject)
+    if action.in_state(subject):
+        for condition, message, code in action.refused_when:
+            if holds(condition, subject):
+                raise EnforcementError(message, code)
+        if not action.refused_now(subject) and (wait := action.wait(subject)):
+            raise EnforcementError(wait.message, wait.code)
     message, code = action.refused_in.get(state, (action.refusal, action.code))
     raise EnforcementError(message.format(status=_status_label(subject)), code)
+
+
+def waiting(subject, user=None) -> list[tuple[Action, Wait]]:
+    """The steps of `subject` that `user` may take (given none, whoever may) and that would be
+    offered but for what they wait for, with it: the case page lists them, with the reason
+    and the date they open, where it shows no button (issue 25 point 16)."""
+    kind = next(k for k, model in SUBJECTS.items() if isinstance(subject, model))
+    found = []
+    for row in ACTIONS.values():
+        if row.subject != kind or not row.waits or (user and not row.permits(user, subject)):
+            continue
+        if not row.in_state(subject) or row.refused_now(subject):
+            continue
+        if all(holds(c, subject) for c in row.offered_if) and (wait := row.wait(subject)):
+            found.append((row, wait))
+    return found
 
 
 def allowed(name: str, subject) -> bool:

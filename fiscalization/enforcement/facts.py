@@ -202,11 +202,16 @@ def payment_last_day(record: InfractionRecord) -> datetime.date | None:
     """The last day to pay the record's fine under its framework; None while it depends on a
     receipt or a final decision still to come."""
     case = record.case
+    if record.fine_applied_at is None:
+        return None  # a fine proposed, not yet applied by the authority (art. 35)
     payment = deadlines.PaymentFacts(
-        drawn_up=record.drawn_up_at,
+        # Counted "da lavratura" (art. 36) of the act that imposes the fine: the record where
+        # the framework gives the fine to it, else the authority's application (art. 35).
+        drawn_up=record.fine_applied_at,
         receipt=receipt_of(record),
         appeal_last=None if has_appeal(record) else appeal_last_day(record),
         upheld_on=_upheld_on(record),
+        appeal_filed=record.appeal.filed_on if has_appeal(record) else None,
     )
     return deadlines.payment_last_day(payment, case.framework, calendar_for(case.municipality))
 

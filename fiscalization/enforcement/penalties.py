@@ -49,6 +49,46 @@ def _record_for_penalty(
 
 
 @transaction.atomic
+def apply_fine(
+    record: InfractionRecord, applied_at: datetime.datetime | None = None, *, by=None
+) -> InfractionRecord:
+    """The authority applies the fine the inspector's record proposes (Lei 3.978/2007 art. 25
+    I, art. 35: "As penalidades … serão aplicadas pelo Secretário Municipal de Serviços
+    Urbanos"), where the case's framework gives the fine to the authority: the payment's days
+    and the Dívida Ativa count from this act (facts.payment_last_day)."""
+    record = (
+        InfractionRecord.objects.select_for_update(of=("self",))
+        .select_related("case__framework")
+        .get(pk=record.pk)
+    )
+    check("apply_fine", record, by)
+    applied_at = applied_at or timezone.localtime()
+    if applied_at > timezone.now() + datetime.timedelta(minutes=5):
+        raise EnforcementError("A data da aplicação está no futuro.", "future", "applied_at")
+    if applied_at < record.drawn_up_at:
+        raise EnforcementError(
+            "A multa não pode ser aplicada antes da lavratura do auto.", "date", "applied_at"
+        )
+    record.fine_applied_at = applied_at
+    record.save(update_fields=["fine_applied_at", *sign(record, "fine_applied", by, True)])
+    return record
+
+
+def records_awaiting_authority(municipality_ids) -> int:
+    """How many records of these municipalities wait for the authority to apply their fine
+    (art. 35): the count of the queue `enforcement:records-awaiting` lists."""
+    return awaiting_authority(InfractionRecord.objects.in_municipalities(municipality_ids)).count()
+
+
+def awaiting_authority(records: QuerySet) -> QuerySet:
+    """The records among `records` whose proposed fine the authority has not applied yet."""
+    return records.filter(
+        fine_applied_at__isnull=True,
+        status__in=(RecordStatus.ISSUED, RecordStatus.APPEALED, RecordStatus.UPHELD),
+    )
+
+
+@transaction.atomic
 def apply_embargo(
     record: InfractionRecord, starts_on: datetime.date, details: str, *, by=None
 ) -> Penalty:
@@ -280,10 +320,20 @@ def apply_revocation(
 
 
 @transaction.atomic
-def lift_penalty(penalty: Penalty, on: datetime.date, *, by=None) -> Penalty:
-    """Cancel an embargo (the offender complied, art. 31 sole §) or lift a suspension early:
-    from `on` the transporter or facility works again. Seized equipment is released with
-    release_seizure; a revocation falls only with the annulment of the record."""
+def lift_penalty(
+    penalty: Penalty,
+    on: datetime.date,
+    requirements_met: str = "",
+    requirements_met_on: datetime.date | None = None,
+    *,
+    by=None,
+) -> Penalty:
+    """Cancel an embargo (the offender complied, art. 31 sole §: "O embargo deve ser cancelado
+    caso o infrator tenha cumprido todas as exigências dentro dos prazos legais determinados no
+    respectivo auto", so the cancellation records which requirements were met and when) or
+    lift a suspension early: from `on` the transporter or facility works again. Seized
+    equipment is released with release_seizure; a revocation falls only with the annulment of
+    the record."""
     penalty = (
         Penalty.objects.select_for_update(of=("self",))
         .select_related("record__case__offender__transporter", "record__case__offender__facility")
@@ -298,9 +348,46 @@ def lift_penalty(penalty: Penalty, on: datetime.date, *, by=None) -> Penalty:
         )
     if on > timezone.localdate():
         raise EnforcementError("A data do levantamento está no futuro.", "future", "on")
+    if penalty.kind == PenaltyKind.EMBARGO:
+        _check_requirements(penalty, on, requirements_met, requirements_met_on)
+        penalty.requirements_met = requirements_met.strip()
+        penalty.requirements_met_on = requirements_met_on
+        penalty.save(update_fields=["requirements_met", "requirements_met_on"])
     end_penalty(penalty, on, by)
     close_if_settled(penalty.record.case, on)
     return penalty
+
+
+def _check_requirements(
+    penalty: Penalty, on: datetime.date, met: str, met_on: datetime.date | None
+) -> None:
+    """Art. 31 sole §: what the offender did of the record's requirements, and the day."""
+    if not met.strip():
+        raise EnforcementError(
+            "Diga quais exigências do auto o infrator cumpriu: o embargo só é cancelado com "
+            "todas cumpridas (art. 31 p.ú.).",
+            "requirements",
+            "requirements_met",
+        )
+    if met_on is None:
+        raise EnforcementError(
+            "Informe a data em que as exigências foram cumpridas (art. 31 p.ú.).",
+            "requirements_met_on",
+            "requirements_met_on",
+        )
+    if met_on > on:
+        raise EnforcementError(
+            "As exigências não podem ter sido cumpridas depois do cancelamento.",
+            "date",
+            "requirements_met_on",
+        )
+    if met_on < penalty.starts_on:
+        raise EnforcementError(
+            f"O embargo começou em {br_date(penalty.starts_on)}: as exigências cumpridas "
+            "contam a partir dele.",
+            "date",
+            "requirements_met_on",
+        )
 
 
 def end_penalty(penalty: Penalty, on: datetime.date, by, authority: bool = False) -> None:

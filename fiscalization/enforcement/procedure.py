@@ -21,6 +21,7 @@ from pev_network.models import Municipality, ReceivingFacility
 from .. import deadlines, fines, penalty_table
 from ..models.enforcement import (
     FAILURE_OUTCOMES,
+    IMPRACTICABLE,
     INDIVIDUAL_DELIVERY,
     CaseStatus,
     DeliveryAttempt,
@@ -38,7 +39,7 @@ from ..models.enforcement import (
     PenaltyTableEntry,
     RecordStatus,
 )
-from ..models.frameworks import NoticeFirst
+from ..models.frameworks import Applier, NoticeFirst
 from ..models.reports import DumpingReport
 from .actions import check
 from .authorship import capacity, sign, signed
@@ -330,7 +331,8 @@ def _check_individual(delivery_method: str) -> None:
         raise EnforcementError(
             "O edital só supre a entrega individual negativa ou impraticável (art. 28 §2): "
             "entregue pessoalmente ou por carta com AR; frustrada a entrega (recusa, "
-            "destinatário não encontrado ou AR devolvido), registre-a e publique o edital.",
+            "destinatário não encontrado ou AR devolvido) ou impraticável (infrator ou "
+            "endereço desconhecido), registre-a e publique o edital.",
             "individual_first",
             "delivery_method",
         )
@@ -378,7 +380,11 @@ def _failed_delivery(
         )
     if not reason.strip():
         raise EnforcementError(
-            "Descreva as circunstâncias da entrega frustrada (quem tentou, onde, o que houve).",
+            "Descreva por que a entrega individual é impraticável (o que se sabe do infrator e "
+            "o que se buscou)."
+            if outcome in IMPRACTICABLE
+            else "Descreva as circunstâncias da entrega frustrada (quem tentou, onde, o que "
+            "houve).",
             "reason",
             "reason",
         )
@@ -570,6 +576,13 @@ def draw_up_record(
         delivered_on=drawn_up_at if delivery_method == DeliveryMethod.HAND else None,
         **signed("drawn_up", by, case),
         **signed("delivery", by if delivery_method == DeliveryMethod.HAND else None, case),
+        # The fine is proposed here; the record imposes it only where the framework says so,
+        # else the authority applies it (Lei 3.978/2007 art. 35; penalties.apply_fine).
+        **(
+            {"fine_applied_at": drawn_up_at, **signed("fine_applied", by, case)}
+            if framework.applier("FINE") == Applier.RECORD
+            else {}
+        ),
     )
     InfractionItem.objects.bulk_create([InfractionItem.frozen(record, e) for e in entries])
     case.status = CaseStatus.RECORDED

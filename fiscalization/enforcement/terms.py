@@ -10,9 +10,11 @@ from .. import fines
 from ..models.frameworks import DayCount, EditalReceipt, Escalation, PaymentFrom, PenaltyFramework
 
 EDITAL_RULES = {
-    EditalReceipt.FIRST_WORKING_DAY: "os prazos contam a partir do primeiro dia útil após a "
-    "publicação (publicado numa sexta-feira, contam da segunda; antes de um feriado, do dia útil "
-    "seguinte), não prosperando a alegação de ignorância",
+    # Lei 3.978/2007 art. 28 §2, quoted as the law writes it, then the reading adopted.
+    EditalReceipt.FIRST_WORKING_DAY: "os prazos contam “a partir do primeiro dia útil da "
+    "publicação”: do primeiro dia útil seguinte ao da publicação (publicado numa sexta-feira, "
+    "contam da segunda; antes de um feriado, do dia útil seguinte), não prosperando a alegação "
+    "de ignorância",
     EditalReceipt.END_OF_PERIOD: "presume-se a ciência no término do prazo de {days} dias "
     "corridos do edital, contado da publicação; os prazos correm do dia seguinte",
     EditalReceipt.PUBLICATION: "presume-se a ciência na data da publicação; os prazos correm do "
@@ -36,6 +38,12 @@ def terms_of(framework: PenaltyFramework) -> dict[str, str]:
         if framework.post_appeal_payment_days
         else days(framework.payment_days, framework.payment_day_count)
         + f" {PaymentFrom(framework.payment_from).label}"
+        + (
+            # Lei 3.978/2007 art. 36 with no other source: the appeal holds the count back.
+            ", sem contar os dias do recurso ao julgamento: o restante corre da decisão"
+            if framework.appeal_suspensive and framework.payment_from != PaymentFrom.FINAL
+            else ""
+        )
     )
     figures = {
         "unit": unit,

@@ -227,8 +227,8 @@ def _delivery_label(document) -> str:
 def _receipt_detail(receipt: deadlines.Receipt) -> str:
     if receipt.method == DeliveryMethod.PUBLIC_NOTICE:
         return (
-            f"Prazos contados a partir de {br_date(receipt.first_day)}, primeiro dia útil após a "
-            "publicação (art. 28 §2)."
+            f"Prazos contados a partir de {br_date(receipt.first_day)}: “a partir do primeiro "
+            "dia útil da publicação” (art. 28 §2), o dia útil seguinte ao da publicação."
         )
     if receipt.method == DeliveryMethod.MAIL:
         return "Recebimento na data e hora da entrega escritas no AR."
@@ -262,6 +262,20 @@ def _record_steps(
             by=tl.by.text(record, "drawn_up"),
         )
     )
+    # The fine the record proposes, applied by the authority (art. 35; framework.applied_by).
+    if framework.applier("FINE") == "AUTHORITY":
+        if record.fine_applied_at is not None:
+            add(
+                Step(
+                    record.fine_applied_at,
+                    f"Multa do auto {record.number} aplicada",
+                    "",
+                    framework.cite("applied_by"),
+                    by=tl.by.text(record, "fine_applied"),
+                )
+            )
+        else:
+            tl.due(hint("apply_fine", record, number=record.number, authority=framework.authority))
     if record.proposes_revocation:
         persistent = fine.persistent_of is not None
         add(
@@ -417,7 +431,13 @@ def _penalty_steps(penalty: Penalty, today: datetime.date, tl: Timeline, annulle
         for charge in penalty.charges.all():
             _charge_steps(charge, today, tl)
         if penalty.lifted_on:
-            add(Step(penalty.lifted_on, "Embargo cancelado", "", "art. 31 p.ú.", by=lifted))
+            met = (
+                f"Exigências cumpridas em {br_date(penalty.requirements_met_on)}: "
+                f"{penalty.requirements_met}"
+                if penalty.requirements_met_on
+                else ""
+            )
+            add(Step(penalty.lifted_on, "Embargo cancelado", met, "art. 31 p.ú.", by=lifted))
         elif not annulled:
             tl.due(hint("lift_penalty", penalty))
     elif penalty.kind == PenaltyKind.SEIZURE:

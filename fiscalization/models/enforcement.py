@@ -527,6 +527,11 @@ class InfractionRecord(TreasuryPayment):
     payment_by, payment_as = authorship("pagamento registrado")
     divida_ativa_by, divida_ativa_as = authorship("enviado à Dívida Ativa")
     repair_by, repair_as = authorship("reparação registrada")
+    # The fine the record proposes, applied by the authority where the framework says so
+    # (Lei 3.978/2007 art. 35: "As penalidades … serão aplicadas pelo Secretário"); where the
+    # record itself imposes it, applied when drawn up. Null: awaiting the authority.
+    fine_applied_at = models.DateTimeField("multa aplicada em", null=True, blank=True)
+    fine_applied_by, fine_applied_as = authorship("multa aplicada")
 
     objects = scoped(via="case")
 
@@ -585,12 +590,18 @@ class DeliveryOutcome(models.TextChoices):
     REFUSED = "REFUSED", "Recusou-se a receber (entrega pessoal)"
     NOT_FOUND = "NOT_FOUND", "Destinatário não encontrado (entrega pessoal)"
     RETURNED = "RETURNED", "AR devolvido sem entrega (correio)"
+    # Impracticable without any attempt (art. 28 §2, "impraticáveis"): nobody to hand it to,
+    # nowhere to send it.
+    NO_OFFENDER = "UNKNOWN", "Impraticável: infrator não identificado"
+    NO_ADDRESS = "NO_ADDRESS", "Impraticável: endereço do infrator desconhecido"
 
 
+# Individual delivery impracticable, whatever the method planned: recorded without an attempt.
+IMPRACTICABLE = (DeliveryOutcome.NO_OFFENDER, DeliveryOutcome.NO_ADDRESS)
 # What can go wrong with each individual delivery.
 FAILURE_OUTCOMES = {
-    DeliveryMethod.HAND: (DeliveryOutcome.REFUSED, DeliveryOutcome.NOT_FOUND),
-    DeliveryMethod.MAIL: (DeliveryOutcome.RETURNED,),
+    DeliveryMethod.HAND: (DeliveryOutcome.REFUSED, DeliveryOutcome.NOT_FOUND, *IMPRACTICABLE),
+    DeliveryMethod.MAIL: (DeliveryOutcome.RETURNED, *IMPRACTICABLE),
 }
 
 
@@ -702,6 +713,12 @@ class Penalty(models.Model):
     starts_on = models.DateField("início")
     ends_on = models.DateField("fim", null=True, blank=True)
     lifted_on = models.DateField("levantada em", null=True, blank=True)
+    # Lei 3.978/2007 art. 31 sole §: the embargo is cancelled once the offender met every
+    # requirement of the record within its deadlines: which, and when, as the inspector found.
+    requirements_met = models.TextField(
+        "exigências cumpridas (art. 31 p.ú.)", blank=True, default=""
+    )
+    requirements_met_on = models.DateField("exigências cumpridas em", null=True, blank=True)
     details = models.TextField("detalhes (equipamentos apreendidos, obra embargada...)", blank=True)
     # Seizure (art. 32 sole §): release once fixed and the costs of removal and custody paid.
     custody_costs_brl = models.DecimalField(

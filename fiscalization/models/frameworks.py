@@ -60,6 +60,21 @@ class Escalation(models.TextChoices):
     PERSISTENT = "PERSISTENT", "Em dobro; persistindo, cassação e múltiplo da última multa"
 
 
+class Applier(models.TextChoices):
+    # Who applies a penalty (Lei 3.978/2007 art. 35: the Secretary, not the inspector).
+    AUTHORITY = "AUTHORITY", "A autoridade, por decisão sobre o auto"
+    RECORD = "RECORD", "O próprio auto, lavrado pelo agente"
+
+
+# The penalties a framework says who applies (applied_by), as fiscalization's PenaltyKind names
+# them, with the fine of the record (art. 25 I).
+APPLIED_PENALTIES = ("FINE", "EMBARGO", "SEIZURE", "SUSPENSION", "REVOCATION")
+
+
+def authority_applies_all() -> dict:
+    return dict.fromkeys(APPLIED_PENALTIES, Applier.AUTHORITY.value)
+
+
 class MoneyUnit(models.TextChoices):
     UFESP = "UFESP", "UFESP"
     UFIR_RIO = "UFIR_RIO", "UFIR-RJ (valores convertidos pela Lei Municipal 3.145/2000)"
@@ -95,6 +110,7 @@ PARAMETERS = (
     "obstruction_factor",
     "money_unit",
     "authority",
+    "applied_by",
 )
 
 
@@ -235,6 +251,14 @@ class PenaltyFramework(models.Model):
     )
     money_index = models.CharField("atualização dos valores", max_length=300)
     authority = models.CharField("autoridade que aplica as penalidades", max_length=200)
+    # Who applies each penalty: the fine of the record (FINE) and the penalties of art. 25
+    # II-V, each AUTHORITY (a decision on the record) or RECORD (the record itself imposes it).
+    applied_by = models.JSONField(
+        "quem aplica cada penalidade",
+        default=authority_applies_all,
+        help_text="Para a multa do auto (FINE) e cada penalidade: AUTHORITY (a autoridade "
+        "decide sobre o auto) ou RECORD (o próprio auto a impõe).",
+    )
 
     citations = models.JSONField(
         "fundamento de cada parâmetro",
@@ -284,6 +308,15 @@ class PenaltyFramework(models.Model):
         if missing:
             labels = ", ".join(str(self._meta.get_field(p).verbose_name) for p in missing)
             raise ValidationError({"citations": f"Cite o artigo de: {labels}."})
+        applied = self.applied_by if isinstance(self.applied_by, dict) else {}
+        if set(applied) != set(APPLIED_PENALTIES) or not set(applied.values()) <= set(Applier):
+            raise ValidationError(
+                {
+                    "applied_by": "Diga, para "
+                    + ", ".join(APPLIED_PENALTIES)
+                    + ", quem aplica: AUTHORITY ou RECORD."
+                }
+            )
         if (self.discount_percent is None) != (self.discount_days is None):
             raise ValidationError(
                 {"discount_days": "Informe o desconto e o prazo dele, ou nenhum dos dois."}
@@ -306,6 +339,10 @@ class PenaltyFramework(models.Model):
             "prazo do recurso, o seu efeito e o prazo de pagamento após o julgamento. Os prazos "
             "de recurso indicados são provisórios, sem fundamento legal cadastrado."
         )
+
+    def applier(self, penalty: str) -> str:
+        """Who applies `penalty` (FINE or a PenaltyKind) under this framework."""
+        return (self.applied_by or {}).get(penalty, Applier.AUTHORITY)
 
     def governs_cases(self) -> bool:
         return self.pk is not None and self.cases.exists()

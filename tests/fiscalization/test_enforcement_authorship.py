@@ -27,7 +27,7 @@ from jurisdiction.models import StaffRole
 from jurisdiction.scope import OutsideJurisdiction, forget
 from tests.builders import municipality
 from tests.ctr_world import build_world, make_user
-from tests.enforcement_world import D, at, entries, open_case
+from tests.enforcement_world import D, at, entries, fine_applied, open_case
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +62,7 @@ def drawn_up(world, method: str):
         drawn_up_at=at(2025, 3, 7, 10),
         by=world.fiscal,
     )
-    return case, notice, record
+    return case, notice, fine_applied(world, record)
 
 
 def record_by_mail(world):
@@ -167,7 +167,9 @@ def test_every_act_on_an_embargo_and_its_daily_fines_stores_its_author(world):
     unpaid = enforcement.assess_embargo_fine(embargo, D(2025, 3, 12), by=world.fiscal)
     enforcement.send_charge_to_divida_ativa(unpaid, D(2025, 6, 2), by=world.fiscal)
     assert authored(unpaid, "divida_ativa") == ("fiscal", INSPECTOR)
-    enforcement.lift_penalty(embargo, D(2025, 6, 3), by=world.fiscal)
+    enforcement.lift_penalty(
+        embargo, D(2025, 6, 3), "Obra regularizada.", D(2025, 6, 2), by=world.fiscal
+    )
     assert authored(embargo, "lifted") == ("fiscal", INSPECTOR)
 
 

@@ -228,11 +228,24 @@ def test_a_case_from_opening_to_payment_through_its_pages(world, web, authority,
         signed_by_offender="on",
     )
     record = case.records.get()
-    assert flash(page) == [f"Auto {record.number} lavrado: 100,00 UFESP."]
+    assert flash(page) == [
+        f"Auto {record.number} lavrado: multa proposta de 100,00 UFESP, que aguarda a "
+        "aplicação pela autoridade — Secretário Municipal de Serviços Urbanos (art. 35)."
+    ]
     assert (record.status, record.delivery_method, record.total_ufesp) == (
         RecordStatus.ISSUED, DeliveryMethod.MAIL, Decimal("100.00")
     )  # fmt: skip
     assert list(record.items.values_list("entry__code", flat=True)) == ["INF-01"]
+
+    clock(2025, 6, 5, 15)  # the authority applies the fine the record proposes (art. 35)
+    page = submit(
+        authority,
+        case_page(authority, case).link("Aplicar a multa"),
+        expected_initial={"applied_at": "2025-06-05T15:00"},
+    )
+    record.refresh_from_db()
+    assert record.fine_applied_at == at(2025, 6, 5, 15)
+    assert flash(page) == [f"Multa de 100,00 UFESP do auto {record.number} aplicada (art. 35)."]
 
     clock(2025, 6, 9, 14)
     page = submit(
@@ -350,10 +363,26 @@ def test_every_penalty_form_through_its_page(world, web, authority, clock):
     ]
     assert flash(page) == ["Descumprimento de 04/06/2025 registrado: total de 1 UFESP."]
 
-    page = submit(web, penalty_link(case_page(web, case), "penalty-lift", embargo))
+    lift = penalty_link(case_page(web, case), "penalty-lift", embargo)
+    fields = PageForms(web.get(lift).content.decode()).post_form()
+    refused = web.post(lift, fields)  # art. 31 p.ú.: which requirements, and when
+    assert refused.status_code == 400
+    assert "Diga quais exigências do auto o infrator cumpriu" in refused.content.decode()
+    page = submit(
+        web,
+        lift,
+        requirements_met="Entulho removido e descarga encerrada.",
+        requirements_met_on="2025-06-04",
+    )
     embargo.refresh_from_db()
     assert embargo.lifted_on == D(2025, 6, 4)
-    assert flash(page) == [f"Penalidade levantada: {PenaltyKind.EMBARGO.label}, em 04/06/2025."]
+    assert (embargo.requirements_met, embargo.requirements_met_on) == (
+        "Entulho removido e descarga encerrada.",
+        D(2025, 6, 4),
+    )
+    assert flash(page) == [
+        "Embargo cancelado em 04/06/2025: exigências cumpridas em 04/06/2025 (art. 31 p.ú.)."
+    ]
 
     page = submit(
         authority,

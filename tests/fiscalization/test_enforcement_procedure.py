@@ -465,7 +465,7 @@ def test_embargo_breach_twice_on_a_day_or_after_cancellation_is_refused(world):
     enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
     with fail("duplicate"):
         enforcement.register_embargo_breach(embargo, D(2025, 3, 8))
-    enforcement.lift_penalty(embargo, D(2025, 3, 10))
+    enforcement.lift_penalty(embargo, D(2025, 3, 10), "Obra regularizada.", D(2025, 3, 10))
     with fail("date"):
         enforcement.register_embargo_breach(embargo, D(2025, 3, 11))
     assert enforcement.embargo_fine_ufesp(embargo) == Decimal("1")
@@ -691,6 +691,14 @@ def test_inspector_opens_a_case_notifies_and_draws_up_a_record_on_the_pages(worl
     assert response.status_code == 302
     record = case.records.get()
     assert record.total_ufesp == Decimal("130.00")
+    # The record proposes the fine; the authority applies it (art. 35), and the payment's
+    # days count from then.
+    page = web.get(f"/fiscalizacao/processos/{case.pk}/").content.decode()
+    assert "depois da aplicação da multa pela autoridade" in page
+    response = client_for(world.authority).post(
+        f"/fiscalizacao/autos/{record.pk}/aplicar-multa/", {"applied_at": "2025-03-07T12:00"}
+    )
+    assert response.status_code == 302
     page = web.get(f"/fiscalizacao/processos/{case.pk}/").content.decode()
     assert record.number in page and "06/04/2025" in page
     assert "enviar à Dívida Ativa" in page  # today is long after the deadline

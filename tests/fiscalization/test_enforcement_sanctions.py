@@ -117,7 +117,7 @@ def test_an_unpaid_daily_fine_goes_to_divida_ativa_after_its_due_date(world):
 def test_a_case_does_not_close_while_daily_fines_are_owed(world):
     record, embargo = embargo_disobeyed(world, D(2025, 3, 8))
     enforcement.register_repair(record, at(2025, 3, 9, 9))
-    enforcement.lift_penalty(embargo, D(2025, 3, 10))
+    enforcement.lift_penalty(embargo, D(2025, 3, 10), "Obra regularizada.", D(2025, 3, 10))
     enforcement.register_payment(record, D(2025, 3, 20))
     assert status_of(record) == CaseStatus.RECORDED  # the day of breach is not charged
     charge = enforcement.assess_embargo_fine(embargo, D(2025, 3, 21))

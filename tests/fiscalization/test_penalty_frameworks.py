@@ -29,6 +29,7 @@ from tests.enforcement_world import (
     D,
     at,
     entries,
+    fine_applied,
     fixture_framework,
     govern_by,
     open_case,
@@ -62,13 +63,14 @@ def record_without_notice(world, drawn_up=None, **kw):
         )
         enforcement.register_notice_delivery(notice, case.opened_at + HOUR)
         drawn_up = case.opened_at + HOUR + deadlines.datetime.timedelta(hours=72, minutes=1)
-    return enforcement.draw_up_record(
+    record = enforcement.draw_up_record(
         case,
         entries("INF-01"),
         delivery_method=DeliveryMethod.HAND,
         signed_by_offender=True,
         drawn_up_at=drawn_up,
     )
+    return fine_applied(world, record)
 
 
 # --- the shipped frameworks -------------------------------------------------------------------
