@@ -22,6 +22,7 @@ from django.utils import timezone
 from ctr import roles
 from ctr.models import CTR, CorrectionSide, CorrectionStatus, CTRCorrection, CTRStatus
 from fiscalization.enforcement.expiring import expiring
+from fiscalization.enforcement.penalties import records_awaiting_authority
 from fiscalization.models.enforcement import InfractionRecord, RecordStatus
 from generators import confirmation
 from generators.models import (
@@ -198,16 +199,15 @@ def deadlines_due(municipality_id: int | None, now: datetime.datetime | None = N
 
 
 def _enforcement(user, municipality_id: int | None) -> list[Item]:
-    # Lei 3.978/2007 art. 35: the penalties are applied (and appeals decided) by the Secretary;
-    # what waits for the authority is the records under appeal, until the queue of records
-    # awaiting its decision (issue 25 point 1) gives its own count.
-    awaiting = (
-        InfractionRecord.objects.filter(
+    # Lei 3.978/2007 art. 35: the penalties are applied (and appeals decided) by the Secretary:
+    # the records whose proposed fine waits for the authority, and the appeals to decide.
+    if municipality_id is None:
+        to_apply = appeals = 0
+    else:
+        to_apply = records_awaiting_authority([municipality_id])
+        appeals = InfractionRecord.objects.filter(
             case__municipality_id=municipality_id, status=RecordStatus.APPEALED
         ).count()
-        if municipality_id is not None
-        else 0
-    )
     return [
         Item(
             "deadlines",
@@ -218,7 +218,13 @@ def _enforcement(user, municipality_id: int | None) -> list[Item]:
         Item(
             "authority",
             "Autos aguardando a autoridade",
-            awaiting,
+            to_apply,
+            reverse("enforcement:records-awaiting"),
+        ),
+        Item(
+            "appeals",
+            "Recursos a decidir",
+            appeals,
             reverse("enforcement:case-list") + "?status=RECORDED",
         ),
     ]

@@ -2,7 +2,6 @@
 every page answers as expected, runs without JavaScript errors and fits a phone."""
 
 import datetime
-import importlib
 import subprocess
 from pathlib import Path
 

@@ -11,13 +11,17 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from ctr import corrections, services
 from ctr.corrections import Proposal
 from ctr.models import CTR, CTRCorrection
+from fiscalization import enforcement
+from fiscalization.models.enforcement import DeliveryMethod
 from nucleo.waiting import compute
 from tests.ctr.onward_world import inbound, web_client
 from tests.ctr_world import build_world
+from tests.enforcement_world import at, entries, open_case
 
 pytestmark = pytest.mark.django_db
 
@@ -119,7 +123,30 @@ def test_the_nucleo_sees_its_queues_in_its_menu(world):
 def test_inspectors_and_the_authority_see_deadlines_and_records(world):
     for user in (world.fiscal, world.authority):
         counts = waiting_counts(landing(user))
-        assert set(counts) == {"deadlines", "authority"}
+        assert set(counts) == {"deadlines", "authority", "appeals"}
+
+
+def test_the_authority_sees_the_records_whose_fine_it_has_to_apply(world):
+    """Lei 3.978/2007 art. 35: the record proposes the fine, the authority applies it; the
+    badge counts the queue `enforcement:records-awaiting` and links to it."""
+    case = open_case(world, at(2025, 3, 3, 9))
+    notice = enforcement.issue_notice(
+        case, "Remover o entulho.", DeliveryMethod.HAND, at(2025, 3, 3, 10), by=world.fiscal
+    )
+    enforcement.register_notice_delivery(notice, at(2025, 3, 3, 10), by=world.fiscal)
+    record = enforcement.draw_up_record(
+        case,
+        entries("INF-01"),
+        delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=True,
+        drawn_up_at=at(2025, 3, 7, 10),
+        by=world.fiscal,
+    )
+    html = landing(world.authority)
+    assert waiting_counts(html)["authority"] == 1
+    assert f'href="{reverse("enforcement:records-awaiting")}" data-waiting="authority"' in html
+    enforcement.apply_fine(record, at(2025, 3, 8, 10), by=world.authority)
+    assert waiting_counts(landing(world.authority))["authority"] == 0
 
 
 def test_the_counts_take_a_fixed_number_of_queries(world):
