@@ -193,8 +193,26 @@ def recent_worksites(transporter: Transporter, today: datetime.date) -> list[Wor
     )
     ids = [pk for pk, _ in sorted(latest, key=lambda row: row[1], reverse=True)]
     ids = ids[:RECENT_WORKSITES]
-    by_id = Worksite.objects.select_related("generator").defer("area").in_bulk(ids)
+    by_id = Worksite.objects.select_related("generator", "municipality").in_bulk(ids)
     return [by_id[pk] for pk in ids if pk in by_id]
+
+
+def registered_shape(site: Worksite) -> dict:
+    """What the issue form needs to warn, before issuing, of an origin outside a registered
+    worksite (issue 25 point 10): its polygon ([lon, lat] rings) or none, and the GPS tolerance
+    ORIGIN_OUTSIDE_WORKSITE applies (its municipality's; services.worksite_facts). A worksite
+    without a registration has no location to hold the origin to: nothing."""
+    if site.registered_at is None:
+        return {"registered": False, "tolerance_m": None, "area": None}
+    tolerance = (
+        site.municipality.gps_tolerance_m
+        if site.municipality is not None
+        else Municipality._meta.get_field("gps_tolerance_m").default
+    )
+    area = None
+    if site.area is not None:
+        area = [[[round(x, 6), round(y, 6)] for x, y in ring] for ring in site.area.coords]
+    return {"registered": True, "tolerance_m": float(tolerance), "area": area}
 
 
 def near_facilities(points: list[tuple[float, float]], day: datetime.date) -> list[dict]:
@@ -264,6 +282,7 @@ def bundle(
                 "neighbourhood": s.neighbourhood,
                 "generator": {"name": s.generator.name, "document": s.generator.document},
                 "point": [round(s.location.x, 6), round(s.location.y, 6)],
+                **registered_shape(s),
             }
             for s in sites
         ],

@@ -127,6 +127,16 @@ class BundleWorksite(serializers.Serializer):
     neighbourhood = serializers.CharField()
     generator = BundleGenerator()
     point = serializers.ListField(child=serializers.FloatField(), help_text="[lon, lat]")
+    registered = serializers.BooleanField(help_text="Obra cadastrada pelo gerador.")
+    tolerance_m = serializers.FloatField(
+        allow_null=True,
+        help_text="Tolerância do GPS (m) da regra ORIGIN_OUTSIDE_WORKSITE; nula sem cadastro.",
+    )
+    area = serializers.ListField(
+        child=serializers.ListField(child=serializers.ListField(child=serializers.FloatField())),
+        allow_null=True,
+        help_text="Polígono da obra cadastrada (anéis de [lon, lat]), ou nulo.",
+    )
 
 
 class BundleFacility(serializers.Serializer):

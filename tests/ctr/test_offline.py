@@ -222,6 +222,8 @@ def test_the_bundle_has_the_fleet_the_recent_worksites_and_the_facilities_near_t
     assert [e["code"] for e in body["equipment"]] == ["C-01"]
     assert [w["address"] for w in body["worksites"]] == ["Rua das Flores, 10"]
     assert body["worksites"][0]["generator"]["document"] == "52998224725"
+    assert body["worksites"][0]["registered"] is False  # created by a CTR: nothing to hold to
+    assert body["worksites"][0]["tolerance_m"] is None and body["worksites"][0]["area"] is None
     names = {f["name"] for f in body["facilities"]}
     assert {"ATT", "PEV", "Aterro", "Reciclagem"} <= names
     att = next(f for f in body["facilities"] if f["name"] == "ATT")

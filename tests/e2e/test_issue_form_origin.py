@@ -9,8 +9,11 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
+from django.utils import timezone
 
 from ctr.models import CTR
+from pev_network.models import Municipality
+from tests.builders import offset
 from tests.ctr_world import build_world
 from tests.e2e.conftest import log_in
 from tests.e2e.test_offline_ctr import comma, recent_worksite_ctr
@@ -32,6 +35,65 @@ def tap_facility(page, name: str, facility, dx: int = 0) -> None:
     page.locator("#mapa .leaflet-container").click(position={"x": xy["x"] + dx, "y": xy["y"]})
 
 
+def tap_at(page, name: str, lon: float, lat: float, zoom: int) -> None:
+    """A tap on the map at lon/lat, the map centred there first at `zoom`."""
+    page.locator("#mapa").scroll_into_view_if_needed()
+    page.evaluate(f"window['{name}'].setView([{lat}, {lon}], {zoom}, {{animate: false}})")
+    xy = page.evaluate(f"window['{name}'].latLngToContainerPoint([{lat}, {lon}])")
+    page.locator("#mapa .leaflet-container").click(position={"x": xy["x"], "y": xy["y"]})
+
+
+def issue_form(chromium, live_server, viewport, world):
+    """Alfa's issue form at `viewport`, its map drawn and its recent worksites offered."""
+    context, page, recorder = sized_page(chromium, live_server, viewport)
+    log_in(page, live_server, world.alfa_user)
+    page.goto(f"{live_server.url}/transportador/ctrs/novo/")
+    page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
+    page.wait_for_selector("#obra-recente", state="attached", timeout=20_000)
+    return context, page, recorder
+
+
+@WIDTHS
+def test_an_origin_away_from_the_registered_worksite_is_said_before_issuing(
+    chromium, live_server, shot, viewport
+):
+    """The recent worksite chosen is registered: a tap 3 km away puts the origin outside its
+    point's tolerance (the municipality's 40 m, which ORIGIN_OUTSIDE_WORKSITE applies), and the
+    page says so before issuing; back within 40 m, the warning goes."""
+    world = build_world()
+    site = recent_worksite_ctr(world).worksite
+    site.registered_at = timezone.now()
+    site.municipality = world.att.municipality
+    site.save(update_fields=["registered_at", "municipality"])
+    Municipality.objects.filter(pk=site.municipality_id).update(gps_tolerance_m=40)
+    width = viewport[0]
+    context, page, recorder = issue_form(chromium, live_server, viewport, world)
+    name = page.get_attribute("#mapa", "data-map-var")
+    warning = page.locator("#aviso-origem-obra")
+
+    page.select_option("#obra-recente", index=1)
+    assert page.input_value("#id_origin_lat") == comma(world.origin.y)
+    assert warning.is_hidden()
+
+    # "Origem" chosen again, a tap 3 km south of the worksite moves the origin there.
+    page.check("input[name=map_target][value=origin]")
+    tap_at(page, name, *offset(world.origin.x, world.origin.y, 0, -3000), zoom=13)
+    assert page.input_value("#id_origin_lat") != comma(world.origin.y)
+    warning.wait_for(state="visible")
+    text = warning.inner_text()
+    assert "A origem está a 3,0 km da obra cadastrada (Rua das Flores, 10)" in text
+    assert "tolerância de 40 m" in text and "confira antes de emitir" in text
+    warning.scroll_into_view_if_needed()
+    shot(page, f"emitir-origem-fora-da-obra-{width}.png")
+
+    # Back 30 m from the worksite's point: within the 40 m, no warning.
+    page.check("input[name=map_target][value=origin]")
+    tap_at(page, name, *offset(world.origin.x, world.origin.y, 30, 0), zoom=17)
+    warning.wait_for(state="hidden")
+    assert recorder.js_errors() == []
+    context.close()
+
+
 @WIDTHS
 def test_a_tap_on_a_facility_after_a_recent_worksite_leaves_the_origin_alone(
     chromium, live_server, shot, viewport
@@ -39,11 +101,7 @@ def test_a_tap_on_a_facility_after_a_recent_worksite_leaves_the_origin_alone(
     world = build_world()
     recent_worksite_ctr(world)
     width = viewport[0]
-    context, page, recorder = sized_page(chromium, live_server, viewport)
-    log_in(page, live_server, world.alfa_user)
-    page.goto(f"{live_server.url}/transportador/ctrs/novo/")
-    page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
-    page.wait_for_selector("#obra-recente", state="attached", timeout=20_000)
+    context, page, recorder = issue_form(chromium, live_server, viewport, world)
 
     # The toggle is shown above the map (on a phone too), where the tap happens.
     toggle, frame = page.locator("#alvo-mapa"), page.locator("#mapa")

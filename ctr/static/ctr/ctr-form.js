@@ -125,6 +125,106 @@
     }
     point.marker.bringToFront();
     drawRoute();
+    if (name === "origin") {
+      checkOrigin();
+    }
+  }
+
+  // --- the registered worksite (issue 25 point 10) ----------------------------------------
+  // The recent worksite chosen (offline/app.js, event "ctr:obra"): when it is registered, an
+  // origin outside its polygon, or its point when it has none, beyond the tolerance the
+  // server's rule ORIGIN_OUTSIDE_WORKSITE applies (the bundle's tolerance_m) is said before
+  // issuing. Another address typed leaves that worksite.
+  var form = document.getElementById("form-ctr");
+  var warning = document.getElementById("aviso-origem-obra");
+  var addressInput = document.getElementById("id_worksite_address");
+  var worksite = null;
+  var EARTH_M = 6371008.8;
+
+  function insideRing(ring, lon, lat) {
+    var inside = false;
+    for (var i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      var xi = ring[i][0], yi = ring[i][1], xj = ring[j][0], yj = ring[j][1];
+      if (yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) {
+        inside = !inside;
+      }
+    }
+    return inside;
+  }
+
+  // Metres from `latlng` to the polygon's edge (0 inside), on a plane tangent at the point:
+  // exact enough at a worksite's scale.
+  function metresToArea(rings, latlng) {
+    var inHole = rings.slice(1).some(function (ring) {
+      return insideRing(ring, latlng.lng, latlng.lat);
+    });
+    if (insideRing(rings[0], latlng.lng, latlng.lat) && !inHole) {
+      return 0;
+    }
+    var kx = ((Math.PI / 180) * EARTH_M) * Math.cos((latlng.lat * Math.PI) / 180);
+    var ky = (Math.PI / 180) * EARTH_M;
+    var best = Infinity;
+    rings.forEach(function (ring) {
+      for (var i = 1; i < ring.length; i++) {
+        var ax = (ring[i - 1][0] - latlng.lng) * kx, ay = (ring[i - 1][1] - latlng.lat) * ky;
+        var bx = (ring[i][0] - latlng.lng) * kx, by = (ring[i][1] - latlng.lat) * ky;
+        var dx = bx - ax, dy = by - ay;
+        var length2 = dx * dx + dy * dy;
+        var t = length2 ? Math.max(0, Math.min(1, -(ax * dx + ay * dy) / length2)) : 0;
+        best = Math.min(best, Math.hypot(ax + t * dx, ay + t * dy));
+      }
+    });
+    return best;
+  }
+
+  function metres(value) {
+    if (value < 1000) {
+      return Math.round(value) + " m";
+    }
+    return (value / 1000).toFixed(1).replace(".", ",") + " km";
+  }
+
+  function checkOrigin() {
+    if (!warning) {
+      return;
+    }
+    var latlng = worksite && worksite.registered && input.typed(points.origin.lon, points.origin.lat);
+    var away = 0;
+    if (latlng) {
+      away = worksite.area
+        ? metresToArea(worksite.area, latlng)
+        : map.distance(latlng, L.latLng(worksite.point[1], worksite.point[0]));
+    }
+    var tolerance = latlng ? Number(worksite.tolerance_m) || 0 : 0;
+    if (!latlng || away <= tolerance) {
+      warning.hidden = true;
+      warning.textContent = "";
+      return;
+    }
+    warning.textContent =
+      "A origem está a " +
+      metres(away) +
+      (worksite.area ? " da área da obra cadastrada (" : " da obra cadastrada (") +
+      worksite.address +
+      "), além da tolerância de " +
+      String(tolerance).replace(".", ",") +
+      " m; confira antes de emitir.";
+    warning.hidden = false;
+  }
+
+  if (form) {
+    form.addEventListener("ctr:obra", function (event) {
+      worksite = event.detail;
+      checkOrigin();
+    });
+  }
+  if (addressInput) {
+    addressInput.addEventListener("input", function () {
+      if (worksite && addressInput.value.trim() !== worksite.address) {
+        worksite = null;
+        checkOrigin();
+      }
+    });
   }
 
   function choose(name, latlng) {

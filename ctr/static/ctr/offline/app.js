@@ -179,6 +179,9 @@
     });
     select.addEventListener("change", function () {
       var site = bundle.worksites[Number(select.value)];
+      // ctr-form.js holds the origin to a registered worksite (issue 25 point 10): it hears
+      // of the choice before the origin fills.
+      form.dispatchEvent(new CustomEvent("ctr:obra", { detail: site || null }));
       if (!site) return;
       setValue("generator_name", site.generator.name);
       setValue("generator_document", site.generator.document);
