@@ -335,6 +335,12 @@ LEAFLET_CONFIG = {
     "DEFAULT_ZOOM": 12,
     "TILES": [("OpenStreetMap", MAP_TILE_URL, {"attribution": MAP_TILE_ATTRIBUTION})],
     "SPATIAL_EXTENT": (-53.2, -25.4, -44.1, -19.7),
+    # The admin's geometry widgets: django-leaflet puts Leaflet.draw first in this plugin's
+    # scripts; ours follow, Leaflet's controls and Leaflet.draw's toolbars in Portuguese
+    # (issue 25 point 19).
+    "PLUGINS": {
+        "forms": {"js": ["maps/leaflet-pt.js", "maps/leaflet-draw-pt.js"], "auto-include": False}
+    },
 }
 
 # Debian 12 ships GDAL 3.6, which cannot block file/network access from spatial reference
