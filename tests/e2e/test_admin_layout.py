@@ -46,6 +46,7 @@ def test_the_admin_drawing_tools_speak_portuguese(chromium, live_server, shot, v
         "Nenhuma camada para editar"
     )
     assert area.locator(".leaflet-control-zoom-in").get_attribute("title") == "Aproximar"
+    assert area.locator("a[title='Voltar à vista inicial']").count() == 1
 
     area.scroll_into_view_if_needed()
     polygon.click()
