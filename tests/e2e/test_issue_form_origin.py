@@ -6,6 +6,7 @@ is filled the map works on the destination, and the toggle sits above the map.""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -13,7 +14,7 @@ from django.utils import timezone
 
 from ctr.models import CTR
 from pev_network.models import Municipality
-from tests.builders import offset
+from tests.builders import offset, square
 from tests.ctr_world import build_world
 from tests.e2e.conftest import log_in
 from tests.e2e.test_offline_ctr import comma, recent_worksite_ctr
@@ -53,6 +54,33 @@ def issue_form(chromium, live_server, viewport, world):
     return context, page, recorder
 
 
+def registered_worksite_form(chromium, live_server, viewport, side_m: float = 0):
+    """The issue form with Alfa's recent worksite registered (drawn as a square of `side_m`
+    centred on its point, or not drawn),
+    in a municipality whose GPS tolerance is 40 m, chosen in "Obra recente": the origin at
+    the worksite's point, no warning yet."""
+    world = build_world()
+    site = recent_worksite_ctr(world).worksite
+    site.registered_at = timezone.now()
+    site.municipality = world.att.municipality
+    corner = offset(world.origin.x, world.origin.y, -side_m / 2, -side_m / 2)
+    site.area = square(*corner, side_m) if side_m else None
+    site.save(update_fields=["registered_at", "municipality", "area"])
+    Municipality.objects.filter(pk=site.municipality_id).update(gps_tolerance_m=40)
+    context, page, recorder = issue_form(chromium, live_server, viewport, world)
+    page.select_option("#obra-recente", index=1)
+    assert page.input_value("#id_origin_lat") == comma(world.origin.y)
+    assert page.locator("#aviso-origem-obra").is_hidden()
+    return world, context, page, recorder
+
+
+def move_origin(page, world, east_m: float, north_m: float, zoom: int) -> None:
+    """ "Origem" chosen again, a tap `east_m` and `north_m` from the worksite's point."""
+    name = page.get_attribute("#mapa", "data-map-var")
+    page.check("input[name=map_target][value=origin]")
+    tap_at(page, name, *offset(world.origin.x, world.origin.y, east_m, north_m), zoom=zoom)
+
+
 @WIDTHS
 def test_an_origin_away_from_the_registered_worksite_is_said_before_issuing(
     chromium, live_server, shot, viewport
@@ -60,36 +88,45 @@ def test_an_origin_away_from_the_registered_worksite_is_said_before_issuing(
     """The recent worksite chosen is registered: a tap 3 km away puts the origin outside its
     point's tolerance (the municipality's 40 m, which ORIGIN_OUTSIDE_WORKSITE applies), and the
     page says so before issuing; back within 40 m, the warning goes."""
-    world = build_world()
-    site = recent_worksite_ctr(world).worksite
-    site.registered_at = timezone.now()
-    site.municipality = world.att.municipality
-    site.save(update_fields=["registered_at", "municipality"])
-    Municipality.objects.filter(pk=site.municipality_id).update(gps_tolerance_m=40)
-    width = viewport[0]
-    context, page, recorder = issue_form(chromium, live_server, viewport, world)
-    name = page.get_attribute("#mapa", "data-map-var")
+    world, context, page, recorder = registered_worksite_form(chromium, live_server, viewport)
     warning = page.locator("#aviso-origem-obra")
 
-    page.select_option("#obra-recente", index=1)
-    assert page.input_value("#id_origin_lat") == comma(world.origin.y)
-    assert warning.is_hidden()
-
-    # "Origem" chosen again, a tap 3 km south of the worksite moves the origin there.
-    page.check("input[name=map_target][value=origin]")
-    tap_at(page, name, *offset(world.origin.x, world.origin.y, 0, -3000), zoom=13)
+    move_origin(page, world, 0, -3000, zoom=13)
     assert page.input_value("#id_origin_lat") != comma(world.origin.y)
     warning.wait_for(state="visible")
     text = warning.inner_text()
     assert "A origem está a 3,0 km da obra cadastrada (Rua das Flores, 10)" in text
     assert "tolerância de 40 m" in text and "confira antes de emitir" in text
     warning.scroll_into_view_if_needed()
-    shot(page, f"emitir-origem-fora-da-obra-{width}.png")
+    shot(page, f"emitir-origem-fora-da-obra-{viewport[0]}.png")
 
     # Back 30 m from the worksite's point: within the 40 m, no warning.
-    page.check("input[name=map_target][value=origin]")
-    tap_at(page, name, *offset(world.origin.x, world.origin.y, 30, 0), zoom=17)
+    move_origin(page, world, 30, 0, zoom=17)
     warning.wait_for(state="hidden")
+    assert recorder.js_errors() == []
+    context.close()
+
+
+def test_an_origin_away_from_the_registered_worksite_area_counts_from_its_edge(
+    chromium, live_server
+):
+    """A worksite drawn on the map: the distance is the origin's to the polygon (as in
+    ST_DWithin), 30 m beyond its edge is within the 40 m, 100 m is not."""
+    world, context, page, recorder = registered_worksite_form(
+        chromium, live_server, (390, 844), side_m=200
+    )
+    warning = page.locator("#aviso-origem-obra")
+
+    move_origin(page, world, 200, 0, zoom=17)
+    warning.wait_for(state="visible")
+    assert re.search(
+        r"A origem está a (9[7-9]|10[0-3]) m da área da obra cadastrada", warning.inner_text()
+    )
+
+    move_origin(page, world, 130, 0, zoom=17)
+    warning.wait_for(state="hidden")
+    move_origin(page, world, 50, 50, zoom=17)
+    assert warning.is_hidden()
     assert recorder.js_errors() == []
     context.close()
 
