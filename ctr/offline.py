@@ -116,13 +116,17 @@ def provisional_sent_once(transporter: Transporter, number: str):
     commits, then waits on ctr_provisional_number_unique and fails there; it gets the same 409
     naming the official number as a later send, not a 500 (issue 25 point 22). The savepoint
     keeps the transaction usable for the read; the caller's transaction then rolls back the
-    number it drew."""
+    number it drew. Without a provisional number nothing can race: no savepoint (the issue
+    path's queries stay as they were)."""
+    if not number:
+        yield
+        return
     try:
         with transaction.atomic():  # a savepoint
             yield
     except IntegrityError as error:
         constraint = getattr(getattr(error.__cause__, "diag", None), "constraint_name", None)
-        if not number or constraint != "ctr_provisional_number_unique":
+        if constraint != "ctr_provisional_number_unique":
             raise
         refuse_synced_twice(transporter, number)
         raise

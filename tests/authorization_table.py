@@ -445,7 +445,7 @@ TABLE: dict[str, list[Check]] = {
         Check(
             kwargs={"number": "{ctr}"},
             get=POST_ONLY,
-            post=row("403", anon="login", alfa="302→/transportador/ctrs/{ctr}/", beta="404"),
+            post=row("403", anon="login", alfa="400", beta="404"),
         )
     ],
     # --- web: receiving facilities ------------------------------------------------------------
