@@ -28,6 +28,7 @@ from django.contrib.gis.db.models.functions import PointOnSurface
 from django.contrib.gis.geos import Point
 from django.db import transaction
 
+from config.br import br_number
 from config.errors import DomainError
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 
@@ -479,7 +480,7 @@ def example_rows(transporter: Transporter, day: datetime.date) -> list[list[str]
     )
 
     def coord(value: float) -> str:
-        return f"{value:.6f}".replace(".", ",")
+        return br_number(value, 6, grouping=False)
 
     ends = [coord(origin.x), coord(origin.y), coord(facility.inside.x), coord(facility.inside.y)]
     return [

@@ -23,7 +23,7 @@ from pev_network.letterhead import letterhead_of
 from pev_network.models import Municipality
 
 from . import certificates, corrections, printing, reports, roles
-from .models import CTR, Generator, Transporter, Worksite
+from .models import CTR, DECLARATION_CODE_PREFIX, Generator, Transporter, Worksite
 
 ERROR_TEMPLATE = "ctr/documents/error.html"
 
@@ -91,12 +91,10 @@ def _chosen_municipality(ibge: str | None):
 
 def _verification_target(raw: str, municipality) -> tuple[str, str]:
     """Where the text typed in the box leads, or the Portuguese error to show."""
-    from generators.declarations import normalize_code as declaration_code
-
     code = certificates.normalize_code(raw)
     if code:
         return reverse("cdf-verify", args=[code]), ""
-    code = declaration_code(raw)
+    code = certificates.normalize_code(raw, DECLARATION_CODE_PREFIX)
     if code:
         return reverse("generators:declaration-verify", args=[code]), ""
     digits = reports.number_digits(raw)

@@ -1085,6 +1085,9 @@ class CustodyStale(models.Model):
 # The verification code's letters: no 0/O, 1/I/L or U/V to misread on paper (as the dumping
 # reports' protocols).
 CERTIFICATE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
+# The Habite-se declaration's codes (generators.declarations), HAB-XXXX-XXXX-XXXX: here, below
+# generators, so that /verificar/ reads them without importing the app above ctr.
+DECLARATION_CODE_PREFIX = "HAB"
 
 
 def new_verification_code(prefix: str) -> str:

@@ -41,12 +41,18 @@ from config import mail
 from config.br import br_date, br_number
 from config.errors import DomainError
 from ctr import certificates, roles
-from ctr.models import CTRStatus, WorkKind, Worksite, new_verification_code
+from ctr.models import (
+    DECLARATION_CODE_PREFIX,
+    CTRStatus,
+    WorkKind,
+    Worksite,
+    new_verification_code,
+)
 from jurisdiction.scope import OutsideJurisdiction, jurisdiction_of, staff_of
 from pev_network.letterhead import letterhead_of
 
 from .comparison import ClassFigures, Comparison, Totals, worksite_comparison
-from .models import DECLARATION_CODE_PREFIX, DeclarationStatus, HabiteSeDeclaration
+from .models import DeclarationStatus, HabiteSeDeclaration
 
 NOTE_MAX = 2000  # characters of a note or of the reasons: a paragraph, not a file
 

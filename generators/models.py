@@ -388,9 +388,6 @@ class UnconfirmedDepartureNotice(models.Model):
 
 # --- the Habite-se destination declaration (issue 15 point 6: generators.declarations) ---------
 
-# The declaration's verification codes: HAB-XXXX-XXXX-XXXX, as the certificate's CDF-….
-DECLARATION_CODE_PREFIX = "HAB"
-
 
 class DeclarationStatus(models.TextChoices):
     REQUESTED = "requested", "em análise"

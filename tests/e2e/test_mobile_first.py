@@ -550,7 +550,9 @@ def test_a_driver_issues_from_a_phone_in_a_handful_of_gestures(chromium, live_se
         # The driver zooms in to the worksite (a pinch), then taps it.
         gesture(
             "zoom",
-            lambda: page.evaluate(f"window['{name}'].setView([{origin.y}, {origin.x}], 15)"),
+            lambda: page.evaluate(
+                f"window['{name}'].setView([{origin.y}, {origin.x}], 15, {{animate: false}})"
+            ),
         )
         gesture("origem", lambda: click_on_map(page, name, origin.x, origin.y))
         gesture(

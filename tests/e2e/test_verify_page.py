@@ -34,6 +34,9 @@ def test_the_last_digits_and_the_municipality_find_the_ctr(chromium, live_server
         page.get_by_role("button", name="Verificar").click()
     assert page.url == f"{live_server.url}/verificar/{ctr.number}/"
     assert recorder.js_errors() == []
+    # The page's own requests (the offline bundle) finish before the database is flushed: one
+    # still running in the live server deadlocked the flush in CI.
+    page.wait_for_load_state("networkidle")
     context.close()
 
 
@@ -61,4 +64,7 @@ def test_the_ctr_page_shows_its_transport_on_a_map(chromium, live_server, shot, 
     page.locator("#secao-mapa").scroll_into_view_if_needed()
     shot(page, f"ctr-detalhe-mapa-{viewport[0]}.png")
     assert recorder.js_errors() == []
+    # The page's own requests (the offline bundle) finish before the database is flushed: one
+    # still running in the live server deadlocked the flush in CI.
+    page.wait_for_load_state("networkidle")
     context.close()
