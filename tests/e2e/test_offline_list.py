@@ -6,6 +6,7 @@ heading sits in .page-head), which threw and hid it."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.ctr_world import build_world
 from tests.e2e.conftest import Recorder, log_in
@@ -61,7 +62,9 @@ def test_my_ctrs_shows_the_ctrs_kept_on_the_phone_online_and_offline(
     late_item.wait_for(timeout=10_000)
     assert "offline-late" in late_item.get_attribute("class")
     assert "não enviado há mais de 24 h" in late_item.inner_text()
-    assert late_item.locator(".offline-state").evaluate("e => getComputedStyle(e).color") == RED
+    # The list is drawn again when the failed send comes back: a retrying assertion reads the
+    # element on the page, not one a redraw has just detached (whose computed style is empty).
+    expect(late_item.locator(".offline-state")).to_have_css("color", RED)
     recent_item = page.locator(f"#ctr-offline li[data-numero='{recent}']")
     assert "será enviado quando houver conexão" in recent_item.inner_text()
     assert "offline-late" not in recent_item.get_attribute("class")
