@@ -794,38 +794,51 @@ def over_equipment_capacity(ctr: CTRDraft):
         )
 
 
+# Lei 3.978/2007 art. 13 (transporters "devem ser cadastrados") and art. 22 II (inspectors
+# "vistoriar os veículos cadastrados para o transporte"): the truck is in the registration.
+@rule(
+    "VEHICLE_NOT_REGISTERED",
+    Severity.ERROR,
+    "Lei 3.978/2007 art. 13, art. 22 II",
+    "Veículo cadastrado pelo transportador",
+    message=Message(
+        "O veículo de placa {plate} não está no cadastro deste transportador.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'vehicle_plate' AS field,
+               CASE WHEN r.vehicle_plate = '' THEN '(vazia)' ELSE r.vehicle_plate END AS plate
+        FROM {FACTS}
+        WHERE f.vehicle_id IS NULL
+        """,
+    ),
+)
+def vehicle_not_registered(ctr: CTRDraft):
+    """O veículo (a placa) deve estar no cadastro do transportador, ativo: são os veículos
+    cadastrados para o transporte que a fiscalização vistoria."""
+    if ctr.vehicle is None:
+        yield breach("vehicle_plate", plate=ctr.vehicle_plate or "(vazia)")
+
+
+# Lei 3.978/2007 art. 13 and art. 22 II ("os equipamentos acondicionadores de resíduos"; art. 3
+# VII: caçambas and the like): the caçamba named is in the registration. No caçamba named is
+# no breach: a truck's own body carries the load.
 @rule(
     "EQUIPMENT_NOT_REGISTERED",
     Severity.ERROR,
     "Lei 3.978/2007 art. 13, art. 22 II",
-    "Veículo e equipamento cadastrados pelo transportador",
-    messages={
-        "vehicle": Message(
-            "O veículo de placa {plate} não está no cadastro deste transportador.",
-            sql=f"""
-            SELECT r.line, 0 AS sub, 'vehicle_plate' AS field,
-                   CASE WHEN r.vehicle_plate = '' THEN '(vazia)' ELSE r.vehicle_plate END
-                       AS plate
-            FROM {FACTS}
-            WHERE f.vehicle_id IS NULL
-            """,
-        ),
-        "equipment": Message(
-            "O equipamento {equipment} não está no cadastro deste transportador.",
-            sql=f"""
-            SELECT r.line, 0 AS sub, 'equipment_code' AS field, r.equipment_code AS equipment
-            FROM {FACTS}
-            WHERE f.equipment_id IS NULL AND r.equipment_code <> ''
-            """,
-        ),
-    },
+    "Equipamento (caçamba) cadastrado pelo transportador",
+    message=Message(
+        "O equipamento {equipment} não está no cadastro deste transportador.",
+        sql=f"""
+        SELECT r.line, 0 AS sub, 'equipment_code' AS field, r.equipment_code AS equipment
+        FROM {FACTS}
+        WHERE f.equipment_id IS NULL AND r.equipment_code <> ''
+        """,
+    ),
 )
 def equipment_not_registered(ctr: CTRDraft):
-    """O veículo e o equipamento usados devem estar no cadastro do transportador."""
-    if ctr.vehicle is None:
-        yield breach("vehicle_plate", "vehicle", plate=ctr.vehicle_plate or "(vazia)")
+    """O equipamento (a caçamba) indicado deve estar no cadastro do transportador, ativo."""
     if ctr.equipment is None and ctr.equipment_code:
-        yield breach("equipment_code", "equipment", equipment=ctr.equipment_code)
+        yield breach("equipment_code", equipment=ctr.equipment_code)
 
 
 @rule(

@@ -177,12 +177,31 @@ def test_over_equipment_capacity(world):
 
 def test_vehicle_of_another_transporter(world):
     response = issue(world, vehicle_plate="XYZ-9876")
-    assert error_codes(response) == ["EQUIPMENT_NOT_REGISTERED"]
+    assert error_codes(response) == ["VEHICLE_NOT_REGISTERED"]
     assert response.json()["errors"][0]["field"] == "vehicle_plate"
 
 
 def test_unknown_equipment(world):
     assert error_codes(issue(world, equipment_code="Z-99")) == ["EQUIPMENT_NOT_REGISTERED"]
+
+
+def test_a_wrong_plate_is_a_plate_problem_not_an_equipment_one(world):
+    # Issue 25 point 14: the right caçamba on a plate outside the fleet (Beta's) is refused
+    # for the vehicle alone, and the message names the plate.
+    response = issue(world, vehicle_plate="XYZ-9876", equipment_code="C-01")
+    assert error_codes(response) == ["VEHICLE_NOT_REGISTERED"]
+    (error,) = response.json()["errors"]
+    assert error["field"] == "vehicle_plate"
+    assert "XYZ9876" in error["message"] and "placa" in error["message"]
+    assert error["article"] == rules.REGISTRY["VEHICLE_NOT_REGISTERED"].article
+
+
+def test_a_wrong_cacamba_on_a_right_plate_is_only_an_equipment_problem(world):
+    # Beta's caçamba on Alfa's own truck.
+    response = issue(world, vehicle_plate="ABC-1D23", equipment_code="B-01")
+    assert error_codes(response) == ["EQUIPMENT_NOT_REGISTERED"]
+    (error,) = response.json()["errors"]
+    assert error["field"] == "equipment_code" and "B-01" in error["message"]
 
 
 def test_large_generator_without_plan_gets_warnings_not_refusal(world):
@@ -223,9 +242,9 @@ def test_every_broken_rule_is_reported_at_once(world):
     )
     assert error_codes(response) == [
         "CLASS_NOT_ACCEPTED",
-        "EQUIPMENT_NOT_REGISTERED",
         "OVER_EQUIPMENT_CAPACITY",
         "PROHIBITED_WASTE",
+        "VEHICLE_NOT_REGISTERED",
     ]
     for error in response.json()["errors"]:
         assert error["article"].startswith("Lei 3.978/2007")
@@ -495,8 +514,8 @@ def test_rules_catalogue_is_public_and_complete():
     assert codes == set(rules.REGISTRY)
     # 14, the five of the onward CTR (issue 14), ORIGIN_OUTSIDE_WORKSITE, the three of where
     # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3),
-    # DESTINATION_OUTSIDE_AGREEMENT (issue 24 point 5)
-    assert len(codes) == 25
+    # DESTINATION_OUTSIDE_AGREEMENT (issue 24 point 5), VEHICLE_NOT_REGISTERED (issue 25 point 14)
+    assert len(codes) == 26
     assert all(r["article"].startswith("Lei 3.978/2007") for r in body)
 
 

@@ -632,9 +632,15 @@ CASES = [
     ("over the equipment's capacity", "alfa", {"equipment_code": "C-02", "waste": "A=2,510"},
      {"OVER_EQUIPMENT_CAPACITY"}),
     ("vehicle of another transporter", "alfa", {"vehicle_plate": "XYZ9876"},
-     {"EQUIPMENT_NOT_REGISTERED"}),
+     {"VEHICLE_NOT_REGISTERED"}),
     ("vehicle inactive, equipment inactive", "alfa",
-     {"vehicle_plate": "INA-1234", "equipment_code": "C-09"}, {"EQUIPMENT_NOT_REGISTERED"}),
+     {"vehicle_plate": "INA-1234", "equipment_code": "C-09"},
+     {"VEHICLE_NOT_REGISTERED", "EQUIPMENT_NOT_REGISTERED"}),
+    # Issue 25 point 14: a plate and a caçamba each answer for themselves.
+    ("caçamba not in the fleet, the plate of the fleet", "alfa", {"equipment_code": "X-77"},
+     {"EQUIPMENT_NOT_REGISTERED"}),
+    ("plate known to nobody, the caçamba of the fleet", "alfa", {"vehicle_plate": "ZZZ9Z99"},
+     {"VEHICLE_NOT_REGISTERED"}),
     ("no equipment named", "alfa", {"equipment_code": ""}, set()),
     ("class A to the landfill, a recycling area licensed", "alfa",
      {"destination": "landfill", "waste": "A=3"}, {"CLASS_A_TO_LANDFILL"}),
@@ -687,8 +693,8 @@ CASES = [
     ("several at once", "expired_t",
      {"vehicle_plate": "ZZZ9Z99", "equipment_code": "X-77", "destination": "pev",
       "waste": "A=2; INDUSTRIAL=1"},
-     {"TRANSPORTER_NOT_LICENSED", "EQUIPMENT_NOT_REGISTERED", "PROHIBITED_WASTE",
-      "LARGE_VOLUME_AT_PEV"}),
+     {"TRANSPORTER_NOT_LICENSED", "VEHICLE_NOT_REGISTERED", "EQUIPMENT_NOT_REGISTERED",
+      "PROHIBITED_WASTE", "LARGE_VOLUME_AT_PEV"}),
 ]  # fmt: skip
 
 
@@ -725,6 +731,30 @@ def test_bulk_and_per_ctr_paths_word_every_case_alike(mixed):
         for variant in rules.REGISTRY[code].messages
     }
     assert seen_messages == every_message
+
+
+def test_a_wrong_plate_and_a_wrong_cacamba_are_told_apart_in_both_paths(mixed):
+    # Issue 25 point 14: a plate outside the fleet is a plate problem (VEHICLE_NOT_REGISTERED,
+    # in the plate's column), never EQUIPMENT_NOT_REGISTERED; a caçamba outside it on the
+    # fleet's own truck is EQUIPMENT_NOT_REGISTERED alone.
+    world, f, _ = mixed
+    lines = parsed_rows(
+        csv_text(
+            [
+                case_row(f, "alfa", vehicle_plate="XYZ9876"),
+                case_row(f, "alfa", equipment_code="X-77"),
+            ]
+        )
+    )
+    got = bulk_results(lines, f["alfa"], world.alfa_user, dry_run=True)
+    assert [[(x.code, x.field) for x in r.findings] for r in got] == [
+        [("VEHICLE_NOT_REGISTERED", "vehicle_plate")],
+        [("EQUIPMENT_NOT_REGISTERED", "equipment_code")],
+    ]
+    assert "XYZ9876" in got[0].findings[0].message
+    for (_, row), result in zip(lines, got, strict=True):
+        request, _ = csv_import.parse_row(row)
+        assert as_tuples(services.check(f["alfa"], request)[1]) == as_tuples(result.findings)
 
 
 # Values that print differently by a hair: a date and none, decimals with trailing zeros, a

@@ -103,7 +103,7 @@ def test_good_rows_are_issued_in_order_and_bad_rows_issue_nothing(world):
     assert CTR.objects.get(number=f"{prefix}000001").total_volume_m3 == Decimal("3")
 
     assert [r.line for r in report.refused] == [3, 4, 6, 7, 8]
-    assert "EQUIPMENT_NOT_REGISTERED" in problem_text(rows[3])
+    assert "VEHICLE_NOT_REGISTERED" in problem_text(rows[3])
     assert rows[3].problems[0].column == "vehicle_plate"
     assert "LARGE_VOLUME_AT_PEV" in problem_text(rows[4])
     assert rows[4].problems[0].column == "waste"
@@ -325,8 +325,23 @@ def test_upload_shows_a_report_per_row(world):
     assert "5 linhas recusadas" in html
     for ctr in CTR.objects.all():
         assert f'href="/transportador/ctrs/{ctr.number}/"' in html
-    assert 'id="linha-3"' in html and "EQUIPMENT_NOT_REGISTERED" in html
+    assert 'id="linha-3"' in html and "VEHICLE_NOT_REGISTERED" in html
     assert "Data inválida: “31/02/2026”" in html
+
+
+def test_a_wrong_plate_is_shown_as_a_plate_problem_in_the_plate_column(world):
+    # Issue 25 point 14: the plate outside the fleet, with the fleet's own caçamba.
+    data = csv_bytes([row(world, vehicle_plate="ZZZ9Z99"), row(world, equipment_code="X-77")])
+    response = upload(client_for(world.alfa_user), data, dry_run="on")
+    html = response.content.decode()
+    plate_row = html[html.index('id="linha-2"') : html.index('id="linha-3"')]
+    assert "<code>vehicle_plate</code>" in plate_row and "ZZZ9Z99" in plate_row
+    assert "VEHICLE_NOT_REGISTERED" in plate_row
+    assert "EQUIPMENT_NOT_REGISTERED" not in plate_row
+    cacamba_row = html[html.index('id="linha-3"') :]
+    assert "<code>equipment_code</code>" in cacamba_row
+    assert "EQUIPMENT_NOT_REGISTERED" in cacamba_row
+    assert "VEHICLE_NOT_REGISTERED" not in cacamba_row
 
 
 def test_upload_of_garbage_is_a_clear_400(world):
@@ -391,7 +406,7 @@ def test_command_issues_the_good_rows_and_fails_on_the_bad(world, tmp_path):
     text = out.getvalue()
     assert f"linha 2: emitido CTR-3518404-{TODAY.year}-000001" in text
     assert "linha 3: recusada" in text
-    assert "EQUIPMENT_NOT_REGISTERED" in text
+    assert "VEHICLE_NOT_REGISTERED" in text
     assert CTR.objects.count() == 3
 
 

@@ -250,7 +250,7 @@ def test_a_vehicle_deactivated_since_is_refused_at_issue(world):
     Vehicle.objects.filter(plate="ABC1D23").update(active=False)
     body = problem(issue_from(world, template_id), 422)
     assert [(e["code"], e["field"]) for e in body["errors"]] == [
-        ("EQUIPMENT_NOT_REGISTERED", "vehicle_plate")
+        ("VEHICLE_NOT_REGISTERED", "vehicle_plate")
     ]
     assert not CTR.objects.exists()
 
