@@ -6,6 +6,7 @@
   VOLUMOSO and RECYCLING are data, not text for a reader).
 - `titulo_regra`: the title of a rule of the catalogue, from its code.
 - `br_num`: a volume or amount with the decimal comma, as many decimals as it has.
+- `coluna_csv`: a CTR file's column(s) by the Portuguese names of the example file.
 """
 
 from decimal import Decimal, InvalidOperation
@@ -14,6 +15,7 @@ from django import template
 
 from config.br import br_number
 from ctr import rules
+from ctr.csv_format import PORTUGUESE_NAMES
 from ctr.documents import format_document
 from pev_network.models import facility_kind_short, waste_class_short
 
@@ -53,3 +55,11 @@ def br_num(value) -> str:
         return br_number(Decimal(value), grouping=False)
     except (InvalidOperation, TypeError, ValueError):
         return str(value)
+
+
+@register.filter
+def coluna_csv(columns) -> str:
+    """"origin_lon, origin_lat" → "origem_lon, origem_lat": the import report names a column
+    as the example file does (issue 25 point 14), whichever name the uploaded file used."""
+    names = [name.strip() for name in str(columns).split(",")]
+    return ", ".join(PORTUGUESE_NAMES.get(name, name) for name in names)

@@ -335,11 +335,11 @@ def test_a_wrong_plate_is_shown_as_a_plate_problem_in_the_plate_column(world):
     response = upload(client_for(world.alfa_user), data, dry_run="on")
     html = response.content.decode()
     plate_row = html[html.index('id="linha-2"') : html.index('id="linha-3"')]
-    assert "<code>vehicle_plate</code>" in plate_row and "ZZZ9Z99" in plate_row
+    assert "<code>placa</code>" in plate_row and "ZZZ9Z99" in plate_row
     assert "VEHICLE_NOT_REGISTERED" in plate_row
     assert "EQUIPMENT_NOT_REGISTERED" not in plate_row
     cacamba_row = html[html.index('id="linha-3"') :]
-    assert "<code>equipment_code</code>" in cacamba_row
+    assert "<code>cacamba</code>" in cacamba_row
     assert "EQUIPMENT_NOT_REGISTERED" in cacamba_row
     assert "VEHICLE_NOT_REGISTERED" not in cacamba_row
 
@@ -501,11 +501,11 @@ def test_a_file_naming_another_s_facility_is_a_403_listing_every_line(pev_world)
     assert "nenhum CTR foi emitido" in html
     assert "3 linhas do arquivo indicam uma área de origem" in html
     assert (
-        "Linha 3: <code>origin_facility</code>: Só um operador da área “ATT” emite CTR de saída"
+        "Linha 3: <code>area_origem</code>: Só um operador da área “ATT” emite CTR de saída"
         in html
     )
-    assert "Linha 4: <code>origin_facility</code>: A área de origem 999999 não existe." in html
-    assert "Linha 5: <code>origin_facility</code>: Área de origem inválida: “x”" in html
+    assert "Linha 4: <code>area_origem</code>: A área de origem 999999 não existe." in html
+    assert "Linha 5: <code>area_origem</code>: Área de origem inválida: “x”" in html
     assert CTR.objects.filter(origin_facility__isnull=False).count() == 0
     # Unknown or malformed, but none of another's: a 400.
     malformed = csv_bytes([pev_row(world, origin_facility="0")])
