@@ -5,16 +5,29 @@
 
 from __future__ import annotations
 
-import pytest
-from django.urls import reverse
+from decimal import Decimal
 
-from ctr import roles
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from django.utils import timezone
+
+from ctr import corrections, roles
+from ctr.corrections import Proposal
+from ctr.models import CTR
 from fiscalization import enforcement
 from fiscalization.enforcement import OffenderData
+from fiscalization.enforcement.expiring import expiring
 from fiscalization.models.enforcement import DeliveryMethod, InfractionRecord, OffenderRole
+from generators import declarations
+from generators.models import PlanStatus
+from jurisdiction import scope
 from jurisdiction.models import StaffRole
+from nucleo.waiting import compute
+from tests.ctr.onward_world import inbound
 from tests.ctr_world import make_user
 from tests.enforcement_world import (
+    D,
     at,
     ensure_frameworks,
     entries,
@@ -22,6 +35,8 @@ from tests.enforcement_world import (
     own_framework,
     record_for,
 )
+from tests.generators.account_world import pending_registration
+from tests.generators.suspects_world import days, plan, site
 from tests.neighbour_world import build_neighbours, choose, web
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +121,73 @@ def test_an_authority_of_a_and_b_working_in_a_does_not_apply_b_s_fine_from_a_s_q
     assert other.status_code == 404
     towns.record_a.refresh_from_db()
     assert towns.record_a.fine_applied_at is None
+
+
+# --- the menu's badges (nucleo.waiting) -------------------------------------------------------
+
+
+def staff_of(username: str, *municipalities):
+    """The Núcleo, the inspector and the authority at once, in each of `municipalities`."""
+    user = make_user(username)
+    for municipality in municipalities:
+        for role in (roles.NUCLEO, roles.FISCAL, roles.AUTORIDADE):
+            StaffRole.objects.create(user=user, municipality=municipality, role=role)
+    return user
+
+
+def badges(user, municipality=None) -> dict[str, int]:
+    """What waits for `user` in `municipality` (its current one), as its menu counts it."""
+    user = get_user_model().objects.get(pk=user.pk)  # a request's user: nothing cached
+    if municipality is not None:
+        scope.choose(user, municipality.pk)
+    return {item.key: item.count for item in compute(user).items}
+
+
+def gama_site(towns, address: str, municipality, location=None):
+    """A worksite of Gama that ended two months ago, its PGRCC sent to the Núcleo and its
+    Habite-se requested (both wait for the municipality's Núcleo)."""
+    worksite = site(
+        towns.world,
+        address,
+        start=days(-300),
+        end=days(-60),
+        municipality=municipality,
+        location=location,
+    )
+    plan(worksite, status=PlanStatus.SUBMITTED, A="40")
+    declarations.request(worksite, towns.world.generator_user, days(-1))
+    return worksite
+
+
+def test_the_badges_count_the_current_municipality_s_work_only(towns):
+    world = towns.world
+    # A: every queue has something; B: its own registration, PGRCC, Habite-se and record.
+    pending_registration("cadastro-a1", municipality=towns.a)
+    pending_registration("cadastro-a2", "11144477735", municipality=towns.a)
+    pending_registration("cadastro-b", "39053344705", municipality=towns.b)
+    gama_site(towns, "Rua de A, 1", towns.a)
+    gama_site(towns, "Rua de B, 2", towns.b, location=towns.in_b())
+    received = inbound(world, {"A": "10"}, received="10")
+    correction = corrections.propose(
+        CTR.objects.get(pk=received.pk),
+        world.alfa_user,
+        Proposal(received_volume_m3=Decimal("9")),
+        "Recontagem na balança",
+    )
+    corrections.refuse(correction, world.operator, "A balança marcou 10 m³")
+    corrections.escalate(correction, world.alfa_user)
+    appealed = record_for(world)
+    enforcement.file_appeal(appealed, D(2025, 3, 11), "Razões.")
+    only_a, only_b = staff_of("so_a", towns.a), staff_of("so_b", towns.b)
+    both = staff_of("consorcio_ab", towns.a, towns.b)
+
+    in_a, in_b = badges(only_a), badges(only_b)
+    # Each queue of A has work, so a count that leaked A into B's would show.
+    assert all(in_a.values()), in_a
+    assert in_b["registrations"] == in_b["plans"] == in_b["declarations"] == 1
+    assert in_b["authority"] == 1
+    # The deadlines are each municipality's figure, whoever asks: A's and B's make up all.
+    every = sum(len(due) for due in expiring(timezone.now(), 0).values())
+    assert in_a["deadlines"] + in_b["deadlines"] == every
+    assert badges(both, towns.a) == in_a
+    assert badges(both, towns.b) == in_b
