@@ -353,8 +353,14 @@ def records_awaiting(request):
         except ValueError:
             pk, status, error = None, 400, "Auto de infração inválido."
         if pk is not None:
+            # The queue's act is the current municipality's, as its list: a record of another
+            # municipality is not in it (404), even for a person who is that one's authority
+            # too (it chooses that municipality to apply it there).
             record = get_object_or_404(
-                InfractionRecord.objects.visible_to(request.user).select_related("case"), pk=pk
+                InfractionRecord.objects.visible_to(request.user, current=True).select_related(
+                    "case"
+                ),
+                pk=pk,
             )
             try:
                 enforcement.apply_fine(record, by=request.user)

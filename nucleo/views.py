@@ -23,6 +23,7 @@ from ctr.exports import export_ctrs, export_flows
 from ctr.models import CTRStatus
 from ctr.roles import municipal_only
 from fiscalization import services as fiscalization
+from fiscalization.enforcement.frameworks import own_framework_in_force
 from fiscalization.hotspot_layers import (
     HOTSPOT_COLOUR,
     RECURRING_COLOUR,
@@ -35,7 +36,12 @@ from maps.base import render_parts
 from maps.legend import kind_legend
 from pev_network import fiscal_units, management_layers, public_layers
 from pev_network.exporting import export_basins, export_facilities
-from pev_network.models import Municipality, facility_kind_short, waste_class_short
+from pev_network.models import (
+    FiscalUnit,
+    Municipality,
+    facility_kind_short,
+    waste_class_short,
+)
 
 from . import charts as charts_svg
 from . import flows as onward
@@ -519,6 +525,15 @@ def _key_figures(flt: analytics.CTRFilter, data: DashboardData, totals: dict, to
     }
 
 
+def _fine_unit(municipality: Municipality | None) -> str | None:
+    """The unit of the fines in `municipality` (its own framework in force), None without a
+    framework; the UFESP's for the platform's view of every municipality."""
+    if municipality is None:
+        return FiscalUnit.UFESP
+    framework = own_framework_in_force(municipality, timezone.localdate())
+    return framework.money_unit if framework else None
+
+
 @require_safe
 @municipal_only
 def nucleo_dashboard(request):
@@ -548,7 +563,10 @@ def nucleo_dashboard(request):
         "form": form,
         "filter": flt,
         # A year without its UFESP, now or from 1 January (issue 25 point 15).
-        "ufesp_notice": fiscal_units.notice(step=fiscal_units.NUCLEO_STEP),
+        # Of the fines in the unit of the municipality's own framework (reais: none).
+        "ufesp_notice": fiscal_units.notice(
+            step=fiscal_units.NUCLEO_STEP, fine_unit=_fine_unit(municipality)
+        ),
         "municipality": municipality,
         "totals": totals,
         # Issue 25 point 18: the figures read first, before the sections.

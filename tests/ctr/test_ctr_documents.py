@@ -314,6 +314,25 @@ def test_verification_takes_the_last_digits_with_the_municipality_chosen(world):
     assert plate.status_code == 200 and "Número inválido" in plate.content.decode()
 
 
+def test_the_last_digits_name_the_chosen_municipality_s_ctr_only(world):
+    """Issue 25 point 17 with two municipalities: A's and B's first CTRs end in the same
+    digits; the municipality chosen (or the page's) says which one the digits name."""
+    from tests.config.test_authorization_matrix import other_municipality
+
+    in_a = issue(world)
+    in_b = CTR.objects.get(number=other_municipality(world)["ctr_b"])
+    assert in_a.sequence == in_b.sequence and in_a.municipality_id != in_b.municipality_id
+    for ctr in (in_a, in_b):
+        ibge = ctr.municipality.ibge_code
+        for page, query in (
+            ("/verificar/", {"numero": str(ctr.sequence), "municipio": ibge}),
+            (f"/m/{ibge}/verificar/", {"numero": f"{ctr.sequence:06d}"}),
+        ):
+            response = Client().get(page, query)
+            assert response.status_code == 302, (page, response.content.decode()[-2000:])
+            assert response["Location"] == f"/verificar/{ctr.number}/"
+
+
 def test_verification_takes_cdf_and_habite_se_codes_and_says_so(world):
     cdf = Client().get("/verificar/", {"numero": "cdf abcd efgh jkmn"})
     assert cdf.status_code == 302

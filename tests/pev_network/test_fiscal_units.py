@@ -11,9 +11,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from pev_network.models import UfespRate
+from ctr import roles
+from pev_network.models import FiscalUnit, UfespRate
+from tests.builders import municipality
 from tests.clock import frozen_clock
-from tests.ctr_world import build_world
+from tests.ctr_world import build_world, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +70,49 @@ def test_a_current_year_without_its_ufesp_is_warned_all_year(clients):
     with at(6, 15):
         page = pages(*clients)["index"]
     assert "O valor da UFESP de 2026 não está cadastrado: desde 1º de janeiro" in page
+
+
+# --- two municipalities -----------------------------------------------------------------------
+#
+# The UFESP is São Paulo's (pev_network.UfespRate: no scope, one value a year for every
+# municipality), and every CTR's fee is in it (Lei 3.978/2007 art. 12 §3): a missing year
+# concerns every Núcleo. The fines are in the unit of the municipality's own framework: the
+# UFESP (Guaratinguetá), reais (Ferraz), the UFIR-RJ (Rio de Janeiro). Each Núcleo is told
+# what a missing year means for its own municipality.
+
+FINES_UFESP = "as multas não podem ser pagas (art. 36)"
+
+
+def test_each_nucleo_is_warned_of_what_the_missing_year_means_for_its_municipality():
+    from tests.enforcement_world import FERRAZ, RIO, ensure_frameworks, own_framework
+    from tests.neighbour_world import build_neighbours, web
+
+    ensure_frameworks()
+    towns = build_neighbours()
+    own_framework(towns.b, like=RIO)
+    ferraz = municipality("3515707", "Ferraz (teste)", east_m=-20_000)
+    own_framework(ferraz, like=FERRAZ)
+    ferraz_nucleo = make_user("nucleo_ferraz", roles.NUCLEO, ferraz)
+    UfespRate.objects.filter(year__gte=2026).delete()
+    with at(12, 1):
+        seen = {
+            name: web(user).get("/nucleo/").content.decode()
+            for name, user in (
+                ("a", towns.world.nucleo),
+                ("rio", towns.b_nucleo),
+                ("ferraz", ferraz_nucleo),
+            )
+        }
+    for name, page in seen.items():
+        # The fee is in UFESP everywhere.
+        assert "O valor da UFESP de 2026 não está cadastrado" in page, name
+        assert "taxas de descarga" in page, name
+    assert FINES_UFESP in seen["a"]
+    assert "UFIR" not in seen["a"]
+    assert FINES_UFESP not in seen["ferraz"] and "UFIR" not in seen["ferraz"]
+    assert FINES_UFESP not in seen["rio"]
+    assert "O valor da UFIR-RJ de 2027 não está cadastrado" in seen["rio"]
+    UfespRate.objects.create(unit=FiscalUnit.UFIR_RIO, year=2027, value_brl=Decimal("4.50"))
+    UfespRate.objects.create(unit=FiscalUnit.UFIR_RIO, year=2026, value_brl=Decimal("4.40"))
+    with at(12, 1):
+        assert "UFIR" not in web(towns.b_nucleo).get("/nucleo/").content.decode()
