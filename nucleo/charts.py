@@ -253,12 +253,16 @@ def lines_by_panel(
     height = y + len(panels) * (panel_height + gap) + FONT + 8
     parts = list(legend)
     count = len(days)
-    last_left = 0.0
+    scales = {
+        panel: _nice_ticks(max((max(v, default=0) for v in series.values()), default=0), 3)
+        for panel, series in panels.items()
+    }
+    # One time axis for every panel: the widest tick labels set where the days begin.
+    left = 22 + max(_text_width(_tick_label(t, ts)) for ts in scales.values() for t in ts) + 6
+    span = (width - 8 - left) / max(count, 1)  # each day's step, the last one included
     for panel, series in panels.items():
-        ticks = _nice_ticks(max((max(v, default=0) for v in series.values()), default=0), 3)
-        left = 22 + max(_text_width(_tick_label(t, ticks)) for t in ticks) + 6
+        ticks = scales[panel]
         top, bottom = y + FONT + 8, y + panel_height
-        span = (width - 8 - left) / max(count, 1)  # each day's step, the last one included
 
         def y_of(value: float, top=top, bottom=bottom, ticks=ticks) -> float:
             return bottom - (bottom - top) * value / ticks[-1]
@@ -274,16 +278,16 @@ def lines_by_panel(
         for name, values in series.items():
             steps = [f"M{left:.1f},{y_of(float(values[0])):.1f}"] if count else []
             for i in range(1, count):
-                steps.append(f"H{left + span * i:.1f}V{y_of(float(values[i])):.1f}")
+                if values[i] != values[i - 1]:  # a level held over days is one segment
+                    steps.append(f"H{left + span * i:.1f}V{y_of(float(values[i])):.1f}")
             steps.append(f"H{left + span * count:.1f}")
             parts.append(
                 f'<path d="{"".join(steps)}" fill="none" stroke="{colour[name]}" '
                 f'stroke-width="1.6"><title>{escape(panel)} — {escape(name)}</title></path>'
             )
         y += panel_height + gap
-        last_left = left
     for i in _date_ticks(count):
-        x = last_left + (width - 8 - last_left) / count * i
+        x = left + span * i
         anchor = "end" if x > width - 30 else "middle"  # the last one inside the drawing
         parts.append(
             f'<text x="{x:.1f}" y="{y + FONT - 2:.1f}" text-anchor="{anchor}" '

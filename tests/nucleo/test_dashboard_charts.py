@@ -58,12 +58,28 @@ def test_the_stock_chart_holds_each_days_balance_until_the_next():
     days = [datetime.date(2026, 11, d) for d in (1, 2, 3, 4)]
     svg = str(charts.lines_by_panel(days, {"ATT": {"Classe A": [0, 2, 2, 5]}}, "Estoque", "m³"))
     path = re.search(r'<path d="([^"]+)"', svg)[1]
-    # Steps: a level for each day, changed only at the next day (H, then V).
-    levels = [float(y) for y in re.findall(r"V([\d.]+)", path)]
-    start = float(re.match(r"M[\d.]+,([\d.]+)", path)[1])
-    ys = [start, *levels]
-    assert len(ys) == 4
-    assert ys[1] == ys[2] and ys[0] > ys[1] > ys[3]  # SVG's y grows downwards
+    # Steps: each level held from its day to the day it changes (H, then V), across the
+    # drawing: 0 on the 1st, 2 from the 2nd to the 3rd, 5 from the 4th to the end.
+    start_x, start_y = (float(v) for v in re.match(r"M([\d.]+),([\d.]+)", path).groups())
+    steps = [(float(x), float(y)) for x, y in re.findall(r"H([\d.]+)V([\d.]+)", path)]
+    end_x = float(re.search(r"H([\d.]+)$", path)[1])
+    day = (end_x - start_x) / 4
+    assert [x for x, _y in steps] == pytest.approx([start_x + day, start_x + 3 * day], abs=0.2)
+    (_, two), (_, five) = steps
+    assert start_y > two > five  # SVG's y grows downwards
     # 2 m³ is 2/5 of the way from zero to 5 m³.
-    assert (ys[0] - ys[1]) == pytest.approx((ys[0] - ys[3]) * 2 / 5, abs=0.2)
+    assert start_y - two == pytest.approx((start_y - five) * 2 / 5, abs=0.2)
     assert ">01/11</text>" in svg and ">ATT</text>" in svg
+
+
+def test_the_stock_panels_share_one_time_axis():
+    """A panel of tens of m³ and one of a few (wider and narrower tick labels) start and end
+    their days at the same x, the dates below them."""
+    days = [datetime.date(2026, 11, d) for d in range(1, 11)]
+    panels = {"ATT": {"Classe A": [30.0] * 10}, "PEV": {"Classe A": [2.5] * 10}}
+    svg = str(charts.lines_by_panel(days, panels, "Estoque", "m³"))
+    starts = [float(x) for x in re.findall(r'<path d="M([\d.]+),', svg)]
+    ends = [float(x) for x in re.findall(r'<path d="[^"]*H([\d.]+)"', svg)]
+    first_day = float(re.search(r'<text x="([\d.]+)"[^>]*>01/11</text>', svg)[1])
+    assert len(starts) == 2 and starts[0] == starts[1] == first_day
+    assert ends[0] == ends[1]
