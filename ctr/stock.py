@@ -72,33 +72,35 @@ BALANCE_SQL = f"""
     ORDER BY waste_class
 """
 
-# Since when each class has had stock above zero without a break, up to %(date_to)s: the
-# running balance after each day's movements; the stock has been above zero since the first
-# movement after the last day it was at or below zero (or since its first movement).
+# Since when each class has had stock above zero without a break at each facility of
+# %(facilities)s, up to %(date_to)s: the running balance after each day's movements; the stock
+# has been above zero since the first movement after the last day it was at or below zero (or
+# since its first movement). Every facility at once (the Núcleo's dashboard asks for all the
+# municipality's ATTs and PEVs; issue 25 point 18).
 STALE_SQL = f"""
     WITH daily AS (
-        SELECT waste_class, day, sum(received - shipped - processed) AS delta
-        FROM ({MOVES_SQL}) moves
+        SELECT facility_id, waste_class, day, sum(received - shipped - processed) AS delta
+        FROM ({moves_sql("= ANY(%(facilities)s::bigint[])")}) moves
         WHERE day <= %(date_to)s
-        GROUP BY waste_class, day
+        GROUP BY facility_id, waste_class, day
     ), running AS (
-        SELECT waste_class, day,
-               sum(delta) OVER (PARTITION BY waste_class ORDER BY day) AS balance
+        SELECT facility_id, waste_class, day,
+               sum(delta) OVER (PARTITION BY facility_id, waste_class ORDER BY day) AS balance
         FROM daily
     ), last_empty AS (
-        SELECT waste_class,
+        SELECT facility_id, waste_class,
                max(day) FILTER (WHERE balance <= 0) AS emptied,
                (array_agg(balance ORDER BY day DESC))[1] AS balance
         FROM running
-        GROUP BY waste_class
+        GROUP BY facility_id, waste_class
     )
-    SELECT e.waste_class, round(e.balance, 3),
+    SELECT e.facility_id, e.waste_class, round(e.balance, 3),
            (SELECT min(r.day) FROM running r
-            WHERE r.waste_class = e.waste_class
+            WHERE r.facility_id = e.facility_id AND r.waste_class = e.waste_class
               AND (e.emptied IS NULL OR r.day > e.emptied)) AS since
     FROM last_empty e
     WHERE e.balance > 0
-    ORDER BY e.waste_class
+    ORDER BY e.facility_id, e.waste_class
 """
 
 
@@ -169,16 +171,32 @@ def stale_stock(
 ) -> list[StaleStock]:
     """The classes whose stock has stayed above zero for more than the municipality's
     `stock_alert_days` on `day`."""
-    if alert_days is None:
-        alert_days = alert_days_of(facility)
+    return stale_stocks([facility], day, alert_days)[facility.pk]
+
+
+def stale_stocks(
+    facilities: list[ReceivingFacility], day: datetime.date, alert_days: int | None = None
+) -> dict[int, list[StaleStock]]:
+    """`stale_stock` of each facility, by id, in one query (each facility's own municipality's
+    `stock_alert_days` unless `alert_days` is given)."""
+    found: dict[int, list[StaleStock]] = {f.pk: [] for f in facilities}
+    if not facilities:
+        return found
+    limit = {f.pk: alert_days if alert_days is not None else alert_days_of(f) for f in facilities}
     with connection.cursor() as cursor:
-        cursor.execute(STALE_SQL, _params(facility.pk, None, day))
+        cursor.execute(
+            STALE_SQL,
+            {
+                "facilities": list(found),
+                "shipped_statuses": SHIPPED_STATUSES,
+                "date_to": day,
+            },
+        )
         rows = cursor.fetchall()
-    return [
-        StaleStock(waste_class, volume, since, (day - since).days)
-        for waste_class, volume, since in rows
-        if (day - since).days > alert_days
-    ]
+    for facility_id, waste_class, volume, since in rows:
+        if (day - since).days > limit[facility_id]:
+            found[facility_id].append(StaleStock(waste_class, volume, since, (day - since).days))
+    return found
 
 
 # The balance of each class at each facility of %(facilities)s at the end of each day of

@@ -4,6 +4,7 @@ figure that prints and archives like the page around it."""
 from __future__ import annotations
 
 import io
+import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +13,6 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from matplotlib.dates import DateFormatter
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from config.br import br_number
@@ -35,6 +35,87 @@ def _svg(figure: Figure, title: str) -> SafeString:
     return mark_safe(svg)
 
 
+# --- bars and lines drawn as SVG by hand (issue 25 point 18) ----------------------------------
+# matplotlib laid out and drew each of the dashboard's charts twice (once to measure the tight
+# box, once to write it) and wrote every glyph as a path: about a second of the dashboard's
+# request. These three are simple enough to write directly: a few milliseconds each, and the
+# text stays text (selectable, and read by a screen reader with the rest of the page).
+
+FONT = 13.0  # px, as the page's small text
+TEXT = "#101828"
+MUTED = "#475467"
+AXIS = "#667085"
+GRID = "#EAECF0"
+
+
+def _nice_ticks(top: float, count: int = 5) -> list[float]:
+    """0 and round steps (1, 2, 2.5 or 5 × 10ⁿ) up to at least `top`, about `count` of them."""
+    if top <= 0:
+        return [0.0, 1.0]
+    raw = top / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    ticks = [0.0]
+    while ticks[-1] < top - 1e-9 * step:
+        ticks.append(round(ticks[-1] + step, 10))
+    return ticks
+
+
+def _tick_label(tick: float, ticks: list[float]) -> str:
+    """A tick's label: whole numbers when every tick is whole (0, 100, 200), else one decimal
+    (0,0 2,5 5,0)."""
+    return br_number(tick, 0 if all(t == int(t) for t in ticks) else 1)
+
+
+def _text_width(text: str, size: float = FONT) -> float:
+    """An estimate of a sans-serif text's width: enough to lay the margins out."""
+    return len(text) * size * 0.52
+
+
+def _fit(text: str, width: float, size: float = FONT) -> str:
+    chars = max(int(width / (size * 0.52) + 0.5), 4)
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
+
+
+def _document(title: str, width: float, height: float, parts: list[str]) -> SafeString:
+    return mark_safe(
+        f'<svg role="img" aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg" '
+        f'class="chart-svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+        f'height="{height:.0f}" font-family="system-ui, sans-serif" font-size="{FONT:.0f}" '
+        f'fill="{TEXT}">{"".join(parts)}</svg>'
+    )
+
+
+def _legend(names: Sequence[str], colours: Sequence[str], x: float, y: float, width: float):
+    """Swatches and names in rows from (x, y); returns the parts and the height taken."""
+    parts, column, row = [], x, 0
+    for name, colour in zip(names, colours, strict=True):
+        item = 16 + _text_width(name) + 14
+        if column > x and column + item > x + width:
+            column, row = x, row + 1
+        top = y + row * (FONT + 6)
+        parts.append(
+            f'<rect x="{column:.1f}" y="{top + 2:.1f}" width="11" height="11" fill="{colour}"/>'
+            f'<text x="{column + 16:.1f}" y="{top + FONT - 1:.1f}">{escape(name)}</text>'
+        )
+        column += item
+    return parts, (row + 1) * (FONT + 6) if names else 0
+
+
+def _value_axis(ticks: list[float], left: float, right: float, y_of, unit: str) -> list[str]:
+    """Horizontal grid lines and their labels, on a vertical value axis."""
+    parts = []
+    for tick in ticks:
+        y = y_of(tick)
+        parts.append(
+            f'<line x1="{left:.1f}" x2="{right:.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="{GRID if tick else AXIS}"/>'
+            f'<text x="{left - 5:.1f}" y="{y + FONT * 0.35:.1f}" text-anchor="end" '
+            f'fill="{MUTED}">{_tick_label(tick, ticks)}</text>'
+        )
+    return parts
+
+
 def stacked_bars(
     categories: Sequence[str],
     series: dict[str, Sequence[float]],
@@ -44,21 +125,51 @@ def stacked_bars(
     size: tuple[float, float] = (8, 3.6),
 ) -> SafeString:
     """Vertical bars per category (e.g. month), one stacked segment per series (e.g. class)."""
-    figure = Figure(figsize=size, dpi=96)
-    axes = figure.subplots()
-    bottoms = [0.0] * len(categories)
-    for index, (name, values) in enumerate(series.items()):
-        axes.bar(categories, values, bottom=bottoms, label=name,
-                 color=colours[index % len(colours)])  # fmt: skip
-        bottoms = [b + v for b, v in zip(bottoms, values, strict=True)]
-    axes.set_ylabel(unit)
-    axes.yaxis.set_major_formatter(FuncFormatter(_br_number))
-    axes.spines[["top", "right"]].set_visible(False)
-    if series:
-        axes.legend(frameon=False, ncols=min(len(series), 5), loc="upper left",
-                    bbox_to_anchor=(0, 1.18))  # fmt: skip
-    axes.tick_params(axis="x", labelrotation=45 if len(categories) > 8 else 0)
-    return _svg(figure, title)
+    width, height = size[0] * 96, size[1] * 96
+    names = list(series)
+    colour = [colours[i % len(colours)] for i in range(len(names))]
+    totals = [sum(float(values[i]) for values in series.values()) for i in range(len(categories))]
+    ticks = _nice_ticks(max(totals, default=0))
+    left = 22 + max(_text_width(_tick_label(t, ticks)) for t in ticks) + 6
+    legend, legend_height = _legend(names, colour, left, 2, width - left)
+    slanted = len(categories) > 8
+    longest = max((_text_width(c) for c in categories), default=0)
+    bottom = height - (longest * 0.72 + 14 if slanted else FONT + 10)
+    top = legend_height + 10
+    band = (width - left - 4) / max(len(categories), 1)
+
+    def y_of(value: float) -> float:
+        return bottom - (bottom - top) * value / ticks[-1]
+
+    parts = [*legend, *_value_axis(ticks, left, width - 4, y_of, unit)]
+    parts.append(
+        f'<text transform="translate(12 {(top + bottom) / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle" fill="{MUTED}">{escape(unit)}</text>'
+    )
+    for i, category in enumerate(categories):
+        x = left + band * i + band * 0.1
+        base = 0.0
+        for name, values, fill in zip(names, series.values(), colour, strict=True):
+            value = float(values[i])
+            if value > 0:
+                tip = f"{category} — {name}: {br_number(value, 1)} {unit}"
+                parts.append(
+                    f'<rect x="{x:.1f}" y="{y_of(base + value):.1f}" width="{band * 0.8:.1f}" '
+                    f'height="{y_of(base) - y_of(base + value):.1f}" fill="{fill}">'
+                    f"<title>{escape(tip)}</title></rect>"
+                )
+            base += value
+        centre = x + band * 0.4
+        anchor = (
+            f'text-anchor="end" transform="rotate(-45 {centre:.1f} {bottom + 12:.1f})"'
+            if slanted
+            else 'text-anchor="middle"'
+        )
+        parts.append(
+            f'<text x="{centre:.1f}" y="{bottom + 12 + (0 if slanted else 4):.1f}" {anchor} '
+            f'fill="{MUTED}">{escape(category)}</text>'
+        )
+    return _document(title, width, height, parts)
 
 
 def horizontal_bars(
@@ -70,18 +181,57 @@ def horizontal_bars(
     colours: Sequence[str] | None = None,
 ) -> SafeString:
     """One bar per label, largest at the top; an optional reference line (e.g. 100 %)."""
-    height = max(1.6, 0.34 * len(labels) + 0.8)
-    figure = Figure(figsize=(8, height), dpi=96)
-    axes = figure.subplots()
-    positions = list(range(len(labels)))[::-1]
-    axes.barh(positions, values, color=list(colours) if colours else PALETTE[0])
-    axes.set_yticks(positions, labels)
-    axes.set_xlabel(unit)
-    axes.xaxis.set_major_formatter(FuncFormatter(_br_number))
+    width = 8 * 96
+    row = 0.34 * 96
+    height = max(1.6 * 96, row * len(labels) + 0.8 * 96)
+    left = min(max((_text_width(label) for label in labels), default=0) + 12, width * 0.45)
+    top, bottom = 6.0, height - 2 * FONT - 14
+    ticks = _nice_ticks(max([float(v) for v in values] + [reference or 0]))
+    right = width - 20  # room for the last tick's label
+
+    def x_of(value: float) -> float:
+        return left + (right - left) * value / ticks[-1]
+
+    parts = []
+    for tick in ticks:
+        x = x_of(tick)
+        parts.append(
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}" '
+            f'stroke="{GRID if tick else AXIS}"/>'
+            f'<text x="{x:.1f}" y="{bottom + FONT + 4:.1f}" text-anchor="middle" '
+            f'fill="{MUTED}">{_tick_label(tick, ticks)}</text>'
+        )
+    parts.append(
+        f'<text x="{(left + right) / 2:.1f}" y="{height - 4:.1f}" text-anchor="middle" '
+        f'fill="{MUTED}">{escape(unit)}</text>'
+    )
+    band = (bottom - top) / max(len(labels), 1)
+    for i, (label, value) in enumerate(zip(labels, values, strict=True)):
+        y = top + band * i
+        fill = colours[i % len(colours)] if colours else PALETTE[0]
+        tip = f"{label}: {br_number(float(value), 1)}"
+        parts.append(
+            f'<rect x="{left:.1f}" y="{y + band * 0.1:.1f}" '
+            f'width="{max(x_of(float(value)) - left, 0):.1f}" height="{band * 0.8:.1f}" '
+            f'fill="{fill}"><title>{escape(tip)}</title></rect>'
+            f'<text x="{left - 6:.1f}" y="{y + band / 2 + FONT * 0.35:.1f}" text-anchor="end">'
+            f"<title>{escape(label)}</title>{escape(_fit(label, left - 12))}</text>"
+        )
     if reference is not None:
-        axes.axvline(reference, color="#B42318", linestyle="--", linewidth=1)
-    axes.spines[["top", "right"]].set_visible(False)
-    return _svg(figure, title)
+        x = x_of(reference)
+        parts.append(
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}" '
+            f'stroke="#B42318" stroke-dasharray="5 3"/>'
+        )
+    return _document(title, width, height, parts)
+
+
+def _date_ticks(count: int, most: int = 6) -> list[int]:
+    """Indexes of about `most` evenly spaced days, the first and the last among them."""
+    if count <= most:
+        return list(range(count))
+    step = math.ceil((count - 1) / (most - 1))
+    return list(range(0, count, step))
 
 
 def lines_by_panel(
@@ -92,27 +242,58 @@ def lines_by_panel(
     colours: dict[str, str] | None = None,
 ) -> SafeString:
     """One small chart per panel (e.g. facility), stacked, sharing the time axis; one line per
-    series (e.g. class), with the series' colour the same in every panel."""
+    series (e.g. class), with the series' colour the same in every panel, drawn as steps (the
+    value holds until the next day). Narrow enough to be drawn near its true size on a phone."""
     names = sorted({name for series in panels.values() for name in series})
     colour = colours or {name: PALETTE[i % 8] for i, name in enumerate(names)}
-    # Narrow enough to be drawn near its true size on a phone.
-    figure = Figure(figsize=(4.8, 0.6 + 1.5 * len(panels)), dpi=96, layout="constrained")
-    axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    for axes, (panel, series) in zip(axes_list, panels.items(), strict=True):
+    width = 4.8 * 96
+    legend, legend_height = _legend(names, [colour[n] for n in names], 4, 4, width - 8)
+    panel_height, gap = 1.5 * 96 - 8, 8
+    y = legend_height + 8
+    height = y + len(panels) * (panel_height + gap) + FONT + 8
+    parts = list(legend)
+    count = len(days)
+    scales = {
+        panel: _nice_ticks(max((max(v, default=0) for v in series.values()), default=0), 3)
+        for panel, series in panels.items()
+    }
+    # One time axis for every panel: the widest tick labels set where the days begin.
+    left = 22 + max(_text_width(_tick_label(t, ts)) for ts in scales.values() for t in ts) + 6
+    span = (width - 8 - left) / max(count, 1)  # each day's step, the last one included
+    for panel, series in panels.items():
+        ticks = scales[panel]
+        top, bottom = y + FONT + 8, y + panel_height
+
+        def y_of(value: float, top=top, bottom=bottom, ticks=ticks) -> float:
+            return bottom - (bottom - top) * value / ticks[-1]
+
+        parts.append(f'<text x="{left:.1f}" y="{y + FONT:.1f}" font-weight="600">'
+                     f"{escape(panel)}</text>")  # fmt: skip
+        parts += _value_axis(ticks, left, width - 8, y_of, unit)
+        parts.append(
+            f'<text transform="translate(12 {(top + bottom) / 2:.1f}) rotate(-90)" '
+            f'text-anchor="middle" fill="{MUTED}" font-size="{FONT - 2:.0f}">{escape(unit)}'
+            "</text>"
+        )
         for name, values in series.items():
-            axes.plot(days, values, label=name, color=colour[name], linewidth=1.6,
-                      drawstyle="steps-post")  # fmt: skip
-        axes.set_title(panel, loc="left", fontsize=10)
-        axes.set_ylim(bottom=0)
-        axes.set_ylabel(unit)
-        axes.yaxis.set_major_formatter(FuncFormatter(_br_number))
-        axes.spines[["top", "right"]].set_visible(False)
-    axes_list[-1].xaxis.set_major_formatter(DateFormatter("%d/%m"))
-    axes_list[-1].xaxis.set_major_locator(MaxNLocator(6))
-    handles = [Line2D([], [], color=colour[n], linewidth=2, label=n) for n in names]
-    figure.legend(handles=handles, loc="outside upper left", ncols=min(len(names), 3),
-                  frameon=False)  # fmt: skip
-    return _svg(figure, title)
+            steps = [f"M{left:.1f},{y_of(float(values[0])):.1f}"] if count else []
+            for i in range(1, count):
+                if values[i] != values[i - 1]:  # a level held over days is one segment
+                    steps.append(f"H{left + span * i:.1f}V{y_of(float(values[i])):.1f}")
+            steps.append(f"H{left + span * count:.1f}")
+            parts.append(
+                f'<path d="{"".join(steps)}" fill="none" stroke="{colour[name]}" '
+                f'stroke-width="1.6"><title>{escape(panel)} — {escape(name)}</title></path>'
+            )
+        y += panel_height + gap
+    for i in _date_ticks(count):
+        x = left + span * i
+        anchor = "end" if x > width - 30 else "middle"  # the last one inside the drawing
+        parts.append(
+            f'<text x="{x:.1f}" y="{y + FONT - 2:.1f}" text-anchor="{anchor}" '
+            f'fill="{MUTED}">{days[i]:%d/%m}</text>'
+        )
+    return _document(title, width, height, parts)
 
 
 # --- the flow diagram (hand-drawn SVG: matplotlib has no layered flow) -----------------------

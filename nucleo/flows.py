@@ -319,7 +319,8 @@ def facility_stocks(
 ) -> list[FacilityStock]:
     """The ATTs and PEVs of the municipality that held anything in the period (or before it
     and still), with their balance per class over the period (stock.stock_series, one query)
-    and the stale stock on the period's last day (not later than today)."""
+    and the stale stock on the period's last day (not later than today; stock.stale_stocks, one
+    query)."""
     facilities = {
         f.pk: f
         for f in ReceivingFacility.objects.defer("area")
@@ -331,15 +332,20 @@ def facility_stocks(
     for point in stock.stock_series(list(facilities), days):
         if waste_class is None or point.waste_class == waste_class:
             points[point.facility_id][point.waste_class].append(point.volume_m3)
-    alert_day = min(date_to, today)
-    found = []
-    for facility_id, by_class in points.items():
-        if not any(v for values in by_class.values() for v in values):
-            continue
-        stale = [
-            s
-            for s in stock.stale_stock(facilities[facility_id], alert_day)
-            if waste_class is None or s.waste_class == waste_class
-        ]
-        found.append(FacilityStock(facilities[facility_id], days, dict(by_class), stale))
+    held = [
+        facility_id
+        for facility_id, by_class in points.items()
+        if any(v for values in by_class.values() for v in values)
+    ]
+    # One query for every area's stale stock (an N+1 made the dashboard slower with each ATT).
+    stale = stock.stale_stocks([facilities[pk] for pk in held], min(date_to, today))
+    found = [
+        FacilityStock(
+            facilities[pk],
+            days,
+            dict(points[pk]),
+            [s for s in stale[pk] if waste_class is None or s.waste_class == waste_class],
+        )
+        for pk in held
+    ]
     return sorted(found, key=lambda s: (-s.peak, s.facility.name))

@@ -311,9 +311,16 @@ def _dashboard_data(flt: analytics.CTRFilter, now) -> DashboardData:
     )  # fmt: skip
 
 
-def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[list]]]:
+# Tables that are only a CSV download: the page shows their link, never their rows.
+CSV_ONLY = ("estoque_diario",)
+
+
+def _dashboard_tables(
+    data: DashboardData, csv_only: bool = False
+) -> dict[str, tuple[list[str], list[list]]]:
     """Every table of the dashboard as (header, rows): the page and its CSV downloads show
-    the same numbers."""
+    the same numbers. The CSV_ONLY tables' rows (every day of every class of every area) only
+    when `csv_only` asks for them (a CSV download), not for the page."""
     basin_names = {f["id"]: f["properties"]["name"] for f in data.basins["features"]}
     by_basin = sorted(data.by_basin.items(), key=lambda item: -item[1][0])
     return {
@@ -373,7 +380,7 @@ def _dashboard_tables(data: DashboardData) -> dict[str, tuple[list[str], list[li
             ["área", "classe", "dia", "estoque (m³)"],
             [[s.facility.name, waste_class_short(c), day.strftime("%d/%m/%Y"), _br(v)]
              for s in data.stocks for c, values in sorted(s.by_class.items())
-             for day, v in zip(s.days, values, strict=True)],
+             for day, v in zip(s.days, values, strict=True)] if csv_only else [],
         ),
     }  # fmt: skip
 
@@ -545,7 +552,7 @@ def nucleo_dashboard(request):
         return render(request, "nucleo/painel.html", context, status=400)
     flt, municipality = _filter_from(form, form.cleaned_data if params else form.clean_defaults())
     data = _dashboard_data(flt, timezone.now())
-    tables = _dashboard_tables(data)
+    tables = _dashboard_tables(data, csv_only=csv_name in CSV_ONLY)
     if csv_name is not None:
         if csv_name not in tables:
             raise Http404("Tabela desconhecida.")
@@ -580,6 +587,8 @@ def nucleo_dashboard(request):
         "legend": list(zip(layers.CHOROPLETH_COLOURS, [_br(b) for b in breaks], strict=False)),
         "tables": {
             key: _paged_table(request, key, header, rows, f"{prefix}csv={key}")
+            if key not in CSV_ONLY
+            else {"csv": f"{prefix}csv={key}"}
             for key, (header, rows) in tables.items()
         },
         # Where a municipality asks for the generator's confirmation (issue 15, point 4).
