@@ -1,5 +1,7 @@
-"""Charts rendered on the server as SVG with matplotlib: no chart JavaScript, no CDN, and a
-figure that prints and archives like the page around it."""
+"""Charts rendered on the server as SVG: no chart JavaScript, no CDN, and a figure that prints
+and archives like the page around it. The dashboard's bars, stock lines and flow diagram are
+written directly (below: matplotlib cost about a second of its request); the worksite's lines
+over time still go through matplotlib."""
 
 from __future__ import annotations
 
