@@ -202,8 +202,7 @@ class IndexUpdate:
     @property
     def text(self) -> str:
         """The computation as the record and the case page print it."""
-        head = f"Valores de {self.base_year} atualizados pela variação anual do {self.index} "
-        head += f"({self.citation})"
+        head = f"Valores de {self.base_year} da lei atualizados ({self.citation})"
         if self.applied:
             steps = "; ".join(
                 f"{year}: {br_number(percent, 4)}% ({source})"

@@ -428,8 +428,7 @@ class PenaltyFramework(models.Model):
             return ""
         return (
             f"A lei não fixa prazo de pagamento da multa ({self.cite('payment_days')}): o auto "
-            "não tem data de vencimento, e o sistema não o envia à Dívida Ativa por falta de "
-            "prazo vencido."
+            "não tem vencimento nem vai à Dívida Ativa por prazo vencido."
         )
 
     def applier(self, penalty: str) -> str:
