@@ -199,37 +199,43 @@ def test_guaratingueta_fines_are_not_updated_by_any_index(world):
     assert record.index_factor is None and record.index_update == ""
 
 
-def test_the_municipality_staff_enter_the_variations_in_the_admin_scoped_to_it(world):
-    nucleo = world.nucleo
-    nucleo.is_staff = True
-    nucleo.save(update_fields=["is_staff"])
-    nucleo.user_permissions.add(*Permission.objects.filter(codename__endswith="_indexvariation"))
+def variations_admin(user) -> Client:
+    """`user` signed in to the admin with the permissions on the index variations."""
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    user.user_permissions.add(*Permission.objects.filter(codename__endswith="_indexvariation"))
     client = Client()
-    client.force_login(nucleo)
-    page = text_of(client, "/admin/fiscalization/indexvariation/add/")
+    client.force_login(user)
+    return client
+
+
+ADD = "/admin/fiscalization/indexvariation/add/"
+
+
+def test_the_municipality_staff_enter_the_variations_in_the_admin_scoped_to_it(world):
+    client = variations_admin(world.nucleo)
+    page = text_of(client, ADD)
     assert "Ano em que a atualização se aplica" in page and "Fonte" in page
-    posted = client.post(
-        "/admin/fiscalization/indexvariation/add/",
-        {
-            "municipality": world.town.pk,
-            "year": "2025",
-            "percent": "3.5",
-            "source": "FGV, IGP-DI (exemplo de teste)",
-        },
-    )
+    form = {
+        "municipality": world.town.pk,
+        "year": "2025",
+        "percent": "3.5",
+        "source": "FGV, IGP-DI (exemplo de teste)",
+    }
+    posted = client.post(ADD, form)
     assert posted.status_code == 302, posted.content.decode()[:2000]
     row = IndexVariation.objects.get()
-    assert (row.municipality, row.entered_by) == (world.town, nucleo)
+    assert (row.municipality, row.entered_by) == (world.town, world.nucleo)
+    # The same year twice: refused in Portuguese, nothing written.
+    again = client.post(ADD, {**form, "percent": "9"})
+    assert again.status_code == 200
+    assert "Já há variação cadastrada para este ano no município." in again.content.decode()
+    assert IndexVariation.objects.get().percent == Decimal("3.5")
     # Another municipality's staff do not see it.
     other = Municipality.objects.create(
         ibge_code="3550308", name="Outra", uf="SP", boundary=world.town.boundary
     )
-    stranger = make_user("nucleo-outra", roles.NUCLEO, other)
-    stranger.is_staff = True
-    stranger.save(update_fields=["is_staff"])
-    stranger.user_permissions.add(*Permission.objects.filter(codename__endswith="_indexvariation"))
-    client = Client()
-    client.force_login(stranger)
+    client = variations_admin(make_user("nucleo-outra", roles.NUCLEO, other))
     listing = text_of(client, "/admin/fiscalization/indexvariation/")
     assert "IGP-DI (exemplo de teste)" not in listing
     assert client.get(f"/admin/fiscalization/indexvariation/{row.pk}/change/").status_code in (
