@@ -3,8 +3,8 @@
 """Issue 25 point 7: Rio de Janeiro's law sets no deadline to pay a fine (art. 148 is the
 appeal's, art. 183 the discount's; art. 189 sends omissions to the other municipal norms): the
 payment deadline becomes optional data, empty for Rio instead of art. 148 "por analogia".
-Texts and citations are reloaded from the fixture; the figures only where the framework
-governs no case yet (a case keeps the figures it opened under)."""
+Figures, citations and readings are reloaded from the fixture where the framework governs no
+case yet (a case keeps the figures it opened under, and the citations that explain them)."""
 
 import json
 from pathlib import Path
@@ -24,9 +24,10 @@ def reload(apps, schema_editor):
         shipped = Framework.objects.filter(
             ibge_code=fields["ibge_code"], valid_from=fields["valid_from"]
         )
-        shipped.update(**{k: fields[k] for k in TEXTS})
+        # A framework that governs cases keeps its figures and the citations that explain
+        # them (a case keeps what it opened under); the others take the law's reading.
         unused = shipped.exclude(pk__in=Case.objects.values("framework_id"))
-        unused.update(**{k: fields[k] for k in FIGURES})
+        unused.update(**{k: fields[k] for k in (*TEXTS, *FIGURES)})
 
 
 def placeholder(apps, schema_editor):
