@@ -229,7 +229,10 @@ def payment_last_day(
     decision, never more than the law's days in all (issue 25 point 6). RECEIPT: from the day
     after the receipt. FINAL (Lei 3.190/2013 art. 15, "contados da decisão final"): from the
     day after the decision,
-    or after the last day of the appeal window when nobody appealed."""
+    or after the last day of the appeal window when nobody appealed. None for good where the
+    law sets no payment deadline (framework.payment_days empty: Rio de Janeiro)."""
+    if framework.payment_days is None:
+        return None
     start = framework.payment_from
     if start == "RECORD":
         first = local_date(facts.drawn_up) + ONE_DAY

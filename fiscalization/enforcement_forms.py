@@ -809,6 +809,8 @@ class PaymentForm(StepForm):
         framework = record.case.framework
         last = enforcement.payment_last_day(record)
         due = f"a pagar até {br_date(last)}" if last else "prazo de pagamento ainda não iniciado"
+        if framework.payment_days is None:
+            due = "sem prazo de pagamento na lei"
         discount = enforcement.discount_last_day(record)
         offer = (
             f"Desconto de {framework.discount_percent}% se pago até {br_date(discount)} "

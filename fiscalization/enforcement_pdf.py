@@ -529,6 +529,9 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             SMALL,
         ),
     ]
+    if record.index_update:
+        # Lei 3.190/2013 art. 9 §6: the yearly update applied, and any year not entered.
+        story += [Spacer(0, 1 * mm), p(escape(record.index_update), SMALL)]
     # Who imposes the fine (Lei 3.978/2007 art. 35; the framework's applied_by): proposed by
     # the inspector's record and applied by the authority, or imposed by the record itself.
     if framework.applier("FINE") == "AUTHORITY":
@@ -623,16 +626,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             ),
             (
                 "Pagamento*",
-                (f"até {br_date(payment_last)}, " if payment_last else "")
-                + f"{words['payment']} ({words['payment_cite']}), em guia própria, em reais "
-                f"pelo valor da data do pagamento; "
-                + (
-                    f"desconto de {framework.discount_percent}% se pago até "
-                    f"{br_date(discount_last)} ({framework.cite('discount_percent')})"
-                    if discount_last
-                    else "sem desconto por pagamento antecipado"
-                )
-                + ". Não pago no prazo, o débito é inscrito em Dívida Ativa (art. 22 IV).",
+                _payment_terms(framework, words, payment_last, discount_last),
             ),
         ],
     )
@@ -684,3 +678,22 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     ]
     doc.build(story)
     return buffer.getvalue()
+
+
+def _payment_terms(framework, words, payment_last, discount_last) -> str:
+    """The record's payment line: its deadline and Dívida Ativa where the law sets one; where it
+    sets none (Rio de Janeiro), the statement that it does not (issue 25 point 7)."""
+    discount = (
+        f"desconto de {framework.discount_percent}% se pago até {br_date(discount_last)} "
+        f"({framework.cite('discount_percent')})"
+        if discount_last
+        else "sem desconto por pagamento antecipado"
+    )
+    how = "em guia própria, em reais pelo valor da data do pagamento"
+    if no_deadline := framework.payment_deadline_notice():
+        return f"{no_deadline} Pagamento {how}; {discount}."
+    return (
+        (f"até {br_date(payment_last)}, " if payment_last else "")
+        + f"{words['payment']} ({words['payment_cite']}), {how}; {discount}. Não pago no "
+        "prazo, o débito é inscrito em Dívida Ativa (art. 22 IV)."
+    )

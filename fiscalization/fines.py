@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
+from config.br import br_number
 from config.errors import DomainError
 
 from . import deadlines
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from .models.frameworks import PenaltyFramework
 
 CENT = Decimal("0.01")
+FACTOR_PLACES = Decimal("0.000001")
 ONE = Decimal(1)
 UNIT_NAMES = {"UFESP": "UFESP", "UFIR_RIO": "UFIR-RJ", "BRL": "R$"}
 
@@ -163,3 +165,84 @@ def with_discount(
         return Decimal(amount)
     rest = (100 - framework.discount_percent) / Decimal(100)
     return (Decimal(amount) * rest).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+# --- yearly index update (Lei 3.190/2013 art. 9 §6) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexUpdate:
+    """The update of the table's amounts for a fine drawn up in `year`: the variations the
+    municipality entered for the years after the framework's base year up to `year` (applied,
+    as (year, percent, source)), multiplied into `factor`; `missing`, the years not entered,
+    which the record says instead of guessing them."""
+
+    index: str
+    base_year: int
+    year: int
+    applied: tuple[tuple[int, Decimal, str], ...]
+    missing: tuple[int, ...]
+    factor: Decimal
+    citation: str
+
+    @property
+    def rounded_factor(self) -> Decimal:
+        """The factor as printed and kept with the record (the amounts use it whole)."""
+        return self.factor.quantize(FACTOR_PLACES, rounding=ROUND_HALF_UP)
+
+    def amount(self, base: Decimal) -> Decimal:
+        """A line's amount of the law, updated (to the cent)."""
+        return (Decimal(base) * self.factor).quantize(CENT, rounding=ROUND_HALF_UP)
+
+    def missing_text(self) -> str:
+        return "; ".join(
+            f"variação do {self.index} de {year} não cadastrada" for year in self.missing
+        )
+
+    @property
+    def text(self) -> str:
+        """The computation as the record and the case page print it."""
+        head = f"Valores de {self.base_year} da lei atualizados ({self.citation})"
+        if self.applied:
+            steps = "; ".join(
+                f"{year}: {br_number(percent, 4)}% ({source})"
+                for year, percent, source in self.applied
+            )
+            body = f": {steps} — fator acumulado {br_number(self.rounded_factor, 6)}."
+        else:
+            body = ": nenhuma variação cadastrada — valores da lei, sem atualização."
+        if self.missing:
+            body += (
+                f" Atenção: {self.missing_text()} (aplicadas só as variações cadastradas; "
+                "cadastre-as em “Variações anuais do índice das multas”)."
+            )
+        return head + body
+
+
+def index_update(framework: PenaltyFramework, municipality, year: int) -> IndexUpdate | None:
+    """The yearly update of the framework's amounts for a fine drawn up in `year` in
+    `municipality` (Lei 3.190/2013 art. 9 §6), None where the framework has none (Lei
+    3.978/2007: UFESP; Rio de Janeiro)."""
+    from .models.frameworks import IndexVariation
+
+    if not framework.index_name or framework.index_base_year is None:
+        return None
+    years = range(framework.index_base_year + 1, year + 1)
+    entered = {
+        v.year: v
+        for v in IndexVariation.objects.filter(municipality=municipality, year__in=list(years))
+    }
+    factor, applied = ONE, []
+    for y in years:
+        if (variation := entered.get(y)) is not None:
+            factor *= ONE + variation.percent / 100
+            applied.append((y, variation.percent, variation.source))
+    return IndexUpdate(
+        index=framework.index_name,
+        base_year=framework.index_base_year,
+        year=year,
+        applied=tuple(applied),
+        missing=tuple(y for y in years if y not in entered),
+        factor=factor,
+        citation=framework.cite("index_name"),
+    )

@@ -484,3 +484,44 @@ def _end_earlier(
             result.closes.append(
                 f"a vigência de {code} desde {br_date(start)} em {br_date(entry.valid_until)}"
             )
+
+
+# --- lines the law itself writes ---------------------------------------------------------------
+
+
+def law_line_note(framework) -> str:
+    note = f"Valor fixado no texto da própria lei ({framework.law})."
+    if framework.index_base_year:
+        note += (
+            f" Valor de {framework.index_base_year}, atualizado na lavratura do auto "
+            f"({framework.cite('index_name')})."
+        )
+    return note
+
+
+def install_law_lines(municipality: Municipality, framework, *, by=None) -> list:
+    """The lines whose amounts `framework`'s law itself writes (Lei 3.190/2013 art. 9 I: R$
+    350,00, II: R$ 500,00), as confirmed lines of `municipality`'s table, valid with the
+    framework and confirmed by its law; the lines already there stay as they are. Returns the
+    lines created."""
+    created = []
+    for line in framework.fine_lines:
+        entry, new = PenaltyTableEntry.objects.get_or_create(
+            municipality=municipality,
+            code=line["code"],
+            valid_from=framework.valid_from,
+            defaults={
+                "legal_reference": line["legal_reference"],
+                "description": line["description"],
+                "fine_ufesp": Decimal(str(line["amount"])),
+                "valid_until": framework.valid_until,
+                "status": EntryStatus.CONFIRMED,
+                "confirming_act": framework.fine_table_law or framework.law[:200],
+                "confirmed_by": by,
+                "confirmed_at": timezone.now(),
+                "note": law_line_note(framework),
+            },
+        )
+        if new:
+            created.append(entry)
+    return created

@@ -50,6 +50,7 @@ from config.br import br_date, br_number
 from config.errors import DomainError
 from ctr.models import Membership
 from fiscalization.models.frameworks import PenaltyFramework
+from fiscalization.penalty_table import install_law_lines
 from jurisdiction.accounts import PasswordLink, send_password_link
 from jurisdiction.models import Role, StaffRole
 from jurisdiction.scope import forget
@@ -464,6 +465,13 @@ def _framework(
     source: PenaltyFramework | None = found["framework_from"]
     if own is not None:
         report.framework = f"o próprio do município, já cadastrado: “{own.name}”."
+        # The fines its law writes become lines of its table (Lei 3.190/2013 art. 9 I-II).
+        if lines := install_law_lines(municipality, own):
+            report.framework += (
+                " Linhas da tabela de multas fixadas na própria lei: "
+                + ", ".join(f"{e.code} ({e.legal_reference})" for e in lines)
+                + "."
+            )
         return
     if source is None:
         # Issue 25 point 8: no other municipality's law governs it.

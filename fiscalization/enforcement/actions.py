@@ -153,6 +153,7 @@ class Wait:
     opens: datetime.datetime | datetime.date | None
     code: str
     message: str
+    status: int | None = None  # of the refusal; None: the error's own (400)
 
     def text(self, label: str) -> str:
         """“Lavrar auto de infração: depois das 72 h da notificação, a partir de 07/12 10:00”."""
@@ -230,6 +231,11 @@ def _wait_payment_days(record) -> Wait | None:
         return None
     today = timezone.localdate()
     last = payment_last_day(record)
+    if no_deadline := record.case.framework.payment_deadline_notice():
+        # Rio de Janeiro: no deadline in the law, so none passes (issue 25 point 7).
+        return Wait(
+            "a lei não fixa prazo de pagamento", None, "no_payment_deadline", no_deadline, 409
+        )
     if last is None:
         return Wait(
             "depois do prazo de pagamento, que ainda não começou a correr",
@@ -873,7 +879,7 @@ def check(name: str, subject, by=None) -> None:
             if holds(condition, subject):
                 raise EnforcementError(message, code)
         if not action.refused_now(subject) and (wait := action.wait(subject)):
-            raise EnforcementError(wait.message, wait.code)
+            raise EnforcementError(wait.message, wait.code, status=wait.status)
     message, code = action.refused_in.get(state, (action.refusal, action.code))
     raise EnforcementError(message.format(status=_status_label(subject)), code)
 

@@ -550,8 +550,14 @@ def draw_up_record(
             "signature",
             "no_signature_reason",
         )
+    # Lei 3.190/2013 art. 9 §6: the law's amounts updated yearly by its index, as the
+    # municipality entered the variations up to the year the record is drawn up.
+    update = fines.index_update(
+        framework, case.municipality, deadlines.local_date(drawn_up_at).year
+    )
+    amounts = [update.amount(e.fine_ufesp) if update else e.fine_ufesp for e in entries]
     fine = fines.record_fine(
-        [e.fine_ufesp for e in entries],
+        amounts,
         framework,
         earlier=len(earlier),
         obstructed=case.obstructed_inspection,
@@ -567,6 +573,8 @@ def draw_up_record(
         persistent_of_ufesp=fine.persistent_of,
         obstruction_multiplier=fine.obstruction_factor,
         total_ufesp=fine.total_ufesp,
+        index_factor=update.rounded_factor if update else None,
+        index_update=update.text if update else "",
         proposes_revocation=fine.persistent_of is not None
         or (framework.revocation_after_suspension and earlier_suspension(case) is not None),
         signed_by_offender=signed_by_offender,
@@ -584,7 +592,9 @@ def draw_up_record(
             else {}
         ),
     )
-    InfractionItem.objects.bulk_create([InfractionItem.frozen(record, e) for e in entries])
+    InfractionItem.objects.bulk_create(
+        [InfractionItem.frozen(record, e, a) for e, a in zip(entries, amounts, strict=True)]
+    )
     case.status = CaseStatus.RECORDED
     case.save(update_fields=["status"])
     return record

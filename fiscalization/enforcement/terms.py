@@ -29,6 +29,12 @@ def days(count: int | None, day_count: str) -> str:
 def terms_of(framework: PenaltyFramework) -> dict[str, str]:
     """The framework's figures in words; `<name>_cite` is the source of each."""
     unit = fines.UNIT_NAMES[framework.money_unit]
+    # Rio de Janeiro: no deadline to pay in the law (issue 25 point 7), said instead of one.
+    no_deadline = framework.payment_deadline_notice()
+    payment = no_deadline or (
+        days(framework.payment_days, framework.payment_day_count)
+        + f" {PaymentFrom(framework.payment_from).label}"
+    )
     post_appeal = (
         days(
             framework.post_appeal_payment_days,
@@ -36,8 +42,9 @@ def terms_of(framework: PenaltyFramework) -> dict[str, str]:
         )
         + " da decisão"
         if framework.post_appeal_payment_days
-        else days(framework.payment_days, framework.payment_day_count)
-        + f" {PaymentFrom(framework.payment_from).label}"
+        else payment
+        if no_deadline
+        else payment
         + (
             # Lei 3.978/2007 art. 36 with no other source: the appeal holds the count back.
             ", sem contar os dias do recurso ao julgamento: o restante corre da decisão"
@@ -54,8 +61,7 @@ def terms_of(framework: PenaltyFramework) -> dict[str, str]:
         "appeal": days(framework.appeal_days, framework.appeal_day_count)
         + " do recebimento"
         + ("" if framework.appeal_suspensive else ", sem efeito suspensivo"),
-        "payment": days(framework.payment_days, framework.payment_day_count)
-        + f" {PaymentFrom(framework.payment_from).label}",
+        "payment": payment,
         "post_appeal": post_appeal,
         "discount": f"{framework.discount_percent}% se pago em até {framework.discount_days} "
         "dias da lavratura"

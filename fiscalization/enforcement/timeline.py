@@ -367,6 +367,20 @@ def _record_steps(
             tl.due(hint("send_to_divida_ativa", record, "appeal_running", last=br_date(last_pay)))
         else:
             tl.due(hint("send_to_divida_ativa", record))
+    elif (
+        record.status != RecordStatus.ANNULLED
+        and record.fine_applied_at is not None
+        and (no_deadline := framework.payment_deadline_notice())
+    ):
+        # Rio de Janeiro: the law sets no deadline to pay (issue 25 point 7): said, not dated.
+        add(
+            Step(
+                record.fine_applied_at,
+                "Pagamento da multa: sem prazo na lei",
+                no_deadline,
+                framework.cite("payment_days"),
+            )
+        )
     if record.paid_on:
         late = " (fora do prazo)" if paid_late(record) else ""
         short = record.status != RecordStatus.PAID

@@ -22,6 +22,7 @@ from .frameworks import (  # noqa: F401
     DayCount,
     EditalReceipt,
     Escalation,
+    IndexVariation,
     MoneyUnit,
     NoticeFirst,
     PaymentFrom,

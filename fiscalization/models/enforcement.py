@@ -8,6 +8,7 @@ free numbers typed by hand; what is stored are the facts (dates of delivery, of 
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.gis.db import models
@@ -504,6 +505,13 @@ class InfractionRecord(TreasuryPayment):
         validators=[MinValueValidator(1)],
     )
     total_ufesp = models.DecimalField("multa total (UFESP)", max_digits=10, decimal_places=2)
+    # The yearly index update of the table's amounts, frozen when drawn up (Lei 3.190/2013
+    # art. 9 §6): the factor applied (None: the framework has no such update) and the
+    # computation as the record and the case page print it, with the years not entered.
+    index_factor = models.DecimalField(
+        "fator de atualização do índice", max_digits=12, decimal_places=6, null=True, blank=True
+    )
+    index_update = models.TextField("atualização anual aplicada", blank=True)
     proposes_revocation = models.BooleanField(
         "propõe cassação (nova infração após suspensão, art. 34)", default=False
     )
@@ -573,14 +581,18 @@ class InfractionItem(models.Model):
         ordering = ["code"]
 
     @classmethod
-    def frozen(cls, record: InfractionRecord, entry: PenaltyTableEntry) -> InfractionItem:
+    def frozen(
+        cls, record: InfractionRecord, entry: PenaltyTableEntry, fine: Decimal | None = None
+    ) -> InfractionItem:
+        """The line as the record uses it; `fine`: its amount updated by the framework's
+        index (Lei 3.190/2013 art. 9 §6), else the line's."""
         return cls(
             record=record,
             entry=entry,
             code=entry.code,
             legal_reference=entry.legal_reference,
             description=entry.description,
-            fine_ufesp=entry.fine_ufesp,
+            fine_ufesp=entry.fine_ufesp if fine is None else fine,
         )
 
 

@@ -17,6 +17,9 @@ own validity is created instead.
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
@@ -114,6 +117,24 @@ PARAMETERS = (
 )
 
 
+FINE_LINE_KEYS = ("code", "legal_reference", "description", "amount")
+
+
+def _fine_lines_problem(lines) -> str:
+    """Why the framework's own fine lines are malformed, "" when they are well formed."""
+    if not isinstance(lines, list) or not all(isinstance(line, dict) for line in lines):
+        return "Informe uma lista de linhas."
+    for line in lines:
+        if any(not str(line.get(key, "")).strip() for key in FINE_LINE_KEYS):
+            return "Cada linha diz " + ", ".join(FINE_LINE_KEYS) + "."
+        try:
+            if Decimal(str(line["amount"])) <= 0:
+                raise InvalidOperation
+        except InvalidOperation:
+            return f"Valor inválido na linha {line['code']}: {line['amount']}."
+    return ""
+
+
 class FrameworkQuerySet(ScopedQuerySet):
     def municipal_q(self, ids) -> Q:
         """A municipality's own frameworks: no other municipality's law governs it."""
@@ -173,9 +194,21 @@ class PenaltyFramework(models.Model):
     appeal_day_count = models.CharField("contagem do recurso", max_length=8, choices=DayCount)
     appeal_suspensive = models.BooleanField("recurso com efeito suspensivo")
     # Payment.
-    payment_days = models.PositiveSmallIntegerField("prazo de pagamento (dias)")
-    payment_day_count = models.CharField("contagem do pagamento", max_length=8, choices=DayCount)
-    payment_from = models.CharField("pagamento contado", max_length=8, choices=PaymentFrom)
+    # Empty where the law sets no deadline to pay (Rio de Janeiro: none; art. 189 sends its
+    # omissions to the other municipal norms): no due date is computed, and the documents and
+    # the case page say so (payment_deadline_notice). Issue 25 point 7: none by analogy.
+    payment_days = models.PositiveSmallIntegerField(
+        "prazo de pagamento (dias)",
+        null=True,
+        blank=True,
+        help_text="Vazio: a lei não fixa prazo de pagamento; nenhum vencimento é calculado.",
+    )
+    payment_day_count = models.CharField(
+        "contagem do pagamento", max_length=8, choices=DayCount, blank=True
+    )
+    payment_from = models.CharField(
+        "pagamento contado", max_length=8, choices=PaymentFrom, blank=True
+    )
     # After a suspensive appeal decided against the offender, when the law counts the payment
     # from the record: days from the decision (never fewer than the ordinary deadline).
     post_appeal_payment_days = models.PositiveSmallIntegerField(
@@ -249,7 +282,34 @@ class PenaltyFramework(models.Model):
             "citá-la (ex.: “Lei nº 4.699/2017”). Vazio: o ato deve ser uma lei, qualquer uma."
         ),
     )
+    # The lines of the fine table whose amounts the law itself writes (Lei 3.190/2013 art. 9
+    # I: R$ 350,00; II: R$ 500,00), each citing its inciso: installed as confirmed lines of
+    # the municipality's table (penalty_table.install_law_lines). Empty where the amounts are
+    # not in the text (Lei 3.978/2007 art. 23: the municipality confirms its table).
+    fine_lines = models.JSONField(
+        "linhas da tabela de multas fixadas na própria lei",
+        default=list,
+        blank=True,
+        help_text="Lista de {code, legal_reference, description, amount}: cada valor com o "
+        "artigo e o inciso que o fixam.",
+    )
     money_index = models.CharField("atualização dos valores", max_length=300)
+    # A yearly update of the amounts by an index (Lei 3.190/2013 art. 9 §6: "atualização de
+    # valores anualmente de acordo com a variação do IGP"): the index's name and the year of
+    # the amounts the law writes; the variations are the municipality's to enter, with their
+    # source (IndexVariation): no figure ships with the system. Empty: no such update.
+    index_name = models.CharField(
+        "índice de atualização anual das multas",
+        max_length=60,
+        blank=True,
+        help_text="Ex.: IGP. Vazio: a lei não atualiza as multas por índice anual.",
+    )
+    index_base_year = models.PositiveSmallIntegerField(
+        "ano dos valores da lei",
+        null=True,
+        blank=True,
+        help_text="O ano a que se referem os valores da tabela; atualizam-se a partir do seguinte.",
+    )
     authority = models.CharField("autoridade que aplica as penalidades", max_length=200)
     # Who applies each penalty: the fine of the record (FINE) and the penalties of art. 25
     # II-V, each AUTHORITY (a decision on the record) or RECORD (the record itself imposes it).
@@ -321,8 +381,29 @@ class PenaltyFramework(models.Model):
             raise ValidationError(
                 {"discount_days": "Informe o desconto e o prazo dele, ou nenhum dos dois."}
             )
+        if self.payment_days is None and (self.payment_day_count or self.payment_from):
+            raise ValidationError(
+                {"payment_days": "Sem prazo de pagamento, deixe vazias a contagem e o início."}
+            )
+        if self.payment_days is not None and not (self.payment_day_count and self.payment_from):
+            raise ValidationError(
+                {"payment_from": "Informe a contagem e o início do prazo de pagamento."}
+            )
+        if self.payment_days is None and self.embargo_daily_fine is not None:
+            # The daily fine's charges are due in the payment days (facts.charge_last_day).
+            raise ValidationError(
+                {"embargo_daily_fine": "Multa diária por embargo exige prazo de pagamento."}
+            )
         if self.edital_receipt == EditalReceipt.END_OF_PERIOD and not self.edital_days:
             raise ValidationError({"edital_days": "Informe o prazo do edital."})
+        if bool(self.index_name.strip()) != (self.index_base_year is not None):
+            raise ValidationError(
+                {"index_base_year": "Informe o índice e o ano dos valores, ou nenhum dos dois."}
+            )
+        if self.index_name.strip() and not str(self.citations.get("index_name", "")).strip():
+            raise ValidationError({"citations": "Cite o artigo do índice de atualização."})
+        if problem := _fine_lines_problem(self.fine_lines):
+            raise ValidationError({"fine_lines": problem})
         if self.recidivism_escalation == Escalation.PERSISTENT and self.persistent_factor is None:
             raise ValidationError({"persistent_factor": "Informe o múltiplo da última multa."})
         # OPTIONAL notices may leave the hours to each notice (Rio de Janeiro art. 155 p.ú.).
@@ -340,6 +421,16 @@ class PenaltyFramework(models.Model):
             "de recurso indicados são provisórios, sem fundamento legal cadastrado."
         )
 
+    def payment_deadline_notice(self) -> str:
+        """What the record, the case page and the steps say where the law sets no deadline
+        to pay ("" where it sets one): no due date, and so no Dívida Ativa from this system."""
+        if self.payment_days is not None:
+            return ""
+        return (
+            f"A lei não fixa prazo de pagamento da multa ({self.cite('payment_days')}): o auto "
+            "não tem vencimento nem vai à Dívida Ativa por prazo vencido."
+        )
+
     def applier(self, penalty: str) -> str:
         """Who applies `penalty` (FINE or a PenaltyKind) under this framework."""
         return (self.applied_by or {}).get(penalty, Applier.AUTHORITY)
@@ -350,3 +441,70 @@ class PenaltyFramework(models.Model):
     def cite(self, parameter: str) -> str:
         """The article that gives `parameter`, as printed beside it."""
         return self.citations.get(parameter, "")
+
+
+class IndexVariationQuerySet(ScopedQuerySet):
+    """A municipality's own variations (municipality_path)."""
+
+
+class IndexVariation(models.Model):
+    """The variation of the index by which a framework updates its fines yearly, applied in
+    one year, as the municipality's staff enter it with its source (Lei 3.190/2013 art. 9 §6:
+    "atualização de valores anualmente de acordo com a variação do IGP … divulgado pela
+    Fundação Getúlio Vargas"). No figure ships with the system. A fine drawn up in year Y is
+    the law's amount times the variations of the years after the framework's base year up to
+    Y (fines.index_update); a year not entered is said on the record, never guessed.
+
+    Scope: the municipality's (ScopedQuerySet by `municipality`): its staff enter and see its
+    own; the index is the one its framework names."""
+
+    municipality = models.ForeignKey(
+        "pev_network.Municipality",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name="município",
+    )
+    year = models.PositiveSmallIntegerField(
+        "ano em que a atualização se aplica",
+        validators=[MinValueValidator(1990), MaxValueValidator(2200)],
+        help_text="As multas lavradas neste ano recebem esta variação (e as dos anos anteriores).",
+    )
+    percent = models.DecimalField(
+        "variação do índice (%)",
+        max_digits=8,
+        decimal_places=4,
+        validators=[MinValueValidator(Decimal("-99.9999"))],
+        help_text="Ex.: 4,5 para 4,5%; negativa se o índice caiu.",
+    )
+    source = models.CharField(
+        "fonte",
+        max_length=300,
+        help_text="A publicação do índice (ex.: FGV, IGP-DI acumulado de jan. a dez. do ano "
+        "anterior) e o ato municipal que aplica a atualização.",
+    )
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="cadastrada por",
+    )
+    entered_at = models.DateTimeField("cadastrada em", auto_now_add=True)
+
+    objects = IndexVariationQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "variação anual do índice das multas"
+        verbose_name_plural = "variações anuais do índice das multas (Lei 3.190/2013 art. 9 §6)"
+        ordering = ["municipality", "-year"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["municipality", "year"],
+                name="index_variation_per_year",
+                violation_error_message="Já há variação cadastrada para este ano no município.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.percent}% ({self.source})"

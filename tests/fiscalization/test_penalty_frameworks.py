@@ -13,6 +13,7 @@ from django.test import Client
 from pypdf import PdfReader
 
 from fiscalization import deadlines, enforcement, fines
+from fiscalization.enforcement.terms import terms_of
 from fiscalization.models.enforcement import (
     DeliveryMethod,
     DeliveryOutcome,
@@ -129,8 +130,10 @@ def test_the_same_case_under_each_framework_has_its_own_notice_rule(world):
         # decision is final when the 30 days of art. 13 end (09/04): day 1 Thu 10/04, skipping
         # Good Friday 18/04, Tiradentes 21/04 and 1 May, day 30 is Mon 26/05.
         (FERRAZ, D(2025, 4, 9), D(2025, 5, 26), "Lei 3.190/2013 art. 15"),
-        # Rio de Janeiro art. 148 (read for payment too): 30 calendar days from the receipt.
-        (RIO, D(2025, 4, 9), D(2025, 4, 9), "Art. 148"),
+        # Rio de Janeiro: art. 148 gives the appeal's 30 days; the law gives no payment
+        # deadline (issue 25 point 7: none invented; art. 189 refers omissions to the other
+        # municipal norms, which the framework does not hold).
+        (RIO, D(2025, 4, 9), None, "Art. 189"),
     ],
 )
 def test_each_framework_counts_its_own_deadlines(
@@ -478,3 +481,52 @@ def test_guaratingueta_notice_keeps_the_72_hours_of_the_law(world):
         )
     notice = enforcement.issue_notice(case, "Remover", DeliveryMethod.HAND, at(2025, 3, 10, 10))
     assert notice.repair_hours == 72
+
+
+def pdf_text(client: Client, record) -> str:
+    pdf = client.get(f"/fiscalizacao/autos/{record.pk}/pdf/").content
+    return " ".join(" ".join(pg.extract_text() for pg in PdfReader(io.BytesIO(pdf)).pages).split())
+
+
+RIO_NO_PAYMENT_DEADLINE = "A lei não fixa prazo de pagamento da multa"
+
+
+def test_rio_ships_no_payment_deadline_and_no_reading_by_analogy():
+    # Rio de Janeiro: art. 148 is the appeal's deadline, art. 183 the discount's 10 days; no
+    # article sets a deadline to pay, and art. 189 sends omissions to the other municipal norms.
+    rio = fixture_framework(RIO)
+    assert rio.payment_days is None
+    assert rio.payment_day_count == "" and rio.payment_from == ""
+    payment = " ".join(rio.cite(p) for p in ("payment_days", "payment_day_count", "payment_from"))
+    assert "analogia" not in payment and "Art. 189" in payment
+    assert "analogia" not in rio.readings
+    rio.full_clean()
+    # Where the law sets one, the framework must state it whole.
+    guara = fixture_framework(GUARATINGUETA)
+    guara.payment_from = ""
+    with pytest.raises(ValidationError, match="pagamento"):
+        guara.full_clean()
+    assert terms_of(rio)["payment"].startswith(RIO_NO_PAYMENT_DEADLINE)
+
+
+def test_a_rio_record_has_no_due_date_nor_divida_ativa_and_says_why(world):
+    governed(world, RIO)
+    record = record_without_notice(world)  # delivered by hand on 10/03/2025
+    assert enforcement.payment_last_day(record) is None
+    with pytest.raises(enforcement.EnforcementError) as refused:
+        enforcement.send_to_divida_ativa(record, D(2025, 12, 1))
+    assert refused.value.code == "no_payment_deadline" and refused.value.status == 409
+    assert RIO_NO_PAYMENT_DEADLINE in refused.value.message
+    assert "ainda não começou" not in refused.value.message
+    client = Client()
+    client.force_login(world.fiscal)
+    page = client.get(f"/fiscalizacao/processos/{record.case_id}/").content.decode()
+    assert RIO_NO_PAYMENT_DEADLINE in page
+    assert "prazo ainda não iniciado" not in page
+    text = pdf_text(client, record)
+    assert RIO_NO_PAYMENT_DEADLINE in text and "Não pago no prazo" not in text
+    timeline = enforcement.case_timeline(record.case)
+    assert any(RIO_NO_PAYMENT_DEADLINE in f"{s.label} {s.detail}" for s in timeline.steps)
+    # Paying stays possible (with the discount of art. 183 within its 10 days).
+    UfespRate.objects.create(unit="UFIR_RIO", year=2025, value_brl=Decimal("4.5000"))
+    assert enforcement.register_payment(record, D(2025, 4, 30)).paid_brl == Decimal("450.00")

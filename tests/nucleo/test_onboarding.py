@@ -16,6 +16,7 @@ from django.core import mail
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from fiscalization.models.enforcement import PenaltyTableEntry
 from fiscalization.models.frameworks import PenaltyFramework
 from jurisdiction.models import Role, StaffRole
 from jurisdiction.scope import jurisdiction_of
@@ -319,6 +320,13 @@ def test_a_municipality_with_a_shipped_framework_keeps_it():
     out = run(FERRAZ, "--boundary", str(SP), "--nucleo-email", EMAIL)
     assert PenaltyFramework.objects.count() == before
     assert "o próprio do município, já cadastrado: “Ferraz de Vasconcelos" in out
+    # The fines its law writes are lines of its table (Lei 3.190/2013 art. 9 I-II).
+    table = PenaltyTableEntry.objects.filter(municipality__ibge_code=FERRAZ, status="CONFIRMED")
+    assert sorted(table.values_list("legal_reference", "fine_ufesp")) == [
+        ("Lei 3.190/2013 art. 9 I", Decimal("350.00")),
+        ("Lei 3.190/2013 art. 9 II", Decimal("500.00")),
+    ]
+    assert "ART9-I (Lei 3.190/2013 art. 9 I)" in out
 
 
 def test_copying_a_framework_over_a_shipped_one_is_refused():
