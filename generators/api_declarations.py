@@ -238,7 +238,8 @@ class WorksiteDeclarationsView(APIView):
                 404,
                 409,
                 c403="Acesso negado: só o gerador da obra pede a declaração",
-                c409="Já há um pedido em análise, ou a declaração já foi emitida",
+                c409="Já há um pedido em análise, a declaração já foi emitida, ou ainda há "
+                "pendência na destinação (cada uma em errors)",
             ),
         },
     )

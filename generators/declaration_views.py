@@ -120,22 +120,17 @@ def request_page(request: HttpRequest, pk: int) -> HttpResponse:
     form = RequestForm(request.POST or None)
     review = declarations.review(worksite)
     if request.method == "POST":
-        pending = worksite.declarations.exclude(status=DeclarationStatus.REFUSED).exists()
-        if form.is_valid() and not review.can_issue and not pending:
-            # The page lists why the declaration cannot be issued: no request it would refuse
-            # (the Núcleo's issue checks the same, declarations.issue).
-            count = len(review.open_reasons)
-            form.add_error(
-                None,
-                f"O pedido não foi enviado: ainda há {count} pendência{'s' if count > 1 else ''}"
-                " na destinação dos resíduos da obra (veja acima).",
-            )
-            status = 409
-        elif form.is_valid():
+        if form.is_valid():
             try:
                 declaration = declarations.request(
                     worksite, request.user, form.cleaned_data["ended_on"], form.cleaned_data["note"]
                 )
+            except declarations.Blocked as error:
+                # A load left the worksite since the page offered the form: the page lists it
+                # again, with no form to send until it is destined.
+                messages.error(request, error.message)
+                review = declarations.review(worksite)
+                status = error.status
             except DomainError as error:
                 add_to_form(form, error)
                 status = error.status

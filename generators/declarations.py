@@ -70,6 +70,25 @@ def _conflict(message: str, code: str) -> DeclarationError:
     return DeclarationError(message, code, status=409)
 
 
+class Blocked(DeclarationError):
+    """A request the Núcleo could not grant: the worksite's destination has open blockers (the
+    generator's page lists them and offers no form; the API answers 409 with each in `errors`)."""
+
+    status = 409
+    code = "not_destined"
+
+    def __init__(self, reasons: list[str]):
+        count = len(reasons)
+        super().__init__(
+            f"O pedido não foi enviado: ainda há {count} pendência{'s' if count > 1 else ''} na "
+            "destinação dos resíduos da obra: " + "; ".join(reasons) + "."
+        )
+        self.reasons = reasons
+
+    def problem_errors(self) -> list[dict]:
+        return [{"campo": None, "mensagem": reason} for reason in self.reasons]
+
+
 def normalize_code(text: str) -> str | None:
     """A declaration's code as typed (any case, dashes or spaces)."""
     return certificates.normalize_code(text, DECLARATION_CODE_PREFIX)
@@ -312,7 +331,11 @@ def _text(value: str, what: str, field: str) -> str:
 
 def request(worksite: Worksite, by, ended_on: datetime.date, note: str = "") -> HabiteSeDeclaration:
     """The generator asks for the declaration: the work ended on `ended_on` (not in the future,
-    not before it started). One open request at a time; none once it was issued."""
+    not before it started). One open request at a time; none once it was issued; none while
+    the review lists what keeps the declaration from being issued (`Blocked`: a load not yet
+    received, waste still in an ATT's stock or on its way; a load refused by its facility does
+    not block, the Núcleo explains it on issue). The Núcleo's `issue` checks again: a load may
+    leave the worksite after the request."""
     require_generator(by, worksite)
     today = timezone.localdate()
     if ended_on > today:
@@ -346,6 +369,9 @@ def request(worksite: Worksite, by, ended_on: datetime.date, note: str = "") -> 
                 f"{existing.pk}, de {br_date(timezone.localdate(existing.requested_at))}).",
                 "already_requested",
             )
+        current = review(site)
+        if not current.can_issue:
+            raise Blocked(current.open_reasons)
         site.ended_on = ended_on
         site.save(update_fields=["ended_on"])
         declaration = HabiteSeDeclaration.objects.create(

@@ -4,11 +4,14 @@ foreign keys are the user's municipalities') or the platform administrator's alo
 tokens, the access log, the roles themselves). The apps register their admins as always; this
 site decides, at registration, which of the two each is. The default site of the project
 (jurisdiction.apps.ScopedAdminConfig); its own module, which registers nothing, because the
-default site is built while the admin modules that register on it are imported."""
+default site is built while the admin modules that register on it are imported. Every admin and
+its inlines also get the Portuguese blank choices of config.admin_blanks (issue 25 point 19)."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+
+from config.admin_blanks import BlankChoices
 
 from .scope import ScopedQuerySet
 
@@ -67,6 +70,12 @@ class AdministratorOnly:
         )
 
 
+def _with_blank_choices(admin_class):
+    return type(
+        admin_class.__name__, (BlankChoices, admin_class), {"__module__": admin_class.__module__}
+    )
+
+
 class ScopedAdminSite(admin.AdminSite):
     # Callables (today) -> a warning or "", shown on the admin index: what the apps above
     # need the administrator to do (pev_network: a year without its UFESP).
@@ -86,5 +95,7 @@ class ScopedAdminSite(admin.AdminSite):
         base = admin_class or admin.ModelAdmin
         for model in models:
             mixin = ScopedAdmin if _scoped_manager(model) else AdministratorOnly
-            scoped = type(base.__name__, (mixin, base), {"__module__": base.__module__})
+            inlines = [_with_blank_choices(inline) for inline in base.inlines]
+            attrs = {"__module__": base.__module__, "inlines": inlines}
+            scoped = type(base.__name__, (mixin, BlankChoices, base), attrs)
             super().register(model, scoped, **options)

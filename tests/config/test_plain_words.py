@@ -1,11 +1,14 @@
 """Words a user understands on the main pages (issue 25 point 19): no select offers Django's
-"---------" (each says what choosing nothing means), and no page speaks of DBSCAN."""
+"---------" (each says what choosing nothing means), the admin's included, and no page speaks
+of DBSCAN."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -13,8 +16,8 @@ from tests.ctr_world import build_world
 
 pytestmark = pytest.mark.django_db
 
-# The platform administrator's Django admin keeps Django's own widgets; these pages answer a
-# file, act on GET, or take the user out.
+# The admin is scanned model by model below; these pages answer a file, act on GET, or take the
+# user out.
 SKIPPED = re.compile(r"^/(admin|api|ogc|static|media)/|\.(csv|pdf|json|geojson|gpkg|zip|xml)$|sair")
 EMPTY_DASHES = re.compile(r"<option[^>]*>\s*-{5,}\s*</option>")
 
@@ -53,4 +56,28 @@ def test_no_select_of_any_role_offers_dashes_nor_a_page_dbscan():
             if "DBSCAN" in html:
                 found.append(f"{who} {path}: DBSCAN")
     assert seen > 10  # the scan did reach forms
+    assert found == [], "\n".join(found)
+
+
+def test_no_select_of_the_admin_offers_dashes():
+    """Every registered model's list (its actions select, its filters), add page and change
+    page (its inlines' selects) of the platform administrator: the blank choice of a foreign
+    key, of a field with choices and of the actions says what it is in Portuguese."""
+    build_world()  # rows: the lists show their actions, the change pages their inlines
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("raiz", "r@example.org", "x"))
+    seen, lists, found = 0, 0, []
+    for model in admin.site._registry:
+        base = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        row = model._default_manager.order_by("pk").first()
+        paths = [base, base + "add/"] + ([f"{base}{row.pk}/change/"] if row else [])
+        for path in paths:
+            response = client.get(path)
+            if response.status_code != 200:
+                continue
+            lists += path == base
+            html = response.content.decode()
+            seen += html.count("<select")
+            found += [f"{path}: {m.group(0)}" for m in re.finditer(r".{0,40}-{9}.{0,20}", html)]
+    assert lists == len(admin.site._registry) and seen > 30  # the scan reached every model
     assert found == [], "\n".join(found)

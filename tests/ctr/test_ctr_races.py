@@ -15,8 +15,8 @@ from tests.ctr_world import build_world, ctr_payload, make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def call(url: str, token: str, data: dict) -> tuple[int, object]:
-    """POST as JSON; (status, body), the body as text when it is not JSON (a 500 page)."""
+def send(url: str, token: str, data: dict) -> tuple[int, object, bytes]:
+    """POST as JSON over HTTP; (status, headers, raw body)."""
     request = urllib.request.Request(
         url,
         data=json.dumps(data).encode(),
@@ -25,9 +25,14 @@ def call(url: str, token: str, data: dict) -> tuple[int, object]:
     )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
-            status, raw = response.status, response.read()
+            return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
+        return error.code, error.headers, error.read()
+
+
+def call(url: str, token: str, data: dict) -> tuple[int, object]:
+    """POST as JSON; (status, body), the body as text when it is not JSON (a 500 page)."""
+    status, _, raw = send(url, token, data)
     try:
         return status, json.loads(raw or b"{}")
     except ValueError:

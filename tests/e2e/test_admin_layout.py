@@ -60,3 +60,27 @@ def test_the_admin_drawing_tools_speak_portuguese(chromium, live_server, shot, v
     shot(page, f"admin-desenho-pt-{viewport[0]}.png")
     assert recorder.js_errors() == []
     context.close()
+
+
+@WIDTHS
+def test_the_admin_selects_say_what_choosing_nothing_is(chromium, live_server, shot, viewport):
+    """Issue 25 point 19: no "---------" in the admin's selects. A license's add page: its
+    facility (a required foreign key) asks to choose; the licenses' list: its actions too."""
+    build_world()
+    admin = get_user_model().objects.create_superuser("gestor", "gestor@example.org", "x")
+    context, page, recorder = sized_page(chromium, live_server, viewport)
+    log_in(page, live_server, admin)
+    base = f"{live_server.url}/admin/pev_network/facilitylicense/"
+    assert page.goto(base + "add/", wait_until="load").status == 200
+    facility = page.locator("select#id_facility")
+    assert facility.locator("option").first.inner_text() == "Selecione…"
+    assert "---------" not in page.content()
+    facility.scroll_into_view_if_needed()
+    shot(page, f"admin-licenca-nova-{viewport[0]}.png")
+    assert page.goto(base, wait_until="load").status == 200
+    action = page.locator("select[name=action]")
+    assert action.locator("option").first.inner_text() == "Selecione…"
+    assert "---------" not in page.content()
+    shot(page, f"admin-licencas-{viewport[0]}.png")
+    assert recorder.js_errors() == []
+    context.close()

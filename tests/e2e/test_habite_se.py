@@ -103,3 +103,39 @@ def test_the_generator_asks_and_the_nucleo_issues_once_destined(chromium, live_s
     refusals = "Failed to load resource: the server responded with a status of 4"
     for recorder in recorders:
         assert [e for e in recorder.js_errors() if not e.startswith(refusals)] == []
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_a_load_after_the_page_opened_keeps_the_request_from_going(
+    chromium, live_server, shot, width
+):
+    """Issue 25 point 19: the page offered the form, then a load left the worksite; the
+    request sent from the open page is refused by the service (as the API's): the page says
+    why and lists the blocker, offers no form until it is destined, and writes nothing."""
+    world = build_world()
+    site = gama_site(world)
+    load(world, site, {"A": "2"}, received="2", facility=world.recycling)
+    w, h = WIDTHS[width]
+    context = chromium.new_context(viewport={"width": w, "height": h}, locale="pt-BR")
+    page = context.new_page()
+    recorder = Recorder(page, live_server.url)
+    log_in(page, live_server, world.generator_user)
+    page.goto(f"{live_server.url}/gerador/obras/{site.pk}/habite-se/")
+    page.fill("#id_ended_on", "2026-11-20")
+    late = load(world, site, {"A": "3"})  # on its way to the ATT
+
+    submit(page, "Pedir a declaração")
+
+    assert page.get_by_role("button", name="Pedir a declaração").count() == 0
+    assert "quando não houver pendências" in page.inner_text("#pedir-depois")
+    alert = page.inner_text(".flash-error")
+    assert alert == (
+        "O pedido não foi enviado: ainda há 1 pendência na destinação dos resíduos da obra: "
+        f"o {late.number} (3 m³) ainda não foi recebido pela área “ATT”."
+    )
+    assert not HabiteSeDeclaration.objects.exists()
+    assert fits(page)
+    shot(page, f"habite-se-pendencia-{width}.png")
+    refusal = "Failed to load resource: the server responded with a status of 409"
+    assert [e for e in recorder.js_errors() if not e.startswith(refusal)] == []
+    context.close()

@@ -73,7 +73,20 @@ def ship(world: World, lines: dict[str, str], received: bool = True, to=None) ->
 
 
 def asked(world: World, site: Worksite, user=None, ended_on=ENDED) -> HabiteSeDeclaration:
+    """The generator's request, through the service: refused while the worksite's review lists
+    blockers (issue 25 point 19)."""
     return declarations.request(site, user or world.generator_user, ended_on, "")
+
+
+def waiting(world: World, site: Worksite, user=None, ended_on=ENDED) -> HabiteSeDeclaration:
+    """A request waiting for the Núcleo on a worksite whose review lists blockers now: as the
+    service wrote it before the loads that block it (a CTR issued from the worksite after the
+    request, which the service cannot refuse then), so that what the Núcleo's `issue` checks
+    again, and what happens to a waiting request, can be tested on any worksite."""
+    Worksite.objects.filter(pk=site.pk).update(ended_on=ended_on)
+    return HabiteSeDeclaration.objects.create(
+        worksite=site, ended_on=ended_on, requested_by=user or world.generator_user
+    )
 
 
 def destined_declaration(world: World) -> HabiteSeDeclaration:
@@ -92,7 +105,7 @@ def matrix_objects(world: World) -> dict:
     load(world, site, {"A": "1"})
     issued = destined_declaration(world)
     return {
-        "declaration": asked(world, site).pk,
+        "declaration": waiting(world, site).pk,
         "declaration_worksite": site.pk,
         "issued_declaration": issued.pk,
         "declaration_code": issued.code,

@@ -35,6 +35,7 @@ from tests.generators.declaration_world import (
     load,
     person_site,
     ship,
+    waiting,
 )
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +79,7 @@ def web(user=None) -> Client:
 
 def test_not_issued_while_a_load_is_in_transit_to_the_att(world, site):
     on_its_way = load(world, site, {"A": "3"})
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
 
     error = refusal(world, declaration)
 
@@ -93,7 +94,7 @@ def test_not_issued_while_a_load_is_in_transit_to_the_att(world, site):
 def test_not_issued_while_its_waste_is_still_in_stock_at_the_att(world, site):
     load(world, site, {"A": "6"}, received="6")
     ship(world, {"A": "4"})
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
 
     error = refusal(world, declaration)
 
@@ -107,7 +108,7 @@ def test_not_issued_while_sorted_waste_is_on_its_way_to_the_landfill(world, site
     load(world, site, {"A": "6"}, received="6")
     ship(world, {"A": "5"})
     ship(world, {"A": "1"}, received=False, to=world.landfill)
-    error = refusal(world, asked(world, site))
+    error = refusal(world, waiting(world, site))
     assert error.message == (
         "A declaração não pode ser emitida: 1 m³ de classe A em trânsito para a área “Aterro”."
     )
@@ -169,8 +170,27 @@ def test_a_refused_load_needs_the_nucleos_explanation(world, site):
 
 
 def test_a_worksite_without_loads_has_nothing_to_declare(world, site):
-    error = refusal(world, asked(world, site))
+    error = refusal(world, waiting(world, site))
     assert "nenhuma carga registrada para a obra" in error.message
+
+
+def test_no_request_while_the_review_lists_blockers(world, site):
+    """Issue 25 point 19: the generator's request is refused, by the service the page and the
+    API call, while the review lists what keeps the declaration from being issued."""
+    with pytest.raises(DeclarationError) as caught:
+        asked(world, site)
+    assert "nenhuma carga registrada para a obra" in caught.value.message
+    on_its_way = load(world, site, {"A": "3"})
+    with pytest.raises(DeclarationError) as caught:
+        asked(world, site)
+    assert (caught.value.status, caught.value.code, caught.value.message) == (
+        409,
+        "not_destined",
+        "O pedido não foi enviado: ainda há 1 pendência na destinação dos resíduos da obra: o "
+        f"{on_its_way.number} (3 m³) ainda não foi recebido pela área “ATT”.",
+    )
+    assert not HabiteSeDeclaration.objects.exists()
+    assert Worksite.objects.get(pk=site.pk).ended_on is None
 
 
 def test_two_nucleo_decisions_one_declaration(world, site):
@@ -192,6 +212,7 @@ def test_two_nucleo_decisions_one_declaration(world, site):
 
 
 def test_asking_sets_the_end_of_the_work(world, site):
+    load(world, site, {"A": "2"}, received="2", facility=world.recycling)
     declaration = asked(world, site, ended_on=D(2026, 11, 20))
     site.refresh_from_db()
     assert site.ended_on == D(2026, 11, 20)
@@ -211,6 +232,7 @@ def test_only_the_worksites_generator_asks(world, site, who):
 
 def test_the_generator_of_another_worksite_cannot_ask(world, site):
     other, maria = person_site(world)
+    load(world, other, {"A": "2"}, received="2", facility=world.recycling)
     with pytest.raises(DeclarationError):
         declarations.request(site, maria, ENDED)
     assert declarations.request(other, maria, ENDED).worksite == other
@@ -245,6 +267,7 @@ def test_a_bad_end_date_is_refused_at_its_field(world, site, ended_on, code, mes
 
 
 def test_one_open_request_at_a_time_and_none_once_issued(world, site):
+    load(world, site, {"A": "1"}, received="1", facility=world.recycling)
     first = asked(world, site)
     with pytest.raises(DeclarationError) as caught:
         asked(world, site)
@@ -255,7 +278,6 @@ def test_one_open_request_at_a_time_and_none_once_issued(world, site):
     )
     declarations.refuse(first, world.nucleo, "Falta o CTR da demolição do muro.")
     second = asked(world, site)  # refused: it may ask again
-    load(world, site, {"A": "1"}, received="1", facility=world.recycling)
     issued = declarations.issue(second, world.nucleo)
     with pytest.raises(DeclarationError) as caught:
         asked(world, site)
@@ -281,7 +303,7 @@ def test_only_the_nucleo_issues_or_refuses(world, site, who):
 
 
 def test_a_refusal_needs_its_reasons(world, site):
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     with pytest.raises(DeclarationError) as caught:
         declarations.refuse(declaration, world.nucleo, "   ")
     assert (caught.value.field, caught.value.code) == ("reasons", "reasons_required")
@@ -344,7 +366,7 @@ def test_the_pdf_is_for_the_generator_and_the_municipality(world, site, who, sta
 
 
 def test_no_pdf_before_it_is_issued(world, site):
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     response = web(world.nucleo).get(f"/habite-se/{declaration.pk}/declaracao.pdf")
     assert response.status_code == 404 and "Declaração não encontrada" in response.content.decode()
 
@@ -454,7 +476,7 @@ def test_a_bad_request_is_a_4xx_in_portuguese_and_writes_nothing(world, site, da
 
 
 def test_a_second_request_from_the_page_is_a_409(world, site):
-    asked(world, site)
+    waiting(world, site)
     client = web(world.generator_user)
     # The page shows no form while a request is open; a stale tab may still post one.
     response = client.post(f"/gerador/obras/{site.pk}/habite-se/", {"ended_on": "2026-11-20"})
@@ -494,7 +516,7 @@ def test_the_nucleo_reviews_and_issues_from_its_pages(world, site):
 
 def test_issuing_too_early_from_the_page_says_why_and_writes_nothing(world, site):
     load(world, site, {"A": "6"}, received="6")
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     response = web(world.nucleo).post(f"/nucleo/habite-se/{declaration.pk}/emitir/")
     assert response.status_code == 409
     page = response.content.decode()
@@ -521,7 +543,7 @@ def test_refusing_from_the_page_needs_the_reasons(world, site):
 
 
 def test_an_inspector_sees_the_review_but_cannot_decide(world, site):
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     client = web(world.fiscal)
     page = client.get(f"/nucleo/habite-se/{declaration.pk}/").content.decode()
     assert "Só o Núcleo Permanente de Gestão emite ou recusa" in page
@@ -544,6 +566,7 @@ def no_personal_data(subject: str) -> bool:
 
 
 def test_a_request_mails_the_nucleo(world, site, smtp_server):
+    load(world, site, {"A": "2"}, received="2", facility=world.recycling)
     with smtp_server.commit():
         declaration = asked(world, site)
     (message,) = smtp_server.messages
@@ -573,7 +596,7 @@ def test_an_issued_declaration_mails_the_generator_with_its_verification_link(
 
 
 def test_a_refused_request_mails_the_generator_the_reasons(world, site, smtp_server):
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     with smtp_server.commit():
         declarations.refuse(declaration, world.nucleo, "Falta o CTR da caçamba de 12/11.")
     (message,) = smtp_server.to("gerador@example.org")
@@ -584,7 +607,7 @@ def test_a_refused_request_mails_the_generator_the_reasons(world, site, smtp_ser
 
 def test_a_refused_operation_mails_no_one(world, site, smtp_server):
     load(world, site, {"A": "2"})
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     with smtp_server.commit(), pytest.raises(DeclarationError):
         declarations.issue(declaration, world.nucleo)
     assert smtp_server.messages == []

@@ -4,17 +4,27 @@ two Núcleo users issuing at once end with one declaration; every endpoint in th
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import roles
+from ctr import roles, services
 from ctr.models import DestinationCertificate
 from generators.models import DeclarationStatus, HabiteSeDeclaration
-from tests.ctr.test_ctr_races import all_at_once, call
+from tests.ctr.test_ctr_races import all_at_once, call, send
 from tests.ctr_world import build_world, make_user
-from tests.generators.declaration_world import asked, gama_site, load, person_site, ship
+from tests.generators.declaration_world import (
+    asked,
+    gama_site,
+    load,
+    operator_of,
+    person_site,
+    ship,
+    waiting,
+)
 
 PROBLEM = "application/problem+json"
 
@@ -38,7 +48,7 @@ def api(user=None) -> APIClient:
 
 @pytest.mark.django_db
 def test_the_generator_asks_and_reads_what_keeps_it_open(world, site):
-    in_transit = load(world, site, {"A": "3"})
+    load(world, site, {"A": "2"}, received="2", facility=world.recycling)
     url = f"/api/v1/worksites/{site.pk}/habite-se/"
     created = api(world.generator_user).post(
         url, {"ended_on": "2026-11-20", "note": "Obra concluída."}, format="json"
@@ -51,15 +61,57 @@ def test_the_generator_asks_and_reads_what_keeps_it_open(world, site):
         "gerador",
     )
     assert body["facts"] is None and body["links"] is None
+    # A load leaves the worksite after the request: the Núcleo cannot issue yet.
+    in_transit = load(world, site, {"A": "3"})
 
     read = api(world.generator_user).get(url).json()
     assert read["review"]["can_issue"] is False
     assert read["review"]["reasons"] == [
         f"o {in_transit.number} (3 m³) ainda não foi recebido pela área “ATT”"
     ]
-    assert read["review"]["classes"][0]["transported_m3"] == "3.000"
+    assert read["review"]["classes"][0]["transported_m3"] == "5.000"
     assert [d["id"] for d in read["declarations"]] == [body["id"]]
     assert api(world.nucleo).get(f"/api/v1/habite-se/{body['id']}/").status_code == 200
+
+
+def post(url: str, token: str, data: dict) -> tuple[int, str, dict]:
+    """POST as JSON over HTTP: status, Content-Type and body."""
+    status, headers, raw = send(url, token, data)
+    return status, headers["Content-Type"], json.loads(raw)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_request_while_the_review_lists_blockers(live_server, frozen_today):
+    """Issue 25 point 19: the API refuses the request the generator's page does not offer,
+    while a load is on its way or its waste still in an ATT's stock: 409, problem+json in
+    Portuguese with each blocker, nothing written. Once destined, the same request goes."""
+    world = build_world()
+    site = gama_site(world)
+    in_transit = load(world, site, {"A": "3"})
+    load(world, site, {"A": "6"}, received="6")
+    token = Token.objects.create(user=world.generator_user).key
+    url = f"{live_server.url}/api/v1/worksites/{site.pk}/habite-se/"
+    reasons = api(world.generator_user).get(url).json()["review"]["reasons"]
+    assert len(reasons) == 2 and in_transit.number in reasons[0] and "estoque" in reasons[1]
+
+    status, content_type, body = post(url, token, {"ended_on": "2026-11-20"})
+
+    assert (status, content_type) == (409, PROBLEM), body
+    assert body["detail"] == (
+        "O pedido não foi enviado: ainda há 2 pendências na destinação dos resíduos da obra: "
+        + "; ".join(reasons)
+        + "."
+    )
+    assert [e["mensagem"] for e in body["errors"]] == reasons
+    assert not HabiteSeDeclaration.objects.exists()
+    site.refresh_from_db()
+    assert site.ended_on is None
+
+    services.receive(in_transit, operator_of(world.att), in_transit.total_volume_m3)
+    ship(world, {"A": "9"})
+    status, _, body = post(url, token, {"ended_on": "2026-11-20"})
+    assert status == 201, body
+    assert HabiteSeDeclaration.objects.get().pk == body["id"]
 
 
 @pytest.mark.django_db
@@ -101,9 +153,9 @@ def test_only_the_generator_asks_and_sees_it(world, site):
 @pytest.mark.django_db
 def test_the_nucleo_lists_issues_and_the_links_follow(world, site):
     load(world, site, {"A": "6"}, received="6")
-    declaration = asked(world, site)
-    waiting = api(world.nucleo).get("/api/v1/habite-se/").json()
-    assert [d["id"] for d in waiting] == [declaration.pk]
+    declaration = waiting(world, site)
+    queue = api(world.nucleo).get("/api/v1/habite-se/").json()
+    assert [d["id"] for d in queue] == [declaration.pk]
 
     early = api(world.nucleo).post(f"/api/v1/habite-se/{declaration.pk}/issue/", {}, format="json")
     assert early.status_code == 409 and early["Content-Type"].startswith(PROBLEM)
@@ -130,7 +182,7 @@ def test_the_nucleo_lists_issues_and_the_links_follow(world, site):
 
 @pytest.mark.django_db
 def test_refusing_needs_reasons_and_only_the_nucleo_decides(world, site):
-    declaration = asked(world, site)
+    declaration = waiting(world, site)
     url = f"/api/v1/habite-se/{declaration.pk}/refuse/"
     for user in (world.fiscal, world.authority, world.generator_user):
         response = api(user).post(url, {"reasons": "não"}, format="json")

@@ -11,7 +11,7 @@ import pytest
 
 from ctr import services
 from ctr.models import CTR, Generator, Worksite
-from generators import accounts, declarations, plans, worksites
+from generators import accounts, plans, worksites
 from generators.models import (
     GeneratorInvitation,
     GeneratorRegistration,
@@ -22,6 +22,7 @@ from jurisdiction.scope import ReadOnlyRole
 from tests.builders import municipality
 from tests.ctr_world import CNPJ_GAMA, ctr_payload, issue_hours_ago
 from tests.generators.account_world import pending_registration
+from tests.generators.declaration_world import waiting
 from tests.generators.suspects_world import days, site
 from tests.neighbour_world import api, build_neighbours, choose, web
 
@@ -42,7 +43,7 @@ def towns(frozen_today):
         plans.PlanInput({"A": "40"}, [world.alfa.pk], [world.att.pk]),
         submit=True,
     )
-    towns.a_declaration = declarations.request(towns.a_site, world.generator_user, days(-1))
+    towns.a_declaration = waiting(world, towns.a_site, ended_on=days(-1))
     # A worksite of A past its expected end: a suspect one (generators.suspects).
     towns.a_late = site(world, "Rua Atrasada de A, 3", start=days(-300), end=days(-60), large=False)
     # Another generator's worksite in B.
