@@ -431,6 +431,10 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
             Spacer(0, 3 * mm),
         ]
 
+    # Only the framework whose law makes simultaneous fines cumulative cites it (Lei 3.978/2007
+    # art. 30 §3): no record cites another municipality's law (issue 25 point 2).
+    cited = framework.cite("cumulative_fines")
+    cumulative = f" (multas cumulativas, {cited})" if cited else ""
     rows = [
         # The line as frozen when the record was drawn up, never the table as it reads now.
         [item.code, item.description, item.legal_reference, br_number(item.fine_ufesp, 2)]
@@ -438,7 +442,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
     ]
     rows.append(
         [
-            Paragraph("<b>Soma das infrações</b> (multas cumulativas, art. 30 §3)", SMALL),
+            Paragraph(f"<b>Soma das infrações</b>{cumulative}", SMALL),
             "",
             "",
             Paragraph(br_number(fine.base_ufesp, 2), RIGHT),

@@ -242,3 +242,32 @@ def test_the_municipality_staff_enter_the_variations_in_the_admin_scoped_to_it(w
         302,
         404,
     )
+
+
+def test_the_sum_of_the_fines_cites_only_the_record_s_own_law(world):
+    # Issue 25 point 2: "Soma das infrações (art. 30 §3)" was printed on every municipality's
+    # record; only Lei 3.978/2007 makes simultaneous fines cumulative (art. 30 §3).
+    lines = ferraz(world)
+    record = draw(world, at(2025, 3, 10, 9), lines["ART9-I"], lines["ART9-II"])
+    client = Client()
+    client.force_login(world.fiscal)
+    page = text_of(client, f"/fiscalizacao/processos/{record.case_id}/")
+    pdf = pdf_text(client, record)
+    assert "Soma das infrações" in page and "Soma das infrações" in pdf
+    for text in (page, pdf):
+        assert "art. 30 §3" not in text and "3.978" not in text
+
+
+def test_guaratingueta_s_sum_of_the_fines_cites_art_30_3(world):
+    case = open_case(world, at(2025, 3, 10, 9))
+    notice = enforcement.issue_notice(case, "Remover", DeliveryMethod.HAND, at(2025, 3, 10, 10))
+    enforcement.register_notice_delivery(notice, at(2025, 3, 10, 10))
+    own = enforcement.draw_up_record(
+        case, [entries("INF-01")[0]], delivery_method=DeliveryMethod.HAND,
+        signed_by_offender=True, drawn_up_at=at(2025, 3, 14, 11),
+    )  # fmt: skip
+    client = Client()
+    client.force_login(world.fiscal)
+    own_page = text_of(client, f"/fiscalizacao/processos/{own.case_id}/")
+    assert "Soma das infrações (Lei 3.978/2007 art. 30 §3)" in own_page
+    assert "multas cumulativas, Lei 3.978/2007 art. 30 §3" in pdf_text(client, own)
