@@ -4,8 +4,10 @@ foreign keys are the user's municipalities') or the platform administrator's alo
 tokens, the access log, the roles themselves). The apps register their admins as always; this
 site decides, at registration, which of the two each is. The default site of the project
 (jurisdiction.apps.ScopedAdminConfig); its own module, which registers nothing, because the
-default site is built while the admin modules that register on it are imported. Every admin and
-its inlines also get the Portuguese blank choices of config.admin_blanks (issue 25 point 19)."""
+default site is built while the admin modules that register on it are imported. Every admin's
+inlines are scoped the same way (their rows when their model is scoped, their choices always),
+and every admin and inline gets the Portuguese blank choices of config.admin_blanks (issue 25
+point 19)."""
 
 from __future__ import annotations
 
@@ -20,11 +22,9 @@ def _scoped_manager(model) -> bool:
     return isinstance(model._default_manager.all(), ScopedQuerySet)
 
 
-class ScopedAdmin:
-    """A ModelAdmin whose rows and foreign-key choices are `visible_to` the user."""
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).visible_to(request.user)
+class ScopedChoices:
+    """An admin or inline whose foreign-key and many-to-many choices of a scoped model are
+    `visible_to` the user."""
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         related = db_field.related_model
@@ -37,6 +37,13 @@ class ScopedAdmin:
         if "queryset" not in kwargs and _scoped_manager(related):
             kwargs["queryset"] = related._default_manager.visible_to(request.user)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+class ScopedAdmin(ScopedChoices):
+    """A ModelAdmin (or inline) whose rows and foreign-key choices are `visible_to` the user."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).visible_to(request.user)
 
 
 class AdministratorOnly:
@@ -70,10 +77,11 @@ class AdministratorOnly:
         )
 
 
-def _with_blank_choices(admin_class):
-    return type(
-        admin_class.__name__, (BlankChoices, admin_class), {"__module__": admin_class.__module__}
-    )
+def _scoped_inline(inline):
+    """The inline's rows scoped like its model (a scoped model's rows `visible_to` the user,
+    whatever parent they hang from), its choices always, and the Portuguese blank choices."""
+    mixin = ScopedAdmin if _scoped_manager(inline.model) else ScopedChoices
+    return type(inline.__name__, (mixin, BlankChoices, inline), {"__module__": inline.__module__})
 
 
 class ScopedAdminSite(admin.AdminSite):
@@ -95,7 +103,7 @@ class ScopedAdminSite(admin.AdminSite):
         base = admin_class or admin.ModelAdmin
         for model in models:
             mixin = ScopedAdmin if _scoped_manager(model) else AdministratorOnly
-            inlines = [_with_blank_choices(inline) for inline in base.inlines]
+            inlines = [_scoped_inline(inline) for inline in base.inlines]
             attrs = {"__module__": base.__module__, "inlines": inlines}
             scoped = type(base.__name__, (mixin, BlankChoices, base), attrs)
             super().register(model, scoped, **options)

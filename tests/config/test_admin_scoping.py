@@ -9,7 +9,8 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from ctr import roles
-from jurisdiction.admin_site import AdministratorOnly, ScopedAdmin
+from jurisdiction.admin_site import AdministratorOnly, ScopedAdmin, ScopedChoices
+from jurisdiction.scope import ScopedQuerySet
 from pev_network.models import FacilityKind
 from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
 from tests.ctr_world import make_user
@@ -22,6 +23,21 @@ def test_every_model_of_the_admin_is_scoped_or_the_administrators():
         f"{model._meta.label}: {type(model_admin).__mro__[1].__name__}"
         for model, model_admin in admin.site._registry.items()
         if not isinstance(model_admin, ScopedAdmin | AdministratorOnly)
+    )
+    assert loose == []
+
+
+def test_every_inline_of_the_admin_is_scoped_too():
+    # An inline is a form of its own: its rows and its foreign keys' choices follow the same
+    # scope as the admin it hangs from, whatever model it shows (issue 25, seen in review:
+    # the inlines only had the blank choices).
+    loose = sorted(
+        f"{model._meta.label} → {inline.model._meta.label}"
+        for model, model_admin in admin.site._registry.items()
+        for inline in model_admin.inlines
+        if not issubclass(inline, ScopedChoices)
+        or (isinstance(inline.model._default_manager.all(), ScopedQuerySet))
+        != issubclass(inline, ScopedAdmin)
     )
     assert loose == []
 
