@@ -501,8 +501,7 @@ def test_a_file_naming_another_s_facility_is_a_403_listing_every_line(pev_world)
     assert "nenhum CTR foi emitido" in html
     assert "3 linhas do arquivo indicam uma área de origem" in html
     assert (
-        "Linha 3: <code>area_origem</code>: Só um operador da área “ATT” emite CTR de saída"
-        in html
+        "Linha 3: <code>area_origem</code>: Só um operador da área “ATT” emite CTR de saída" in html
     )
     assert "Linha 4: <code>area_origem</code>: A área de origem 999999 não existe." in html
     assert "Linha 5: <code>area_origem</code>: Área de origem inválida: “x”" in html
