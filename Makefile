@@ -106,8 +106,12 @@ pitr-restore:
 	@test -n "$(DIR)" || { echo "uso: make pitr-restore DIR=/novo/pgdata [AT='AAAA-MM-DD HH:MM:SS-03']" >&2; exit 2; }
 	@bash scripts/pitr.sh restore "$(DIR)" "$(AT)"
 
-lint: venv
+# Also the migrations (config/migration_lint.py): a backward-incompatible one fails, since the
+# version still running during a rolling deploy would trip over it (docs/operations.md). The
+# linter reads each migration's SQL through the database connection, hence `db`.
+lint: venv db
 	@$(PY) -m ruff check . && $(PY) -m ruff format --check .
+	@$(DB_ENV) $(PY) -m config.migration_lint
 
 format: venv
 	@$(PY) -m ruff format . && $(PY) -m ruff check --fix .
