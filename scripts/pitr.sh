@@ -155,7 +155,9 @@ restore() {
     fi
     # --archive-mode=off by default: a restored copy must not push its WAL into the repository
     # of the cluster it came from (pass --archive-mode=preserve when it replaces that cluster).
-    pgbackrest_cmd restore --pg1-path="$dir" --archive-mode=off "${how[@]}" "$@"
+    local archive=(--archive-mode=off)
+    case " $* " in *" --archive-mode="*) archive=() ;; esac
+    pgbackrest_cmd restore --pg1-path="$dir" "${archive[@]}" "${how[@]}" "$@"
     echo "Restaurado em $dir. Inicie-o numa porta livre: $pg_bin/pg_ctl -D $dir -o '-p PORTA' start"
 }
 
