@@ -109,7 +109,7 @@ pitr-restore:
 # Also the migrations (config/migration_lint.py): a backward-incompatible one fails, since the
 # version still running during a rolling deploy would trip over it (docs/operations.md). The
 # linter reads each migration's SQL through the database connection, hence `db`.
-lint: venv db
+lint: system-run venv db
 	@$(PY) -m ruff check . && $(PY) -m ruff format --check .
 	@$(DB_ENV) $(PY) -m config.migration_lint
 

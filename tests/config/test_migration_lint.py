@@ -99,3 +99,14 @@ def test_the_expand_step_passes_the_lint(tmp_path, name):
     result = lint(tmp_path, name, COMPATIBLE[name])
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Erroneous migrations: 0/" in result.stdout
+
+
+def test_every_exception_names_a_migration_of_the_project_and_says_why():
+    """An exception for a migration renamed or squashed away would hide nothing, silently."""
+    from django.db.migrations.loader import MigrationLoader
+
+    from config.migration_lint import BEFORE_THE_RULE, EXCEPTIONS
+
+    on_disk = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
+    assert [key for key in EXCEPTIONS if key not in on_disk] == []
+    assert all(reason.startswith(BEFORE_THE_RULE) for reason in EXCEPTIONS.values())
