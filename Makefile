@@ -86,8 +86,32 @@ restore: db
 	@test -n "$(FILE)" || { echo "uso: make restore FILE=backups/ctr-AAAAMMDD-HHMMSS.dump CONFIRM=1" >&2; exit 2; }
 	@$(DB_ENV) CONFIRM="$(CONFIRM)" bash scripts/backup.sh restore "$(FILE)"
 
-lint: venv
+# Point-in-time recovery (docs/operations.md, scripts/pitr.sh): `make pitr-setup` once makes the
+# local cluster archive its WAL to pgBackRest and takes a full backup (off by default: archiving
+# would slow every `make test`); `make pitr-backup [TYPE=diff|incr]`, `make pitr-check` (archiving
+# works, the repository verifies), `make pitr-restore DIR=/novo/pgdata [AT='2026-12-04
+# 16:59:00-03']` into a NEW data directory, the running cluster untouched.
+.PHONY: pitr-setup pitr-backup pitr-check pitr-restore
+pitr-setup: system-run db
+	@bash scripts/system-packages.sh pitr
+	@bash scripts/pitr.sh setup
+
+pitr-backup:
+	@bash scripts/pitr.sh backup $(or $(TYPE),full)
+
+pitr-check:
+	@bash scripts/pitr.sh check && bash scripts/pitr.sh verify && bash scripts/pitr.sh info
+
+pitr-restore:
+	@test -n "$(DIR)" || { echo "uso: make pitr-restore DIR=/novo/pgdata [AT='AAAA-MM-DD HH:MM:SS-03']" >&2; exit 2; }
+	@bash scripts/pitr.sh restore "$(DIR)" "$(AT)"
+
+# Also the migrations (config/migration_lint.py): a backward-incompatible one fails, since the
+# version still running during a rolling deploy would trip over it (docs/operations.md). The
+# linter reads each migration's SQL through the database connection, hence `db`.
+lint: system-run venv db
 	@$(PY) -m ruff check . && $(PY) -m ruff format --check .
+	@$(DB_ENV) $(PY) -m config.migration_lint
 
 format: venv
 	@$(PY) -m ruff format . && $(PY) -m ruff check --fix .

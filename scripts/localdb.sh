@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A project-local PostgreSQL + PostGIS cluster, so that nothing system-wide is touched.
-# Usage: scripts/localdb.sh start|stop|status|url|psql
+# Usage: scripts/localdb.sh start|stop|status|url|psql|datadir|port
 #
 # As root the cluster belongs to the 'postgres' user (PostgreSQL refuses to run as root); its
 # data directory must then be reachable by that user, so a checkout under a private directory
@@ -122,6 +122,9 @@ case "${1:-}" in
     stop) stop ;;
     status) is_running && echo "em execução ($data_dir, porta $port)" || echo "parado" ;;
     url) ensure_password; database_url ;;
+    # Where the cluster lives and listens (scripts/pitr.sh configures pgBackRest with them).
+    datadir) echo "$data_dir" ;;
+    port) echo "$port" ;;
     psql) shift; PGPASSWORD="$(cat "$password_file")" exec psql -h 127.0.0.1 -p "$port" -U postgres -d "$db_name" "$@" ;;
-    *) echo "uso: $0 start|stop|status|url|psql" >&2; exit 2 ;;
+    *) echo "uso: $0 start|stop|status|url|psql|datadir|port" >&2; exit 2 ;;
 esac

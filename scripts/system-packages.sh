@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, when they are missing.
-# Usage: scripts/system-packages.sh run|test|bench
+# Usage: scripts/system-packages.sh run|test|bench|pitr
 # As root it runs apt-get; as another user it names what is missing and stops.
 set -euo pipefail
 
@@ -21,6 +21,11 @@ if [ "$purpose" = "test" ]; then
     have_file /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing+=("fonts-dejavu-core")
     # The PDF tests read the certificates and declarations as a reader does (pdftotext).
     command -v pdftotext >/dev/null 2>&1 || missing+=("poppler-utils")
+fi
+# Point-in-time recovery (scripts/pitr.sh, `make pitr-setup`); the test archives and restores a
+# cluster of its own (tests/config/test_pitr.py).
+if [ "$purpose" = "test" ] || [ "$purpose" = "pitr" ]; then
+    command -v pgbackrest >/dev/null 2>&1 || missing+=("pgbackrest")
 fi
 # The benchmarks' load generator (bench/p2_http.py, its paced open loop bench/wrk/paced.lua);
 # the tests run it against a loopback server (tests/bench/test_p2_load.py).
