@@ -19,7 +19,6 @@ from fiscalization import enforcement
 from fiscalization.enforcement import OffenderData
 from fiscalization.enforcement.expiring import expiring
 from fiscalization.models.enforcement import DeliveryMethod, InfractionRecord, OffenderRole
-from generators import declarations
 from generators.models import PlanStatus
 from jurisdiction import scope
 from jurisdiction.models import StaffRole
@@ -36,6 +35,7 @@ from tests.enforcement_world import (
     record_for,
 )
 from tests.generators.account_world import pending_registration
+from tests.generators.declaration_world import waiting
 from tests.generators.suspects_world import days, plan, site
 from tests.neighbour_world import build_neighbours, choose, web
 
@@ -145,7 +145,9 @@ def badges(user, municipality=None) -> dict[str, int]:
 
 def gama_site(towns, address: str, municipality, location=None):
     """A worksite of Gama that ended two months ago, its PGRCC sent to the Núcleo and its
-    Habite-se requested (both wait for the municipality's Núcleo)."""
+    Habite-se requested (both wait for the municipality's Núcleo): the request as written
+    before any load could block it (the worksite has none, and the service now refuses a
+    request its review blocks)."""
     worksite = site(
         towns.world,
         address,
@@ -155,7 +157,7 @@ def gama_site(towns, address: str, municipality, location=None):
         location=location,
     )
     plan(worksite, status=PlanStatus.SUBMITTED, A="40")
-    declarations.request(worksite, towns.world.generator_user, days(-1))
+    waiting(towns.world, worksite, ended_on=days(-1))
     return worksite
 
 
