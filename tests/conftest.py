@@ -73,6 +73,22 @@ def frozen_today():
 
 
 @pytest.fixture(autouse=True)
+def live_server_requests_end_before_the_flush(request):
+    """A test with the live server: its requests still in flight end before the database is
+    flushed (tests/quiet_database.py says why). Requesting transactional_db here makes this
+    fixture's teardown run before the flush."""
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    yield
+    from tests.quiet_database import settle_other_connections
+
+    marker = request.node.get_closest_marker("settle_timeout")
+    settle_other_connections(*(marker.args if marker else ()))
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # Tests create many users; the production hasher is slow on purpose.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
