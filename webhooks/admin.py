@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models
 
 from .models import Attempt, Delivery, Endpoint
 
@@ -11,6 +12,9 @@ class EndpointAdmin(admin.ModelAdmin):
     exclude = ["secret"]
     readonly_fields = ["created_by", "created_at", "disabled_at", "secret_rotated_at"]
     raw_id_fields = ["transporter", "facility"]
+    # A URL typed without its scheme is https: deliveries carry CTR data and their signature
+    # (webhooks/targets.py refuses plain http but to the loopback).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 class AttemptInline(admin.TabularInline):

@@ -78,3 +78,16 @@ def test_a_name_that_resolves_to_a_private_address_is_refused_at_delivery(monkey
     with pytest.raises(WebhookError) as refused:
         targets.resolve("interno.example.com", 443)
     assert refused.value.code == "url_private"
+
+
+def test_the_admin_reads_a_url_typed_without_its_scheme_as_https(rf, admin_user):
+    from django.contrib import admin
+
+    from webhooks.models import Endpoint
+
+    request = rf.get("/")
+    request.user = admin_user
+    form = admin.site._registry[Endpoint].get_form(request)
+    assert form.base_fields["url"].clean("sistema.example.com/ctr") == (
+        "https://sistema.example.com/ctr"
+    )
