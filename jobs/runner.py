@@ -3,8 +3,9 @@ our own on PostgreSQL, since procrastinate needs psycopg 3, whose mere presence 
 switch drivers under the bulk CSV import (psycopg2's copy_expert, ctr.bulk); README, Produção.
 
 - The scheduler queues each job's latest due time: an INSERT … ON CONFLICT DO NOTHING on the
-  unique (job, due_at), so two schedulers queue it once. A due time older than MAX_DELAY is
-  skipped (a scheduler down for a day does not run the day's jobs at once on its return).
+  unique (job, due_at), so two schedulers queue it once. A due time older than its schedule's
+  max_delay (12 h for a daily job, 1 h for an hourly one) is skipped: a scheduler down for
+  days does not run them all at once on its return, the next due time comes.
 - The worker claims the oldest queued run (FOR UPDATE SKIP LOCKED), marks it running, calls
   the job and records its counts or its error; between runs it sends the outbox's due
   webhooks and e-mails (webhooks.delivery: its rows are written in the transaction of the
@@ -30,7 +31,6 @@ from .models import Heartbeat, JobRun, RunStatus
 
 log = logging.getLogger(__name__)
 
-MAX_DELAY = datetime.timedelta(hours=1)
 # Heartbeats older than this are deleted by the scheduler (restarted processes leave theirs).
 HEARTBEAT_KEPT = datetime.timedelta(days=7)
 ERROR_KEPT = 4000  # characters of a failed run's traceback
@@ -53,7 +53,7 @@ def enqueue_due(now: datetime.datetime | None = None) -> list[str]:
     queued = []
     for job in schedule.jobs():
         due = job.when.last_due(now)
-        if now - due > MAX_DELAY:
+        if now - due > job.when.max_delay:
             continue
         with connection.cursor() as cursor:
             # ON CONFLICT on the unique (job, due_at): one row per due time, whoever asks.

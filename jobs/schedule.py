@@ -27,6 +27,8 @@ class Daily:
 
     hour: int
     minute: int = 0
+    # A run missed by this much (the scheduler down) is skipped: the next day's comes.
+    max_delay = datetime.timedelta(hours=12)
 
     def last_due(self, now: datetime.datetime) -> datetime.datetime:
         local = now.astimezone(SAO_PAULO)
@@ -46,6 +48,7 @@ class Hourly:
     """Every hour at `minute`."""
 
     minute: int = 0
+    max_delay = datetime.timedelta(hours=1)
 
     def last_due(self, now: datetime.datetime) -> datetime.datetime:
         local = now.astimezone(SAO_PAULO)
@@ -64,6 +67,7 @@ class Every:
     process). Test-only: CTR_JOBS_EVERY_SECONDS."""
 
     seconds: int
+    max_delay = datetime.timedelta(hours=1)
 
     def last_due(self, now: datetime.datetime) -> datetime.datetime:
         stamp = int(now.timestamp()) // self.seconds * self.seconds
