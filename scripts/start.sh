@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The one start of the application, for `make run` and for the Docker image
-# (docker-compose.yml), so that the two cannot drift apart: migrate, the cache table (the rate
-# limits and the login ceiling live in the database cache), the demo loads, the static
-# files, then serve.
+# The demo start of the application (`make run`): migrate, the cache table (the rate limits and
+# the login ceiling live in the database cache), the demo loads, the static files, then serve
+# with runserver, the worker and the scheduler beside it. Production (the Docker image,
+# docker-compose.yml, `make prod`) is scripts/serve.sh: docs/operations.md.
 #
 # Usage: scripts/start.sh [prepare]
 #   prepare  does everything but serve
