@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 # Heartbeats older than this are deleted by the scheduler (restarted processes leave theirs).
 HEARTBEAT_KEPT = datetime.timedelta(days=7)
 ERROR_KEPT = 4000  # characters of a failed run's traceback
+# A heartbeat at most this often: the worker's rounds come every second when idle.
+HEARTBEAT_SECONDS = 10.0
 
 
 def process_name(role: str) -> str:
@@ -106,31 +108,37 @@ def run_next(now: datetime.datetime | None = None) -> JobRun | None:
 
 
 def scheduler_tick(now: datetime.datetime | None = None) -> list[str]:
+    """One round of the scheduler: the due jobs queued (the names queued now)."""
     now = now or timezone.now()
-    beat("scheduler", now)
     Heartbeat.objects.filter(last_seen__lt=now - HEARTBEAT_KEPT).delete()
     return enqueue_due(now)
 
 
 def worker_tick(limit: int = 100) -> bool:
-    """One round: a heartbeat, the outbox's due deliveries, one queued job. Whether it did
-    anything (the loop sleeps only when not)."""
-    beat("worker")
+    """One round of the worker: the outbox's due deliveries, one queued job. Whether it did
+    anything (the loop pauses only when not)."""
     sent = delivery.deliver_due(limit=limit)
     ran = run_next()
     return bool(sent) or ran is not None
 
 
-def loop(tick, pause: float, parent: int | None = None, rounds: int | None = None) -> None:
+def loop(
+    role: str, tick, pause: float, parent: int | None = None, rounds: int | None = None
+) -> None:
     """Call `tick` until stopped (SIGTERM/SIGINT), the `parent` process is gone, or `rounds`
-    rounds are done; pause `pause` seconds after a round that did nothing."""
+    rounds are done, with a heartbeat of `role` every HEARTBEAT_SECONDS; pause `pause` seconds
+    after a round that did nothing."""
     done = 0
+    last_beat = None
     while rounds is None or done < rounds:
         if parent is not None and not alive(parent):
             return
         # A daemon outlives its connection (a restarted database): a fresh one when the old
         # one is unusable, as each request of the site gets.
         close_old_connections()
+        if last_beat is None or time.monotonic() - last_beat >= HEARTBEAT_SECONDS:
+            beat(role)
+            last_beat = time.monotonic()
         busy = tick()
         done += 1
         if not busy:

@@ -5,10 +5,12 @@ worker's and the scheduler's heartbeats, the runs read-only in the admin."""
 from __future__ import annotations
 
 import datetime
+import io
 import threading
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 from django.db import connection
 
 from ctr import idempotency
@@ -143,14 +145,19 @@ def test_a_failed_run_records_its_error_and_the_worker_goes_on(frozen_today):
     assert after.job == "purge_idempotency_keys" and after.status == RunStatus.DONE
 
 
-@pytest.mark.django_db
+# Transactional: the loop drops an unusable connection as a daemon must, and a connection inside
+# the test's atomic block looks so to Django.
+@pytest.mark.django_db(transaction=True)
 def test_last_seen_tells_when_the_worker_and_the_scheduler_beat():
     assert health.last_seen() == {"worker": None, "scheduler": None}
-    runner.worker_tick()
+    call_command("worker", rounds=1, pause=0, stdout=io.StringIO())
     seen = health.last_seen()
     assert seen["worker"] is not None and seen["scheduler"] is None
-    runner.scheduler_tick()
+    call_command("scheduler", rounds=1, tick=0, stdout=io.StringIO())
     assert health.last_seen()["scheduler"] is not None
+    assert call_command("jobs_seen", "worker", stdout=io.StringIO()) is None
+    with pytest.raises(CommandError, match="sem sinal de vida"):
+        call_command("jobs_seen", "worker", within=-1, stdout=io.StringIO())
 
 
 @pytest.mark.django_db

@@ -32,4 +32,4 @@ class Command(BaseCommand):
                 self.stdout.write(f"Enfileirada: {name}")
             return False  # always pause: the next due time is at least a tick away
 
-        runner.loop(tick_once, tick, parent=parent, rounds=rounds)
+        runner.loop("scheduler", tick_once, tick, parent=parent, rounds=rounds)

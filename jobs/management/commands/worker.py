@@ -24,4 +24,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, pause, limit, rounds, parent, **options):
         self.stdout.write("Worker iniciado.")
-        runner.loop(lambda: runner.worker_tick(limit), pause, parent=parent, rounds=rounds)
+        runner.loop(
+            "worker", lambda: runner.worker_tick(limit), pause, parent=parent, rounds=rounds
+        )
