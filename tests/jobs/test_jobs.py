@@ -174,3 +174,16 @@ def test_the_runs_are_read_only_in_the_admin_for_superusers(client):
     assert client.get("/admin/jobs/jobrun/add/").status_code == 403
     assert client.post(f"/admin/jobs/jobrun/{run.pk}/delete/", {"post": "yes"}).status_code == 403
     assert JobRun.objects.filter(pk=run.pk).exists()
+
+
+@pytest.mark.django_db
+def test_municipal_staff_do_not_see_the_runs(client):
+    """Platform-level: a Núcleo of one municipality, admin access or not, sees no run."""
+    world = build_world()
+    JobRun.objects.create(job="open_ctr_alerts", due_at=FROZEN_NOW, queued_at=FROZEN_NOW)
+    world.nucleo.is_staff = True
+    world.nucleo.save(update_fields=["is_staff"])
+    client.force_login(world.nucleo)
+    assert client.get("/admin/jobs/jobrun/").status_code in (302, 403)
+    index = client.get("/admin/")
+    assert "jobrun" not in index.content.decode()
