@@ -17,8 +17,17 @@ WORKDIR /app
 COPY . .
 COPY --from=assets /app/static/vendor static/vendor
 RUN pip install --no-cache-dir -e .
-# The same start as `make run` (scripts/start.sh): migrate, cache table, the three demos,
-# static files, serve.
-ENV HOST=0.0.0.0 PORT=8000 PYTHON=python
+# The app runs as an unprivileged user; it writes only the static files and the media.
+RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin ctr \
+    && mkdir -p staticfiles media && chown ctr:ctr staticfiles media
+USER ctr
+# Production (docs/operations.md, "Processos em produção"): DEBUG off, the hashed and
+# compressed static files collected into the image (the URLconf names some by their hashed
+# names). The secret key at build time only serves collectstatic; the container gets its own.
+ENV HOST=0.0.0.0 PORT=8000 PYTHON=python DJANGO_DEBUG=false DJANGO_STATIC_MANIFEST=true
+RUN DJANGO_SECRET_KEY=build-only python manage.py collectstatic --noinput -v 0
 EXPOSE 8000
-CMD ["bash", "scripts/start.sh"]
+# The web process; the worker and the scheduler are the same image with `python manage.py
+# worker` / `scheduler` (docker-compose.yml), and the migrations a one-off `scripts/serve.sh
+# prepare`.
+CMD ["gunicorn", "-c", "deploy/gunicorn.conf.py", "config.wsgi:application"]

@@ -20,7 +20,7 @@ DB_ENV =
 DB_NOTE := true
 endif
 
-.PHONY: run test stop system-run system-test system-bench venv db prepare lint format clean bench tour
+.PHONY: run prod test stop system-run system-test system-bench venv db prepare lint format clean bench tour
 
 system-run:
 	@bash scripts/system-packages.sh run
@@ -51,6 +51,11 @@ prepare: system-run venv db
 run: system-run venv db
 	@$(DB_NOTE)
 	@$(DB_ENV) PYTHON=$(PY) HOST=$(HOST) PORT=$(PORT) bash scripts/start.sh
+
+# Production without Docker (docs/operations.md, "Processos em produção"): gunicorn, the worker
+# and the scheduler under honcho (Procfile), DEBUG off; DJANGO_SECRET_KEY required.
+prod: system-run venv db
+	@$(DB_ENV) HOST=$(HOST) PORT=$(PORT) bash scripts/serve.sh
 
 # The static files collected first, as in production (WhiteNoise serves STATIC_ROOT). The
 # suite's exit code is make's; the note on the local cluster comes after it, pass or fail.

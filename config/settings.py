@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     "maps",
     "nucleo",
     "webhooks",
+    # The periodic jobs, their runs and the worker/scheduler processes (docs/operations.md).
+    "jobs",
     "ogc",
     "synthetic",
     "tour",

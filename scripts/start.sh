@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The one start of the application, for `make run` and for the Docker image
-# (docker-compose.yml), so that the two cannot drift apart: migrate, the cache table (the rate
-# limits and the login ceiling live in the database cache), the demo loads, the static
-# files, then serve.
+# The demo start of the application (`make run`): migrate, the cache table (the rate limits and
+# the login ceiling live in the database cache), the demo loads, the static files, then serve
+# with runserver, the worker and the scheduler beside it. Production (the Docker image,
+# docker-compose.yml, `make prod`) is scripts/serve.sh: docs/operations.md.
 #
 # Usage: scripts/start.sh [prepare]
 #   prepare  does everything but serve
@@ -29,11 +29,13 @@ manage collectstatic --noinput -v 0
 
 [ "${1:-}" = "prepare" ] && exit 0
 
-# The webhooks' and e-mails' outbox (README: Webhooks): its worker in the background, which
-# stops when the server (this shell's PID, after exec) is gone. CTR_WEBHOOKS_WORKER=0 leaves it
-# out, e.g. where a service of its own runs it.
-if [ "${CTR_WEBHOOKS_WORKER:-1}" != "0" ]; then
-    manage deliver_webhooks --loop --parent $$ &
+# The worker (the webhooks' and e-mails' outbox, the periodic jobs' runs) and the scheduler
+# (jobs.schedule), as production runs them (docs/operations.md), in the background: each stops
+# when the server (this shell's PID, after exec) is gone. CTR_JOBS=0 leaves them out, e.g.
+# where services of their own run them.
+if [ "${CTR_JOBS:-1}" != "0" ]; then
+    manage worker --parent $$ &
+    manage scheduler --parent $$ &
 fi
 
 echo "Servindo em http://$host:$port/  (Ctrl+C para parar)"

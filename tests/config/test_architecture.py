@@ -50,6 +50,8 @@ ALLOWED = {
         "generators",
         "fiscalization",
     },
+    # The periodic jobs and the worker (issue 26): call the services of the apps they run.
+    "jobs": {"config", "pev_network", "ctr", "generators", "fiscalization", "webhooks"},
     # Tools above every app: test data at scale, the guided tour.
     "synthetic": {"config", "jurisdiction", "pev_network", "ctr", "fiscalization"},
     "tour": {"config", "jurisdiction", "ctr", "generators", "fiscalization"},

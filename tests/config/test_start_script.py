@@ -1,8 +1,8 @@
-"""One start for `make run` and `docker compose up` (issue 11, point 6): scripts/start.sh does
-migrate, the cache table, the three demos, the static files and serves; the Makefile, the
-Dockerfile and docker-compose.yml all call it and none does those steps itself. And `make test`
-collects the static files first and ends with a note on the local cluster, pass or fail,
-keeping the suite's exit code."""
+"""One start for `make run` (issue 11, point 6): scripts/start.sh does migrate, the cache table,
+the three demos, the static files and serves; the Makefile calls it and does none of those
+steps itself. Docker runs the production processes instead (issue 26: scripts/serve.sh).
+And `make test` collects the static files first and ends with a note on the local cluster,
+pass or fail, keeping the suite's exit code."""
 
 from __future__ import annotations
 
@@ -37,18 +37,35 @@ def test_the_start_script_does_every_step_in_order():
     assert start_script_steps() == STEPS
 
 
-def test_the_docker_image_and_compose_run_the_start_script():
+def test_the_docker_image_and_compose_run_the_production_processes():
+    """Issue 26 point 1: the image's CMD is the production web (gunicorn), as a non-root user;
+    compose has web, worker, scheduler and db, each with a healthcheck, and the migrations as
+    a one-off service (scripts/serve.sh prepare). Read, not run: no Docker here."""
+    import yaml
+
     dockerfile = (ROOT / "Dockerfile").read_text()
     cmd = re.search(r"^CMD (.+)$", dockerfile, re.MULTILINE)
-    assert cmd and cmd[1].strip() == '["bash", "scripts/start.sh"]'
+    assert cmd and "gunicorn" in cmd[1] and "deploy/gunicorn.conf.py" in cmd[1]
+    users = re.findall(r"^USER (\S+)", dockerfile, re.MULTILINE)
+    assert users and users[-1] not in ("root", "0")
     # Served on every interface inside the container, as compose publishes it.
     assert re.search(r"^ENV .*HOST=0\.0\.0\.0", dockerfile, re.MULTILINE)
-    compose = (ROOT / "docker-compose.yml").read_text()
-    web = compose.split("\n  web:\n", 1)[1]
-    assert 'command: ["bash", "scripts/start.sh"]' in web
-    for text in (dockerfile, compose):
-        for step in STEPS:
-            assert f"manage.py {step}" not in text, step
+    assert re.search(r"^ENV .*DJANGO_DEBUG=false", dockerfile, re.MULTILINE)
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert {"web", "worker", "scheduler", "db"} <= set(services)
+    for name in ("web", "worker", "scheduler", "db"):
+        assert services[name]["healthcheck"]["test"], name
+    assert "/healthz" in " ".join(services["web"]["healthcheck"]["test"])
+    assert services["worker"]["command"][-1] == "worker"
+    assert services["scheduler"]["command"][-1] == "scheduler"
+    for name in ("worker", "scheduler"):
+        assert services[name]["healthcheck"]["test"][-4:-2] == ["jobs_seen", name]
+    assert services["migrate"]["command"] == ["bash", "scripts/serve.sh", "prepare"]
+    for name in ("web", "worker", "scheduler"):
+        assert services[name]["depends_on"]["migrate"] == {
+            "condition": "service_completed_successfully"
+        }
+    assert "runserver" not in dockerfile + (ROOT / "docker-compose.yml").read_text()
 
 
 def make_dry_run(target: str, tmp_path: Path) -> str:

@@ -1,0 +1,28 @@
+"""The runs of the periodic jobs, read-only, for superusers (platform-level: jobs.models)."""
+
+from django.contrib import admin
+
+from .models import JobRun
+
+
+@admin.register(JobRun)
+class JobRunAdmin(admin.ModelAdmin):
+    list_display = ["job", "due_at", "status", "started_at", "finished_at"]
+    list_filter = ["job", "status"]
+    date_hierarchy = "due_at"
+    readonly_fields = [f.name for f in JobRun._meta.fields]
+
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
