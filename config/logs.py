@@ -1,7 +1,7 @@
 """Logs you can follow (issue 26 point 5; docs/operations.md, "Saúde, métricas e logs").
 
-- One line per request (logger `ctr.access`): method, route (the URL pattern, never the raw
-  path), status, duration, user id (never a user name or e-mail), municipality (IBGE code of
+- One line per request (logger `ctr.access`): method, route (the URL pattern's name, never
+  the raw path), status, duration, user id (never a user name or e-mail), municipality (IBGE code of
   the staff member's current municipality, when the request read it) and the request id.
 - The request id comes from the client's `X-Request-ID` when it is a plausible id (8 to 64
   letters, digits, `.`, `_`, `-`), else is generated; it is returned in the `X-Request-ID`

@@ -13,7 +13,7 @@ Two kinds of figures, each from where it is cheap and right:
 - The outbox's depth and age are a state, not events: read from the database at scrape time,
   on the partial index of pending rows (a handful of rows when the worker keeps up).
 
-Platform-level, like the probes: labels are a route pattern (never a raw path with ids), an
+Platform-level, like the probes: labels are a URL pattern's name (never a raw path with ids), an
 HTTP method and status, a municipality's IBGE code (public), a rule code, an outbox kind. No
 person, user name, address or document is ever a label. Reading them needs the bearer token
 CTR_METRICS_TOKEN, or a client address in CTR_METRICS_ALLOWED_NETWORKS; with neither set the
@@ -49,7 +49,7 @@ from ctr import signals as ctr_signals
 
 REQUESTS = Counter(
     "ctr_http_requests",
-    "Requisições HTTP atendidas, por rota (padrão da URL), método e status.",
+    "Requisições HTTP atendidas, por rota (nome do padrão da URL), método e status.",
     ["route", "method", "status"],
 )
 LATENCY = Histogram(
@@ -80,11 +80,12 @@ UNMATCHED_ROUTE = "(nenhuma)"
 
 
 def route_of(request) -> str:
-    """The URL pattern the request matched (`api/v1/ctrs/<str:number>/`), never its path."""
+    """The name of the URL pattern the request matched (`ctr-receive`, `ctr_web:login`), or
+    the pattern itself when it has no name; never the path with its ids."""
     match = getattr(request, "resolver_match", None)
-    if match is None or not match.route:
+    if match is None:
         return UNMATCHED_ROUTE
-    return "/" + match.route
+    return match.view_name or "/" + match.route
 
 
 def observe_request(request, status: int, seconds: float) -> None:
