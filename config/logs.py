@@ -181,7 +181,7 @@ def _fields(record: logging.LogRecord) -> dict:
 
 class JsonFormatter(MaskingFormatter):
     """One JSON object per line: time (UTC), level, logger, event, the structured fields, the
-    request id of the request being served, the traceback if any; masked as a whole."""
+    ids of the request or job run being served, the traceback if any; masked as a whole."""
 
     def format(self, record: logging.LogRecord) -> str:
         payload = {
@@ -191,9 +191,9 @@ class JsonFormatter(MaskingFormatter):
             "event": record.getMessage(),
         }
         payload.update(_fields(record))
-        request_id = current_request_id()
-        if request_id and "request_id" not in payload:
-            payload["request_id"] = request_id
+        # A stdlib call (Django's, a library's) within a request or a job run: its ids too.
+        for key, bound in structlog.contextvars.get_contextvars().items():
+            payload.setdefault(key, bound)
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
