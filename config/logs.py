@@ -80,6 +80,8 @@ def _with_request_id(response, request_id: str) -> None:
     if isinstance(body, dict) and "request_id" not in body:
         body["request_id"] = request_id
         response.content = json.dumps(body, ensure_ascii=False).encode()
+        if response.has_header("Content-Length"):  # set by CommonMiddleware for the old body
+            response["Content-Length"] = str(len(response.content))
 
 
 def _user_id(request) -> int | None:
@@ -188,6 +190,8 @@ class JsonFormatter(MaskingFormatter):
             "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(),
             "level": record.levelname.lower(),
             "logger": record.name,
+            # Which of gunicorn's worker processes wrote it.
+            "pid": record.process,
             "event": record.getMessage(),
         }
         payload.update(_fields(record))
