@@ -22,7 +22,6 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
@@ -95,27 +94,6 @@ def check_migrations() -> Result:
     return Result(True)
 
 
-def check_outbox() -> Result:
-    """The outbox moves: no pending delivery has been due for longer than
-    CTR_READY_OUTBOX_STUCK_MINUTES (the worker is down or stuck). A delivery waiting for its
-    next retry (backoff) is not late. Reads the partial index of pending rows by due time."""
-    from webhooks.models import Delivery, DeliveryStatus
-
-    limit = datetime.timedelta(minutes=settings.CTR_READY_OUTBOX_STUCK_MINUTES)
-    now = timezone.now()
-    oldest = (
-        Delivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
-        .order_by("next_attempt_at")
-        .values_list("next_attempt_at", flat=True)
-        .first()
-    )
-    late = int((now - oldest).total_seconds()) if oldest else 0
-    data = {"atraso_segundos": late, "limite_segundos": int(limit.total_seconds())}
-    if oldest is not None and now - oldest > limit:
-        return Result(False, "A fila de envios (webhooks e e-mails) está parada.", data)
-    return Result(True, data=data)
-
-
 def seen_within(what: str, last_seen: Callable[[], datetime.datetime | None], minutes: int):
     """A check that `what` (the worker, the scheduler) was seen in the last `minutes`:
     `last_seen()` answers when, or None if never."""
@@ -133,13 +111,13 @@ def seen_within(what: str, last_seen: Callable[[], datetime.datetime | None], mi
     return run
 
 
-# What /readyz checks, in order. To add one: a Check with a function returning a Result, e.g.
-# the worker and the scheduler of the jobs app:
+# What /readyz checks, in order. The apps add theirs in their AppConfig.ready() (config imports
+# no app): the outbox (webhooks.health). To add one: a Check with a function returning a
+# Result, e.g. the worker and the scheduler of the jobs app:
 #   Check("worker", seen_within("O worker", lambda: jobs.health.last_seen()["worker"], N)),
 READINESS_CHECKS: list[Check] = [
     Check("database", check_database, needs_database=False),
     Check("migrations", check_migrations),
-    Check("outbox", check_outbox),
 ]
 
 

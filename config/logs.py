@@ -26,6 +26,7 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Callable
 
 import structlog
 from django.utils.functional import empty
@@ -92,13 +93,18 @@ def _user_id(request) -> int | None:
     return user.pk if getattr(user, "is_authenticated", False) else None
 
 
+# How a municipality's id is named in the access log: the ctr app sets its IBGE code here
+# (ctr.metrics.connect; config imports no app); the id itself until then.
+municipality_label: Callable[[int], str] = str
+
+
 def _municipality(request) -> str | None:
     user = getattr(request, "user", None)
     if user is None or getattr(user, "_wrapped", None) is empty:
         return None
     jurisdiction = getattr(user, "_jurisdiction", None)  # read by this request already
     current = getattr(jurisdiction, "current_id", None)
-    return metrics._municipality_code(current) if current else None
+    return municipality_label(current) if current else None
 
 
 class RequestObservationMiddleware:

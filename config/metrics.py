@@ -22,16 +22,13 @@ endpoint answers 404.
 
 from __future__ import annotations
 
-import functools
 import hmac
 import ipaddress
 import os
 
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
-from django.db import transaction
 from django.http import HttpResponse
-from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -42,10 +39,8 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-from prometheus_client.core import GaugeMetricFamily
 
 from config.clients import client_address
-from ctr import signals as ctr_signals
 
 REQUESTS = Counter(
     "ctr_http_requests",
@@ -57,16 +52,6 @@ LATENCY = Histogram(
     "Tempo de resposta das requisições HTTP, por rota, método e status.",
     ["route", "method", "status"],
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
-)
-CTRS = Counter(
-    "ctr_ctrs",
-    "CTRs emitidos, recebidos e recusados, por município (código IBGE).",
-    ["municipality", "event"],
-)
-FINDINGS = Counter(
-    "ctr_findings",
-    "Constatações das regras nos CTRs emitidos, por código da regra.",
-    ["rule"],
 )
 LOGIN_FAILURES = Counter(
     "ctr_login_failures",
@@ -94,58 +79,6 @@ def observe_request(request, status: int, seconds: float) -> None:
     LATENCY.labels(*labels).observe(seconds)
 
 
-# --- business events ---------------------------------------------------------------------------
-
-_EVENTS = {"issue": "issued", "receive": "received", "refuse": "refused"}
-
-
-@functools.cache
-def _municipality_code(municipality_id: int) -> str:
-    from pev_network.models import Municipality
-
-    return Municipality.objects.values_list("ibge_code", flat=True).get(pk=municipality_id)
-
-
-def _count_after_commit(ctrs: dict[tuple[int, str], int], findings: dict[str, int]) -> None:
-    """Counted when the transaction commits: an issue rolled back was never issued."""
-
-    def count():
-        for (municipality_id, event), n in ctrs.items():
-            CTRS.labels(_municipality_code(municipality_id), event).inc(n)
-        for rule, n in findings.items():
-            FINDINGS.labels(rule).inc(n)
-
-    transaction.on_commit(count)
-
-
-def _on_event(sender, event, **kwargs) -> None:
-    kind = _EVENTS.get(event.action)
-    if kind is None:
-        return
-    codes = (event.data or {}).get("findings", []) if kind == "issued" else []
-    findings: dict[str, int] = {}
-    for code in codes:
-        findings[code] = findings.get(code, 0) + 1
-    _count_after_commit({(event.ctr.municipality_id, kind): 1}, findings)
-
-
-def _on_import(sender, cursor, table, **kwargs) -> None:
-    """The CSV import's chunk, set-based: two grouped queries over the chunk's new CTRs."""
-    from ctr.models import CTR
-
-    ctr_table = CTR._meta.db_table
-    cursor.execute(
-        f"SELECT c.municipality_id, count(*) FROM {ctr_table} c "
-        f"JOIN {table} t ON t.id = c.id GROUP BY 1"
-    )
-    ctrs = {(municipality_id, "issued"): n for municipality_id, n in cursor.fetchall()}
-    cursor.execute(
-        f"SELECT f->>'code', count(*) FROM {ctr_table} c JOIN {table} t ON t.id = c.id, "
-        "jsonb_array_elements(c.findings) f GROUP BY 1"
-    )
-    _count_after_commit(ctrs, dict(cursor.fetchall()))
-
-
 _CHANNELS = (("/api/", "api"), ("/admin/", "admin"))
 
 
@@ -155,47 +88,15 @@ def _on_login_failed(sender, credentials=None, request=None, **kwargs) -> None:
     LOGIN_FAILURES.labels(channel).inc()
 
 
-ctr_signals.event_recorded.connect(_on_event, dispatch_uid="config.metrics.event")
-ctr_signals.ctrs_imported.connect(_on_import, dispatch_uid="config.metrics.import")
 user_login_failed.connect(_on_login_failed, dispatch_uid="config.metrics.login_failed")
 
 
 # --- state read at scrape time -----------------------------------------------------------------
 
-
-def outbox_families():
-    """Depth of the outbox by kind, and the age of its oldest pending row (0 when empty)."""
-    from django.db.models import Count, Min
-
-    from webhooks.models import Delivery, DeliveryStatus
-
-    depth = GaugeMetricFamily(
-        "ctr_outbox_pending", "Entregas aguardando envio (webhooks e e-mails).", labels=["kind"]
-    )
-    age = GaugeMetricFamily(
-        "ctr_outbox_oldest_pending_age_seconds",
-        "Idade da entrega pendente mais antiga, em segundos (0 com a fila vazia).",
-    )
-    rows = (
-        Delivery.objects.filter(status=DeliveryStatus.PENDING)
-        .order_by()
-        .values("kind")
-        .annotate(n=Count("pk"), oldest=Min("created_at"))
-    )
-    counts = {kind: 0 for kind, _ in Delivery._meta.get_field("kind").choices}
-    oldest = None
-    for row in rows:
-        counts[row["kind"]] = row["n"]
-        oldest = row["oldest"] if oldest is None else min(oldest, row["oldest"])
-    for kind, n in counts.items():
-        depth.add_metric([kind], n)
-    age.add_metric([], (timezone.now() - oldest).total_seconds() if oldest else 0)
-    return [depth, age]
-
-
-# Figures read at scrape time: functions returning metric families. The jobs' runs and
-# failures (read from their table) go here, e.g. `jobs.metrics.job_families`.
-SCRAPE_TIME_FAMILIES = [outbox_families]
+# Figures read at scrape time: functions returning metric families, added by the apps that own
+# them (config imports no app): the outbox's depth and age (webhooks.health); the jobs' runs
+# and failures, read from their table, go here too.
+SCRAPE_TIME_FAMILIES: list = []
 
 
 class _ScrapeTime:
