@@ -149,3 +149,8 @@ def readyz(request):
     ready, results = run_checks(READINESS_CHECKS)
     body = {"status": "ok" if ready else "falha", "checks": results}
     return JsonResponse(body, status=200 if ready else 503)
+
+
+# How their data is scoped (jurisdiction.access.DataScope.PUBLIC, named here as a string since
+# config imports no app): platform-level figures, open to the probe of a load balancer.
+healthz.data_scope = readyz.data_scope = "public"

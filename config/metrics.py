@@ -149,3 +149,8 @@ def metrics_view(request):
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)
+
+
+# Platform-level figures behind a token (jurisdiction.access.DataScope.PUBLIC as a string:
+# config imports no app); no municipality's personal data in them.
+metrics_view.data_scope = "public"
