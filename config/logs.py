@@ -31,7 +31,6 @@ from collections.abc import Callable
 import structlog
 from django.utils.functional import empty
 
-from config import metrics
 from config.health import PROBE_PATHS
 from config.log_privacy import MaskingFormatter, mask
 
@@ -112,6 +111,11 @@ class RequestObservationMiddleware:
     request, the error pages and 503s of the middlewares below it included."""
 
     def __init__(self, get_response):
+        # Here, not at the top: the formatters below are loaded while logging is configured,
+        # before the apps (config.metrics hears django-axes' signals).
+        from config import metrics
+
+        self.metrics = metrics
         self.get_response = get_response
 
     def __call__(self, request):
@@ -125,12 +129,12 @@ class RequestObservationMiddleware:
             seconds = time.perf_counter() - started
             response[REQUEST_ID_HEADER] = request_id
             _with_request_id(response, request_id)
-            metrics.observe_request(request, response.status_code, seconds)
+            self.metrics.observe_request(request, response.status_code, seconds)
             if request.path_info not in QUIET_PATHS:
                 access_log.info(
                     "request",
                     method=request.method,
-                    route=metrics.route_of(request),
+                    route=self.metrics.route_of(request),
                     status=response.status_code,
                     duration_ms=round(seconds * 1000, 1),
                     user_id=_user_id(request),

@@ -26,6 +26,7 @@ import hmac
 import ipaddress
 import os
 
+from axes.signals import user_locked_out
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.http import HttpResponse
@@ -58,6 +59,12 @@ LOGIN_FAILURES = Counter(
     "Tentativas de entrada sem sucesso (formulário, token da API, administração).",
     ["channel"],
 )
+LOGIN_LOCKOUTS = Counter(
+    "ctr_login_lockouts",
+    "Entradas recusadas por bloqueio (django-axes, usuário e endereço): a tentativa que bloqueia "
+    "e cada uma durante o bloqueio.",
+    ["channel"],
+)
 
 # Where the HTTP figures of a request go when it matched no URL pattern: one series, not one
 # per path a scanner tries.
@@ -82,13 +89,22 @@ def observe_request(request, status: int, seconds: float) -> None:
 _CHANNELS = (("/api/", "api"), ("/admin/", "admin"))
 
 
-def _on_login_failed(sender, credentials=None, request=None, **kwargs) -> None:
+def _channel(request) -> str:
     path = getattr(request, "path_info", "") or ""
-    channel = next((name for prefix, name in _CHANNELS if path.startswith(prefix)), "web")
-    LOGIN_FAILURES.labels(channel).inc()
+    return next((name for prefix, name in _CHANNELS if path.startswith(prefix)), "web")
 
 
+def _on_login_failed(sender, credentials=None, request=None, **kwargs) -> None:
+    LOGIN_FAILURES.labels(_channel(request)).inc()
+
+
+def _on_locked_out(sender, request=None, **kwargs) -> None:
+    LOGIN_LOCKOUTS.labels(_channel(request)).inc()
+
+
+# Django's signal (django-axes counts the failures on it too) and django-axes' own.
 user_login_failed.connect(_on_login_failed, dispatch_uid="config.metrics.login_failed")
+user_locked_out.connect(_on_locked_out, dispatch_uid="config.metrics.locked_out")
 
 
 # --- state read at scrape time -----------------------------------------------------------------

@@ -156,6 +156,18 @@ def test_login_failures_are_counted_by_channel(world, token, fresh_rate_limits):
     assert "alfa" not in scrape_text()
 
 
+def test_a_lockout_is_counted(world, token, fresh_rate_limits, settings):
+    before = scrape()
+    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
+        last = Client().post("/entrar/", {"username": "alfa", "password": "errada"})
+    assert last.status_code == 429
+    after = scrape()
+    key = ("ctr_login_lockouts_total", {"channel": "web"})
+    moved = value(after, key[0], **key[1]) - value(before, key[0], **key[1])
+    # django-axes signals the attempt that locks and each one refused while locked: two.
+    assert moved == 2
+
+
 def test_outbox_depth_and_age_are_read_at_scrape_time(token):
     before = scrape()
     created = timezone.now() - datetime.timedelta(minutes=30)
