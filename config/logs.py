@@ -62,10 +62,6 @@ def request_id_from(value: str | None) -> str:
     return uuid.uuid4().hex
 
 
-def current_request_id() -> str | None:
-    return structlog.contextvars.get_contextvars().get("request_id")
-
-
 def _with_request_id(response, request_id: str) -> None:
     """Adds `request_id` to an application/problem+json body, whoever built it (DRF's handler,
     the rate limits, the database guard, the lockout page of the API)."""
