@@ -254,6 +254,11 @@ def problem_exception_handler(exc, context):
         body["detail"] = "O recurso pedido não existe."
     if context.get("request") is not None:
         body["instance"] = context["request"].get_full_path()
+        # Here and not only in config.logs' middleware: a response kept for an Idempotency-Key
+        # is replayed byte for byte, with the id of the request that did the work.
+        request_id = getattr(context["request"], "request_id", None)
+        if request_id:
+            body["request_id"] = request_id
     return Response(
         body, status=code, headers=dict(response.headers.items()), content_type=PROBLEM_CONTENT_TYPE
     )

@@ -68,6 +68,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id (X-Request-ID), the access log line and the HTTP metrics of every
+    # request, whatever answers it below (config/logs.py).
+    "config.logs.RequestObservationMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files served by the app itself (gunicorn in production, README: Produção).
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -356,22 +359,29 @@ SILENCED_SYSTEM_CHECKS = ["gis.W001"]
 # any handler writes it, and the request lines of the development server lose the values of
 # their query strings (config/log_privacy.py). Names cannot be recognised by pattern: the code
 # never logs them, and request bodies are never logged.
+# CTR_LOG_FORMAT: "json" (one JSON object per line, the default with DEBUG off: production)
+# or "console" (`make run`). The access lines (`ctr.access`, one per request) and the job runs
+# (`ctr.jobs`) carry a request or job id (config/logs.py); both formatters mask.
+LOG_FORMAT = os.environ.get("CTR_LOG_FORMAT", "").strip().lower() or (
+    "console" if DEBUG else "json"
+)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"personal_data": {"()": "config.log_privacy.MaskPersonalData"}},
     "formatters": {
-        "plain": {
-            "()": "config.log_privacy.MaskingFormatter",
+        "console": {
+            "()": "config.logs.ConsoleFormatter",
             "format": "{asctime} {levelname} {name}: {message}",
             "style": "{",
         },
+        "json": {"()": "config.logs.JsonFormatter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "filters": ["personal_data"],
-            "formatter": "plain",
+            "formatter": "json" if LOG_FORMAT == "json" else "console",
         },
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
@@ -381,8 +391,26 @@ LOGGING = {
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "axes": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        # CTR_ACCESS_LOG=false silences the line per request (the job lines stay).
+        "ctr.access": {
+            "handlers": ["console"],
+            "level": "INFO" if env_bool("CTR_ACCESS_LOG", True) else "WARNING",
+            "propagate": False,
+        },
+        "ctr.jobs": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
+
+# --- health, readiness and metrics (docs/operations.md, "Saúde, métricas e logs") ---------------
+
+# /readyz fails when a pending outbox delivery has been due for longer than this.
+CTR_READY_OUTBOX_STUCK_MINUTES = int(os.environ.get("CTR_READY_OUTBOX_STUCK_MINUTES", "15"))
+# /metrics: a bearer token (`Authorization: Bearer …`), and/or client networks (CIDR, comma-
+# separated) that need none. With neither, /metrics answers 404.
+CTR_METRICS_TOKEN = os.environ.get("CTR_METRICS_TOKEN", "").strip()
+CTR_METRICS_ALLOWED_NETWORKS = [
+    n.strip() for n in os.environ.get("CTR_METRICS_ALLOWED_NETWORKS", "").split(",") if n.strip()
+]
 
 # Clickjacking: no page of ours is ever framed (the CSP says frame-ancestors 'none' too).
 X_FRAME_OPTIONS = "DENY"

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config import health, metrics
 from maps import urls as maps_urls
 from nucleo import urls as nucleo_urls
 
@@ -10,6 +11,10 @@ admin.site.site_title = "CTR — administração"
 admin.site.index_title = "Cadastros"
 
 urlpatterns = [
+    # Probes and metrics (docs/operations.md, "Saúde, métricas e logs"): platform-level.
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -117,6 +117,14 @@ TABLE: dict[str, list[Check]] = {
     # --- API: schema and docs, public --------------------------------------------------------
     "api-schema": [Check(get=PUBLIC)],
     "api-docs": [Check(get=PUBLIC)],
+    # --- probes and metrics (platform-level, no municipality's data) --------------------------
+    "healthz": [Check(get=PUBLIC)],
+    # The same answer for every role: here 503, since the world's outbox holds a delivery due
+    # an hour ago that no worker sends (tests/config/test_health.py covers the checks).
+    "readyz": [Check(get=row("503"))],
+    # A token (CTR_METRICS_TOKEN), not a role, opens /metrics: without it set, 404 for all
+    # (tests/config/test_metrics.py covers the token and the networks).
+    "metrics": [Check(get=row("404"))],
     # DefaultRouter's root lists the public network routes, yet asks for a login (the default
     # permission): harmless, noted in the report.
     "api-root": [Check(get=API_SIGNED_IN)],

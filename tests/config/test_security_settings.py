@@ -431,21 +431,30 @@ def test_limits_are_per_client(settings, world):
 # --- logs without personal data ------------------------------------------------------------------
 
 
-@pytest.fixture
-def log_output():
-    """What the configured handlers write, whatever the logger."""
+@pytest.fixture(params=["console", "json"])
+def log_output(request):
+    """What the configured handlers write, whatever the logger, in each of the two formats
+    (CTR_LOG_FORMAT: `make run`'s console lines, production's JSON lines)."""
+    from config.logs import JsonFormatter
+
     stream = io.StringIO()
     handlers = {
         h
-        for name in ("", "django", "django.server", "axes")
+        for name in ("", "django", "django.server", "axes", "ctr.access")
         for h in logging.getLogger(name).handlers
         if isinstance(h, logging.StreamHandler) and h.filters
     }
     assert handlers
-    previous = [(h, h.setStream(stream)) for h in handlers]
+    previous = [(h, h.setStream(stream), h.formatter) for h in handlers]
+    if request.param == "json":
+        for handler in handlers:
+            handler.setFormatter(JsonFormatter())
     yield stream
-    for handler, old in previous:
+    for handler, old, formatter in previous:
         handler.setStream(old)
+        handler.setFormatter(formatter)
+    if request.param == "json":  # every line an object, tracebacks inside theirs
+        assert all(json.loads(line) for line in stream.getvalue().splitlines())
 
 
 PERSONAL = [

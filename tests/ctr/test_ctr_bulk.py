@@ -917,6 +917,41 @@ def test_the_import_page_and_command_use_the_bulk_path_with_the_same_report(mixe
     assert CTR.objects.count() == len(expected.issued) > 0
 
 
+def test_a_bulk_import_counts_its_ctrs_and_findings_for_the_metrics(
+    mixed, django_capture_on_commit_callbacks
+):
+    """ctr.metrics hears the set-based import too: the counters move by what was issued, per
+    municipality, and by the findings kept on the issued CTRs, once the import commits."""
+    from prometheus_client import REGISTRY
+
+    world, f, per_transporter = mixed
+    data = csv_text(per_transporter["alfa"][:150]).encode()
+
+    def counted() -> dict:
+        return {
+            (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in REGISTRY.collect()
+            if family.name in ("ctr_ctrs", "ctr_findings")
+            for sample in family.samples
+            if sample.name.endswith("_total")
+        }
+
+    before = counted()
+    with django_capture_on_commit_callbacks(execute=True):
+        csv_import.import_ctrs(data, f["alfa"], world.alfa_user)
+    after = counted()
+    moved = {key: n - before.get(key, 0) for key, n in after.items() if n != before.get(key, 0)}
+    expected: dict = {}
+    for ibge, findings in CTR.objects.values_list("municipality__ibge_code", "findings"):
+        key = ("ctr_ctrs_total", (("event", "issued"), ("municipality", ibge)))
+        expected[key] = expected.get(key, 0) + 1
+        for finding in findings:
+            key = ("ctr_findings_total", (("rule", finding["code"]),))
+            expected[key] = expected.get(key, 0) + 1
+    assert moved == expected
+    assert any(name == "ctr_findings_total" for name, _ in expected)
+
+
 def test_streamed_file_reads_like_the_whole_text(tmp_path):
     text = "\ufeff" + csv_text(
         [
