@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import shutil
 import signal
 import socket
@@ -129,9 +128,7 @@ class Replica:
         # An entry starts with the prefix ('%a|') and a level; a multi-line query goes on
         # in the lines after it.
         entries = re.split(r"\n(?=[\w.-]*\|[A-Z]+:  )", text)
-        return "\n".join(
-            e for e in entries if e.startswith(f"{application}|LOG:  statement:")
-        )
+        return "\n".join(e for e in entries if e.startswith(f"{application}|LOG:  statement:"))
 
 
 def primary_lsn() -> str:
@@ -363,9 +360,7 @@ def test_what_the_replica_has_not_replayed_is_missing_there(replica, servers, li
     )
 
 
-def test_a_users_own_write_is_read_from_the_primary_while_the_replica_lags(
-    replica, servers, live
-):
+def test_a_users_own_write_is_read_from_the_primary_while_the_replica_lags(replica, servers, live):
     server = servers["tolerant"]
     pause_replay(replica)
     transporter = with_token(server, live.alfa_user)
