@@ -109,13 +109,10 @@ class Replica:
             host="127.0.0.1", port=self.port, user="postgres", password=self.password,
             dbname=self.database, connect_timeout=5,
         )  # fmt: skip
-        conn.autocommit = True
-        try:
-            with conn.cursor() as cursor:
-                cursor.execute(sql)
-                return cursor.fetchone()
-        finally:
-            conn.close()
+        conn.autocommit = True  # pg_wal_replay_pause() and the like act at once
+        with contextlib.closing(conn), conn.cursor() as cursor:
+            cursor.execute(sql)
+            return cursor.fetchone()
 
     def log_size(self) -> int:
         return self.log.stat().st_size
