@@ -10,9 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.core.cache.backends.db import DatabaseCache
 from django.core.exceptions import MiddlewareNotUsed
+from django.db import transaction
+from rest_framework.authtoken.models import Token
 
+from config import replica
 from config.replica import ReadYourWritesMiddleware, parse_lsn
+from ctr.models import CTR
+from jurisdiction.models import StaffRole
+from pev_network.models import ReceivingFacility
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 SHOW = (
@@ -67,3 +76,46 @@ def test_the_read_your_writes_middleware_is_not_installed_without_a_replica():
 )
 def test_wal_positions_are_read_strictly(text, value):
     assert parse_lsn(text) == value
+
+
+@pytest.fixture
+def in_replica_readable_view():
+    """What a replica-readable view's code sees once the replica was chosen."""
+    token = replica._read_alias.set(replica.REPLICA)
+    yield
+    replica._read_alias.reset(token)
+
+
+def test_the_domain_is_read_from_the_replica_but_who_may_see_it_from_the_primary(
+    in_replica_readable_view,
+):
+    router = replica.ReplicaRouter()
+    assert router.db_for_read(CTR) == router.db_for_read(ReceivingFacility) == "replica"
+    # Authentication, sessions, roles and the cache (rate limits) answer on current data.
+    for model in (get_user_model(), Session, StaffRole, Token):
+        assert router.db_for_read(model) == "default", model
+    assert router.db_for_read(DatabaseCache("ctr_cache", {}).cache_model_class) == "default"
+
+
+def test_outside_a_replica_readable_view_everything_is_read_from_the_primary():
+    assert replica.ReplicaRouter().db_for_read(CTR) == "default"
+    assert replica.read_alias() == "default"
+
+
+def test_writes_and_migrations_never_go_to_the_replica(in_replica_readable_view):
+    router = replica.ReplicaRouter()
+    assert router.db_for_write(CTR) == "default"
+    assert router.allow_migrate("replica", "ctr") is False
+    assert router.allow_migrate("default", "ctr") is True
+
+
+def test_inside_a_transaction_on_the_primary_reads_stay_there(
+    in_replica_readable_view, django_db_blocker
+):
+    """What a transaction wrote is read back in it, not from a replica that lacks it."""
+    assert replica.read_alias() == "replica"
+    with django_db_blocker.unblock(), transaction.atomic():
+        assert replica.read_alias() == "default"
+        assert replica.ReplicaRouter().db_for_read(CTR) == "default"
+        assert replica.read_connection.alias == "default"
+    assert replica.read_alias() == "replica"
