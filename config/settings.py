@@ -77,6 +77,8 @@ MIDDLEWARE = [
     # Content-Security-Policy on every HTML page, with a per-request nonce (docs/security.md).
     "config.security.CSPMiddleware",
     "config.middleware.DatabaseGuardMiddleware",
+    # The primary's WAL position after a write, for read-your-writes (only with a replica).
+    "config.replica.ReadYourWritesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -152,6 +154,28 @@ DATABASES = {
 # Parallel test runs (several checkouts or sessions on one cluster) each take their own test DB.
 if os.environ.get("CTR_TEST_DB"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["CTR_TEST_DB"]}
+
+# A streaming read replica for the heavy read-only pages (config/replica.py; docs/operations.md,
+# "Réplica de leitura"). Unset: one database, and nothing of the replica is installed.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "").strip()
+# Past this lag (seconds behind the primary), reads go back to the primary.
+CTR_REPLICA_MAX_LAG_SECONDS = float(os.environ.get("CTR_REPLICA_MAX_LAG_SECONDS", "30"))
+# A replica that failed is left alone this long (seconds) before it is tried again.
+CTR_REPLICA_RETRY_SECONDS = float(os.environ.get("CTR_REPLICA_RETRY_SECONDS", "10"))
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = dj_database_url.parse(
+        DATABASE_REPLICA_URL,
+        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
+        engine="django.contrib.gis.db.backends.postgis",
+    )
+    # A replica that is down must not hold a request: a short connection timeout (seconds).
+    DATABASES["replica"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("CTR_REPLICA_CONNECT_TIMEOUT", "3"))
+    )
+    # Tests never get a database of their own for it: the same as the primary's.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["config.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # django-axes first: it refuses a locked-out client before any password is checked.

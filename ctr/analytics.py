@@ -9,8 +9,7 @@ import datetime
 import math
 from dataclasses import dataclass
 
-from django.db import connection
-
+from config.replica import read_connection
 from pev_network.models import CatchmentBasin, ReceivingFacility
 
 from . import custody
@@ -101,7 +100,7 @@ def flows(flt: CTRFilter, cell: float, limit: int = 400) -> list[Flow]:
         FROM pairs p JOIN {FACILITY_TABLE} f ON f.id = p.facility_id
         ORDER BY p.volume DESC
     """
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(sql, [cell, cell, *params, CTRStatus.CANCELLED, limit, cell, cell])
         return [Flow(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7]) for r in cursor]
 
@@ -129,7 +128,7 @@ def overdue_origin_cells(
           AND {since_sql} + make_interval(hours => m.open_ctr_alert_hours) < %s
         GROUP BY 1, 2 ORDER BY 3 DESC LIMIT %s
     """
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(
             sql, [cell, cell, cell, cell, *params, CTRStatus.ISSUED, *since_params, now, limit]
         )
@@ -140,7 +139,7 @@ def totals(flt: CTRFilter) -> dict:
     """Counts and volume of the filtered CTRs, by status, and how many of them are onward CTRs
     (the same waste leaving an ATT or PEV: counting their volume again would add it twice)."""
     where, params = flt.where()
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT c.status, c.origin_facility_id IS NOT NULL, count(*), "
             f"coalesce(sum(c.total_volume_m3), 0) "
@@ -167,7 +166,7 @@ def totals(flt: CTRFilter) -> dict:
 
 
 def _fetch(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
@@ -303,7 +302,7 @@ def custody_flows(flt: CTRFilter) -> list[custody.Flow]:
     where, params = flt.where()
     # The filter's positional parameters bound into the text (quoted by the driver): the walk
     # takes named ones, and psycopg2 cannot mix the two styles in one query.
-    bound = connection.ops.compose_sql(where, params).replace("%", "%%")
+    bound = read_connection.ops.compose_sql(where, params).replace("%", "%%")
     roots = f"SELECT c.id FROM {CTR_TABLE} c WHERE {bound} AND c.origin_facility_id IS NULL"
     return custody.flows(roots, {}, flt.waste_class)
 
@@ -331,7 +330,7 @@ def reception_finding_cells(
                       WHERE f ->> 'code' = ANY(%s))
         GROUP BY 1, 2 ORDER BY 3 DESC LIMIT %s
     """
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(
             sql, [cell, cell, cell, cell, *params, CTRStatus.RECEIVED, list(codes), limit]
         )

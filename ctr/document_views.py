@@ -16,6 +16,7 @@ from django.views.decorators.http import require_safe
 import audit
 from config import csv_safety
 from config.br import br_number
+from config.replica import replica_readable
 from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import jurisdiction_of
 from maps import municipal
@@ -54,6 +55,7 @@ def ctr_not_found(request: HttpRequest, number: str) -> HttpResponse:
 # --- public verification ----------------------------------------------------------------------
 
 
+@replica_readable
 @declare(DataScope.PUBLIC)
 @require_safe
 def verify_form(request: HttpRequest, ibge: str | None = None) -> HttpResponse:
@@ -121,6 +123,7 @@ def _verification_target(raw: str, municipality) -> tuple[str, str]:
     return "", f"Nenhum CTR com o número {raw}. Confira o número impresso no documento."
 
 
+@replica_readable
 @declare(DataScope.PUBLIC)
 @require_safe
 def verify(request: HttpRequest, number: str) -> HttpResponse:
@@ -340,6 +343,7 @@ def generator_cdf_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     return _cdf_pdf(request, scope)
 
 
+@replica_readable
 @declare(DataScope.PUBLIC)
 @require_safe
 def cdf_verify(request: HttpRequest, code: str) -> HttpResponse:

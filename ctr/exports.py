@@ -20,11 +20,12 @@ from pathlib import Path
 import geopandas as gpd
 import pyogrio
 import shapely
-from django.db import connection, transaction
+from django.db import connections, transaction
 
 from config import csv_safety
 from config.br import br_datetime, br_number
 from config.errors import DomainError
+from config.replica import read_alias
 from pev_network.models import facility_kind_short, waste_class_short
 
 from .custody import RECEIVED_SHARE_SQL
@@ -100,7 +101,9 @@ def _query(date_from: datetime.date, date_to: datetime.date, municipality_id: in
 
 def _chunks(sql: str, params: list):
     # A named (server-side) cursor needs a transaction; it streams rows in CHUNK batches.
-    with transaction.atomic(), connection.chunked_cursor() as cursor:
+    # On the replica inside a replica-readable view (config/replica.py), else the primary.
+    alias = read_alias()
+    with transaction.atomic(using=alias), connections[alias].chunked_cursor() as cursor:
         cursor.execute(sql, params)
         while rows := cursor.fetchmany(CHUNK):
             yield rows
@@ -249,7 +252,7 @@ def _flow_rows(date_from: datetime.date, date_to: datetime.date, municipality_id
         where += " AND c.municipality_id = %s"
         params.append(municipality_id)
     sql = onward_flows_sql(where, "%s::date", "%s::date")
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT f.id, f.municipality, f.origin_code, f.origin_name, f.origin_kind, "
             "f.destination_code, f.destination_name, f.destination_kind, f.waste_class, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import connection
+from config.replica import read_connection
 
 from .models import DumpingReport, ReportStatus
 
@@ -33,7 +33,7 @@ def report_cells(
         FROM {REPORT_TABLE} r WHERE {" AND ".join(where)}
         GROUP BY 1, 2 ORDER BY 3 DESC LIMIT %s
     """
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(sql, [cell, cell, cell, cell, *params, limit])
         return [(float(x), float(y), n) for x, y, n in cursor]
 
@@ -57,6 +57,6 @@ def reports_by_basin(
         GROUP BY b.id, b.name, f.name
         ORDER BY 4 DESC, b.name
     """
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

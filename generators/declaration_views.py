@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 import audit
 from config.errors import DomainError, add_to_form
+from config.replica import replica_readable
 from ctr import certificates, roles
 from ctr.forms import DATE_FORMATS, DateInput
 from ctr.models import Worksite
@@ -337,6 +338,7 @@ def pdf(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+@replica_readable
 @declare(DataScope.PUBLIC)
 @require_safe
 def verify(request: HttpRequest, code: str) -> HttpResponse:

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.gis.geos import GEOSGeometry
-from django.db import connection
 from django.db.models import OuterRef, Subquery, TextChoices, Value
 from django.db.models.functions import Coalesce
 
 from config.br import br_date, br_number
+from config.replica import read_connection
 from ctr.models import Worksite
 from pev_network.models import Municipality
 
@@ -364,7 +364,7 @@ def measure(
         f"SELECT {COLUMNS} FROM ({sql}) AS flagged "
         f"ORDER BY cardinality(reasons) DESC, expected_end NULLS LAST, id"
     )
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [_figures(today, row) for row in rows]
@@ -402,7 +402,7 @@ def counts(today: datetime.date, scope: Scope = Scope()) -> dict[str, int]:
     sql, params = _sql(today, scope)
     suspect = [str(r) for r in SUSPECT]
     select = ", ".join(f"count(*) FILTER (WHERE '{r}' = ANY(reasons))" for r in Reason.values)
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {select}, count(*) FILTER (WHERE reasons && %s::text[]) FROM ({sql}) AS m",
             [suspect, *params],

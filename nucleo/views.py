@@ -18,6 +18,7 @@ from django.views.decorators.http import require_safe
 import audit
 from config import csv_safety
 from config.br import br_number
+from config.replica import replica_readable
 from ctr import analytics
 from ctr.exports import export_ctrs, export_flows
 from ctr.models import CTRStatus
@@ -105,6 +106,7 @@ def map_key() -> list[tuple[str, list[tuple[str, str, str]]]]:
     ]
 
 
+@replica_readable
 @require_safe
 @municipal_only
 def nucleo_map(request):
@@ -197,6 +199,7 @@ EXPORT_NAMES = {
 }
 
 
+@replica_readable
 @require_safe
 @municipal_only
 def nucleo_exports(request):
@@ -217,6 +220,7 @@ def nucleo_exports(request):
     )
 
 
+@replica_readable
 @require_safe
 @municipal_only
 def nucleo_export_file(request, name: str):
@@ -541,6 +545,7 @@ def _fine_unit(municipality: Municipality | None) -> str | None:
     return framework.money_unit if framework else None
 
 
+@replica_readable
 @require_safe
 @municipal_only
 def nucleo_dashboard(request):

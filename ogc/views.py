@@ -10,7 +10,6 @@ import datetime
 import json
 import math
 
-from django.db import connection
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -18,6 +17,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from config.authentication import TokenAuthentication
 from config.br import br_number
+from config.replica import read_connection, replica_readable
 from jurisdiction.access import DataScope
 from jurisdiction.scope import jurisdiction_of
 
@@ -96,7 +96,9 @@ def guarded(view):
     # Public collections (the network) for anyone; the CTRs' only to the municipal staff, each
     # its municipalities' rows (Collection.scope, issue 24).
     wrapper.data_scope = DataScope.SIGNED_IN
-    return require_GET(wrapper)
+    # Read from the replica when there is one (config/replica.py): QGIS clients page through
+    # whole layers.
+    return replica_readable(require_GET(wrapper))
 
 
 @guarded
@@ -151,7 +153,7 @@ def extent_of(collection: Collection, municipalities=None) -> list[float]:
     scoped = scope_sql(collection, municipalities)
     if scoped is not None:
         where, params = scoped
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT ST_Extent(t.{collection.geometry}) FROM {collection.table} t WHERE {where}",
             params,
@@ -385,7 +387,7 @@ def items(request, collection_id: str):
         found, bbox, dates, after=after, municipalities=municipalities
     )
     matched = None
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         if after is None:
             cursor.execute(*count_sql(found, bbox, dates, municipalities))
             matched = cursor.fetchone()[0]
@@ -434,7 +436,7 @@ def item(request, collection_id: str, feature_id: str):
     where, feature, params = items_sql(
         found, None, None, int(feature_id), municipalities=readable(request)
     )
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(f"SELECT {feature} FROM {found.table} t WHERE {where}", params)
         row = cursor.fetchone()
     if row is None:

@@ -12,8 +12,9 @@ import datetime
 import json
 from collections.abc import Sequence
 
-from django.db import connection
 from django.utils import timezone
+
+from config.replica import read_connection
 
 from .models import (
     CatchmentBasin,
@@ -61,7 +62,7 @@ def municipality_sql(column: str, municipality_id: int | None, params: dict) -> 
 
 
 def fetch_json(sql: str, params: dict):
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None or row[0] is None:

@@ -74,6 +74,9 @@ init_cluster() {
     as_owner "$pg_bin/initdb" -D "$data_dir" -U postgres --auth=scram-sha-256 \
         --pwfile="$pwfile" -E UTF8 --locale=C.UTF-8 >/dev/null
     rm -f "$pwfile"
+    # PostgreSQL 15's defaults (wal_level = replica, max_wal_senders = 10) and initdb's pg_hba
+    # lines for replication from 127.0.0.1 already let tests/config/test_replica.py make a
+    # streaming replica of this cluster with pg_basebackup: nothing to add for it here.
     cat >> "$data_dir/postgresql.conf" <<CONF
 # project-local cluster (scripts/localdb.sh)
 listen_addresses = '127.0.0.1'
