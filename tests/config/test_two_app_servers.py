@@ -140,6 +140,32 @@ def test_rate_limit_counts_requests_on_both_servers(servers, fresh_rate_limits):
     assert statuses == [200] * VERIFY_LIMIT + [429, 429], statuses
 
 
+def post_issue(server: AppServer, token: str, payload: bytes, key: str):
+    """POST /api/v1/ctrs/ as a phone sends it: the token and an Idempotency-Key."""
+    headers = {
+        "Authorization": f"Token {token}",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "Idempotency-Key": key,
+    }
+    return server.request("POST", "/api/v1/ctrs/", body=payload, headers=headers)
+
+
+def test_a_retry_sent_to_the_other_server_replays_the_first_answer(servers, world):
+    """A phone's retry that the load balancer sends to the other server: the same CTR, once."""
+    a, b = servers
+    token = Token.objects.create(user=world.alfa_user).key
+    payload = json.dumps(ctr_payload(world)).encode()
+    key = str(uuid.uuid4())
+    first = post_issue(a, token, payload, key)
+    assert first.status == 201, first.text[:500]
+    retry = post_issue(b, token, payload, key)
+    assert retry.status == 201, retry.text[:500]
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.body == first.body
+    assert CTR.objects.filter(municipality=world.town).count() == 1
+
+
 def test_concurrent_issues_on_both_servers_are_numbered_without_gaps(servers, world):
     token = Token.objects.create(user=world.alfa_user).key
     payload = json.dumps(ctr_payload(world)).encode()
@@ -149,14 +175,8 @@ def test_concurrent_issues_on_both_servers_are_numbered_without_gaps(servers, wo
 
     def issue(index: int) -> None:
         server = servers[index % 2]
-        headers = {
-            "Authorization": f"Token {token}",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "Idempotency-Key": str(uuid.uuid4()),
-        }
         start.wait(timeout=60)
-        response = server.request("POST", "/api/v1/ctrs/", body=payload, headers=headers)
+        response = post_issue(server, token, payload, str(uuid.uuid4()))
         try:
             body = json.loads(response.body)
         except ValueError:  # not the API's JSON (a bug's page): shown by the assertion below
