@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -115,6 +117,7 @@ class AppServer:
     port: int
     process: subprocess.Popen
     log: Path
+    media: Path  # MEDIA_ROOT, shared by all the servers started together
 
     @property
     def origin(self) -> str:
@@ -183,12 +186,17 @@ def app_servers(
     threads: int = 4,
     config: Path | None = None,
 ) -> Iterator[list[AppServer]]:
-    """`count` gunicorn servers of config.wsgi on free ports, with the same SECRET_KEY and
-    settings (as every server behind one load balancer must have: docs/operations.md), all
-    against `database`. Stopped on exit, whatever happened."""
-    secret_key = f"test-{os.urandom(24).hex()}"
-    env = server_environment(database, secret_key, extra_env or {})
+    """`count` gunicorn servers of config.wsgi on free ports, with the same SECRET_KEY,
+    settings and media folder (as every server behind one load balancer must have:
+    docs/operations.md), all against `database`. Stopped on exit, whatever happened; the
+    media folder and the logs go with them."""
+    secret_key = f"test-{secrets.token_urlsafe(32)}"
     root = Path(tempfile.mkdtemp(prefix="ctr-app-servers-"))
+    media = root / "media"
+    media.mkdir()
+    env = server_environment(
+        database, secret_key, {"CTR_MEDIA_ROOT": str(media), **(extra_env or {})}
+    )
     servers: list[AppServer] = []
     stack = contextlib.ExitStack()
     try:
@@ -205,7 +213,7 @@ def app_servers(
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stopped as one
             )
-            servers.append(AppServer(name, port, process, log))
+            servers.append(AppServer(name, port, process, log, media))
         deadline = time.monotonic() + START_SECONDS
         for server in servers:
             server.wait_ready(deadline)
@@ -214,9 +222,7 @@ def app_servers(
         for server in servers:
             server.stop()
         stack.close()
-        for log in root.glob("*"):
-            log.unlink()
-        root.rmdir()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 # --- a browser's side ------------------------------------------------------------------------
@@ -229,14 +235,24 @@ class Browser:
 
     cookies: dict[str, str] = field(default_factory=dict)
 
-    def send(self, server: AppServer, method: str, path: str, form: dict | None = None):
+    def send(
+        self,
+        server: AppServer,
+        method: str,
+        path: str,
+        form: dict | None = None,
+        files: dict[str, tuple[str, bytes]] | None = None,
+    ):
         headers = {}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
-        if form is not None:
+        if files:
+            body, headers["Content-Type"] = multipart(form or {}, files)
+        elif form is not None:
             body = urlencode(form).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if body is not None:
             headers["Origin"] = server.origin
         response = server.request(method, path, body=body, headers=headers)
         for line in response.headers.get_all("Set-Cookie") or []:
@@ -250,5 +266,31 @@ class Browser:
     def get(self, server: AppServer, path: str) -> Response:
         return self.send(server, "GET", path)
 
-    def post(self, server: AppServer, path: str, form: dict) -> Response:
-        return self.send(server, "POST", path, form)
+    def post(
+        self,
+        server: AppServer,
+        path: str,
+        form: dict,
+        files: dict[str, tuple[str, bytes]] | None = None,
+    ) -> Response:
+        """A form; with `files` (field: (file name, content)), as multipart/form-data."""
+        return self.send(server, "POST", path, form, files)
+
+
+def multipart(form: dict, files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body and its Content-Type."""
+    boundary = f"ctr-{secrets.token_hex(12)}"
+    parts = []
+    for name, value in form.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+            f"{value}\r\n".encode()
+        )
+    for name, (filename, content) in files.items():
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
+            f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        )
+        parts.append(head.encode() + content + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"

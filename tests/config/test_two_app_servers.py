@@ -27,6 +27,8 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from ctr.models import CTR, NumberSequence
+from fiscalization.models import DumpingReport
+from tests import dumping_fixtures as fx
 from tests.app_servers import AppServer, Browser, app_servers, database_url
 from tests.ctr_world import TODAY, build_world, ctr_payload
 from tests.quiet_database import settle_other_connections
@@ -43,6 +45,7 @@ SERVER_ENV = {
 CONCURRENT_ISSUES = 20
 PASSWORD = "senha-teste"  # tests.ctr_world.make_user's
 TOKEN_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+PENDING_RE = re.compile(r'name="pending_photos" value="([^"]+)"')
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +141,39 @@ def test_rate_limit_counts_requests_on_both_servers(servers, fresh_rate_limits):
     # The limit is met at the configured count over both servers (alone, each would have let
     # through twice as many).
     assert statuses == [200] * VERIFY_LIMIT + [429, 429], statuses
+
+
+def test_photos_kept_by_one_server_are_attached_by_the_other(servers, world, fresh_rate_limits):
+    """A dumping report whose form came back from A (its photo kept in the media folder under a
+    signed token) is sent again to B, which attaches the photo: the servers share the media
+    folder and the SECRET_KEY that signs the token."""
+    a, b = servers
+    browser = Browser()
+    form_page = browser.get(a, "/denunciar/")
+    assert form_page.status == 200
+    spot = fx.at(east_m=-800, north_m=-600)
+    fields = {
+        "csrfmiddlewaretoken": TOKEN_RE.search(form_page.text)[1],
+        "longitude": f"{spot.x:.6f}",
+        "latitude": f"{spot.y:.6f}",
+        "category": "",  # missing: the form comes back
+        "description": "Restos de obra na calçada",
+    }
+    back = browser.post(
+        a, "/denunciar/", fields, files={"photos": ("calcada.jpg", fx.jpeg_plain())}
+    )
+    assert back.status == 400, back.text[:500]
+    assert "Fotos já anexadas (1)" in back.text
+    kept = PENDING_RE.search(back.text)
+    assert kept, "o formulário não guardou a foto"
+
+    done = browser.post(
+        b, "/denunciar/", {**fields, "category": "VIA_PUBLICA", "pending_photos": kept[1]}
+    )
+    assert done.status == 302, done.text[:1000]
+    report = DumpingReport.objects.get()
+    photo = report.photos.get()
+    assert (a.media / photo.image.name).is_file()
 
 
 def post_issue(server: AppServer, token: str, payload: bytes, key: str):
