@@ -118,6 +118,8 @@ class AppServer:
     process: subprocess.Popen
     log: Path
     media: Path  # MEDIA_ROOT, shared by all the servers started together
+    # Its database connections' application_name (pg_stat_activity tells the servers apart).
+    application_name: str
 
     @property
     def origin(self) -> str:
@@ -201,19 +203,21 @@ def app_servers(
     stack = contextlib.ExitStack()
     try:
         for index in range(count):
-            name = f"servidor {chr(ord('A') + index)}"
+            letter = chr(ord("A") + index)
+            name = f"servidor {letter}"
+            application_name = f"ctr-app-server-{letter}"
             port = free_port()
             log = root / f"gunicorn-{index}.log"
             log_file = stack.enter_context(log.open("w"))
             process = subprocess.Popen(
                 gunicorn_command(port, workers, threads, config),
                 cwd=BASE_DIR,
-                env=env,
+                env={**env, "PGAPPNAME": application_name},  # libpq reads it
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stopped as one
             )
-            servers.append(AppServer(name, port, process, log, media))
+            servers.append(AppServer(name, port, process, log, media, application_name))
         deadline = time.monotonic() + START_SECONDS
         for server in servers:
             server.wait_ready(deadline)

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import uuid
 from collections import Counter
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from rest_framework.authtoken.models import Token
 
 from ctr.models import CTR, NumberSequence
@@ -43,6 +44,7 @@ SERVER_ENV = {
     "CTR_RATE_LOGIN": "100000/m",
 }
 CONCURRENT_ISSUES = 20
+SERVER_THREADS = 4  # per server (one worker process each): requests in flight at once
 PASSWORD = "senha-teste"  # tests.ctr_world.make_user's
 TOKEN_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 PENDING_RE = re.compile(r'name="pending_photos" value="([^"]+)"')
@@ -51,7 +53,8 @@ PENDING_RE = re.compile(r'name="pending_photos" value="([^"]+)"')
 @pytest.fixture(scope="module")
 def pair(django_db_setup):
     """Servers A and B for the whole module, on the test database (created by now)."""
-    with app_servers(2, database_url(connection.settings_dict), extra_env=SERVER_ENV) as servers:
+    database = database_url(connection.settings_dict)
+    with app_servers(2, database, extra_env=SERVER_ENV, threads=SERVER_THREADS) as servers:
         yield servers
 
 
@@ -202,16 +205,30 @@ def test_a_retry_sent_to_the_other_server_replays_the_first_answer(servers, worl
     assert CTR.objects.filter(municipality=world.town).count() == 1
 
 
+def lock_waiters(servers: list[AppServer]) -> dict[str, int]:
+    """How many of each server's database connections wait on a lock."""
+    names = {server.application_name: server.name for server in servers}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")  # a fresh view on every call
+        cursor.execute(
+            "SELECT application_name, count(*) FROM pg_stat_activity "
+            "WHERE wait_event_type = 'Lock' AND datname = current_database() "
+            "AND application_name = ANY(%s) GROUP BY 1",
+            [list(names)],
+        )
+        return {names[name]: count for name, count in cursor.fetchall()}
+
+
 def test_concurrent_issues_on_both_servers_are_numbered_without_gaps(servers, world):
+    """All 20 sent at once; the test holds the numbering's row until every thread of both
+    servers waits on a lock, so the issues surely contend across the servers."""
     token = Token.objects.create(user=world.alfa_user).key
     payload = json.dumps(ctr_payload(world)).encode()
-    start = threading.Barrier(CONCURRENT_ISSUES)
     answers: list[tuple[str, int, dict]] = []
     lock = threading.Lock()
 
     def issue(index: int) -> None:
         server = servers[index % 2]
-        start.wait(timeout=60)
         response = post_issue(server, token, payload, str(uuid.uuid4()))
         try:
             body = json.loads(response.body)
@@ -221,8 +238,17 @@ def test_concurrent_issues_on_both_servers_are_numbered_without_gaps(servers, wo
             answers.append((server.name, response.status, body))
 
     threads = [threading.Thread(target=issue, args=(i,)) for i in range(CONCURRENT_ISSUES)]
-    for thread in threads:
-        thread.start()
+    with transaction.atomic():
+        # The municipality's numbering row, written and not committed: every issue's upsert
+        # of it waits (a later one may wait on the first's generator and worksite instead).
+        NumberSequence.objects.create(municipality=world.town, year=TODAY.year, last_value=0)
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        busy = {server.name: SERVER_THREADS for server in servers}
+        while (waiting := lock_waiters(servers)) != busy:
+            assert time.monotonic() < deadline, waiting
+            time.sleep(0.05)
     for thread in threads:
         thread.join(timeout=120)
     assert not any(thread.is_alive() for thread in threads)
