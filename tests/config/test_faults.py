@@ -17,7 +17,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from ctr.api import RuleListView
+from tests.app_servers import free_port
 from tests.ctr_world import build_world, ctr_payload
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -221,12 +221,6 @@ def test_a_query_past_the_timeout_is_a_quick_503_and_the_connection_stays_usable
 
 
 # --- a private PostgreSQL and a gunicorn in subprocesses -----------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
