@@ -429,6 +429,9 @@ LOGGING = {
 
 # /readyz fails when a pending outbox delivery has been due for longer than this.
 CTR_READY_OUTBOX_STUCK_MINUTES = int(os.environ.get("CTR_READY_OUTBOX_STUCK_MINUTES", "15"))
+# /readyz fails when the worker or the scheduler has not been seen for this long (each beats
+# every 10 s: jobs/runner.py).
+CTR_READY_PROCESS_SEEN_MINUTES = int(os.environ.get("CTR_READY_PROCESS_SEEN_MINUTES", "5"))
 # /metrics: a bearer token (`Authorization: Bearer …`), and/or client networks (CIDR, comma-
 # separated) that need none. With neither, /metrics answers 404.
 CTR_METRICS_TOKEN = os.environ.get("CTR_METRICS_TOKEN", "").strip()

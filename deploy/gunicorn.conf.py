@@ -23,3 +23,11 @@ accesslog = "-" if os.environ.get("GUNICORN_ACCESS_LOG", "1") != "0" else None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def child_exit(server, worker):
+    # A recycled or dead worker's live gauges leave /metrics (its counters stay summed).
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -36,6 +36,10 @@ if [ "$step" = all ] || [ "$step" = prepare ]; then
     fi
 fi
 if [ "$step" = all ] || [ "$step" = run ]; then
+    # /metrics sums every gunicorn worker's counters from this folder (config/metrics.py):
+    # emptied at each start, or the last run's dead processes would count again.
+    export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-${TMPDIR:-/tmp}/ctr-metrics-$PORT}"
+    rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
     echo "Servindo em http://$HOST:$PORT/ (web, worker, scheduler; Ctrl+C para parar)"
     # honcho gives the first process (web) PORT itself; -f: the one Procfile of the checkout.
     exec honcho -f Procfile start

@@ -17,6 +17,15 @@ from webhooks.models import Delivery, DeliveryKind, DeliveryStatus
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def worker_and_scheduler_seen():
+    """A platform whose worker and scheduler beat a moment ago (jobs/runner.py)."""
+    from jobs import runner
+
+    runner.beat("worker")
+    runner.beat("scheduler")
+
+
 def readyz():
     response = Client().get("/readyz")
     assert response["Content-Type"] == "application/json"
@@ -38,7 +47,7 @@ def test_ready_when_every_check_passes():
     status, body = readyz()
     assert status == 200, body
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "migrations", "outbox"}
+    assert set(body["checks"]) == {"database", "migrations", "outbox", "worker", "scheduler"}
     assert failing(body) == []
 
 
@@ -90,20 +99,18 @@ def test_a_recent_or_retrying_outbox_row_is_not_stuck(settings):
     assert status == 200, body
 
 
-def test_a_failing_extra_check_is_named(monkeypatch):
-    """The list is the extension point (the worker and scheduler checks go there)."""
-    from config import health
+def test_a_worker_never_seen_and_a_scheduler_seen_too_long_ago_make_it_not_ready(settings):
+    """The jobs app's checks (jobs/apps.py): the heartbeats the two processes write."""
+    from jobs.models import Heartbeat
 
-    never = health.Check("worker", health.seen_within("O worker", lambda: None, 5))
-    late = health.Check(
-        "scheduler",
-        health.seen_within(
-            "O agendador", lambda: timezone.now() - datetime.timedelta(minutes=6), 5
-        ),
+    settings.CTR_READY_PROCESS_SEEN_MINUTES = 5
+    Heartbeat.objects.filter(role="worker").delete()
+    Heartbeat.objects.filter(role="scheduler").update(
+        last_seen=timezone.now() - datetime.timedelta(minutes=6)
     )
-    monkeypatch.setattr(health, "READINESS_CHECKS", [*health.READINESS_CHECKS, never, late])
     status, body = readyz()
     assert status == 503 and failing(body) == ["worker", "scheduler"]
+    assert body["checks"]["worker"]["detalhe"] == "O worker nunca foi visto."
     assert body["checks"]["scheduler"]["visto_ha_segundos"] >= 360
 
 
@@ -115,8 +122,8 @@ def test_probes_are_outside_the_rate_limits(settings, fresh_rate_limits):
 
 
 def test_readiness_reads_no_table_of_a_municipality():
-    """Platform-level: one query for the database, one for the migrations, one for the
-    outbox; nothing else (no CTR, no user, no municipality)."""
+    """Platform-level: the database, the migrations, the outbox and the heartbeats; nothing
+    else (no CTR, no user, no municipality)."""
     connection.queries_log.clear()
     from django.test.utils import CaptureQueriesContext
 

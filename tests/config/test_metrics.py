@@ -187,3 +187,26 @@ def test_outbox_depth_and_age_are_read_at_scrape_time(token):
     assert depth == 2
     assert value(after, "ctr_outbox_oldest_pending_age_seconds") >= 30 * 60
     assert "example.org" not in scrape_text()
+
+
+def test_job_runs_are_counted_by_job_and_outcome(token):
+    """Read from the jobs' runs table at scrape time (jobs/health.py): a failed run counts as
+    a failure of its job."""
+    from jobs.models import JobRun, RunStatus
+
+    before = scrape()
+    now = timezone.now()
+    for minutes, status in ((0, RunStatus.DONE), (60, RunStatus.DONE), (120, RunStatus.FAILED)):
+        JobRun.objects.create(
+            job="open_ctr_alerts",
+            due_at=now - datetime.timedelta(minutes=minutes),
+            queued_at=now,
+            status=status,
+        )
+    after = scrape()
+
+    def moved(status):
+        name, labels = "ctr_job_runs_total", {"job": "open_ctr_alerts", "status": status}
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert (moved("done"), moved("failed")) == (2, 1)

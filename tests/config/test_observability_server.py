@@ -122,10 +122,22 @@ def gunicorn(tmp: Path, database: str, workers: int):
 
 @pytest.fixture(scope="module")
 def server(django_db_setup, django_db_blocker, tmp_path_factory):
+    from jobs import runner
+    from jobs.models import Heartbeat
+
     with django_db_blocker.unblock():
         url = database_url()
-    with gunicorn(tmp_path_factory.mktemp("observed"), url, workers=2) as running:
-        yield running
+        # A platform whose worker and scheduler were just seen (committed: the server reads it).
+        runner.beat("worker")
+        runner.beat("scheduler")
+    try:
+        with gunicorn(tmp_path_factory.mktemp("observed"), url, workers=2) as running:
+            yield running
+    finally:
+        with django_db_blocker.unblock():
+            Heartbeat.objects.filter(
+                process__in=[runner.process_name("worker"), runner.process_name("scheduler")]
+            ).delete()
 
 
 @pytest.fixture(scope="module")
