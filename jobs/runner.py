@@ -24,6 +24,7 @@ import traceback
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
+from config.logs import job_run
 from webhooks import delivery
 
 from . import schedule
@@ -92,16 +93,18 @@ def run_next(now: datetime.datetime | None = None) -> JobRun | None:
     if run is None:
         return None
     try:
-        job = schedule.by_name(run.job)
-        summary = job.run(run.started_at)
+        # One log line per run (config/logs.py): the job, its own id, outcome, duration and
+        # the counts it returned (never personal data: the jobs return counts).
+        with job_run(run.job, run=run.pk, due_at=run.due_at.isoformat()) as line:
+            job = schedule.by_name(run.job)
+            summary = job.run(run.started_at)
+            line.update(summary)
     except Exception as error:  # noqa: BLE001 (any failure of a job is recorded, not fatal)
         run.status = RunStatus.FAILED
         run.error = "".join(traceback.format_exception(error))[-ERROR_KEPT:]
-        log.error("job %s (%s) failed: %s", run.job, run.due_at.isoformat(), type(error).__name__)
     else:
         run.status = RunStatus.DONE
         run.summary = summary
-        log.info("job %s (%s) done", run.job, run.due_at.isoformat())
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "summary", "error", "finished_at"])
     return run

@@ -142,3 +142,32 @@ def smtp_server(settings, django_capture_on_commit_callbacks):
         yield received
     finally:
         controller.stop()
+
+
+@pytest.fixture
+def json_lines():
+    """What the `ctr.access` and `ctr.jobs` loggers write through a handler configured as
+    production's (the masking filter, the JSON formatter); a list of parsed lines."""
+    import io
+    import json
+    import logging
+
+    from config.log_privacy import MaskPersonalData
+    from config.logs import JsonFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(MaskPersonalData())
+    handler.setFormatter(JsonFormatter())
+    loggers = [logging.getLogger(name) for name in ("ctr.access", "ctr.jobs", "ctr.test")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    logging.getLogger("ctr.test").setLevel(logging.INFO)
+
+    def lines():
+        return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+    lines.text = stream.getvalue
+    yield lines
+    for logger in loggers:
+        logger.removeHandler(handler)

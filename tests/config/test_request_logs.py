@@ -5,16 +5,13 @@ lines of a real gunicorn: test_observability_server."""
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import re
 
 import pytest
 from django.test import Client
 
-from config.log_privacy import MaskPersonalData
-from config.logs import JsonFormatter, job_run
+from config.logs import job_run
 from tests.ctr.test_ctr_api import client_for
 from tests.ctr_world import build_world
 
@@ -25,28 +22,6 @@ GENERATED = re.compile(r"^[0-9a-f]{32}$")
 @pytest.fixture
 def world():
     return build_world()
-
-
-@pytest.fixture
-def json_lines():
-    """What the `ctr.access` and `ctr.jobs` loggers write through a handler configured as
-    production's (the masking filter, the JSON formatter); a list of parsed lines."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.addFilter(MaskPersonalData())
-    handler.setFormatter(JsonFormatter())
-    loggers = [logging.getLogger(name) for name in ("ctr.access", "ctr.jobs", "ctr.test")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    logging.getLogger("ctr.test").setLevel(logging.INFO)
-
-    def lines():
-        return [json.loads(line) for line in stream.getvalue().splitlines()]
-
-    lines.text = stream.getvalue
-    yield lines
-    for logger in loggers:
-        logger.removeHandler(handler)
 
 
 def test_a_valid_incoming_request_id_is_kept_and_returned():

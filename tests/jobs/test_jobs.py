@@ -130,6 +130,23 @@ def test_open_ctr_alerts_counts_per_municipality_without_personal_data(frozen_to
 
 
 @pytest.mark.django_db
+def test_each_run_is_one_json_log_line_with_its_counts(frozen_today, json_lines):
+    JobRun.objects.create(job="purge_idempotency_keys", due_at=FROZEN_NOW, queued_at=FROZEN_NOW)
+    JobRun.objects.create(
+        job="retired_job", due_at=FROZEN_NOW + datetime.timedelta(minutes=1), queued_at=FROZEN_NOW
+    )
+    done, failed = runner.run_next(FROZEN_NOW), runner.run_next(FROZEN_NOW)
+    first, second = [line for line in json_lines() if line["event"] == "job"]
+    assert (first["job"], first["outcome"], first["run"]) == (
+        "purge_idempotency_keys",
+        "ok",
+        done.pk,
+    )
+    assert first["chaves_apagadas"] == 0 and first["job_id"]
+    assert (second["job"], second["outcome"], second["run"]) == ("retired_job", "erro", failed.pk)
+
+
+@pytest.mark.django_db
 def test_a_failed_run_records_its_error_and_the_worker_goes_on(frozen_today):
     # A run of a job the schedule no longer has (renamed in a deploy): it fails, recorded.
     JobRun.objects.create(job="retired_job", due_at=FROZEN_NOW, queued_at=FROZEN_NOW)
