@@ -2,11 +2,13 @@
 
 from django.contrib import admin
 
+from config.admin_readonly import ReadOnly
+
 from .models import JobRun
 
 
 @admin.register(JobRun)
-class JobRunAdmin(admin.ModelAdmin):
+class JobRunAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["job", "due_at", "status", "started_at", "finished_at"]
     list_filter = ["job", "status"]
     date_hierarchy = "due_at"
@@ -17,12 +19,3 @@ class JobRunAdmin(admin.ModelAdmin):
 
     def has_view_permission(self, request, obj=None):
         return request.user.is_active and request.user.is_superuser
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

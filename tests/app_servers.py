@@ -147,17 +147,22 @@ class AppServer:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        """SIGTERM to the master (a graceful stop), SIGKILL to the group past STOP_SECONDS."""
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=STOP_SECONDS)
-        # Workers left behind by a master that died first: the group, and nothing else.
+        stop_process_group(self.process)
+
+
+def stop_process_group(process: subprocess.Popen, seconds: float = STOP_SECONDS) -> None:
+    """A server started in its own session (gunicorn's master and workers, or honcho and its
+    processes): SIGTERM to the group (a graceful stop), SIGKILL to it past `seconds`."""
+    if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+            os.killpg(process.pid, signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=STOP_SECONDS)
+            process.wait(timeout=seconds)
+    # Workers left behind by a master that died first: the group, and nothing else.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=seconds)
 
 
 def gunicorn_command(

@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ from django.conf import settings
 from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.config.test_faults import free_port
+from tests.app_servers import free_port, stop_process_group
 
 BASE_DIR = Path(settings.BASE_DIR)
 TOKEN = secrets.token_urlsafe(16)
@@ -111,13 +110,7 @@ def gunicorn(tmp: Path, database: str, workers: int):
         yield server
     finally:
         # Its own process group (started so): the master and its workers, nothing else.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
+        stop_process_group(process, seconds=30)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ import psycopg2
 import pytest
 from django.db import connection
 
+from tests.app_servers import stop_process_group
 from tests.config.test_faults import free_port, http
 from tests.webhooks.receiver import Receiver
 
@@ -181,13 +181,7 @@ def prod(django_db_setup, django_db_blocker, tmp_path_factory):
     finally:
         if process is not None:
             # honcho in its own session: SIGTERM to the group stops web, worker and scheduler.
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=30)
+            stop_process_group(process, seconds=30)
         stack.close()
         receiver.stop()
         with admin.cursor() as cursor:
