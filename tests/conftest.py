@@ -1,4 +1,5 @@
 import datetime
+import logging
 import os
 import tempfile
 
@@ -86,6 +87,53 @@ def live_server_requests_end_before_the_flush(request):
 
     marker = request.node.get_closest_marker("settle_timeout")
     settle_other_connections(*(marker.args if marker else ()))
+
+
+def _closed_log_streams() -> list[str]:
+    loggers = [logging.getLogger()] + [
+        logger
+        for logger in logging.Logger.manager.loggerDict.values()
+        if isinstance(logger, logging.Logger)
+    ]
+    return sorted(
+        {
+            logger.name
+            for logger in loggers
+            for handler in logger.handlers
+            if isinstance(handler, logging.StreamHandler)
+            and getattr(handler.stream, "closed", False)
+        }
+    )
+
+
+@pytest.fixture(autouse=True)
+def log_handlers_keep_an_open_stream():
+    """A test that sets Django up again while its output is captured (ManagementUtility.execute
+    calls django.setup(), which configures logging anew) leaves the log handlers writing to the
+    capture, closed after the test: every later line of the run is lost ("I/O operation on
+    closed file"). Such a test fails here; `manage_py_help` shows the way round."""
+    yield
+    closed = _closed_log_streams()
+    assert not closed, f"o teste deixou os logs {closed} escrevendo num arquivo fechado"
+
+
+@pytest.fixture
+def manage_py_help(capsys, monkeypatch):
+    """`manage.py NAME --help` as the shell runs it (the usage names `manage.py NAME`); its
+    standard output. Django is already set up: setting it up again would point the log handlers
+    at this test's capture (see `log_handlers_keep_an_open_stream`)."""
+    import django
+    from django.core.management import ManagementUtility
+
+    monkeypatch.setattr(django, "setup", lambda *args, **kwargs: None)
+
+    def run(name: str) -> str:
+        with pytest.raises(SystemExit) as exit_:
+            ManagementUtility(["manage.py", name, "--help"]).execute()
+        assert exit_.value.code in (0, None)
+        return capsys.readouterr().out
+
+    return run
 
 
 @pytest.fixture(autouse=True)

@@ -180,6 +180,12 @@ def test_a_slow_post_shows_enviando_and_cannot_be_sent_twice(browser_page, live_
         }"""
     )
     assert state == [True, "Enviando…", True]
+    # The route's handler runs when Playwright next dispatches the browser's events, which may
+    # be after `evaluate` returned: wait for the held post (up to 10 s), then count.
+    for _ in range(200):
+        if held:
+            break
+        page.wait_for_timeout(50)
     assert len(held) == 1
     with page.expect_navigation():
         held[0].continue_()

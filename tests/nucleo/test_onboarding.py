@@ -419,10 +419,6 @@ def test_the_ibge_check_digit_holds_for_every_municipality_of_sp():
     assert [c for c in codes if onboarding.ibge_check_digit(c) != int(c[6])] == []
 
 
-def test_the_command_answers_help_in_portuguese(capsys):
-    from django.core.management import ManagementUtility
-
-    with pytest.raises(SystemExit):
-        ManagementUtility(["manage.py", "onboard_municipality", "--help"]).execute()
-    text = capsys.readouterr().out
+def test_the_command_answers_help_in_portuguese(manage_py_help):
+    text = manage_py_help("onboard_municipality")
     assert "Inclui um município na plataforma" in text and "--dry-run" in text
