@@ -398,7 +398,7 @@ def test_an_onward_ctr_and_an_approval_at_once_cannot_both_pass(frozen_today, mo
 
     def approve():
         try:
-            read.wait(10)
+            assert read.wait(120), "o CTR de saída não leu o estoque"
             results["approval"] = corrections.approve(correction, world.operator)
         except Exception as error:  # noqa: BLE001
             results["approval"] = error

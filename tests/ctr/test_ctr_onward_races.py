@@ -98,7 +98,7 @@ def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_st
 
     def in_bulk():
         try:
-            locked.wait(10)
+            assert locked.wait(120), "o CTR de saída não travou a área"
             data = csv_text([onward_row(world, "A=6")]).encode()
             results["bulk"] = csv_import.import_ctrs(data, world.beta, world.operator)
         finally:
