@@ -570,7 +570,12 @@ def test_database_stopped_mid_load_then_back_without_restarting_the_app(live):
         live.pg.stop("immediate")
         with contextlib.suppress(psycopg2.Error):
             numbering.close()
-        time.sleep(1.5)
+        # Until a request sent while it is down has been answered: no sleep decides that one
+        # was sent in time.
+        deadline = time.monotonic() + 30
+        while not any(r.sent_after_stop for r in results):
+            assert time.monotonic() < deadline, "nenhuma requisição enviada com o banco parado"
+            time.sleep(0.02)
     finally:
         done.set()
         for thread in threads:

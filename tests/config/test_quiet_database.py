@@ -13,6 +13,7 @@ from django.core.management.base import CommandError
 from django.db import connection, connections
 
 from ctr.models import Transporter
+from tests import quiet_database
 from tests.quiet_database import busy_other_backends, settle_other_connections
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -112,10 +113,24 @@ def test_settling_ends_a_connection_that_holds_a_row_and_the_flush_then_succeeds
     assert not Transporter.objects.exists()
 
 
-def test_settling_waits_for_a_request_that_finishes_and_ends_nothing(other):
+def test_settling_waits_for_a_request_that_finishes_and_ends_nothing(other, monkeypatch):
     other.insert_transporter("11222333000181")
-    # The raw connection: Django's wrapper refuses a second thread.
-    finished = threading.Timer(0.1, other.connection.connection.commit)
+    seen_busy = threading.Event()
+
+    def busy_seen(busy=quiet_database.busy_other_backends):
+        found = busy()
+        if found:
+            seen_busy.set()
+        return found
+
+    # The request finishes only once the settling has found it busy: no timer decides it.
+    monkeypatch.setattr(quiet_database, "busy_other_backends", busy_seen)
+
+    def finish():
+        if seen_busy.wait(30):
+            other.connection.connection.commit()  # the raw one: Django's refuses a 2nd thread
+
+    finished = threading.Thread(target=finish)
     finished.start()
 
     assert settle_other_connections(timeout=30) == []

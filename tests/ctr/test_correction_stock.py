@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import threading
-import time
 from decimal import Decimal
 
 import pytest
@@ -27,6 +26,7 @@ from ctr.models import (
 from ctr.rules import WasteLine
 from tests.ctr.onward_world import api_client, inbound, onward, web_client
 from tests.ctr_world import TODAY, build_world, make_user
+from tests.races import wait_until_blocked
 
 pytestmark = pytest.mark.django_db
 
@@ -368,20 +368,22 @@ def test_the_page_applies_a_correction_at_the_bound(world):
 def test_an_onward_ctr_and_an_approval_at_once_cannot_both_pass(frozen_today, monkeypatch):
     """The onward CTR reads the stock (10 m³) and, before it commits, the approval lowering
     the load to 5 m³ starts: it waits for the facility the onward CTR locked, then finds the
-    6 m³ shipped and is refused (without the lock both would pass: 6 m³ out of 5)."""
+    6 m³ shipped and is refused (without the lock both would pass: 6 m³ out of 5). The onward
+    CTR goes on only once the approval waits on its lock (tests/races.py): no sleep orders
+    them, and an approval that does not wait fails the test."""
     world = build_world()
     world.town.sorting_tolerance_pct = {"A": "0"}
     world.town.save()
     ctr = CTR.objects.get(pk=inbound(world, {"A": "10"}, received="10").pk)
     correction = proposed(world, ctr, **volume("5"))
-    read, results = threading.Event(), {}
+    read, results, threads = threading.Event(), {}, []
     real_origin_stock = services.origin_stock
 
     def slow_origin_stock(facility, day):
         found = real_origin_stock(facility, day)
-        if threading.current_thread().name == "onward":
+        if threading.current_thread() is threads[0]:
             read.set()
-            time.sleep(1.5)  # the approval starts meanwhile
+            wait_until_blocked(threads[1:])  # the approval, on the facility locked here
         return found
 
     monkeypatch.setattr(services, "origin_stock", slow_origin_stock)
@@ -396,14 +398,14 @@ def test_an_onward_ctr_and_an_approval_at_once_cannot_both_pass(frozen_today, mo
 
     def approve():
         try:
-            read.wait(10)
+            assert read.wait(120), "o CTR de saída não leu o estoque"
             results["approval"] = corrections.approve(correction, world.operator)
         except Exception as error:  # noqa: BLE001
             results["approval"] = error
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=ship, name="onward"), threading.Thread(target=approve)]
+    threads[:] = [threading.Thread(target=ship), threading.Thread(target=approve)]
     for thread in threads:
         thread.start()
     for thread in threads:

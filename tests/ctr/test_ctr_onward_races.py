@@ -2,7 +2,6 @@
 allocation rebuilt by readers at once is stored once."""
 
 import threading
-import time
 
 import pytest
 from django.db import connection
@@ -13,6 +12,7 @@ from ctr.models import CTR, CustodyAllocation, CustodyStale, FacilityOperator
 from tests.ctr.onward_world import inbound, onward, onward_payload
 from tests.ctr.test_ctr_races import all_at_once, call
 from tests.ctr_world import build_world, make_user
+from tests.races import wait_until_blocked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,7 +71,8 @@ def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_st
 ):
     """The import locks the facilities it ships from before it reads their stock, as
     ctr.services.issue_onward locks its one: issued while the other holds the lock, it finds
-    the stock that one left."""
+    the stock that one left. The onward CTR is issued only once the import waits on its lock
+    (tests/races.py): an import that does not wait fails the test."""
     from django.db import connection, transaction
 
     from ctr import csv_import, services
@@ -82,14 +83,14 @@ def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_st
     world.town.sorting_tolerance_pct = {"A": "0"}
     world.town.save()
     inbound(world, {"A": "10"}, received="10")
-    locked, results = threading.Event(), {}
+    locked, results, threads = threading.Event(), {}, []
 
     def per_ctr():
         try:
             with transaction.atomic():
                 services.lock_facility(world.att)
                 locked.set()
-                time.sleep(1.5)  # the import starts meanwhile
+                wait_until_blocked(threads[1:])  # the import, on the facility locked here
                 request = onward_request(world, {"A": "6"})
                 results["per_ctr"] = services.issue_onward(world.operator, world.beta.pk, request)
         finally:
@@ -97,13 +98,13 @@ def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_st
 
     def in_bulk():
         try:
-            locked.wait(10)
+            assert locked.wait(120), "o CTR de saída não travou a área"
             data = csv_text([onward_row(world, "A=6")]).encode()
             results["bulk"] = csv_import.import_ctrs(data, world.beta, world.operator)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=per_ctr), threading.Thread(target=in_bulk)]
+    threads[:] = [threading.Thread(target=per_ctr), threading.Thread(target=in_bulk)]
     for thread in threads:
         thread.start()
     for thread in threads:

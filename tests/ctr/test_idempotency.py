@@ -28,6 +28,7 @@ from ctr.models import CTR, CTREvent, IdempotencyKey
 from tests.config import test_faults as faults
 from tests.ctr.test_ctr_races import all_at_once
 from tests.ctr_world import build_world, ctr_payload, make_user
+from tests.races import wait_until_blocked
 
 pytestmark = pytest.mark.usefixtures("frozen_today")
 
@@ -444,8 +445,8 @@ def test_a_retry_waits_for_a_first_request_that_dies_and_then_runs_itself(live_s
             )
         )
         waiting.start()
-        time.sleep(0.5)
-        assert not results  # it waits on the first request's row
+        wait_until_blocked([waiting])  # on the first request's row, held here
+        assert not results
         transaction.set_rollback(True)  # the first request's process dies: nothing committed
     waiting.join(timeout=60)
 

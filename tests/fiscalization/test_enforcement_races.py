@@ -3,14 +3,12 @@ inspectors assessing the same embargo's daily fines at once make one charge, and
 breach is charged once (art. 31); the others are told there is nothing left to charge."""
 
 import html
-import threading
-import time
 from decimal import Decimal
 
 import pytest
 import requests
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -26,6 +24,7 @@ from pev_network.models import FiscalUnit, UfespRate
 from tests.ctr.test_ctr_races import all_at_once
 from tests.ctr_world import build_world, make_user
 from tests.enforcement_world import D, at, ensure_frameworks, record_for
+from tests.races import both_while_held
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -60,52 +59,11 @@ def test_five_concurrent_assessments_make_one_charge():
 
 # --- one act twice at once (issue 25 points 1 and 15) -----------------------------------------
 #
-# Deterministic, with no sleep deciding the order: the test holds the row's lock itself while
-# it starts the two callers, and lets go only once both are blocked on it. A service that locks
-# the row (select_for_update) and checks the state after the lock runs one act, then the other
-# re-reads the row and is refused; one that reads the row unlocked lets both pass their checks
-# before either writes, and both are done (the test fails).
-
-
-def wait_until_blocked(threads: list[threading.Thread], timeout: float = 60) -> None:
-    """Until each of `threads` waits on a lock (the row the test holds) in its backend."""
-    count, deadline = len(threads), time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while True:
-            # pg_stat_activity is read once per transaction unless its snapshot is dropped.
-            cursor.execute("SELECT pg_stat_clear_snapshot()")
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
-            )
-            if cursor.fetchone()[0] >= count:
-                return
-            if time.monotonic() > deadline or not all(t.is_alive() for t in threads):
-                raise AssertionError(f"{count} chamadas deveriam aguardar a trava da linha")
-            time.sleep(0.01)
-
-
-def both_while_held(row, work, count: int = 2) -> list:
-    """Run `work(i)` in `count` threads started while this test holds `row`'s lock, released
-    once all of them wait on it; their results in order."""
-    results: list = [None] * count
-
-    def run(i):
-        try:
-            results[i] = work(i)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    with transaction.atomic():
-        type(row).objects.select_for_update().get(pk=row.pk)
-        for thread in threads:
-            thread.start()
-        wait_until_blocked(threads)
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
+# Deterministic, with no sleep deciding the order (tests/races.py): the test holds the row's
+# lock itself while it starts the two callers, and lets go only once both are blocked on it. A
+# service that locks the row (select_for_update) and checks the state after the lock runs one
+# act, then the other re-reads the row and is refused; one that reads the row unlocked lets both
+# pass their checks before either writes, and both are done (the test fails).
 
 
 def outcome(call):

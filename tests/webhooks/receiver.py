@@ -1,6 +1,6 @@
 """A real HTTP receiver on loopback for the webhook tests: a threaded http.server that answers
-from a script (a list of statuses, a delay) and verifies every signature it gets, as a
-receiver of ours should (docs/api.md)."""
+from a script (a list of statuses, a delay, requests answered only together) and verifies every
+signature it gets, as a receiver of ours should (docs/api.md)."""
 
 from __future__ import annotations
 
@@ -38,15 +38,20 @@ class Received:
 
 @dataclass
 class Receiver:
-    """Answers `statuses` in turn (the last one repeats), after `delay` seconds each."""
+    """Answers `statuses` in turn (the last one repeats), after `delay` seconds each. With
+    `together`, each request is answered only once that many are in at once (a barrier, no
+    sleep): requests that never are, senders taking turns, get 500 after `together_timeout`."""
 
     statuses: list[int] = field(default_factory=lambda: [200])
     delay: float = 0.0
+    together: int = 0
+    together_timeout: float = 30.0
     secret: str = ""
     received: list[Received] = field(default_factory=list)
 
     def start(self) -> Receiver:
         receiver = self
+        barrier = threading.Barrier(self.together) if self.together else None
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (http.server's name)
@@ -60,6 +65,11 @@ class Receiver:
                 status = receiver.statuses[min(len(receiver.received), len(receiver.statuses)) - 1]
                 if receiver.delay:
                     time.sleep(receiver.delay)
+                if barrier is not None:
+                    try:
+                        barrier.wait(receiver.together_timeout)
+                    except threading.BrokenBarrierError:
+                        status = 500
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "text/plain")

@@ -18,7 +18,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 def test_two_workers_share_the_queue_and_send_each_row_once(receiver):
     world = build_world()
-    target = receiver(delay=0.2)
+    # Each request is answered only when both workers' are in at once: each holds a row while
+    # the other claims the next, which it can only by skipping the locked one.
+    target = receiver(together=2)
     target.secret = alfa_endpoint(world, target.url).secret
     for _ in range(6):
         issue_hours_ago(world, 1)
@@ -26,7 +28,7 @@ def test_two_workers_share_the_queue_and_send_each_row_once(receiver):
 
     def work():
         try:
-            results.append(delivery.deliver_due())
+            results.append(delivery.deliver_due(timeout=60))  # past the receiver's barrier
         finally:
             connection.close()
 
