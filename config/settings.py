@@ -8,14 +8,9 @@ from urllib.parse import quote, urlsplit
 import dj_database_url
 from csp.constants import NONCE
 
+from config.log_format import env_bool, log_format
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "sim", "on"}
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
@@ -386,9 +381,7 @@ SILENCED_SYSTEM_CHECKS = ["gis.W001"]
 # CTR_LOG_FORMAT: "json" (one JSON object per line, the default with DEBUG off: production)
 # or "console" (`make run`). The access lines (`ctr.access`, one per request) and the job runs
 # (`ctr.jobs`) carry a request or job id (config/logs.py); both formatters mask.
-LOG_FORMAT = os.environ.get("CTR_LOG_FORMAT", "").strip().lower() or (
-    "console" if DEBUG else "json"
-)
+LOG_FORMAT = log_format()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -6,6 +6,8 @@ Environment: HOST (0.0.0.0 in the image, 127.0.0.1 otherwise), PORT (8000), WEB_
 import multiprocessing
 import os
 
+from config.log_format import log_format
+
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 # Threads: a request waiting on the database or a slow phone does not hold a whole process.
@@ -23,6 +25,45 @@ accesslog = "-" if os.environ.get("GUNICORN_ACCESS_LOG", "1") != "0" else None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# In JSON (production's default: config/log_format.py) gunicorn's own lines (start, workers
+# booted and exited, errors, its access lines) are JSON objects too, masked as the app's are: a
+# log collector reads one format.
+if log_format() == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"personal_data": {"()": "config.log_privacy.MaskPersonalData"}},
+        "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
+        "handlers": {
+            "error": {
+                "class": "logging.StreamHandler",
+                "filters": ["personal_data"],
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            },
+            "access": {
+                "class": "logging.StreamHandler",
+                "filters": ["personal_data"],
+                "formatter": "json",
+                "stream": "ext://sys.stdout",
+            },
+        },
+        "root": {"handlers": ["error"], "level": "WARNING"},
+        "loggers": {
+            "gunicorn.error": {
+                "handlers": ["error"],
+                "level": loglevel.upper(),
+                "propagate": False,
+            },
+            # With a logging dict gunicorn writes its access lines whatever `accesslog` says:
+            # silenced here unless GUNICORN_ACCESS_LOG asks for them.
+            "gunicorn.access": {
+                "handlers": ["access"],
+                "level": "INFO" if accesslog else "WARNING",
+                "propagate": False,
+            },
+        },
+    }
 
 
 def child_exit(server, worker):

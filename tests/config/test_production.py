@@ -206,6 +206,20 @@ def test_a_page_is_served_with_debug_off(prod):
     assert "URLconf" not in body.decode() and "Traceback" not in body.decode()
 
 
+def test_every_line_the_web_process_writes_is_a_json_object(prod):
+    # honcho prefixes each line with the time and the process: "08:00:00 web.1  | {...}".
+    get(f"{prod.url}/")
+    web = [
+        match.group(1)
+        for match in re.finditer(r"^\S+ web\.\d+\s+\| (.*)$", prod.log.read_text(), re.M)
+    ]
+    assert web
+    objects = [json.loads(line) for line in web]  # a line that is not JSON raises here
+    loggers = {line["logger"] for line in objects}
+    # gunicorn's own (its start, its workers booted) and the app's request lines.
+    assert "gunicorn.error" in loggers and "ctr.access" in loggers, loggers
+
+
 def test_static_files_are_hashed_compressed_and_cached_for_long(prod):
     _, _, body = get(f"{prod.url}/")
     hashed = re.findall(r'/static/[^"\']+\.[0-9a-f]{12}\.(?:css|js)', body.decode())
