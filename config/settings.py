@@ -63,7 +63,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: the request id (X-Request-ID), the access log line and the HTTP metrics of every
+    # Outermost: pages and JSON gzip-compressed on the way out (config/middleware.py).
+    "config.middleware.CompressedTextMiddleware",
+    # Then: the request id (X-Request-ID), the access log line and the HTTP metrics of every
     # request, whatever answers it below (config/logs.py).
     "config.logs.RequestObservationMiddleware",
     "django.middleware.security.SecurityMiddleware",

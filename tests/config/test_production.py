@@ -12,6 +12,7 @@ the test's."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import secrets
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,6 +206,35 @@ def test_a_page_is_served_with_debug_off(prod):
     assert status == 404
     # DEBUG on would answer Django's technical 404, which lists the URL patterns.
     assert "URLconf" not in body.decode() and "Traceback" not in body.decode()
+
+
+def test_pages_and_problem_details_are_compressed_for_a_phone_that_accepts_gzip(prod):
+    plain = get(f"{prod.url}/onde-descartar/")
+    status, headers, body = get(f"{prod.url}/onde-descartar/", {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in headers["Vary"]
+    page = gzip.decompress(body)
+    assert b"</html>" in page and len(body) * 3 < len(page)
+    assert "Content-Encoding" not in plain[1]
+    # A problem+json body (the fields an empty issue lacks), compressed, with its request id.
+    request = urllib.request.Request(
+        f"{prod.url}/api/v1/ctrs/",
+        data=b"{}",
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept-Encoding": "gzip",
+            "Authorization": f"Token {prod.token}",
+            "X-Request-ID": "suporte-12345",
+        },
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    headers = refused.value.headers
+    assert refused.value.code == 400 and headers["Content-Encoding"] == "gzip"
+    assert headers["Content-Type"].startswith("application/problem+json")
+    problem = json.loads(gzip.decompress(refused.value.read()))
+    assert problem["request_id"] == "suporte-12345"
 
 
 def test_every_line_the_web_process_writes_is_a_json_object(prod):
