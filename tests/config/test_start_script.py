@@ -136,6 +136,30 @@ def test_make_test_collects_static_files_keeps_the_exit_code_and_notes_the_clust
     assert last.startswith(NOTE) and "'make stop'" in last
 
 
+def test_the_whole_suite_runs_in_parallel_processes_and_a_file_in_one(tmp_path):
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MAKE", "MFLAGS", "PYTEST_ARGS", "TEST_WORKERS"))
+    }
+
+    def pytest_line(*variables: str) -> str:
+        commands = subprocess.run(
+            ["make", "-n", "test", f"STAMP={stamp}", *variables],
+            cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        return next(line for line in commands.splitlines() if " -m pytest" in line)
+
+    assert "-m pytest -n 4 --dist loadfile ;" in pytest_line()
+    assert "-m pytest  tests/x;" in pytest_line("PYTEST_ARGS=tests/x")
+    assert "-m pytest -n 2 --dist loadfile tests/x;" in pytest_line(
+        "PYTEST_ARGS=tests/x", "TEST_WORKERS=2"
+    )
+    assert "-m pytest  ;" in pytest_line("TEST_WORKERS=0")
+
+
 def test_no_note_with_an_external_database(tmp_path):
     commands = make_dry_run("test", tmp_path)
     assert NOTE in commands
