@@ -65,7 +65,8 @@ CAPACITY_SECONDS = 15  # closed loop: the capacity the soak's rate is half of
 LONE_SECONDS = 10
 RATE_SHARE = 0.5
 CONNECTIONS = 16  # the open loop's senders: enough that a slot rarely waits for one
-SAMPLE_SECONDS = 10  # RSS samples during the soak
+SAMPLE_SECONDS = 10  # RSS (and load average) samples during the soak
+SHOWN_SECONDS = 60  # the report's table shows one sample a minute
 HOLD_SECONDS = 30  # how long the kill waits for a delivery to hold in flight
 DRAIN_SECONDS = 300
 START_SECONDS = 120
@@ -596,7 +597,7 @@ class Soak:
     load: Tally
     rss_start: dict
     rss_end: dict
-    rss_samples: list  # (seconds, {gunicorn, worker})
+    rss_samples: list  # (seconds, {gunicorn, worker} kB, the machine's 1-min load average)
     kill: Kill
     outbox: dict  # status → deliveries, after the drain
     expected: int  # event ids written for the endpoint
@@ -652,7 +653,7 @@ def run(
     say(f"  {lone.rps:.0f} req/s, p99 {ms(lone.p(99))}, {lone.errors} erros")
 
     rss_start = production.rss()
-    samples = [(0.0, rss_start)]
+    samples = [(0.0, rss_start, os.getloadavg()[0])]
     holder: dict = {}
 
     def midway() -> None:
@@ -663,7 +664,7 @@ def run(
 
     def every(elapsed: float) -> None:
         if elapsed - samples[-1][0] >= SAMPLE_SECONDS:
-            samples.append((elapsed, production.rss()))
+            samples.append((elapsed, production.rss(), os.getloadavg()[0]))
 
     say(
         f"Soak: {rate:.1f} req/s ({100 * RATE_SHARE:.0f} % da capacidade) por {seconds:g} s; "
@@ -673,7 +674,7 @@ def run(
     load = open_loop(mix, seconds, rate, every)
     killer.join()
     rss_end = production.rss()
-    samples.append((load.seconds, rss_end))
+    samples.append((load.seconds, rss_end, os.getloadavg()[0]))
     kill = holder.get("kill", Kill())
     say(
         f"  {load.rps:.1f} req/s, p99 {ms(load.p(99))}, {load.errors} erros; RSS no fim "
@@ -718,6 +719,18 @@ def mib(kib: int) -> str:
     return f"{kib / 1024:.0f} MiB"
 
 
+def shown(samples: list) -> list:
+    """The first sample of each minute, and the last."""
+    kept, minute = [], -1
+    for sample in samples:
+        if int(sample[0] // SHOWN_SECONDS) > minute:
+            kept.append(sample)
+            minute = int(sample[0] // SHOWN_SECONDS)
+    if samples and kept[-1] is not samples[-1]:
+        kept.append(samples[-1])
+    return kept
+
+
 def render(soak: Soak, described: dict, when: str, command: str) -> str:
     def yes(flag: bool) -> str:
         return "atingida" if flag else "**NÃO atingida**"
@@ -731,7 +744,7 @@ def render(soak: Soak, described: dict, when: str, command: str) -> str:
 
     load, lone, kill = soak.load, soak.lone, soak.kill
     growth = {name: soak.growth(name) for name in ("gunicorn", "worker")}
-    rss_peak = max(s["gunicorn"] for _, s in soak.rss_samples)
+    rss_peak = max(s["gunicorn"] for _, s, _ in soak.rss_samples)
     dup = sum(n - 1 for n in soak.duplicates.values())
     lines = [
         "## Soak: o modo de produção a meia capacidade (issue 26, item 10)",
@@ -747,8 +760,10 @@ def render(soak: Soak, described: dict, when: str, command: str) -> str:
         f"(`{soak.capacity.tool}`, {CLIENTS} conexões, laço fechado, p99 "
         f"{ms(soak.capacity.p99)}); o soak chega a **{soak.rate:.1f} req/s** (laço aberto, "
         f"{100 * RATE_SHARE:.0f} %), emissões e recebimentos dos CTRs emitidos alternados, cada "
-        f"latência contada desde o horário da requisição ({load.late} requisições esperaram "
-        "por uma conexão livre).",
+        f"latência contada desde o horário da requisição; atendidas {load.rps:.1f} req/s, em "
+        f"{load.seconds:.0f} s ({load.late} requisições esperaram por uma das {CONNECTIONS} "
+        "conexões livres: o servidor ficou para trás quando há muitas). Cada requisição numa "
+        "conexão nova, como um proxy sem keep-alive com o gunicorn.",
         "",
         "| | requisições | req/s | p50 | p95 | p99 |",
         "|---|---:|---:|---:|---:|---:|",
@@ -806,12 +821,18 @@ def render(soak: Soak, described: dict, when: str, command: str) -> str:
             else "**Há duplicatas além da entrega em curso na morte do worker.**"
         ),
         "",
-        "RSS durante o soak (gunicorn; worker), a cada ~10 s: "
-        + ", ".join(
-            f"{t:.0f} s: {mib(s['gunicorn'])}; {mib(s['worker'])}" for t, s in soak.rss_samples
-        )
-        + ". Os workers do gunicorn são reciclados a cada ~2 000 requisições "
-        "(`max_requests` de `deploy/gunicorn.conf.py`).",
+        f"RSS durante o soak, uma amostra por minuto (lidas a cada {SAMPLE_SECONDS} s), com a "
+        "carga da máquina (load average de 1 min, de todos os processos da máquina, não só "
+        "destes). Os workers do gunicorn são reciclados a cada ~2 000 requisições "
+        "(`max_requests` de `deploy/gunicorn.conf.py`): as quedas são reciclagens; somar o "
+        "RSS conta mais de uma vez as páginas que os workers dividem com o mestre.",
+        "",
+        "| s | gunicorn | worker | carga |",
+        "|---:|---:|---:|---:|",
+        *(
+            f"| {t:.0f} | {mib(r['gunicorn'])} | {mib(r['worker'])} | {load1:.1f} |"
+            for t, r, load1 in shown(soak.rss_samples)
+        ),
         "",
         "Máquina: " + "; ".join(f"{k}: {v}" for k, v in described.items()) + ".",
     ]
