@@ -382,6 +382,9 @@ class Tally:
     latencies: dict = field(default_factory=lambda: collections.defaultdict(list))
     statuses: dict = field(default_factory=lambda: collections.defaultdict(collections.Counter))
     late: int = 0  # open loop: slots that waited for a free sender
+    # Open loop: (seconds from the start to the request's slot, its latency), in order of answer.
+    series: list = field(default_factory=list)
+    started: float = 0.0
 
     def add(self, kind: str, status: int, seconds: float) -> None:
         self.latencies[kind].append(seconds)
@@ -494,12 +497,14 @@ def open_loop(mix: Mix, seconds: float, rate: float, every=None) -> Tally:
             request = mix.next()
             status = mix.send(request)
             with lock:
-                tally.add(request[0], status, time.perf_counter() - slot)
+                took = time.perf_counter() - slot
+                tally.add(request[0], status, took)
+                tally.series.append((slot - tally.started, took))
 
     threads = [threading.Thread(target=sender, daemon=True) for _ in range(CONNECTIONS)]
     for t in threads:
         t.start()
-    started = time.perf_counter()
+    started = tally.started = time.perf_counter()
     for n in itertools.count():
         slot = started + n / rate
         if slot >= started + seconds:
@@ -731,6 +736,16 @@ def shown(samples: list) -> list:
     return kept
 
 
+def minute_p99(load: Tally, at: float) -> str:
+    """The requests whose slot fell in the minute from `at`, and their p99 ("—" if none)."""
+    start = SHOWN_SECONDS * int(at // SHOWN_SECONDS)
+    took = [x for t, x in load.series if start <= t < start + SHOWN_SECONDS]
+    if not took:
+        return "— | —"
+    p99 = statistics.quantiles(took, n=100, method="inclusive")[98] if len(took) > 1 else took[0]
+    return f"{len(took)} | {ms(p99)}"
+
+
 def render(soak: Soak, described: dict, when: str, command: str) -> str:
     def yes(flag: bool) -> str:
         return "atingida" if flag else "**NÃO atingida**"
@@ -821,16 +836,19 @@ def render(soak: Soak, described: dict, when: str, command: str) -> str:
             else "**Há duplicatas além da entrega em curso na morte do worker.**"
         ),
         "",
-        f"RSS durante o soak, uma amostra por minuto (lidas a cada {SAMPLE_SECONDS} s), com a "
+        f"Minuto a minuto: o RSS no início do minuto (lido a cada {SAMPLE_SECONDS} s), a "
         "carga da máquina (load average de 1 min, de todos os processos da máquina, não só "
-        "destes). Os workers do gunicorn são reciclados a cada ~2 000 requisições "
-        "(`max_requests` de `deploy/gunicorn.conf.py`): as quedas são reciclagens; somar o "
-        "RSS conta mais de uma vez as páginas que os workers dividem com o mestre.",
+        "destes) e o p99 das requisições cujo horário caiu naquele minuto. Os workers do "
+        "gunicorn são reciclados a cada ~2 000 requisições (`max_requests` de "
+        "`deploy/gunicorn.conf.py`): as quedas são reciclagens; somar o RSS conta mais de uma "
+        "vez as páginas que os workers dividem com o mestre.",
         "",
-        "| s | gunicorn | worker | carga |",
-        "|---:|---:|---:|---:|",
+        "| s | gunicorn | worker | carga | requisições do minuto | p99 do minuto |",
+        "|---:|---:|---:|---:|---:|---:|",
         *(
-            f"| {t:.0f} | {mib(r['gunicorn'])} | {mib(r['worker'])} | {load1:.1f} |"
+            f"| {t:.0f} | {mib(r['gunicorn'])} | {mib(r['worker'])} | {load1:.1f} | "
+            + minute_p99(load, t)
+            + " |"
             for t, r, load1 in shown(soak.rss_samples)
         ),
         "",
