@@ -76,6 +76,7 @@ bench: system-run system-bench venv db
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
 	@$(DB_ENV) $(PY) -m bench.p6_custody
 	@$(DB_ENV) $(PY) -m bench.p7_dashboard
+	@$(DB_ENV) $(PY) -m bench.soak
 
 # The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.
 tour: system-test prepare

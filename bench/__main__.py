@@ -10,15 +10,7 @@ import time
 from pathlib import Path
 
 from . import BENCHMARKS, DEFAULT_REPORTS, DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_SIZES, machine
-from .database import (
-    BenchDatabaseError,
-    bench_url,
-    configure_django,
-    ensure_database,
-    masked,
-    settle,
-    warm,
-)
+from .database import open_bench, settle, warm
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "docs" / "performance.md"
@@ -113,13 +105,7 @@ def prepare_data(size: int, reports: int, seed: int, reuse: bool):
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     load_at_start = machine.load()
-    try:
-        url = bench_url()
-        say(f"Banco de benchmark: {masked(url)}")
-        ensure_database(url)
-        configure_django(url)
-    except BenchDatabaseError as exc:
-        print(exc, file=sys.stderr)
+    if open_bench(say) is None:
         return 2
 
     from django.utils import timezone

@@ -110,14 +110,10 @@ def configure_django(url: str) -> None:
     call_command("createcachetable", verbosity=0)
 
 
-def own_database(variable: str, name: str, label: str, say: Callable[[str], None]) -> str | None:
-    """For a benchmark with a database of its own (P1, P6): the URL in `variable`, else the
-    bench database's server with `name`; created, migrated and Django pointed at it. None
-    (with the reason on stderr) when it cannot be."""
-    url = os.environ.get(variable, "").strip() or urlunsplit(
-        urlsplit(bench_url())._replace(path=f"/{name}")
-    )
-    say(f"Banco do benchmark {label}: {masked(url)}")
+def _opened(url: str, title: str, say: Callable[[str], None]) -> str | None:
+    """`url` created, migrated and Django pointed at it; None (with the reason on stderr) when
+    it cannot be."""
+    say(f"{title}: {masked(url)}")
     try:
         ensure_database(url)
         configure_django(url)
@@ -125,6 +121,21 @@ def own_database(variable: str, name: str, label: str, say: Callable[[str], None
         print(exc, file=sys.stderr)
         return None
     return url
+
+
+def open_bench(say: Callable[[str], None]) -> str | None:
+    """The bench database (bench_url), ready; None when it cannot be."""
+    return _opened(bench_url(), "Banco de benchmark", say)
+
+
+def own_database(variable: str, name: str, label: str, say: Callable[[str], None]) -> str | None:
+    """For a benchmark with a database of its own (P1, P6): the URL in `variable`, else the
+    bench database's server with `name`; created, migrated and Django pointed at it. None
+    (with the reason on stderr) when it cannot be."""
+    url = os.environ.get(variable, "").strip() or urlunsplit(
+        urlsplit(bench_url())._replace(path=f"/{name}")
+    )
+    return _opened(url, f"Banco do benchmark {label}", say)
 
 
 def settle(say: Callable[[str], None]) -> None:

@@ -48,6 +48,7 @@ TITLE = "Emissão de CTR por HTTP sob gunicorn (P2)"
 REGISTRATION = "BENCH-P2"
 DOCUMENT = "11222333000181"  # the bench transporter (its CTRs, found by it)
 USERNAME = "bench-p2"
+PLATES = ("BPB2C22", "BPB1C11")
 # Never called: see subscribe_webhook.
 WEBHOOK_URL = "https://webhooks.bench.invalid/ctr"
 CLIENTS = 16
@@ -456,7 +457,7 @@ def prepare_transporter():
         REGISTRATION,
         "Caçambas Benchmark HTTP Ltda.",
         DOCUMENT,
-        ("BPB1C11", "BPB2C22"),
+        PLATES,
         (("P2-05", "5"), ("P2-10", "10"), ("P2-12", "12")),
         USERNAME,
     )
@@ -479,8 +480,9 @@ def subscribe_webhook(transporter, user) -> None:
     )
 
 
-def build_payloads(transporter, n: int) -> tuple[list[str], int]:
-    """Up to `n` JSON payloads that ctr.services.check accepts (no error finding)."""
+def build_payloads(transporter, n: int, plates=PLATES) -> tuple[list[str], int]:
+    """Up to `n` JSON payloads that ctr.services.check accepts (no error finding), on the
+    transporter's two vehicles `plates`."""
     from django.db import connection
     from django.utils import timezone
 
@@ -499,7 +501,7 @@ def build_payloads(transporter, n: int) -> tuple[list[str], int]:
             equipment = "P2-12" if total > 10 else "P2-10" if total > 5 else "P2-05"
         payload = {
             "transport_date": today,
-            "vehicle_plate": "BPB1C11" if i % 2 else "BPB2C22",
+            "vehicle_plate": plates[i % 2],
             "equipment_code": equipment,
             "generator": {"name": gname, "document": gdoc},
             "origin": {"type": "Point", "coordinates": [ox, oy]},
@@ -521,10 +523,11 @@ def build_payloads(transporter, n: int) -> tuple[list[str], int]:
     return payloads, rejected
 
 
-def cleanup() -> int:
+def cleanup(document: str = DOCUMENT, usernames: tuple[str, ...] = (USERNAME,)) -> int:
     """Remove the benchmark transporter's CTRs (events are append-only: the others are kept
-    aside, the table truncated and put back, as bench/p1_bulk.py does), and give the numbers
-    back to the sequences."""
+    aside, the table truncated and put back, as bench/p1_bulk.py does), its users'
+    idempotency keys, and give the numbers back to the sequences (bench/soak.py passes its own
+    transporter and users)."""
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cursor:
@@ -533,7 +536,7 @@ def cleanup() -> int:
             "CREATE TEMP TABLE p2_ids ON COMMIT DROP AS SELECT c.id FROM ctr_ctr c "
             "JOIN ctr_transporter t ON t.id = c.transporter_id "
             "WHERE t.document = %s",
-            [DOCUMENT],
+            [document],
         )
         cursor.execute("SELECT count(*) FROM p2_ids")
         count = cursor.fetchone()[0]
@@ -549,8 +552,8 @@ def cleanup() -> int:
         cursor.execute("DELETE FROM webhooks_delivery d USING p2_ids i WHERE d.ctr_id = i.id")
         cursor.execute(
             "DELETE FROM ctr_idempotencykey k USING auth_user u "
-            "WHERE k.user_id = u.id AND u.username = %s",
-            [USERNAME],
+            "WHERE k.user_id = u.id AND u.username = ANY(%s)",
+            [list(usernames)],
         )
         cursor.execute(
             "CREATE TEMP TABLE p2_kept ON COMMIT DROP AS SELECT e.* FROM ctr_ctrevent e "
