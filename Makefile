@@ -60,13 +60,14 @@ prod: system-run venv db
 # The static files collected first, as in production (WhiteNoise serves STATIC_ROOT). The
 # suite's exit code is make's; the note on the local cluster comes after it, pass or fail.
 # The whole suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test
-# database (test_ctr_gw0, …) and ports; a module's tests stay in one process (--dist
-# loadfile), so a server a module starts once is started once. With PYTEST_ARGS (a file, a
-# -k), one process unless TEST_WORKERS is given; TEST_WORKERS=0 runs all in one.
+# database (test_ctr_gw0, …) and ports. Tests are dealt out in pytest-django's order (every
+# test in a transaction before any that flushes the database, which empties what the data
+# migrations loaded): --dist load keeps that order in each process; loadfile would not. With
+# PYTEST_ARGS (a file, a -k), one process unless TEST_WORKERS is given; 0 runs all in one.
 TEST_WORKERS ?= $(if $(PYTEST_ARGS),0,4)
 test: system-test venv db
 	@$(DB_ENV) $(PY) manage.py collectstatic --noinput -v 0
-	@$(DB_ENV) $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile) $(PYTEST_ARGS); status=$$?; $(DB_NOTE); exit $$status
+	@$(DB_ENV) $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist load) $(PYTEST_ARGS); status=$$?; $(DB_NOTE); exit $$status
 
 # Benchmarks on a database of their own (ctr_bench beside the app's; or BENCH_DATABASE_URL):
 # 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000 --no-write" (partial runs print or go to --output).

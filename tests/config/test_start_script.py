@@ -152,9 +152,9 @@ def test_the_whole_suite_runs_in_parallel_processes_and_a_file_in_one(tmp_path):
         ).stdout  # fmt: skip
         return next(line for line in commands.splitlines() if " -m pytest" in line)
 
-    assert "-m pytest -n 4 --dist loadfile ;" in pytest_line()
+    assert "-m pytest -n 4 --dist load ;" in pytest_line()
     assert "-m pytest  tests/x;" in pytest_line("PYTEST_ARGS=tests/x")
-    assert "-m pytest -n 2 --dist loadfile tests/x;" in pytest_line(
+    assert "-m pytest -n 2 --dist load tests/x;" in pytest_line(
         "PYTEST_ARGS=tests/x", "TEST_WORKERS=2"
     )
     assert "-m pytest  ;" in pytest_line("TEST_WORKERS=0")
