@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from ctr.models import CTR
 from pev_network.models import Municipality
@@ -164,7 +165,8 @@ def test_a_tap_on_a_facility_after_a_recent_worksite_leaves_the_origin_alone(
     # The tap on the ATT and "Usar como destino": the destination, never the origin.
     tap_facility(page, name, world.att)
     page.get_by_role("button", name="Usar como destino").click()
-    assert page.input_value("#id_destination_facility") == str(world.att.pk)
+    # Waits for the value (a run of four suites at once once read it before it was set).
+    expect(page.locator("#id_destination_facility")).to_have_value(str(world.att.pk))
     assert (page.input_value("#id_origin_lat"), page.input_value("#id_origin_lon")) == origin
     shot(page, f"emitir-origem-preservada-{width}.png")
 
