@@ -81,10 +81,19 @@ def test_a_request_holding_a_row_then_reading_a_table_the_flush_holds_aborts_the
     """The failure itself, without the settling: a deadlock PostgreSQL breaks by aborting the
     flush (it waited first)."""
     other.insert_transporter("11222333000181")
+    # PostgreSQL looks for a deadlock once, deadlock_timeout after a wait begins, and the side
+    # that looks first while the cycle exists is aborted. With the default 1 s, a loaded
+    # machine (a CI pass once) formed the cycle after the flush had looked and found none, and
+    # the request was aborted instead. The flush looks after 6 s (the request here reads within
+    # well under that) and the request only after 10 min: the flush is the victim, as in the
+    # CI failure this reproduces.
+    other.cursor.execute("SET deadlock_timeout = '10min'")
     outcome: dict = {}
 
     def flush():
         try:
+            with connection.cursor() as cursor:
+                cursor.execute("SET deadlock_timeout = '6s'")
             call_command("flush", interactive=False, verbosity=0)
         except CommandError as error:
             outcome["error"] = error
