@@ -88,12 +88,6 @@ def pytest_terminal_summary(terminalreporter, config):
     folder = config.stash.get(SCREENSHOTS, None)
     if folder is not None and any(folder.iterdir()):
         terminalreporter.write_line(f"Capturas de tela dos testes e2e: {folder}")
-    elif not os.environ.get("CTR_E2E_SCREENSHOTS", "").strip():
-        # In parallel runs (pytest-xdist) each process keeps its own under the run's base.
-        base = config._tmp_path_factory.getbasetemp()
-        folders = sorted(str(f) for f in base.glob("popen-gw*/screenshots*") if any(f.iterdir()))
-        if folders:
-            terminalreporter.write_line("Capturas de tela dos testes e2e: " + ", ".join(folders))
 
 
 @pytest.fixture(scope="session")
