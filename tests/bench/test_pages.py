@@ -54,3 +54,13 @@ def test_lighthouse_scores_a_page_of_the_production_server_and_the_table_shows_i
     assert cells[6] == f"{m.cls:.3f}".replace(".", ",")
     assert cells[9] == "atingidas" if not m.missed() else cells[9].startswith("**não**")
     assert "gunicorn -c deploy/gunicorn.conf.py" in text
+
+
+def test_the_median_run_is_the_middle_one_by_performance_with_the_spread():
+    def run(performance, lcp):
+        return pages.Measure("Início", "visitante", "/", performance, 100, 100, lcp, 0, 0, 1)
+
+    chosen = pages.median_run([run(100, 1.0), run(94, 2.1), run(98, 1.5)])
+    assert (chosen.performance, chosen.lcp_s, chosen.spread) == (98, 1.5, (94, 100))
+    assert "| 98 (94–100) |" in pages.row(chosen)
+    assert pages.median_run([run(90, 1.0)]).spread is None
