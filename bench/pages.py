@@ -293,6 +293,19 @@ def production_env(static_root: str, tile_url: str) -> dict[str, str]:
     }
 
 
+def attempt(run, tries: int = 3):
+    """Lighthouse again when it fails to trace a load (it says so: "Something went wrong with
+    recording the trace… (NO_NAVSTART)", once in ~30 runs here); the last failure stands."""
+    for n in range(tries):
+        try:
+            return run()
+        except RuntimeError as exc:
+            if n == tries - 1:
+                raise
+            say(f"  {str(exc).splitlines()[-1][:160]}: de novo")
+    raise AssertionError("unreachable")
+
+
 def median_run(runs: list[Measure]) -> Measure:
     """The run in the middle by performance score (then LCP), as Lighthouse's own
     computeMedianRun picks one: a single run of a loaded machine varies by several points.
@@ -321,7 +334,7 @@ def measure(
             tries = []
             for n in range(runs):
                 say(f"Lighthouse: {label} ({role}) {path} [{n + 1}/{runs}]")
-                report = lighthouse(base + path, headers, keep)
+                report = attempt(lambda: lighthouse(base + path, headers, keep))
                 tries.append(parse_report(report, label, role, path))
                 if on_page:
                     on_page(tries[-1])
