@@ -293,12 +293,12 @@ def production_env(static_root: str, tile_url: str) -> dict[str, str]:
     }
 
 
-def attempt(run, tries: int = 3):
+def attempt(run, *args, tries: int = 3):
     """Lighthouse again when it fails to trace a load (it says so: "Something went wrong with
     recording the trace… (NO_NAVSTART)", once in ~30 runs here); the last failure stands."""
     for n in range(tries):
         try:
-            return run()
+            return run(*args)
         except RuntimeError as exc:
             if n == tries - 1:
                 raise
@@ -334,7 +334,7 @@ def measure(
             tries = []
             for n in range(runs):
                 say(f"Lighthouse: {label} ({role}) {path} [{n + 1}/{runs}]")
-                report = attempt(lambda: lighthouse(base + path, headers, keep))
+                report = attempt(lighthouse, base + path, headers, keep)
                 tries.append(parse_report(report, label, role, path))
                 if on_page:
                     on_page(tries[-1])
