@@ -71,12 +71,14 @@ test: system-test venv db
 
 # Benchmarks on a database of their own (ctr_bench beside the app's; or BENCH_DATABASE_URL):
 # 10k, 100k and 1M synthetic CTRs; figures in docs/performance.md. BENCH_ARGS="--sizes 10000 --no-write" (partial runs print or go to --output).
-# P1 (CSV import) and P6 (chain of custody, 1M CTRs of which 20 % onward) on theirs.
+# P1 (CSV import) and P6 (chain of custody, 1M CTRs of which 20 % onward) on theirs. The phone
+# pages (bench.pages: Lighthouse, a dev dependency it installs with `npm ci`) on the demo.
 bench: system-run system-bench venv db
 	@$(DB_ENV) $(PY) -m bench $(BENCH_ARGS)
 	@$(DB_ENV) $(PY) -m bench.p1_bulk
 	@$(DB_ENV) $(PY) -m bench.p6_custody
 	@$(DB_ENV) $(PY) -m bench.p7_dashboard
+	@$(DB_ENV) $(PY) -m bench.pages
 	@$(DB_ENV) $(PY) -m bench.soak
 
 # The illustrated tour (docs/tour.md): each role's main journey in the demo, desktop and phone.

@@ -113,8 +113,9 @@ class Production:
     """gunicorn (deploy/gunicorn.conf.py) and the worker, each in a session of its own (the
     worker is killed alone; gunicorn's master and workers are stopped as one group)."""
 
-    def __init__(self, env: dict[str, str]):
+    def __init__(self, env: dict[str, str], worker: bool = True):
         self.port = free_port()
+        self.with_worker = worker  # the page benchmark (bench/pages.py) needs only gunicorn
         self.root = Path(tempfile.mkdtemp(prefix="ctr-soak-"))
         metrics = self.root / "metrics"
         metrics.mkdir()
@@ -165,7 +166,8 @@ class Production:
             "gunicorn",
             [python, "-m", "gunicorn", "-c", str(GUNICORN_CONFIG), "config.wsgi:application"],
         )
-        self.start_worker()
+        if self.with_worker:
+            self.start_worker()
         deadline = time.monotonic() + START_SECONDS
         while True:
             if self.web.poll() is not None or time.monotonic() > deadline:
@@ -176,9 +178,10 @@ class Production:
                 if self.get("/healthz") == 200:
                     break
             time.sleep(0.3)
+        worker = f"; worker pid {self.worker.pid}" if self.worker else ""
         say(
             f"gunicorn na porta {self.port} (pid {self.web.pid}, "
-            f"{len(children(self.web.pid))} workers); worker pid {self.worker.pid}"
+            f"{len(children(self.web.pid))} workers){worker}"
         )
         return self
 

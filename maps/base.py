@@ -150,14 +150,28 @@ def render_parts(m: folium.Map) -> MapParts:
     # header keeps <script src> (our static files), links and styles.
     inline = [match.group(1) for match in _INLINE_SCRIPT.finditer(header)]
     header = _INLINE_SCRIPT.sub("", header)
+    # Issue 27 point 2: no script holds up the first paint. Leaflet's tags in the <head> are
+    # deferred (run in order once the page is parsed), and templates run `script` as an inline
+    # module (`<script type="module" nonce=…>`), which runs in document order with the deferred
+    # scripts: after Leaflet and site.js, before the page's own deferred scripts. A module's
+    # top-level `var` is not a global, so the map is put on `window` under its name, where the
+    # page scripts find it (data-map-var).
+    header = _SCRIPT_SRC.sub(r"<script\1 defer>", header)
+    name = m.get_name()
+    exported = f"window.{name} = {name};"
     # folium escapes what it embeds (tojson escapes <, > and &), so the parts are safe HTML.
     return MapParts(
-        name=m.get_name(),
+        name=name,
         header=mark_safe(header),
         html=mark_safe(figure.html.render()),
-        script=mark_safe("\n".join([*inline, figure.script.render()])),
+        script=mark_safe("\n".join([*inline, figure.script.render(), exported])),
     )
 
+
+# A <script src=…> tag not yet deferred: its attributes.
+_SCRIPT_SRC = re.compile(
+    r"<script((?![^>]*\b(?:defer|async)\b)[^>]*\bsrc\s*=[^>]*)>", re.IGNORECASE
+)
 
 # A <script> element without a src attribute, and its code.
 _INLINE_SCRIPT = re.compile(

@@ -24,7 +24,9 @@ if ! command -v npm >/dev/null 2>&1; then
     fi
 fi
 
-npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+# The browser libraries only: the dev dependencies (Lighthouse, for `make bench`'s page
+# benchmark, ~200 packages) are installed by the benchmark itself (bench/pages.py).
+npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 # jsQR decodes the QR code of a printed CTR from the phone's camera (maps/static/maps/qr-scan.js).
 mkdir -p static/vendor/jsqr
 cp node_modules/jsqr/dist/jsQR.js static/vendor/jsqr/jsQR.js

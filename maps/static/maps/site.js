@@ -3,16 +3,16 @@
  * CSS); data tables become one card per row (each cell gets its column's header as
  * data-label, which the CSS shows before the value); and map popups stay clear of the map's
  * controls. Without JavaScript the nav is simply open and tables scroll inside their frame.
- * Loaded before the pages' map scripts, so the map hook below sees every map created. */
+ * Deferred, before the pages' map scripts (inline modules, which run after the deferred scripts
+ * before them), so the map hook below sees every map created. */
 (function () {
   "use strict";
 
   var button = document.getElementById("menu-botao");
   var nav = document.getElementById("menu");
   if (button && nav) {
+    // The CSS shows the button on a phone (html.js), so the page does not move when this runs.
     var header = button.closest(".site-header");
-    header.classList.add("has-menu-button");
-    button.hidden = false;
     var setOpen = function (open) {
       button.setAttribute("aria-expanded", open ? "true" : "false");
       header.classList.toggle("menu-open", open);
@@ -30,12 +30,10 @@
 
   // Issue 16 point 8: a long sub-menu (the transporter's eight entries took four rows of a
   // phone) keeps its first entries in one row and opens the others from its "Mais" button;
-  // the CSS hides them below 960 px only once this has run (class subnav-compact).
+  // the CSS hides them below 960 px when JavaScript runs (html.js, from the first paint).
   Array.prototype.forEach.call(document.querySelectorAll(".subnav-toggle"), function (item) {
     var subnav = item.closest(".subnav");
     var more = item.querySelector("button");
-    subnav.classList.add("subnav-compact");
-    item.hidden = false;
     more.addEventListener("click", function () {
       var open = more.getAttribute("aria-expanded") !== "true";
       more.setAttribute("aria-expanded", open ? "true" : "false");

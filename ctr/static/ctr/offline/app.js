@@ -399,6 +399,9 @@
       box = panel();
       if (!box) return;
       box.hidden = false;
+      // The issue form's empty state is in the page already (data-empty): left as it is.
+      if (!records.length && box.hasAttribute("data-empty")) return;
+      box.removeAttribute("data-empty");
       box.textContent = "";
       box.appendChild(el("h2", { id: "ctr-offline-titulo" }, "CTRs guardados no aparelho"));
       if (!records.length) {
