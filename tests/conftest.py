@@ -1,3 +1,4 @@
+import contextlib
 import datetime
 import logging
 import os
@@ -5,6 +6,8 @@ import tempfile
 
 import pytest
 import time_machine
+
+from tests import template_database
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
 # around it are still synchronous, so Django's async-safety check does not apply.
@@ -33,11 +36,51 @@ def clock_shift_days() -> int:
 
 
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the process that starts the run, not a worker
+        template_database.start_run()
     days = clock_shift_days()
     if days:
         shifted = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=days)
         config._ctr_clock_shift = time_machine.travel(shifted, tick=True)
         config._ctr_clock_shift.start()
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workerinput") or _keeps_its_own_databases(session.config):
+        return
+    from django.conf import settings
+
+    with contextlib.suppress(Exception):  # no database at all (a run of tests without one)
+        template_database.drop_template(settings.DATABASES["default"])
+
+
+def _keeps_its_own_databases(config) -> bool:
+    return bool(config.getvalue("reuse_db") or config.getvalue("create_db"))
+
+
+@pytest.fixture(scope="session")
+def test_database_from_template(request, django_db_modify_db_settings, django_db_blocker):
+    """This process's test database, a copy of the run's migrated template
+    (tests/template_database.py), dropped at the end. Not with --reuse-db or --create-db,
+    which keep pytest-django's own handling."""
+    if _keeps_its_own_databases(request.config):
+        yield False
+        return
+    from django.db import connection
+
+    worker = getattr(request.config, "workerinput", {}).get("workerid")
+    with django_db_blocker.unblock():
+        name = template_database.clone_test_database(connection, worker)
+    yield True
+    with django_db_blocker.unblock():
+        template_database.drop_test_database(connection, name)
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request, test_database_from_template) -> bool:
+    """pytest-django's setup keeps (neither recreates nor, at the end, drops) the copy made
+    from the template: migrating it finds nothing to do."""
+    return test_database_from_template or bool(request.config.getvalue("reuse_db"))
 
 
 def pytest_unconfigure(config):
