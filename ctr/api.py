@@ -515,7 +515,11 @@ class CTRViewSet(
                 request.user, payload.validated_data["transporter"], payload.to_request()
             )
         else:
-            ctr = services.issue(transporter, request.user, payload.to_request())
+            # No savepoint of its own: an error leaves the request (idempotency.run's
+            # savepoint, or no outer transaction at all, takes the writes back).
+            ctr = services.issue(
+                transporter, request.user, payload.to_request(), savepoint=False
+            )
         # services.issue returns the CTR with every relation the output shows already loaded.
         return Response(CTROutput(ctr).data, status=status.HTTP_201_CREATED)
 

@@ -1,0 +1,201 @@
+"""What build_draft reads for one CTR, in one round trip (issue 27 point 3).
+
+The issue path read the vehicle, the equipment, the generator, the municipality under the
+origin, the facility under the discharge point (with its municipality and whether it is
+licensed) and the transporter's licence in that municipality with one ORM query each: six
+round trips, and each query built anew by the ORM (most of the issue's Python time). Here
+they are one statement of fixed text, LEFT JOIN LATERAL per read, each the same query as
+before (same filters, same order, LIMIT 1), so the findings cannot differ; the rows become
+model instances as the ORM would build them (Model.from_db, the fields' own converters, the
+same deferred columns).
+
+Scope: every read is by the issuing transporter's id (vehicle, equipment, licence), by the
+declared document (generator), or by the points of the request (municipality, facility), as
+the ORM queries were: nothing of another transporter is read.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.contrib.gis.geos import Point
+from django.db import connection
+from django.db.models import Model
+
+from pev_network.models import Municipality, ReceivingFacility, licensed_sql
+from pev_network.services import MUNICIPALITY_AT_SQL
+
+from .models import Equipment, Generator, TransporterLicence, Vehicle
+
+
+class Columns:
+    """A model's columns under an alias in one SELECT, and the instance built from them."""
+
+    def __init__(self, model: type[Model], alias: str, deferred: tuple[str, ...] = ()):
+        self.model = model
+        self.alias = alias
+        self.fields = [f for f in model._meta.concrete_fields if f.name not in deferred]
+        self.names = [f.attname for f in self.fields]
+        self._converters = None
+
+    def sql(self) -> str:
+        """The select list: geometries as EWKB (as the ORM selects them), each column named
+        alias__column so that the lateral subqueries do not clash."""
+        parts = []
+        for f in self.fields:
+            column = f'{self.alias}."{f.column}"'
+            if getattr(f, "geom_type", None):
+                column += "::bytea"
+            parts.append(f'{column} AS "{self.alias}__{f.column}"')
+        return ", ".join(parts)
+
+    def inner(self, table_alias: str) -> str:
+        """The columns inside the lateral subquery (before they get their outer names)."""
+        return ", ".join(f'{table_alias}."{f.column}"' for f in self.fields)
+
+    def converters(self):
+        if self._converters is None:
+            self._converters = []
+            for f in self.fields:
+                col = f.get_col(self.alias)
+                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+                self._converters.append((found, col))
+        return self._converters
+
+    def build(self, values: tuple):
+        """The instance, or None when the lateral found no row (its primary key is NULL)."""
+        if values[self.names.index(self.model._meta.pk.attname)] is None:
+            return None
+        converted = []
+        for value, (converters, col) in zip(values, self.converters()):
+            for converter in converters:
+                value = converter(value, col, connection)
+            converted.append(value)
+        return self.model.from_db(connection.alias, self.names, converted)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+
+VEHICLE = Columns(Vehicle, "v")
+EQUIPMENT = Columns(Equipment, "e")
+GENERATOR = Columns(Generator, "g")
+# The municipality's boundary is never read by the rules (build_draft deferred it).
+MUNICIPALITY = Columns(Municipality, "m", deferred=("boundary",))
+FACILITY = Columns(ReceivingFacility, "f")
+FACILITY_MUNICIPALITY = Columns(Municipality, "fm", deferred=("boundary",))
+LICENCE = Columns(TransporterLicence, "l")
+PARTS = (VEHICLE, EQUIPMENT, GENERATOR, MUNICIPALITY, FACILITY, FACILITY_MUNICIPALITY, LICENCE)
+
+_HERE = "ST_SetSRID(ST_MakePoint(%(dx)s, %(dy)s), 4326)::geography"
+
+
+def _sql() -> str:
+    """The statement (built once: its text depends on the models only)."""
+    facility_table = ReceivingFacility._meta.db_table
+    return f"""
+SELECT {", ".join(part.sql() for part in PARTS)}, f.is_licensed, f.distance_m
+FROM (SELECT 1) AS one
+LEFT JOIN LATERAL (
+    SELECT {VEHICLE.inner("x")} FROM {Vehicle._meta.db_table} x
+    WHERE x.active AND x.plate = %(plate)s AND x.transporter_id = %(transporter)s
+    ORDER BY x.plate LIMIT 1
+) v ON true
+LEFT JOIN LATERAL (
+    SELECT {EQUIPMENT.inner("x")} FROM {Equipment._meta.db_table} x
+    WHERE x.active AND x.code = %(equipment)s AND x.transporter_id = %(transporter)s
+    ORDER BY x.code LIMIT 1
+) e ON true
+LEFT JOIN LATERAL (
+    SELECT {GENERATOR.inner("x")} FROM {Generator._meta.db_table} x
+    WHERE x.document = %(document)s ORDER BY x.name LIMIT 1
+) g ON true
+LEFT JOIN LATERAL (
+    SELECT {MUNICIPALITY.inner("x")} FROM {Municipality._meta.db_table} x
+    WHERE x.id = ({MUNICIPALITY_AT_SQL.replace("%s, %s", "%(ox)s, %(oy)s")})
+    ORDER BY x.uf, x.name LIMIT 1
+) m ON true
+LEFT JOIN LATERAL (
+    SELECT {FACILITY.inner("x")},
+           {licensed_sql("x.id", "%(day)s")} AS is_licensed,
+           ST_Distance(x.area::geography, {_HERE}) AS distance_m
+    FROM {facility_table} x
+    WHERE ST_DWithin(x.area::geography, {_HERE},
+                     coalesce(m.gps_tolerance_m, %(default_tolerance)s)::float8)
+      AND (%(requested)s::integer IS NULL OR x.id = %(requested)s::integer)
+    ORDER BY is_licensed DESC, distance_m, x.id LIMIT 1
+) f ON true
+LEFT JOIN LATERAL (
+    SELECT {FACILITY_MUNICIPALITY.inner("x")} FROM {Municipality._meta.db_table} x
+    WHERE x.id = f.municipality_id
+) fm ON true
+LEFT JOIN LATERAL (
+    SELECT {LICENCE.inner("x")} FROM {TransporterLicence._meta.db_table} x
+    WHERE x.transporter_id = %(transporter)s AND x.municipality_id = m.id
+    ORDER BY x.municipality_id, x.transporter_id LIMIT 1
+) l ON true
+"""
+
+
+_SQL: list[str] = []
+
+
+@dataclass
+class References:
+    vehicle: Vehicle | None
+    equipment: Equipment | None
+    generator: Generator | None
+    municipality: Municipality | None
+    facility: ReceivingFacility | None
+    facility_licensed: bool
+    licence: TransporterLicence | None
+
+
+def fetch(
+    transporter_id: int,
+    plate: str,
+    equipment_code: str,
+    document: str | None,
+    origin: Point,
+    destination: Point,
+    day: datetime.date,
+    default_tolerance: Decimal,
+    requested_id: int | None,
+) -> References:
+    """The reads of build_draft in one statement. An empty plate, code or document reads
+    nothing (as build_draft asked nothing without them)."""
+    if not _SQL:
+        _SQL.append(_sql())
+    params = {
+        "transporter": transporter_id,
+        "plate": plate or None,
+        "equipment": equipment_code or None,
+        "document": document,
+        "ox": origin.x,
+        "oy": origin.y,
+        "dx": destination.x,
+        "dy": destination.y,
+        "day": day,
+        "default_tolerance": default_tolerance,
+        "requested": requested_id,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_SQL[0], params)
+        row = cursor.fetchone()
+    built, start = [], 0
+    for part in PARTS:
+        built.append(part.build(row[start : start + len(part)]))
+        start += len(part)
+    vehicle, equipment, generator, municipality, facility, facility_town, licence = built
+    licensed = bool(row[start])
+    if facility is not None:
+        # As select_related("municipality") and the annotations left them.
+        facility.is_licensed = licensed
+        facility.distance_m = row[start + 1]
+        facility.municipality = facility_town
+    return References(
+        vehicle, equipment, generator, municipality, facility, licensed and facility is not None,
+        licence,
+    )  # fmt: skip
