@@ -517,9 +517,7 @@ class CTRViewSet(
         else:
             # No savepoint of its own: an error leaves the request (idempotency.run's
             # savepoint, or no outer transaction at all, takes the writes back).
-            ctr = services.issue(
-                transporter, request.user, payload.to_request(), savepoint=False
-            )
+            ctr = services.issue(transporter, request.user, payload.to_request(), savepoint=False)
         # services.issue returns the CTR with every relation the output shows already loaded.
         return Response(CTROutput(ctr).data, status=status.HTTP_201_CREATED)
 

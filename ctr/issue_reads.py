@@ -69,7 +69,7 @@ class Columns:
         if values[self.names.index(self.model._meta.pk.attname)] is None:
             return None
         converted = []
-        for value, (converters, col) in zip(values, self.converters()):
+        for value, (converters, col) in zip(values, self.converters(), strict=True):
             for converter in converters:
                 value = converter(value, col, connection)
             converted.append(value)

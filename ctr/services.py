@@ -32,7 +32,6 @@ from .models import (
     CTREvent,
     CTRStatus,
     CTRWaste,
-    Equipment,
     FacilityOperator,
     Generator,
     NumberSequence,
@@ -40,7 +39,6 @@ from .models import (
     ProcessingKind,
     Transporter,
     TransporterLicence,
-    Vehicle,
     Worksite,
     address_key,
 )
