@@ -26,7 +26,7 @@ from pev_network.models import (
     licensed_exists,
 )
 
-from . import issue_reads, offline, plausibility, roles, rules, signals, stock
+from . import issue_reads, issue_writes, offline, plausibility, roles, rules, signals, stock
 from .models import (
     CTR,
     CTREvent,
@@ -34,7 +34,6 @@ from .models import (
     CTRWaste,
     FacilityOperator,
     Generator,
-    NumberSequence,
     OnSiteProcessing,
     ProcessingKind,
     Transporter,
@@ -495,17 +494,8 @@ def next_number(municipality: Municipality, year: int) -> tuple[int, str]:
     The upsert takes a row lock that the concurrent issuers queue on until commit; a rollback
     returns the number. So numbers are unique and without gaps.
     """
-    table = NumberSequence._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            INSERT INTO {table} (municipality_id, year, last_value) VALUES (%s, %s, 1)
-            ON CONFLICT (municipality_id, year)
-            DO UPDATE SET last_value = {table}.last_value + 1
-            RETURNING last_value
-            """,
-            [municipality.pk, year],
-        )
+        cursor.execute(issue_writes.NEXT_NUMBER_SQL, [municipality.pk, year])
         sequence = cursor.fetchone()[0]
     return sequence, f"CTR-{municipality.ibge_code}-{year}-{sequence:06d}"
 
@@ -574,34 +564,31 @@ def issue(
         elif request.worksite is not None:
             worksite = worksite_for(generator, request.worksite, draft.municipality)
         year = draft.transport_date.year
-        sequence, number = next_number(draft.municipality, year)
-        with offline.provisional_sent_once(transporter, request.provisional_number):
-            ctr = CTR.objects.create(
-                number=number,
-                municipality=draft.municipality,
-                year=year,
-                sequence=sequence,
-                transporter=transporter,
-                vehicle=draft.vehicle,
-                equipment=draft.equipment,
-                generator=generator,
-                generator_name=generator_name,
-                worksite=worksite,
-                origin=draft.origin,
-                destination=draft.destination,
-                origin_facility=draft.origin_facility,
-                destination_facility=draft.facility,
-                transport_date=draft.transport_date,
-                total_volume_m3=draft.total_volume,
-                findings=[f.as_dict() for f in findings],
-                fee_ufesp=fee_ufesp(draft),
-                created_by=user,
-                created_at=at,
-                # Issue 16 point 3: the phone's number and departure of an offline CTR.
-                provisional_number=request.provisional_number,
-                provisional_departure_at=request.provisional_departure_at,
-            )
-        lines = CTRWaste.objects.bulk_create(
+        ctr = CTR(
+            municipality=draft.municipality,
+            year=year,
+            transporter=transporter,
+            vehicle=draft.vehicle,
+            equipment=draft.equipment,
+            generator=generator,
+            generator_name=generator_name,
+            worksite=worksite,
+            origin=draft.origin,
+            destination=draft.destination,
+            origin_facility=draft.origin_facility,
+            destination_facility=draft.facility,
+            transport_date=draft.transport_date,
+            total_volume_m3=draft.total_volume,
+            findings=[f.as_dict() for f in findings],
+            fee_ufesp=fee_ufesp(draft),
+            created_by=user,
+            created_at=at,
+            # Issue 16 point 3: the phone's number and departure of an offline CTR.
+            provisional_number=request.provisional_number,
+            provisional_departure_at=request.provisional_departure_at,
+        )
+        ctr.set_crossing_into()
+        lines = [
             CTRWaste(
                 ctr=ctr,
                 waste_class=line.waste_class,
@@ -609,8 +596,20 @@ def issue(
                 description=line.description,
             )
             for line in draft.waste
+        ]
+        event = CTREvent(
+            ctr=ctr,
+            actor=user,
+            action="issue",
+            from_status="",
+            to_status=ctr.status,
+            data={"findings": [f.code for f in findings]},
+            at=at,
         )
-        record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]}, at)
+        # The number, the CTR, its lines and its event: one statement (issue_writes).
+        with offline.provisional_sent_once(transporter, request.provisional_number):
+            issue_writes.insert_issued(ctr, draft.municipality.ibge_code, lines, event)
+        signals.event_recorded.send(sender=CTREvent, event=event)
     _remember_waste(ctr, lines)
     return ctr
 
