@@ -6,8 +6,7 @@ licensed) and the transporter's licence in that municipality with one ORM query 
 round trips, and each query built anew by the ORM (most of the issue's Python time). Here
 they are one statement of fixed text, LEFT JOIN LATERAL per read, each the same query as
 before (same filters, same order, LIMIT 1), so the findings cannot differ; the rows become
-model instances as the ORM would build them (Model.from_db, the fields' own converters, the
-same deferred columns).
+model instances as the ORM would build them (config.rows.Columns).
 
 Scope: every read is by the issuing transporter's id (vehicle, equipment, licence), by the
 declared document (generator), or by the points of the request (municipality, facility), as
@@ -22,62 +21,12 @@ from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 from django.db import connection
-from django.db.models import Model
 
+from config.rows import Columns, parts_of
 from pev_network.models import Municipality, ReceivingFacility, licensed_sql
 from pev_network.services import MUNICIPALITY_AT_SQL
 
 from .models import Equipment, Generator, TransporterLicence, Vehicle
-
-
-class Columns:
-    """A model's columns under an alias in one SELECT, and the instance built from them."""
-
-    def __init__(self, model: type[Model], alias: str, deferred: tuple[str, ...] = ()):
-        self.model = model
-        self.alias = alias
-        self.fields = [f for f in model._meta.concrete_fields if f.name not in deferred]
-        self.names = [f.attname for f in self.fields]
-        self._converters = None
-
-    def sql(self) -> str:
-        """The select list: geometries as EWKB (as the ORM selects them), each column named
-        alias__column so that the lateral subqueries do not clash."""
-        parts = []
-        for f in self.fields:
-            column = f'{self.alias}."{f.column}"'
-            if getattr(f, "geom_type", None):
-                column += "::bytea"
-            parts.append(f'{column} AS "{self.alias}__{f.column}"')
-        return ", ".join(parts)
-
-    def inner(self, table_alias: str) -> str:
-        """The columns inside the lateral subquery (before they get their outer names)."""
-        return ", ".join(f'{table_alias}."{f.column}"' for f in self.fields)
-
-    def converters(self):
-        if self._converters is None:
-            self._converters = []
-            for f in self.fields:
-                col = f.get_col(self.alias)
-                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
-                self._converters.append((found, col))
-        return self._converters
-
-    def build(self, values: tuple):
-        """The instance, or None when the lateral found no row (its primary key is NULL)."""
-        if values[self.names.index(self.model._meta.pk.attname)] is None:
-            return None
-        converted = []
-        for value, (converters, col) in zip(values, self.converters(), strict=True):
-            for converter in converters:
-                value = converter(value, col, connection)
-            converted.append(value)
-        return self.model.from_db(connection.alias, self.names, converted)
-
-    def __len__(self) -> int:
-        return len(self.fields)
-
 
 VEHICLE = Columns(Vehicle, "v")
 EQUIPMENT = Columns(Equipment, "e")
@@ -184,11 +133,9 @@ def fetch(
     with connection.cursor() as cursor:
         cursor.execute(_SQL[0], params)
         row = cursor.fetchone()
-    built, start = [], 0
-    for part in PARTS:
-        built.append(part.build(row[start : start + len(part)]))
-        start += len(part)
+    built = parts_of(PARTS, row)
     vehicle, equipment, generator, municipality, facility, facility_town, licence = built
+    start = sum(len(part) for part in PARTS)
     licensed = bool(row[start])
     if facility is not None:
         # As select_related("municipality") and the annotations left them.
