@@ -64,7 +64,7 @@ def test_one_issue_with_a_key_and_a_webhook_sends_ten_statements():
         response = post(client, body, "segunda")
 
     assert response.status_code == 201, response.content
-    statements = [q["sql"].split("\n")[0][:90] for q in captured.captured_queries]
+    statements = [q["sql"].strip().split("\n")[0][:90] for q in captured.captured_queries]
     assert len(statements) == STATEMENTS, "\n".join(statements)
     ctr = CTR.objects.get(number=response.json()["number"])
     # All of it was written: the lines, the event, the outbox row.
