@@ -73,7 +73,8 @@ LEFT JOIN LATERAL (
     FROM {facility_table} x
     WHERE ST_DWithin(x.area::geography, {_HERE},
                      coalesce(m.gps_tolerance_m, %(default_tolerance)s)::float8)
-      AND (%(requested)s::integer IS NULL OR x.id = %(requested)s::integer)
+      AND (%(requested)s::bigint IS NULL OR x.id = %(requested)s::bigint)
+      AND NOT %(requested_out_of_range)s
     ORDER BY is_licensed DESC, distance_m, x.id LIMIT 1
 ) f ON true
 LEFT JOIN LATERAL (
@@ -117,6 +118,10 @@ def fetch(
     nothing (as build_draft asked nothing without them)."""
     if not _SQL:
         _SQL.append(_sql())
+    # An id no primary key can hold matches nothing, as the ORM's lookup treats it (the SQL
+    # cast would fail instead: a 500 for a client's typo).
+    low, high = connection.ops.integer_field_range(ReceivingFacility._meta.pk.get_internal_type())
+    out_of_range = requested_id is not None and not low <= requested_id <= high
     params = {
         "transporter": transporter_id,
         "plate": plate or None,
@@ -128,7 +133,8 @@ def fetch(
         "dy": destination.y,
         "day": day,
         "default_tolerance": default_tolerance,
-        "requested": requested_id,
+        "requested": None if out_of_range else requested_id,
+        "requested_out_of_range": out_of_range,
     }
     with connection.cursor() as cursor:
         cursor.execute(_SQL[0], params)
