@@ -67,6 +67,9 @@ MAX_ALONE_P99_RATIO = 6.0  # lone issuing p99 / lone baseline p99
 MAX_OPEN_P99_RATIO = 3.0  # open-loop issuing p99 / lone issuing p99
 OPEN_RATE_SHARE = 0.5  # open-loop arrival rate / closed-loop issuing throughput
 MIN_CLOSED_SHARE = 0.07  # closed-loop issuing throughput / baseline's
+# Issue 27 point 3: the issue path back down.
+MAX_ALONE_P50_RATIO = 8.0  # lone issuing p50 / lone baseline p50
+MIN_CLOSED_SHARE_27 = 0.10  # closed-loop issuing throughput / baseline's
 OPEN_CONNECTIONS = 8
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -804,6 +807,22 @@ def ratio_targets(extra: dict) -> list[tuple[str, float, float, bool]]:
     ]  # fmt: skip
 
 
+def issue27_targets(extra: dict) -> list[tuple[str, float, float, bool]]:
+    """Issue 27 point 3 (the issue path back down), as ratio_targets gives its own: the lone
+    client's p50 against the lone baseline's p50, and the closed loop's throughput against
+    the baseline's, both within the run."""
+    base, base_alone = extra["base"], extra["base_alone"]
+    issue, alone = extra["issue"], extra["alone"]
+    d = alone.p50 / base_alone.p50 if base_alone.p50 else float("inf")
+    e = issue.rps / base.rps if base.rps else 0.0
+    return [
+        ("(d) p50 da emissão com 1 cliente ÷ p50 da base com 1 cliente", d,
+         MAX_ALONE_P50_RATIO, d <= MAX_ALONE_P50_RATIO),
+        (f"(e) vazão da emissão com {CLIENTS} clientes ÷ vazão da base", e,
+         MIN_CLOSED_SHARE_27, e >= MIN_CLOSED_SHARE_27),
+    ]  # fmt: skip
+
+
 def verdict(results: list[Result]) -> str:
     extra = _LAST.get("extra")
     if not extra:
@@ -824,7 +843,7 @@ def verdict(results: list[Result]) -> str:
             f"{load.errors} | {load.requests} |"
         )
 
-    targets = ratio_targets(extra)
+    targets = ratio_targets(extra) + issue27_targets(extra)
     lines = [
         f"Servidor: `{extra['command']}` (o app de produção mais a view-base; `DEBUG=false`, "
         "estáticos por WhiteNoise com `DJANGO_STATIC_MANIFEST=true`, "
@@ -849,7 +868,7 @@ def verdict(results: list[Result]) -> str:
         row(f"base: ponto-em-polígono, {CLIENTS} clientes", base),
         row(f"base: ponto-em-polígono, 1 cliente só ({ALONE_SECONDS} s)", base_alone),
         "",
-        "**Metas da issue 16 (razões na mesma execução)**:",
+        "**Metas das issues 16, (a)–(c), e 27, (d)–(e) (razões na mesma execução)**:",
         "",
         "| meta | medido | limite | situação |",
         "|---|---:|---:|---|",

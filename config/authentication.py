@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
+from django.db import connection
 from rest_framework import authentication, exceptions
+
+from config.rows import Columns, parts_of
 
 # DRF's keys are 40 hexadecimal characters (binascii.hexlify of 20 random bytes); the column
 # holds 40 characters. Letters and digits only: a NUL byte would make psycopg2 raise ValueError
@@ -37,21 +40,67 @@ class TokenAuthentication(authentication.TokenAuthentication):
         return self.authenticate_credentials(key)
 
     def authenticate_credentials(self, key):
-        model = self.get_model()
-        try:
-            # Whom the user acts for comes along (ctr.roles.membership reads it): every API
-            # call of a transporter or an operator needs it, and it was two more queries.
-            token = (
-                model.objects.select_related(
-                    "user",
-                    "user__membership__transporter",
-                    "user__membership__facility",
-                )
-                .defer("user__membership__facility__area")
-                .get(key=key)
-            )
-        except model.DoesNotExist:
-            raise exceptions.AuthenticationFailed(INVALID_TOKEN) from None
+        # Whom the user acts for comes along (ctr.roles.membership reads it): every API call
+        # of a transporter or an operator needs it, and it was two more queries. One SELECT of
+        # fixed text (the ORM's select_related query, built on every request, was most of the
+        # authentication's time: issue 27 point 3).
+        token = token_with_user(key)
+        if token is None:
+            raise exceptions.AuthenticationFailed(INVALID_TOKEN)
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("Usuário inativo ou removido.")
         return (token.user, token)
+
+
+def _token_parts():
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from ctr.models import Membership, Transporter
+    from pev_network.models import ReceivingFacility
+
+    user_model = get_user_model()
+    parts = (
+        Columns(Token, "t"),
+        Columns(user_model, "u"),
+        Columns(Membership, "m"),
+        Columns(Transporter, "tr"),
+        # The facility's polygon is never read for whom the user acts.
+        Columns(ReceivingFacility, "f", deferred=("area",)),
+    )
+    table = {part.alias: part.model._meta.db_table for part in parts}
+    sql = (
+        f"SELECT {', '.join(part.sql() for part in parts)} FROM {table['t']} t "
+        f"JOIN {table['u']} u ON u.id = t.user_id "
+        f"LEFT JOIN {table['m']} m ON m.user_id = u.id "
+        f"LEFT JOIN {table['tr']} tr ON tr.id = m.transporter_id "
+        f"LEFT JOIN {table['f']} f ON f.id = m.facility_id "
+        "WHERE t.key = %s"
+    )
+    return parts, sql, user_model._meta.get_field("membership")
+
+
+_PARTS: list = []
+
+
+def token_with_user(key: str):
+    """The Token of `key` with its user, the user's membership (or None) and the membership's
+    transporter and facility loaded, as Token.objects.select_related("user",
+    "user__membership__transporter", "user__membership__facility") loads them; None when no
+    token has the key."""
+    if not _PARTS:
+        _PARTS.append(_token_parts())
+    parts, sql, membership_rel = _PARTS[0]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [key])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    token, user, membership, transporter, facility = parts_of(parts, row)
+    token.user = user
+    membership_rel.set_cached_value(user, membership)  # None: user.membership raises
+    if membership is not None:
+        membership.user = user
+        membership.transporter = transporter
+        membership.facility = facility
+    return token

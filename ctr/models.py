@@ -813,12 +813,17 @@ class CTR(models.Model):
         return self.number
 
     def save(self, *args, **kwargs):
-        if self._state.adding and self.destination_facility_id is not None:
+        if self._state.adding:
+            self.set_crossing_into()
+        super().save(*args, **kwargs)
+
+    def set_crossing_into(self) -> None:
+        """What save() sets on a new CTR (also the issue path's own INSERT, issue_writes)."""
+        if self.destination_facility_id is not None:
             # The facility the issue path resolved is already loaded: no query.
             self.crossing_into_id = crossed_into(
                 self.municipality_id, self.destination_facility.municipality_id
             )
-        super().save(*args, **kwargs)
 
     @property
     def declared_generator_name(self) -> str:

@@ -26,21 +26,18 @@ from pev_network.models import (
     licensed_exists,
 )
 
-from . import offline, plausibility, roles, rules, signals, stock
+from . import issue_reads, issue_writes, offline, plausibility, roles, rules, signals, stock
 from .models import (
     CTR,
     CTREvent,
     CTRStatus,
     CTRWaste,
-    Equipment,
     FacilityOperator,
     Generator,
-    NumberSequence,
     OnSiteProcessing,
     ProcessingKind,
     Transporter,
     TransporterLicence,
-    Vehicle,
     Worksite,
     address_key,
 )
@@ -261,6 +258,22 @@ def licence_in(
     return licence
 
 
+def fetched_licence(
+    transporter: Transporter,
+    municipality: Municipality | None,
+    fetched: TransporterLicence | None,
+) -> TransporterLicence | None:
+    """licence_in, with the row issue_reads.fetch read: the prefetched licences when the
+    caller loaded them (they are what licence_in reads), else the fetched one."""
+    if municipality is None:
+        return None
+    if "licences" in getattr(transporter, "_prefetched_objects_cache", {}):
+        return licence_in(transporter, municipality)
+    if fetched is not None:
+        fetched.municipality = municipality  # the messages name it: no second query
+    return fetched
+
+
 def destination_agreed(
     municipality: Municipality | None, facility: ReceivingFacility | None
 ) -> bool:
@@ -281,20 +294,20 @@ def default_tolerance_m() -> Decimal:
 
 def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
     """Resolve every reference of the request and the spatial facts the rules read."""
-    vehicle = (
-        Vehicle.objects.filter(
-            transporter=transporter, plate=request.vehicle_plate, active=True
-        ).first()
-        if request.vehicle_plate
-        else None
+    # The vehicle, the equipment, the declared generator, the municipality under the origin,
+    # the facility under the discharge point and the licence there: one round trip.
+    found = issue_reads.fetch(
+        transporter.pk,
+        request.vehicle_plate,
+        request.equipment_code,
+        request.generator.document if request.generator is not None else None,
+        request.origin,
+        request.destination,
+        request.transport_date,
+        default_tolerance_m(),
+        request.destination_facility_id,
     )
-    equipment = (
-        Equipment.objects.filter(
-            transporter=transporter, code=request.equipment_code, active=True
-        ).first()
-        if request.equipment_code
-        else None
-    )
+    vehicle, equipment = found.vehicle, found.equipment
     worksite = None
     generator = None
     if request.worksite_id is not None:
@@ -310,7 +323,7 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
             )
         generator = worksite.generator
     if request.generator is not None:
-        generator = Generator.objects.filter(document=request.generator.document).first() or (
+        generator = found.generator or (
             Generator(name=request.generator.name, document=request.generator.document)
         )
     origin_facility = None
@@ -325,12 +338,10 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         # the PGRCC in force that NOT_IN_GENERATOR_PLAN reads (ctr.bulk resolves it alike).
         worksite = find_worksite(generator, request.worksite.address)
     large = bool(worksite and worksite.is_large_generator)
-    municipality = network.municipality_at(request.origin)
+    municipality = found.municipality
     tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
     requested_id = request.destination_facility_id
-    facility, licensed = resolve_destination(
-        request.destination, tolerance, request.transport_date, requested_id
-    )
+    facility, licensed = found.facility, found.facility_licensed
     requested = None
     if requested_id is not None:
         # Found under the discharge point, it exists; otherwise, is it only elsewhere?
@@ -356,7 +367,7 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         plan_transporter_ids={t.pk for t in worksite.plan_transporters.all()} if large else set(),
         plan_facility_ids={f.pk for f in worksite.plan_facilities.all()} if large else set(),
         municipality=municipality,
-        licence=licence_in(transporter, municipality),
+        licence=fetched_licence(transporter, municipality, found.licence),
         requested_facility=requested,
         facility=facility,
         facility_licensed=licensed,
@@ -483,17 +494,8 @@ def next_number(municipality: Municipality, year: int) -> tuple[int, str]:
     The upsert takes a row lock that the concurrent issuers queue on until commit; a rollback
     returns the number. So numbers are unique and without gaps.
     """
-    table = NumberSequence._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            INSERT INTO {table} (municipality_id, year, last_value) VALUES (%s, %s, 1)
-            ON CONFLICT (municipality_id, year)
-            DO UPDATE SET last_value = {table}.last_value + 1
-            RETURNING last_value
-            """,
-            [municipality.pk, year],
-        )
+        cursor.execute(issue_writes.NEXT_NUMBER_SQL, [municipality.pk, year])
         sequence = cursor.fetchone()[0]
     return sequence, f"CTR-{municipality.ibge_code}-{year}-{sequence:06d}"
 
@@ -525,17 +527,27 @@ def record_event(
 
 
 def issue(
-    transporter: Transporter, user, request: IssueRequest, at: datetime.datetime | None = None
+    transporter: Transporter,
+    user,
+    request: IssueRequest,
+    at: datetime.datetime | None = None,
+    savepoint: bool = True,
 ) -> CTR:
     """Issue a CTR (art. 3 VI, art. 13): every rule checked, all findings reported at once;
     stored with its number only when no rule of severity error is broken. `at` records a
-    past issue time (historical imports, the demo); it defaults to now."""
+    past issue time (historical imports, the demo); it defaults to now.
+
+    `savepoint=False`: inside a caller's transaction, no savepoint of its own; for a caller
+    that lets any error leave that transaction (the API: a refusal rolls back to the
+    idempotency key's savepoint, or there is no outer transaction). A caller that catches a
+    CTRError and goes on in the same transaction (the CSV import's dry run) keeps the
+    savepoint, or its transaction would be left unusable."""
     at = at or timezone.now()
     offline.refuse_synced_twice(transporter, request.provisional_number)  # issue 16 point 3
     draft, findings = check(transporter, request)
     if rules.has_errors(findings):
         raise RuleViolation(findings)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=savepoint):
         generator = draft.generator
         if generator.pk is None:
             generator = generator_for(request.generator)
@@ -552,34 +564,31 @@ def issue(
         elif request.worksite is not None:
             worksite = worksite_for(generator, request.worksite, draft.municipality)
         year = draft.transport_date.year
-        sequence, number = next_number(draft.municipality, year)
-        with offline.provisional_sent_once(transporter, request.provisional_number):
-            ctr = CTR.objects.create(
-                number=number,
-                municipality=draft.municipality,
-                year=year,
-                sequence=sequence,
-                transporter=transporter,
-                vehicle=draft.vehicle,
-                equipment=draft.equipment,
-                generator=generator,
-                generator_name=generator_name,
-                worksite=worksite,
-                origin=draft.origin,
-                destination=draft.destination,
-                origin_facility=draft.origin_facility,
-                destination_facility=draft.facility,
-                transport_date=draft.transport_date,
-                total_volume_m3=draft.total_volume,
-                findings=[f.as_dict() for f in findings],
-                fee_ufesp=fee_ufesp(draft),
-                created_by=user,
-                created_at=at,
-                # Issue 16 point 3: the phone's number and departure of an offline CTR.
-                provisional_number=request.provisional_number,
-                provisional_departure_at=request.provisional_departure_at,
-            )
-        lines = CTRWaste.objects.bulk_create(
+        ctr = CTR(
+            municipality=draft.municipality,
+            year=year,
+            transporter=transporter,
+            vehicle=draft.vehicle,
+            equipment=draft.equipment,
+            generator=generator,
+            generator_name=generator_name,
+            worksite=worksite,
+            origin=draft.origin,
+            destination=draft.destination,
+            origin_facility=draft.origin_facility,
+            destination_facility=draft.facility,
+            transport_date=draft.transport_date,
+            total_volume_m3=draft.total_volume,
+            findings=[f.as_dict() for f in findings],
+            fee_ufesp=fee_ufesp(draft),
+            created_by=user,
+            created_at=at,
+            # Issue 16 point 3: the phone's number and departure of an offline CTR.
+            provisional_number=request.provisional_number,
+            provisional_departure_at=request.provisional_departure_at,
+        )
+        ctr.set_crossing_into()
+        lines = [
             CTRWaste(
                 ctr=ctr,
                 waste_class=line.waste_class,
@@ -587,8 +596,20 @@ def issue(
                 description=line.description,
             )
             for line in draft.waste
+        ]
+        event = CTREvent(
+            ctr=ctr,
+            actor=user,
+            action="issue",
+            from_status="",
+            to_status=ctr.status,
+            data={"findings": [f.code for f in findings]},
+            at=at,
         )
-        record_event(ctr, user, "issue", "", {"findings": [f.code for f in findings]}, at)
+        # The number, the CTR, its lines and its event: one statement (issue_writes).
+        with offline.provisional_sent_once(transporter, request.provisional_number):
+            issue_writes.insert_issued(ctr, draft.municipality.ibge_code, lines, event)
+        signals.event_recorded.send(sender=CTREvent, event=event)
     _remember_waste(ctr, lines)
     return ctr
 

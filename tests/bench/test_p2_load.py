@@ -113,3 +113,19 @@ def test_the_targets_are_ratios_of_the_runs_own_figures():
     assert (round(c_ratio, 3), c_met) == (0.075, True)
     extra["open"] = load(75, 0.050, errors=1)  # within 3 ×, but an error
     assert p2_http.ratio_targets(extra)[1][3] is False
+
+
+def test_the_issue_27_targets_are_the_lone_p50_and_the_closed_share_of_the_run():
+    extra = {
+        "base": load(2000, 0.010),
+        "base_alone": load(500, 0.004),  # p50 2 ms
+        "alone": load(60, 0.030),  # p50 15 ms: 7.5 × the lone baseline's, within 8 ×
+        "issue": load(150, 0.120),  # 7.5 % of the baseline's throughput: below 10 %
+        "open": load(75, 0.070),
+    }
+    (d, d_ratio, _, d_met), (e, e_ratio, _, e_met) = p2_http.issue27_targets(extra)
+    assert d.startswith("(d)") and e.startswith("(e)")
+    assert (round(d_ratio, 2), d_met) == (7.5, True)
+    assert (round(e_ratio, 3), e_met) == (0.075, False)
+    extra["alone"] = load(60, 0.034)  # p50 17 ms: 8.5 ×
+    assert p2_http.issue27_targets(extra)[0][3] is False
