@@ -41,6 +41,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from config.br import br_number
+
 from . import machine
 from .p2_http import say
 
@@ -111,16 +113,12 @@ class Measure:
         if self.performance < MIN_PERFORMANCE:
             out.append(f"desempenho {self.performance} < {MIN_PERFORMANCE}")
         if self.cls > MAX_CLS:
-            out.append(f"CLS {_decimal(self.cls, 3)} > {_decimal(MAX_CLS, 2)}")
+            out.append(f"CLS {br_number(self.cls, 3)} > {br_number(MAX_CLS, 2)}")
         if self.lcp_s > MAX_LCP_S:
-            out.append(f"LCP {_decimal(self.lcp_s, 1)} s > {_decimal(MAX_LCP_S, 1)} s")
+            out.append(f"LCP {br_number(self.lcp_s, 1)} s > {br_number(MAX_LCP_S, 1)} s")
         if self.accessibility < MIN_ACCESSIBILITY:
             out.append(f"acessibilidade {self.accessibility} < {MIN_ACCESSIBILITY}")
         return out
-
-
-def _decimal(x: float, places: int) -> str:
-    return f"{x:.{places}f}".replace(".", ",")
 
 
 # --- what Lighthouse reports -------------------------------------------------------------------
@@ -353,7 +351,7 @@ def row(m: Measure) -> str:
     spread = f" ({m.spread[0]}–{m.spread[1]})" if m.spread else ""
     return (
         f"| {m.label} (`{m.path}`) | {m.role} | {m.performance}{spread} | {m.accessibility} "
-        f"| {m.best_practices} | {_decimal(m.lcp_s, 2)} s | {_decimal(m.cls, 3)} "
+        f"| {m.best_practices} | {br_number(m.lcp_s, 2)} s | {br_number(m.cls, 3)} "
         f"| {m.tbt_ms:.0f} ms | {thousands(m.bytes)} | {goals} |"
     )
 
@@ -369,7 +367,7 @@ def notes(m: Measure) -> list[str]:
         shown = ", ".join(f"`{u.split('/static/')[-1]}` ({ms:.0f} ms)" for u, ms in m.blocking)
         lines.append(f"  Bloqueiam a primeira pintura: {shown}.")
     if m.shifts:
-        shown = ", ".join(f"`{el or '?'}` ({_decimal(s, 3)})" for el, s in m.shifts[:5])
+        shown = ", ".join(f"`{el or '?'}` ({br_number(s, 3)})" for el, s in m.shifts[:5])
         lines.append(f"  Deslocamentos: {shown}.")
     if m.failed:
         lines.append(f"  Auditorias falhas: {', '.join(m.failed)}.")

@@ -56,10 +56,13 @@ def _token_parts():
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from ctr.models import Membership, Transporter
-    from pev_network.models import ReceivingFacility
-
+    # The models reached through the user's relations, by name, as the select_related this
+    # replaces named them: config sits below the apps and imports none of them.
     user_model = get_user_model()
+    membership_rel = user_model._meta.get_field("membership")
+    Membership = membership_rel.related_model
+    Transporter = Membership._meta.get_field("transporter").related_model
+    ReceivingFacility = Membership._meta.get_field("facility").related_model
     parts = (
         Columns(Token, "t"),
         Columns(user_model, "u"),
@@ -77,7 +80,7 @@ def _token_parts():
         f"LEFT JOIN {table['f']} f ON f.id = m.facility_id "
         "WHERE t.key = %s"
     )
-    return parts, sql, user_model._meta.get_field("membership")
+    return parts, sql, membership_rel
 
 
 _PARTS: list = []
