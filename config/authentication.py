@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from django.db import connection
@@ -52,6 +53,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
         return (token.user, token)
 
 
+@functools.cache
 def _token_parts():
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
@@ -83,17 +85,12 @@ def _token_parts():
     return parts, sql, membership_rel
 
 
-_PARTS: list = []
-
-
 def token_with_user(key: str):
     """The Token of `key` with its user, the user's membership (or None) and the membership's
     transporter and facility loaded, as Token.objects.select_related("user",
     "user__membership__transporter", "user__membership__facility") loads them; None when no
     token has the key."""
-    if not _PARTS:
-        _PARTS.append(_token_parts())
-    parts, sql, membership_rel = _PARTS[0]
+    parts, sql, membership_rel = _token_parts()
     with connection.cursor() as cursor:
         cursor.execute(sql, [key])
         row = cursor.fetchone()

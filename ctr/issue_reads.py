@@ -16,6 +16,7 @@ the ORM queries were: nothing of another transporter is read.
 from __future__ import annotations
 
 import datetime
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -41,6 +42,7 @@ PARTS = (VEHICLE, EQUIPMENT, GENERATOR, MUNICIPALITY, FACILITY, FACILITY_MUNICIP
 _HERE = "ST_SetSRID(ST_MakePoint(%(dx)s, %(dy)s), 4326)::geography"
 
 
+@functools.cache
 def _sql() -> str:
     """The statement (built once: its text depends on the models only)."""
     facility_table = ReceivingFacility._meta.db_table
@@ -89,9 +91,6 @@ LEFT JOIN LATERAL (
 """
 
 
-_SQL: list[str] = []
-
-
 @dataclass
 class References:
     vehicle: Vehicle | None
@@ -116,8 +115,6 @@ def fetch(
 ) -> References:
     """The reads of build_draft in one statement. An empty plate, code or document reads
     nothing (as build_draft asked nothing without them)."""
-    if not _SQL:
-        _SQL.append(_sql())
     # An id no primary key can hold matches nothing, as the ORM's lookup treats it (the SQL
     # cast would fail instead: a 500 for a client's typo).
     low, high = connection.ops.integer_field_range(ReceivingFacility._meta.pk.get_internal_type())
@@ -137,7 +134,7 @@ def fetch(
         "requested_out_of_range": out_of_range,
     }
     with connection.cursor() as cursor:
-        cursor.execute(_SQL[0], params)
+        cursor.execute(_sql(), params)
         row = cursor.fetchone()
     built = parts_of(PARTS, row)
     vehicle, equipment, generator, municipality, facility, facility_town, licence = built
