@@ -116,6 +116,15 @@ def frozen_today():
         yield traveller
 
 
+@pytest.fixture(scope="session", autouse=True)
+def transactional_tests_empty_only_what_they_wrote():
+    """tests/emptying.py: after a transactional test, DELETE from the tables it wrote to
+    instead of Django's TRUNCATE of every table."""
+    from tests import emptying
+
+    emptying.install()
+
+
 @pytest.fixture(autouse=True)
 def live_server_requests_end_before_the_flush(request):
     """A test with the live server: its requests still in flight end before the database is

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 import hypothesis
@@ -20,7 +21,7 @@ import schemathesis
 from django.contrib.auth import get_user_model
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from django.test import Client
 from django.urls import Resolver404, resolve
 from django.utils import timezone
@@ -40,6 +41,7 @@ from ctr.models import CTR
 from fiscalization.models import DumpingReport
 from pev_network.models import CatchmentBasin
 from tests.builders import multi, offset, square
+from tests.clock import frozen_clock
 from tests.ctr_world import CNPJ_GAMA, build_world, ctr_payload
 from tests.generators.worksite_world import api_body as worksite_body
 from tests.generators.worksite_world import registered, square_m
@@ -256,14 +258,35 @@ def known_inputs(world, objects) -> dict[str, list[dict]]:
 
 
 def fuzz_operation(
-    operation, headers, known: list[dict], failures: list[str], checks=CHECKS
+    operation,
+    headers,
+    known: list[dict],
+    failures: list[str],
+    checks=CHECKS,
+    generated: dict[str, list] | None = None,
 ) -> Counter:
+    """Call `operation` with the cases Hypothesis generates (each generation mode, and each
+    known input), under `headers`. With `generated`, the cases of a run that passed are kept
+    there under the operation's label, and a later call sends those same cases again instead
+    of generating them: with derandomize and the same strategies (one world, so the same known
+    inputs) Hypothesis would draw exactly those, and drawing is most of the fuzz's time."""
+    who = "anônimo" if "Authorization" not in headers else "token"
+    statuses: Counter = Counter()
+    if generated is not None and operation.label in generated:
+        for case in generated[operation.label]:
+            try:
+                response = case.call_and_validate(headers=headers, checks=checks)
+            except (Exception, BaseExceptionGroup) as exc:
+                failures.append(f"{operation.label} [{who}]: {str(exc)[:3000]}")
+                break
+            statuses[response.status_code] += 1
+        return statuses
     strategies = [
         operation.as_strategy(generation_mode=mode)
         for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
     ]
     strategies += [operation.as_strategy(**kwargs) for kwargs in known]
-    statuses: Counter = Counter()
+    sent = []
 
     @hypothesis.settings(
         max_examples=MAX_EXAMPLES * len(strategies),
@@ -276,14 +299,17 @@ def fuzz_operation(
     )
     @hypothesis.given(case=st.one_of(strategies))
     def run(case):
+        sent.append(case)
         response = case.call_and_validate(headers=headers, checks=checks)
         statuses[response.status_code] += 1
 
     try:
         run()
     except (Exception, BaseExceptionGroup) as exc:  # every failure is listed, then the test fails
-        who = "anônimo" if "Authorization" not in headers else "token"
         failures.append(f"{operation.label} [{who}]: {str(exc)[:3000]}")
+    else:
+        if generated is not None:
+            generated[operation.label] = sent
     return statuses
 
 
@@ -319,34 +345,89 @@ def headers_of(username: str | None) -> dict:
     return headers
 
 
-@pytest.mark.parametrize("role", ROLES)
-def test_api_fuzz(role, api_schema):
-    world = build_world()
-    objects = real_objects(world)
-    known = known_inputs(world, objects)
-    username = ROLES[role]
-    headers = headers_of(username)
-    failures: list[str] = []
-    started = time.monotonic()
-    tally: dict[str, Counter] = {}
-    with in_test_transaction():
-        for result in api_schema.get_all_operations():
-            operation = result.ok()
-            tally[operation.label] = fuzz_operation(
-                operation, headers, known.get(operation.label, []), failures
+@dataclass
+class FuzzWorld:
+    """One world for every role's fuzz, and the cases generated for it so far (by label)."""
+
+    known: dict[str, list[dict]]
+    headers: dict[str, dict]
+    generated: dict[str, list] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="class")
+def fuzz_world(django_db_setup, django_db_blocker):
+    """build_world() once for the class, in a transaction rolled back at its end; each test's
+    own transaction (a savepoint inside it) is rolled back after the test, so every role starts
+    from this same world, as if built for it alone. The same world gives every role the same
+    known inputs, hence the same generated cases (fuzz_operation's `generated`)."""
+    with frozen_clock(), django_db_blocker.unblock(), transaction.atomic():
+        world = build_world()
+        known = known_inputs(world, real_objects(world))
+        headers = {role: headers_of(username) for role, username in ROLES.items()}
+        yield FuzzWorld(known, headers)
+        transaction.set_rollback(True)
+
+
+class TestEveryRoleOnOneWorld:
+    """The role fuzz and the boundary values, on one world (fuzz_world)."""
+
+    @pytest.mark.parametrize("role", ROLES)
+    def test_api_fuzz(self, role, api_schema, fuzz_world):
+        known = fuzz_world.known
+        headers = fuzz_world.headers[role]
+        failures: list[str] = []
+        started = time.monotonic()
+        tally: dict[str, Counter] = {}
+        with in_test_transaction():
+            for result in api_schema.get_all_operations():
+                operation = result.ok()
+                tally[operation.label] = fuzz_operation(
+                    operation,
+                    headers,
+                    known.get(operation.label, []),
+                    failures,
+                    generated=fuzz_world.generated,
+                )
+        elapsed = time.monotonic() - started
+        calls = sum(sum(c.values()) for c in tally.values())
+        print(f"\n{role}: {len(tally)} operações, {calls} requisições, {elapsed:.1f} s")
+        for label, statuses in tally.items():
+            print(f"  {label}: " + " ".join(f"{k}×{v}" for k, v in sorted(statuses.items())))
+        unreached = [
+            label
+            for label in MUST_SUCCEED.get(role, [])
+            if not any(200 <= code < 300 for code in tally[label])
+        ]
+        assert not failures, "\n\n".join(failures)
+        assert not unreached, f"sem nenhuma resposta 2xx: {unreached}"
+
+    def test_another_role_is_sent_what_hypothesis_would_draw_for_it(self, api_schema, fuzz_world):
+        """What makes fuzz_operation's `generated` sound: on one world, two roles' runs draw
+        the same cases, whatever the responses were."""
+        label = "POST /api/v1/ctrs/"
+        [operation] = [
+            result.ok() for result in api_schema.get_all_operations() if result.ok().label == label
+        ]
+        drawn = {}
+        for role in ("transportador", "operador"):
+            generated: dict[str, list] = {}
+            failures: list[str] = []
+            with in_test_transaction():
+                statuses = fuzz_operation(
+                    operation,
+                    fuzz_world.headers[role],
+                    fuzz_world.known[label],
+                    failures,
+                    generated=generated,
+                )
+            assert not failures
+            drawn[role] = (
+                repr([(c.formatted_path, c.query, c.body, c.headers) for c in generated[label]]),
+                statuses,
             )
-    elapsed = time.monotonic() - started
-    calls = sum(sum(c.values()) for c in tally.values())
-    print(f"\n{role}: {len(tally)} operações, {calls} requisições, {elapsed:.1f} s")
-    for label, statuses in tally.items():
-        print(f"  {label}: " + " ".join(f"{k}×{v}" for k, v in sorted(statuses.items())))
-    unreached = [
-        label
-        for label in MUST_SUCCEED.get(role, [])
-        if not any(200 <= code < 300 for code in tally[label])
-    ]
-    assert not failures, "\n\n".join(failures)
-    assert not unreached, f"sem nenhuma resposta 2xx: {unreached}"
+        (transporter_cases, issued), (operator_cases, refused) = drawn.values()
+        assert transporter_cases == operator_cases
+        assert issued[201] and not refused[201]  # the same cases, answered differently
 
 
 # --- two municipalities (issue 24 point 8) -------------------------------------------------------
