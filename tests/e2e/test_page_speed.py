@@ -172,10 +172,10 @@ def test_the_issue_forms_map_waits_for_the_scroll_on_a_phone(chromium, live_serv
     assert recorder.page_errors == []
 
 
-def test_a_map_above_the_fold_is_built_in_steps(chromium, live_server, world):
-    """The Núcleo's map (the first screen of a phone's wider sibling, a tablet): built in
-    several tasks (one folium element each, maps/map-loader.js), not in one long one: a task
-    queued meanwhile runs while the map exists and its layer list does not yet."""
+def test_a_map_is_built_in_steps(chromium, live_server, world):
+    """The Núcleo's map, once near the viewport, is built in several tasks (one folium
+    element each, maps/map-loader.js), not in one long one: a task queued meanwhile runs while
+    the map exists and its layer list does not yet."""
     context = chromium.new_context(viewport=PHONE, locale="pt-BR")
     page = context.new_page()
     recorder = Recorder(page, live_server.url)
