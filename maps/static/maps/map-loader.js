@@ -19,6 +19,7 @@
   var leaflet = null; // a Promise, once Leaflet's files are asked for
   var built = {}; // map name -> L.Map
   var waiting = {}; // map name -> callbacks
+  var sources = []; // every file the page's maps will load (the offline app keeps them)
 
   function nonce() {
     // The inline scripts' nonce (the property; browsers hide the attribute's value).
@@ -113,10 +114,15 @@
     document.dispatchEvent(new CustomEvent("ctr:map-ready", { detail: { name: name, map: map } }));
   }
 
-  function define(name, sources, steps) {
+  function define(name, files, steps) {
+    files.forEach(function (file) {
+      if (sources.indexOf(file) < 0) {
+        sources.push(file);
+      }
+    });
     var box = document.getElementById(name);
     var build = function () {
-      loadLeaflet(sources).then(function () {
+      loadLeaflet(files).then(function () {
         runInTasks(steps(), function () {
           ready(name);
         });
@@ -155,5 +161,5 @@
     }
   }
 
-  window.CtrMaps = { define: define, whenMap: whenMap };
+  window.CtrMaps = { define: define, whenMap: whenMap, sources: sources };
 })();
