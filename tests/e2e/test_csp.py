@@ -71,6 +71,7 @@ def as_float(text: str) -> float:
 
 def test_onde_descartar_under_the_policy(page, live_server, world):
     open_page(page, f"{live_server.url}/onde-descartar/")
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     lon, lat = world.origin.coords
     click_map(page, lon, lat)
