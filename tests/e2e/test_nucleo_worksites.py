@@ -191,6 +191,8 @@ def test_the_inspector_sees_the_suspect_worksites_near_a_report(
     section = page.locator("section", has=page.locator("#worksites-title"))
     assert section.locator("tbody tr").count() == 3
     assert "Volume baixo" in section.inner_text()
+    map_ready(page, ".suspects-map")  # measured whole (the map is built in steps)
+    page.evaluate("window.scrollTo(0, 0)")
     problems = layout_problems(page, "suspects")
     shot(page, f"fiscalizacao_suspeitos_obras_{width}.png")
     assert problems == []
