@@ -12,6 +12,7 @@ external resource (settings.MAP_TILE_URL).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -147,30 +148,38 @@ def render_parts(m: folium.Map) -> MapParts:
     # Content Security Policy: the only inline script a page may run is the one it writes with
     # the request's nonce, around `script`. An inline script some folium element put in the
     # header moves to the start of `script` (it ran before the body's scripts anyway); the
-    # header keeps <script src> (our static files), links and styles.
+    # header keeps links and styles.
     inline = [match.group(1) for match in _INLINE_SCRIPT.finditer(header)]
     header = _INLINE_SCRIPT.sub("", header)
-    # Issue 27 point 2: no script holds up the first paint. Leaflet's tags in the <head> are
-    # deferred (run in order once the page is parsed), and templates run `script` as an inline
-    # module (`<script type="module" nonce=…>`), which runs in document order with the deferred
-    # scripts: after Leaflet and site.js, before the page's own deferred scripts. A module's
-    # top-level `var` is not a global, so the map is put on `window` under its name, where the
-    # page scripts find it (data-map-var).
-    header = _SCRIPT_SRC.sub(r"<script\1 defer>", header)
+    # Issue 27 point 2: what a phone does not see above the fold waits. The header carries no
+    # Leaflet <script>: its sources go to maps/map-loader.js (deferred), which loads them and
+    # builds the map when the map's box comes near the viewport. Templates run `script` as an
+    # inline module (`<script type="module" nonce=…>`), after the deferred scripts before it;
+    # it only hands the loader a generator, one folium element per step (the loader runs each
+    # step in a task of its own, so building a map is no single long task). The map is put on
+    # `window` under its name, where the page scripts find it (data-map-var, CtrMaps.whenMap).
+    sources = [match.group(1) for match in _SCRIPT_SRC.finditer(header)]
+    header = _SCRIPT_SRC.sub("", header) + (
+        f'<script src="{static("maps/map-loader.js")}" defer></script>'
+    )
     name = m.get_name()
-    exported = f"window.{name} = {name};"
+    steps = [*inline, *(child.render() for child in figure.script._children.values())]
+    body = "\nyield;\n".join(steps)
     # folium escapes what it embeds (tojson escapes <, > and &), so the parts are safe HTML.
     return MapParts(
         name=name,
         header=mark_safe(header),
         html=mark_safe(figure.html.render()),
-        script=mark_safe("\n".join([*inline, figure.script.render(), exported])),
+        script=mark_safe(
+            f"CtrMaps.define({json.dumps(name)}, {json.dumps(sources)}, function* () {{\n"
+            f"{body}\nwindow.{name} = {name};\n}});"
+        ),
     )
 
 
-# A <script src=…> tag not yet deferred: its attributes.
+# A <script src=…></script> element: its source.
 _SCRIPT_SRC = re.compile(
-    r"<script((?![^>]*\b(?:defer|async)\b)[^>]*\bsrc\s*=[^>]*)>", re.IGNORECASE
+    r"<script\b[^>]*\bsrc\s*=\s*[\"']?([^\"' >]+)[^>]*>\s*</script\s*>", re.IGNORECASE
 )
 
 # A <script> element without a src attribute, and its code.

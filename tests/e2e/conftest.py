@@ -116,3 +116,12 @@ def log_in(page, live_server, user) -> None:
     page.context.add_cookies(
         [{"name": settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": live_server.url}]
     )
+
+
+def map_ready(page, frame: str = "#mapa") -> str:
+    """The folium map in `frame` (an element with data-map-var), built: maps/map-loader.js
+    builds a map only when it comes near the viewport, so the frame is scrolled into view
+    first. Returns the name of the map's global (window[name] is its L.Map)."""
+    page.locator(frame).scroll_into_view_if_needed()
+    page.wait_for_selector(f"{frame} [data-map-ready]", state="attached")
+    return page.get_attribute(frame, "data-map-var")

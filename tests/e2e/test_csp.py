@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from tests.ctr_world import build_world
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
@@ -58,7 +58,7 @@ def assert_no_violations(page) -> None:
 
 
 def click_map(page, lon: float, lat: float) -> None:
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     assert page.evaluate(f"typeof L !== 'undefined' && window['{name}'] instanceof L.Map")
     xy = page.evaluate(f"window['{name}'].latLngToContainerPoint([{lat}, {lon}])")
     page.locator("#mapa .leaflet-container").click(position={"x": xy["x"], "y": xy["y"]})
@@ -71,6 +71,7 @@ def as_float(text: str) -> float:
 
 def test_onde_descartar_under_the_policy(page, live_server, world):
     open_page(page, f"{live_server.url}/onde-descartar/")
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     lon, lat = world.origin.coords
     click_map(page, lon, lat)
@@ -92,6 +93,7 @@ def test_denunciar_under_the_policy(page, live_server, world):
 def test_nucleo_map_under_the_policy(page, live_server, world):
     log_in(page, live_server, world.nucleo)
     open_page(page, f"{live_server.url}/nucleo/mapa/")
+    map_ready(page)
     assert page.evaluate("typeof L") == "object"
     page.locator(".leaflet-container").first.click()
     page.locator(".leaflet-control-zoom-in").first.click()
@@ -101,6 +103,7 @@ def test_nucleo_map_under_the_policy(page, live_server, world):
 def test_ctr_form_under_the_policy(page, live_server, world):
     log_in(page, live_server, world.alfa_user)
     open_page(page, f"{live_server.url}/transportador/ctrs/novo/")
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     lon, lat = world.origin.coords
     click_map(page, lon, lat)

@@ -11,7 +11,7 @@ import pytest
 
 from ctr.models import CTR
 from tests.ctr_world import TODAY, build_world
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
@@ -31,7 +31,9 @@ def test_popup_and_select_choose_the_destination_on_a_phone(chromium, live_serve
     recorder = Recorder(page, live_server.url)
     log_in(page, live_server, world.alfa_user)
     page.goto(f"{live_server.url}/transportador/ctrs/novo/")
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
+    page.evaluate("window.scrollTo(0, 0)")  # the boxes below are measured from the top
 
     # The map comes right after the worksite and right before the coordinates it fills.
     worksite, frame = box(page, "#id_worksite_address"), box(page, "#mapa")
@@ -49,7 +51,7 @@ def test_popup_and_select_choose_the_destination_on_a_phone(chromium, live_serve
     assert between == []
 
     # A tap on the ATT's symbol opens its popup; "Usar como destino" picks it.
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     inside = world.att.area.point_on_surface
     page.locator("#mapa").scroll_into_view_if_needed()
     xy = page.evaluate(f"window['{name}'].latLngToContainerPoint([{inside.y}, {inside.x}])")

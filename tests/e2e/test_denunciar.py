@@ -14,7 +14,7 @@ from django.core.cache import cache
 from fiscalization.models import DumpingReport
 from tests import dumping_fixtures as fx
 from tests.ctr_world import build_world
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
@@ -31,7 +31,7 @@ def media_and_limits(settings, tmp_path):
 
 
 def click_on_map(page, lon: float, lat: float) -> None:
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     xy = page.evaluate(f"window['{name}'].latLngToContainerPoint([{lat}, {lon}])")
     page.locator("#mapa .leaflet-container").click(position={"x": xy["x"], "y": xy["y"]})
 
@@ -58,6 +58,7 @@ def test_citizen_clicks_the_map_and_gets_a_protocol(browser_page, live_server, s
 
     response = page.goto(f"{live_server.url}/denunciar/", wait_until="load")
     assert response.status == 200
+    map_ready(page)
     assert page.evaluate("typeof L !== 'undefined'")
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")  # the municipal outline
 
@@ -162,6 +163,7 @@ def test_inspector_sees_the_report_on_the_map_and_its_photo(browser_page, live_s
 
     response = page.goto(f"{live_server.url}/fiscalizacao/", wait_until="load")
     assert response.status == 200
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     assert page.locator(".leaflet-control-layers-overlays label").count() >= 1
     assert report.protocol in page.inner_text(".intake-table")

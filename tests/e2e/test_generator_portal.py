@@ -16,7 +16,7 @@ import pytest
 from ctr import services
 from tests.ctr.onward_world import onward
 from tests.ctr_world import build_world, make_user
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 from tests.generators.portal_world import MARIA, issue
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
@@ -79,7 +79,7 @@ def test_generator_follows_its_loads_and_confirms_a_departure(chromium, live_ser
         shot(page, f"generator-list-{width}.png")
 
         page.goto(f"{live_server.url}/gerador/mapa/")
-        page.wait_for_selector("#mapa-ctrs .leaflet-overlay-pane svg path")
+        map_ready(page, "#mapa-ctrs")  # every layer drawn (a map is built in steps)
         # Three loads of its own: three lines (plus the bacias and outline there may be).
         assert page.locator("#mapa-ctrs .leaflet-overlay-pane path").count() >= 3
         assert "3 CTRs" in page.inner_text("#resumo-mapa")

@@ -14,7 +14,7 @@ import pytest
 
 from ctr.models import Worksite
 from tests.ctr_world import build_world
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 from tests.generators.worksite_world import at, registered
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
@@ -42,7 +42,7 @@ def phone(chromium, live_server):
 
 
 def map_name(page) -> str:
-    return page.get_attribute("#mapa", "data-map-var")
+    return map_ready(page)
 
 
 def zoom_to_the_lot(page) -> None:
@@ -113,6 +113,7 @@ def test_a_generator_draws_its_worksite_on_a_phone_by_tapping_the_corners(
     page = phone
     log_in(page, live_server, world.generator_user)
     page.goto(f"{live_server.url}/gerador/obras/nova/")
+    map_ready(page)
     assert page.evaluate("typeof L !== 'undefined'")
     zoom_to_the_lot(page)
     page.locator("label[for=id_shape_1]").tap()
@@ -136,6 +137,7 @@ def test_a_generator_draws_its_worksite_on_a_phone_by_tapping_the_corners(
     assert page.locator("#erros").is_visible()
     assert "A área construída deve ser maior que zero" in page.inner_text("#erros")
     assert area_corners(page) == 4
+    map_ready(page)
     assert page.locator("#mapa .leaflet-overlay-pane path").count() >= 1
     assert page.is_checked("#id_shape_1")
     shot(page, "obra-recusada-celular.png")
@@ -145,6 +147,7 @@ def test_a_generator_draws_its_worksite_on_a_phone_by_tapping_the_corners(
     submit(page)
     site = assert_the_lot_was_registered(world)
     assert urlsplit(page.url).path == f"/gerador/obras/{site.pk}/"
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane path")
     shot(page, "obra-pagina-celular.png")
     assert_fits(page, "página da obra, celular")

@@ -13,7 +13,7 @@ from ctr.models import LicenceStatus
 from fiscalization.models import DumpingReport, ReportStatus
 from tests.builders import offset, point
 from tests.ctr_world import build_world, issue_hours_ago
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py); the server thread
 # shares the clock.
@@ -62,6 +62,7 @@ def test_hotspots_map_shows_the_hulls(browser_page, live_server, world, shot):
     log_in(page, live_server, world.fiscal)
     response = page.goto(f"{live_server.url}/fiscalizacao/pontos-criticos/", wait_until="load")
     assert response.status == 200
+    map_ready(page, ".hotspot-map")
     assert page.locator(".leaflet-container").count() == 1
     labels = " ".join(page.locator(".leaflet-control-layers-overlays label").all_inner_texts())
     assert "Pontos críticos de descarte" in labels
@@ -94,6 +95,7 @@ def test_suspects_page(browser_page, live_server, world, shot):
         wait_until="load",
     )
     assert response.status == 200
+    map_ready(page, ".suspects-map")
     assert page.locator(".suspects-map .leaflet-container").count() == 1
     assert page.locator(".suspect-group").count() == 1
     assert "Em atraso" in page.locator(".suspect-group").inner_text()

@@ -11,6 +11,7 @@ import pytest
 
 from ctr.models import CTR
 from tests.ctr_world import TODAY, build_world
+from tests.e2e.conftest import map_ready
 
 # Issues CTRs on the day the clock says: frozen on TODAY (tests/clock.py); the server thread
 # shares the clock.
@@ -53,8 +54,9 @@ def test_transporter_issues_a_ctr_by_clicking_the_map(page, live_server, shot):
     with page.expect_navigation():
         page.get_by_role("link", name="Emitir CTR").first.click()
     assert urlsplit(page.url).path == "/transportador/ctrs/novo/"
+    map_ready(page)
     assert page.evaluate("typeof L !== 'undefined'")
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     assert page.evaluate(f"window['{name}'] instanceof L.Map")
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     # The transporter zooms to where the load goes (the town fills the frame at first).
@@ -152,6 +154,7 @@ def test_typed_coordinates_and_broken_rules_shown_beside_the_fields(page, live_s
     assert "O CTR não foi emitido." in page.inner_text("#erros")
     assert "LARGE_VOLUME_AT_PEV" in page.inner_text("#residuos_error")
     assert "PROHIBITED_WASTE" in page.inner_text("#id_waste-1-waste_class_error")
+    map_ready(page)  # the typed points drawn once the map is built
     assert page.locator(".leaflet-tooltip.ctr-pin-label").count() == 2
     shot(page, "ctr-emitir-erros.png")
     assert CTR.objects.count() == 0

@@ -16,7 +16,7 @@ import pytest
 
 from ctr.models import CTR
 from tests.ctr_world import build_world
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 from tests.e2e.test_issue_ctr import click_on_map
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
@@ -38,9 +38,10 @@ def fits(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
-def open_form(chromium, live_server, world, width, granted, where=None, accuracy=12):
+def open_form(chromium, live_server, world, width, granted, where=None, accuracy=12, scroll=True):
     """The issue form of Alfa's user in a context that grants the geolocation (or not) with
-    the device at `where`; dialogs (an alert) are recorded, and must not happen."""
+    the device at `where`; dialogs (an alert) are recorded, and must not happen. With
+    `scroll`, the map is scrolled to and built."""
     w, h = WIDTHS[width]
     options = {"viewport": {"width": w, "height": h}, "locale": "pt-BR"}
     if where is not None:
@@ -54,7 +55,9 @@ def open_form(chromium, live_server, world, width, granted, where=None, accuracy
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
     log_in(page, live_server, world.alfa_user)
     page.goto(f"{live_server.url}/transportador/ctrs/novo/")
-    page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
+    if scroll:
+        map_ready(page)
+        page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     return page
 
 
@@ -72,7 +75,9 @@ def fill_the_rest(page, world):
 
 def location_refused(page):
     """For test_mobile_first's Visit: the button tapped in a context without the permission,
-    the refusal said in the page."""
+    the refusal said in the page. The button is offered once the map above it is built (the
+    thumb scrolls past it on the way)."""
+    map_ready(page)
     page.click(BUTTON)
     page.wait_for_function(
         "() => document.getElementById('localizacao-status').textContent.includes('não permitida')"
@@ -105,7 +110,7 @@ def test_granted_location_is_the_origin_of_the_ctr_issued(chromium, live_server,
         assert page.locator(".leaflet-tooltip.ctr-pin-label").all_inner_texts() == ["Origem"]
         # After the origin, a click on the map sets the destination (as after a map click).
         assert page.is_checked("input[name=map_target][value=destination]")
-        name = page.get_attribute("#mapa", "data-map-var")
+        name = map_ready(page)
         page.wait_for_function(
             """([name, lat, lon]) => { const c = window[name].getCenter();
                  return Math.abs(c.lat - lat) < 1e-5 && Math.abs(c.lng - lon) < 1e-5; }""",
@@ -145,7 +150,7 @@ def test_refused_location_is_said_in_the_page_and_the_map_still_works(chromium, 
         shot(page, "ctr-emitir-localizacao-negada-phone.png")
 
         # The origin by map, as before.
-        name = page.get_attribute("#mapa", "data-map-var")
+        name = map_ready(page)
         page.locator("#mapa").scroll_into_view_if_needed()
         page.evaluate(f"window['{name}'].setView([{world.origin.y}, {world.origin.x}], 16)")
         click_on_map(page, name, world.origin.x, world.origin.y)
@@ -193,6 +198,7 @@ def test_without_geolocation_there_is_no_button(chromium, live_server):
     try:
         log_in(page, live_server, world.alfa_user)
         page.goto(f"{live_server.url}/transportador/ctrs/novo/")
+        map_ready(page)
         page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
         assert page.evaluate("'geolocation' in navigator") is False
         assert page.locator(BUTTON).count() == 1
@@ -207,10 +213,12 @@ def test_without_geolocation_there_is_no_button(chromium, live_server):
 
 def test_the_location_works_offline(chromium, live_server, shot):
     """The form reloaded without a connection (from the service worker): the button is there
-    and puts the origin at the device's position; a CTR kept on the phone carries it."""
+    and puts the origin at the device's position; a CTR kept on the phone carries it. Online
+    the phone never scrolled to the map (below the fold, not built, Leaflet not fetched): the
+    app kept Leaflet all the same, and offline the map is built when scrolled to."""
     world = build_world()
     here = world.origin
-    page = open_form(chromium, live_server, world, "phone", granted=True, where=here)
+    page = open_form(chromium, live_server, world, "phone", granted=True, where=here, scroll=False)
     try:
         page.wait_for_selector("html[data-offline=pronto]", timeout=20_000)
         page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20_000)
@@ -218,6 +226,7 @@ def test_the_location_works_offline(chromium, live_server, shot):
         page.reload()
         assert page.evaluate("navigator.onLine") is False
         assert page.inner_text("h1") == "Emitir CTR"
+        map_ready(page)
         page.get_by_role("button", name="Usar minha localização").click()
         page.wait_for_function(
             "() => document.getElementById('localizacao-status').textContent.includes('precisão')"

@@ -17,7 +17,7 @@ from ctr.models import CTR
 from pev_network.models import Municipality
 from tests.builders import offset, square
 from tests.ctr_world import build_world
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, map_ready
 from tests.e2e.test_offline_ctr import comma, recent_worksite_ctr
 from tests.e2e.test_offline_list import WIDTHS, sized_page
 
@@ -50,6 +50,7 @@ def issue_form(chromium, live_server, viewport, world):
     context, page, recorder = sized_page(chromium, live_server, viewport)
     log_in(page, live_server, world.alfa_user)
     page.goto(f"{live_server.url}/transportador/ctrs/novo/")
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     page.wait_for_selector("#obra-recente", state="attached", timeout=20_000)
     return context, page, recorder
@@ -77,7 +78,7 @@ def registered_worksite_form(chromium, live_server, viewport, side_m: float = 0)
 
 def move_origin(page, world, east_m: float, north_m: float, zoom: int) -> None:
     """ "Origem" chosen again, a tap `east_m` and `north_m` from the worksite's point."""
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     page.check("input[name=map_target][value=origin]")
     tap_at(page, name, *offset(world.origin.x, world.origin.y, east_m, north_m), zoom=zoom)
 
@@ -150,7 +151,7 @@ def test_a_tap_on_a_facility_after_a_recent_worksite_leaves_the_origin_alone(
 
     # Before any origin, with "Origem" chosen, a tap on the ATT opens its popup and moves no
     # point: a receiving area is not a worksite.
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     tap_facility(page, name, world.att)
     page.get_by_role("button", name="Usar como destino").wait_for()
     assert page.input_value("#id_origin_lat") == page.input_value("#id_origin_lon") == ""

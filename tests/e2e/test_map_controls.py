@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ctr_world import build_world
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, map_ready
 from tests.e2e.test_offline_list import sized_page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
@@ -39,11 +39,12 @@ def test_the_issue_map_speaks_portuguese_and_its_facilities_are_big_enough_to_ta
     context, page, recorder = sized_page(chromium, live_server, (390, 844))
     log_in(page, live_server, world.alfa_user)
     page.goto(f"{live_server.url}/transportador/ctrs/novo/")
+    map_ready(page)
     page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
     assert_portuguese(page.evaluate(CONTROLS))
 
     # Each facility's point: its largest tap target 44 px or more, whatever the zoom.
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     sizes = page.evaluate(
         f"""() => {{
           const map = window['{name}'];
@@ -74,6 +75,7 @@ def test_the_public_map_speaks_portuguese(chromium, live_server):
     build_world()
     context, page, recorder = sized_page(chromium, live_server, (1366, 900))
     page.goto(f"{live_server.url}/onde-descartar/")
+    map_ready(page)
     page.wait_for_selector(".leaflet-control-zoom-in")
     assert_portuguese(page.evaluate(CONTROLS))
     assert recorder.js_errors() == []

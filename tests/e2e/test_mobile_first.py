@@ -34,7 +34,7 @@ from ctr.rules import WasteLine
 from tests.ctr.onward_world import inbound, onward
 from tests.ctr.test_ctr_csv import mixed_file
 from tests.ctr_world import TODAY, build_world, issue_hours_ago
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 from tests.e2e.test_issue_ctr import click_on_map
 from tests.e2e.test_issue_form_geolocation import location_refused
 from tests.e2e.test_phone_layout import (
@@ -545,7 +545,7 @@ def test_a_driver_issues_from_a_phone_in_a_handful_of_gestures(chromium, live_se
         gesture("nome", lambda: page.fill("#id_generator_name", "Maria da Obra"))
         gesture("CPF", lambda: page.fill("#id_generator_document", "52998224725"))
         gesture("endereço", lambda: page.fill("#id_worksite_address", "Rua das Flores, 10"))
-        name = page.get_attribute("#mapa", "data-map-var")
+        name = map_ready(page)
         origin = world.origin
         # The driver zooms in to the worksite (a pinch), then taps it.
         gesture(

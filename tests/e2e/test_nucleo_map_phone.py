@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from tests.ctr_world import build_world, issue_hours_ago
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 
 # The world issues CTRs against registrations of fixed dates: the clock on TODAY.
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
@@ -30,11 +30,12 @@ def open_map(chromium, live_server, user, width, height):
     page.recorder = Recorder(page, live_server.url)
     log_in(page, live_server, user)
     page.goto(f"{live_server.url}/nucleo/mapa/", wait_until="load")
+    map_ready(page)
     return context, page
 
 
 def overdue_circle_point(page) -> dict:
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     return page.evaluate(
         """(name) => { const m = window[name]; let out = null;
             m.eachLayer((l) => { const p = l.feature && l.feature.properties;
@@ -111,7 +112,7 @@ def flows_world():
 
 def destination_lines(page) -> list[str]:
     """The popups of the final destinations' lines drawn on the map now."""
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     return page.evaluate(
         """(name) => { const m = window[name]; const out = [];
             m.eachLayer((l) => { const p = l.feature && l.feature.properties;

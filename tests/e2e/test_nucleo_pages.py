@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from fiscalization.models import DumpingReport
 from tests.builders import point
 from tests.ctr_world import build_world, ctr_payload
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
@@ -40,6 +40,7 @@ def test_nucleo_map_shows_every_layer(browser_page, live_server, world, shot):
         f"{live_server.url}/nucleo/mapa/?date_from=2026-01-01&date_to=2026-12-31", wait_until="load"
     )
     assert response.status == 200
+    map_ready(page)
     labels = page.locator(".leaflet-control-layers-overlays label").all_inner_texts()
     text = " ".join(labels)
     for layer in ("Fluxos de CTR", "Origens de CTRs em atraso", "Denúncias de descarte",
@@ -59,6 +60,7 @@ def test_nucleo_dashboard_shows_charts_and_choropleth(browser_page, live_server,
     )
     assert response.status == 200
     assert page.locator("figure.chart svg[role=img]").count() >= 2
+    map_ready(page, ".choropleth-map")
     assert page.locator(".choropleth-map .leaflet-container").count() == 1
     # the five of before, and those of the flows, the recycling rate and the stock (issue 14)
     assert page.locator("table.data-table").count() == 9

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 from tests.e2e.test_nucleo_pages import world  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
@@ -78,6 +78,7 @@ def test_the_maps_layer_list_closes_and_its_legend_is_a_key(
     path = f"/nucleo/mapa/?{PERIOD}"
     context, page = open_page(chromium, live_server, world.nucleo, path, width, height)
     try:
+        map_ready(page)
         control = page.locator(".leaflet-control-layers")
         expanded = "c => c.classList.contains('leaflet-control-layers-expanded')"
 

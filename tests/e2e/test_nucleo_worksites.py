@@ -13,7 +13,7 @@ from generators.models import PlanStatus
 from nucleo import layers
 from tests.builders import offset, point
 from tests.ctr_world import build_world
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 from tests.generators.suspects_world import days, load, plan, site
 
 # The world issues CTRs against registrations of fixed dates: the clock on TODAY.
@@ -133,7 +133,7 @@ def test_the_totals_line_up_with_the_classes_on_a_phone(chromium, live_server, w
 
 def worksite_points(page) -> list[dict]:
     """The worksite circles drawn on the map now: their fill colour and popup."""
-    name = page.get_attribute("#mapa", "data-map-var")
+    name = map_ready(page)
     return page.evaluate(
         """(name) => { const m = window[name]; const out = [];
             m.eachLayer((l) => { const p = l.feature && l.feature.properties;
@@ -191,6 +191,8 @@ def test_the_inspector_sees_the_suspect_worksites_near_a_report(
     section = page.locator("section", has=page.locator("#worksites-title"))
     assert section.locator("tbody tr").count() == 3
     assert "Volume baixo" in section.inner_text()
+    map_ready(page, ".suspects-map")  # measured whole (the map is built in steps)
+    page.evaluate("window.scrollTo(0, 0)")
     problems = layout_problems(page, "suspects")
     shot(page, f"fiscalizacao_suspeitos_obras_{width}.png")
     assert problems == []

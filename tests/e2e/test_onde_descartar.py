@@ -15,6 +15,7 @@ from django.contrib.gis.geos import MultiPolygon, Polygon
 from django.utils import timezone
 
 from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
+from tests.e2e.conftest import map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
@@ -63,7 +64,7 @@ def page(browser_page):
 
 
 def map_var(page) -> str:
-    return page.get_attribute("#mapa", "data-map-var")
+    return map_ready(page)
 
 
 def test_onde_descartar_map_layers_click_and_search(page, live_server, network, shot):
@@ -72,6 +73,7 @@ def test_onde_descartar_map_layers_click_and_search(page, live_server, network, 
     assert response.status == 200
 
     # Leaflet came from our static files, and the folium map exists.
+    map_ready(page)
     assert page.evaluate("typeof L !== 'undefined'")
     assert page.locator(".leaflet-container").count() == 1
     name = map_var(page)
@@ -116,6 +118,7 @@ def test_onde_descartar_map_layers_click_and_search(page, live_server, network, 
     names = page.locator("#resultados .result-name").all_inner_texts()
     assert names[0] == "PEV Jardim do Vale"
     assert "ATT Vale do Paraíba" in names
+    map_ready(page)
     assert page.evaluate("typeof L !== 'undefined'")
     assert page.locator(".leaflet-tooltip.ctr-rank").count() == len(names)
     # The inputs keep the chosen point after the search.
@@ -135,6 +138,7 @@ def test_bad_input_shows_errors_and_the_map_still_works(page, live_server, netwo
     assert response.status == 400
     assert page.locator("[role=alert]").inner_text().startswith("Não foi possível buscar.")
     assert "Informe um número: só algarismos" in page.locator(".field-invalid").first.inner_text()
+    map_ready(page)
     assert page.evaluate("typeof L !== 'undefined'")
     assert page.locator(".leaflet-overlay-pane svg path").count() >= 2 * len(network)
     assert recorder.js_errors(expected_error_page=url) == []

@@ -14,7 +14,7 @@ import pytest
 
 from ctr.models import CTR, OnSiteProcessing, Vehicle
 from tests.ctr.onward_world import stocked_world
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
 
@@ -44,6 +44,7 @@ def test_operator_ships_sorted_waste_and_records_processing(chromium, live_serve
         with page.expect_navigation():
             page.get_by_role("link", name="Emitir CTR de saída").first.click()
         assert urlsplit(page.url).path == "/recebimentos/saidas/nova/"
+        map_ready(page)
         page.wait_for_selector("#mapa .leaflet-overlay-pane svg path")
         assert fits(page), "the onward form scrolls sideways"
         shot(page, f"onward-form-{width}.png")

@@ -7,7 +7,11 @@
   records (those not caused by input, as Lighthouse counts them) sum to at most 0.05, the
   goal for cumulative layout shift. The scripts arrive late, as on a phone's network (each
   held 300 ms): what they change must already have its room. A layout property, not a time.
-- map code only on the pages that show a map: Leaflet is not loaded elsewhere."""
+- map code only on the pages that show a map: Leaflet is not loaded elsewhere, and no page
+  names it in a <script> (maps/map-loader.js loads it when a map comes near the viewport);
+- what a phone does not see above the fold waits: the issue form's map (below the fold at
+  390×844) is not built, nor Leaflet fetched, until the form is scrolled to it; then a tap on
+  it fills the coordinates as before."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import pytest
 from fiscalization.models import DumpingReport
 from tests.builders import offset, point
 from tests.ctr_world import build_world, issue_hours_ago
-from tests.e2e.conftest import Recorder, log_in
+from tests.e2e.conftest import Recorder, log_in, map_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
 
@@ -114,9 +118,10 @@ def test_main_pages_block_on_no_script_and_do_not_move(chromium, live_server, wo
             scripts = Scripts()
             scripts.feed(response.text())
             blocking += [f"{path}: {src}" for src in scripts.blocking]
-            leaflet = any("leaflet/leaflet" in src for src in scripts.sources)
-            if leaflet != has_map:
-                maps.append(f"{path}: Leaflet {'loaded' if leaflet else 'missing'}")
+            loader = any("maps/map-loader" in src for src in scripts.sources)
+            if loader != has_map:
+                maps.append(f"{path}: map loader {'loaded' if loader else 'missing'}")
+            maps += [f"{path}: {s} in the HTML" for s in scripts.sources if "leaflet/" in s]
             page.wait_for_timeout(SETTLE_MS)
             shift = page.evaluate("window.__ctrShift")
             if shift > MAX_SHIFT:
@@ -126,4 +131,72 @@ def test_main_pages_block_on_no_script_and_do_not_move(chromium, live_server, wo
     problems = [f"render-blocking script: {x}" for x in blocking]
     problems += [f"layout shift above {MAX_SHIFT}: {x}" for x in moved] + maps
     assert not problems, "\n".join(problems)
+    assert recorder.page_errors == []
+
+
+def test_the_issue_forms_map_waits_for_the_scroll_on_a_phone(chromium, live_server, world):
+    context = chromium.new_context(viewport=PHONE, locale="pt-BR")
+    page = context.new_page()
+    recorder = Recorder(page, live_server.url)
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url))
+    log_in(page, live_server, world.alfa_user)
+    try:
+        page.goto(live_server.url + "/transportador/ctrs/novo/", wait_until="load")
+        page.wait_for_timeout(SETTLE_MS)
+        name = page.get_attribute("#mapa", "data-map-var")
+        # Below the fold: neither the map nor Leaflet yet (window[name] is the map's <div>,
+        # a named property of window, until the map replaces it).
+        assert page.evaluate("typeof L") == "undefined"
+        assert page.evaluate("(name) => window[name] instanceof HTMLElement", name)
+        assert not [url for url in fetched if "leaflet/leaflet.js" in url]
+        assert page.locator("#mapa .leaflet-container").count() == 0
+        # The choice of what a tap sets is there from the start (it must not push the map).
+        assert page.is_visible("#alvo-mapa")
+
+        assert map_ready(page) == name
+        assert page.evaluate("(name) => window[name] instanceof L.Map", name)
+        assert [url for url in fetched if "leaflet/leaflet.js" in url]
+        # The page's script took the map: a tap sets the origin.
+        x, y = world.origin.coords
+        page.evaluate(f"window['{name}'].setView([{y}, {x}], 16, {{animate: false}})")
+        xy = page.evaluate(f"window['{name}'].latLngToContainerPoint([{y}, {x}])")
+        page.locator("#mapa .leaflet-container").click(position=xy)
+        lat, lon = (page.input_value(f"#id_origin_{c}") for c in ("lat", "lon"))
+        assert float(lat.replace(",", ".")) == pytest.approx(y, abs=1e-4)
+        assert float(lon.replace(",", ".")) == pytest.approx(x, abs=1e-4)
+        # What every map shares on a phone: the layer list starts collapsed.
+        assert page.locator("#mapa .leaflet-control-layers-expanded").count() == 0
+    finally:
+        context.close()
+    assert recorder.page_errors == []
+
+
+def test_a_map_is_built_in_steps(chromium, live_server, world):
+    """The Núcleo's map, once near the viewport, is built in several tasks (one folium
+    element each, maps/map-loader.js), not in one long one: a task queued meanwhile runs while
+    the map exists and its layer list does not yet."""
+    context = chromium.new_context(viewport=PHONE, locale="pt-BR")
+    page = context.new_page()
+    recorder = Recorder(page, live_server.url)
+    # A task every turn of the event loop, noting what of the map exists.
+    page.add_init_script(
+        """window.__ctrSeen = [];
+        (function tick() {
+          var box = document.querySelector("#mapa .leaflet-container");
+          if (box) {
+            window.__ctrSeen.push(box.querySelectorAll(".leaflet-control-layers").length);
+          }
+          if (!document.querySelector("#mapa .leaflet-control-layers")) setTimeout(tick, 0);
+        })();"""
+    )
+    log_in(page, live_server, world.nucleo)
+    try:
+        page.goto(live_server.url + "/nucleo/mapa/", wait_until="load")
+        page.locator("#mapa").scroll_into_view_if_needed()
+        page.wait_for_selector("#mapa .leaflet-control-layers", state="attached")
+        seen = page.evaluate("window.__ctrSeen")
+    finally:
+        context.close()
+    assert 0 in seen, f"no task ran between the map's creation and its layer list: {seen}"
     assert recorder.page_errors == []

@@ -14,7 +14,7 @@ from pev_network.models import FacilityKind
 from tests import dumping_fixtures as fx
 from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
 from tests.ctr_world import build_world, issue_hours_ago
-from tests.e2e.conftest import Recorder
+from tests.e2e.conftest import Recorder, map_ready
 from tests.e2e.test_phone_layout import MEASURE, MIN_TARGET, WIDTHS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db", "frozen_today")]
@@ -89,9 +89,9 @@ def test_the_neighbours_map_is_drawn_around_it_with_its_own_network(chromium, li
     recorder = Recorder(page, live_server.url)
     try:
         page.goto(live_server.url + f"/m/{NEIGHBOUR}/onde-descartar/")
-        page.wait_for_function("() => document.querySelector('.leaflet-container') !== null")
+        map_ready(page)
         assert page.locator("h1").inner_text().endswith("em Aparecida (teste)/SP")
-        map_name = page.locator("#mapa").get_attribute("data-map-var")
+        map_name = map_ready(page)
         centre_lon = page.evaluate(f"() => window['{map_name}'].getCenter().lng")
         # The neighbour's square runs from 10 to 30 km east of the town's centre.
         west, _ = offset(*ORIGIN, 10_000, 0)

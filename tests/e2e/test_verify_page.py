@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ctr_world import build_world
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, map_ready
 from tests.e2e.test_offline_ctr import recent_worksite_ctr
 from tests.e2e.test_offline_list import WIDTHS, sized_page
 
@@ -48,8 +48,9 @@ def test_the_ctr_page_shows_its_transport_on_a_map(chromium, live_server, shot, 
     context, page, recorder = sized_page(chromium, live_server, viewport)
     log_in(page, live_server, world.alfa_user)
     page.goto(f"{live_server.url}/transportador/ctrs/{ctr.number}/")
+    map_ready(page, "#mapa-ctr")
     page.wait_for_selector("#mapa-ctr .leaflet-overlay-pane svg path")
-    name = page.get_attribute("#mapa-ctr", "data-map-var")
+    name = map_ready(page, "#mapa-ctr")
     shown = page.evaluate(
         f"""() => {{
           const map = window['{name}'];

@@ -3,12 +3,11 @@
  * may follow one instead of reporting the same dumping again. Without JavaScript the server
  * does the same check and shows the same list. The helpers are maps/point-input.js
  * (CtrPointInput), loaded before this script. */
-(function () {
+window.CtrPointInput.whenPageMap(function (map) {
   "use strict";
 
   var points = window.CtrPointInput;
   var form = document.getElementById("denuncia");
-  var map = points && points.pageMap();
   var lonInput = document.getElementById("id_longitude");
   var latInput = document.getElementById("id_latitude");
   var nearbyBox = document.getElementById("proximas");
@@ -120,4 +119,4 @@
         }
       });
   });
-})();
+});

@@ -3,11 +3,10 @@
  * first corner, closes it; "Desfazer último canto" takes the last one back). The contour goes
  * to the hidden field #id_area as GeoJSON; a page sent back with errors draws it again.
  * Helpers: maps/point-input.js (CtrPointInput). Without JavaScript the point is typed. */
-(function () {
+window.CtrPointInput.whenPageMap(function (map) {
   "use strict";
 
   var input = window.CtrPointInput;
-  var map = input && input.pageMap();
   var lat = document.getElementById("id_location_lat");
   var lon = document.getElementById("id_location_lon");
   var area = document.getElementById("id_area");
@@ -197,4 +196,4 @@
   } else if (shape() !== "polygon" && typed) {
     map.setView(typed, Math.max(map.getZoom(), 17), { animate: false });
   }
-})();
+});

@@ -1,10 +1,9 @@
 /* "Onde descartar": a click on the map (or the device's location) fills the search form.
  * The helpers are maps/point-input.js (CtrPointInput), loaded before this script. */
-(function () {
+window.CtrPointInput.whenPageMap(function (map) {
   "use strict";
 
   var points = window.CtrPointInput;
-  var map = points && points.pageMap();
   var lonInput = document.getElementById("id_longitude");
   var latInput = document.getElementById("id_latitude");
   if (!map || !lonInput || !latInput) {
@@ -32,4 +31,4 @@
 
   points.showTyped(map, lonInput, latInput, mark);
   points.offerLocation(map, document.getElementById("usar-localizacao"), say, choose, 16);
-})();
+});

@@ -127,13 +127,13 @@
     }
   }
 
-  /** The folium map of #mapa (its Leaflet object is the global named in data-map-var). */
-  function pageMap() {
-    var frame = document.getElementById("mapa");
-    if (!frame || typeof L === "undefined") {
-      return null;
+  /** callback(map) with the folium map of #mapa once it is built (maps/map-loader.js builds
+   * it when it comes near the viewport; its Leaflet object is the global named in
+   * data-map-var). */
+  function whenPageMap(callback) {
+    if (window.CtrMaps) {
+      window.CtrMaps.whenMap("mapa", callback);
     }
-    return window[frame.getAttribute("data-map-var")] || null;
   }
 
   window.CtrPointInput = {
@@ -147,6 +147,6 @@
     movingMarker: movingMarker,
     offerLocation: offerLocation,
     collapseLayersOnPhone: collapseLayersOnPhone,
-    pageMap: pageMap,
+    whenPageMap: whenPageMap,
   };
 })();

@@ -1,10 +1,9 @@
 /* What every page shares on a phone: the header's "Menu" button opens and closes the nav
  * (aria-expanded; on a wide screen the nav is always shown and the button stays hidden by
  * CSS); data tables become one card per row (each cell gets its column's header as
- * data-label, which the CSS shows before the value); and map popups stay clear of the map's
- * controls. Without JavaScript the nav is simply open and tables scroll inside their frame.
- * Deferred, before the pages' map scripts (inline modules, which run after the deferred scripts
- * before them), so the map hook below sees every map created. */
+ * data-label, which the CSS shows before the value). Without JavaScript the nav is simply open
+ * and tables scroll inside their frame. What every map shares (popups clear of the controls,
+ * the layer list collapsed on a phone) is in maps/map-loader.js, on the pages with a map. */
 (function () {
   "use strict";
 
@@ -108,41 +107,4 @@
     });
     table.classList.add("stackable");
   });
-
-  // Map popups: Leaflet draws its controls (zoom, layer list) above every popup (they sit in
-  // separate stacking contexts), so a popup must not open under them. Each popup pans clear
-  // of the corners the controls use, and is sized to the map's box (a phone's map is small:
-  // the popup scrolls inside instead of running off the top). On a narrow map an open layer
-  // list is collapsed while a popup shows.
-  if (window.L && L.Control && L.Control.Layers) {
-    // On a phone every map's layer list starts collapsed (its button opens it): expanded, it
-    // would cover most of a small map. Wider screens keep it open, as a legend.
-    L.Control.Layers.addInitHook(function () {
-      if (window.matchMedia("(max-width: 640px)").matches) {
-        this.options.collapsed = true;
-      }
-    });
-  }
-
-  if (window.L && L.Map && L.Popup) {
-    L.Popup.prototype.options.autoPanPaddingTopLeft = L.point(60, 56);
-    L.Popup.prototype.options.autoPanPaddingBottomRight = L.point(60, 36);
-    L.Map.addInitHook(function () {
-      this.on("popupopen", function (event) {
-        var popup = event.popup;
-        var size = this.getSize();
-        var maxWidth = Math.max(160, Math.min(320, size.x - 130));
-        var maxHeight = Math.max(120, size.y - 120);
-        if (popup.options.maxWidth !== maxWidth || popup.options.maxHeight !== maxHeight) {
-          popup.options.maxWidth = maxWidth;
-          popup.options.minWidth = Math.min(popup.options.minWidth || 50, maxWidth);
-          popup.options.maxHeight = maxHeight;
-          popup.update();
-        }
-        if (size.x < 640 && this.ctrLayerControl) {
-          this.ctrLayerControl.collapse();
-        }
-      });
-    });
-  }
 })();

@@ -2,10 +2,8 @@
  * and those switched on stay on (a layer such as the final destinations starts off); their
  * names are kept in localStorage, since the filter is a GET form that reloads the page. On a
  * phone the layer list starts collapsed. */
-(function () {
+window.CtrMaps.whenMap("mapa", function (map) {
   "use strict";
-  var frame = document.getElementById("mapa");
-  var map = frame && typeof L !== "undefined" && window[frame.getAttribute("data-map-var")];
   var control = map && map.ctrLayerControl;
   if (!control) {
     return;
@@ -96,4 +94,4 @@
   if (window.matchMedia("(max-width: 640px)").matches) {
     control.collapse();
   }
-})();
+});

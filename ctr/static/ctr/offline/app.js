@@ -103,7 +103,10 @@
     var found = Array.prototype.map.call(
       document.querySelectorAll("link[rel~=stylesheet][href], link[rel~=icon][href], script[src], img[src]"),
       function (node) { return node.href || node.src; }
-    ).concat(performance.getEntriesByType("resource").map(function (entry) { return entry.name; }));
+    ).concat(performance.getEntriesByType("resource").map(function (entry) { return entry.name; }))
+      // Leaflet, which maps/map-loader.js loads only when the map comes near the viewport: a
+      // phone that never scrolled to the map online still has it offline.
+      .concat(window.CtrMaps ? window.CtrMaps.sources : []);
     found.forEach(function (name) {
       var url = new URL(name, location.href);
       if (url.origin === location.origin && url.pathname.indexOf("/api/") !== 0) {
