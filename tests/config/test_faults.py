@@ -29,7 +29,7 @@ from pathlib import Path
 
 import psycopg2
 import pytest
-from django.db import InterfaceError, OperationalError, connection
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -247,10 +247,13 @@ def test_a_process_that_serves_only_requests_sets_each_connection_once(settings,
         assert APIClient().get("/api/v1/rules/").json() == {"statement_timeout": "1234ms"}
         assert sent == [once, once]
     finally:
-        # The test's connection goes on serving other tests: back to the session's defaults.
-        kept = connection.__dict__.pop("ctr_request_settings", None)
+        # The test's connection goes on serving other tests (and their flush): back to the
+        # session's defaults. The wrapper itself, not django.db.connection, a proxy to it.
+        wrapper = connections[DEFAULT_DB_ALIAS]
+        kept = vars(wrapper).pop("ctr_request_settings", None)
         if kept is not None:
-            kept.reset(connection)
+            kept.reset(wrapper)
+    assert current_statement_timeout() != "1234ms"
 
 
 # --- a private PostgreSQL and a gunicorn in subprocesses -----------------------------------------
