@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 from django.urls import include, path
 
+from config.middleware import serve_requests_only
 from config.startup import load_everything_and_freeze
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -26,3 +27,4 @@ urlpatterns = [
 settings.ROOT_URLCONF = __name__
 application = get_wsgi_application()
 load_everything_and_freeze()  # as config/wsgi.py does in production
+serve_requests_only()

@@ -158,10 +158,30 @@ def request_session_settings() -> dict[str, str]:
     return values
 
 
+# Whether this process serves requests only (serve_requests_only). Then each connection keeps
+# the request settings between requests: every statement it runs is a request's.
+_requests_only = False
+
+
+def serve_requests_only() -> None:
+    """Called by a process that serves requests and nothing else (config/wsgi.py, bench.urls):
+    its connections get the request settings once (the first request on each) and keep them,
+    instead of a SET before and a reset after every request, two round trips per request
+    (issue 27 point 3). A process where other code shares the connections (tests, management
+    commands, the in-process benchmarks) does not call it: the settings are undone after each
+    request there."""
+    global _requests_only
+    _requests_only = True
+
+
+def requests_only() -> bool:
+    return _requests_only
+
+
 class RequestSessionSettings:
     """An execute wrapper that puts a connection under the request's `SET`s before the first
     statement of a request (one round trip), and `reset()` puts the session defaults back at
-    the end.
+    the end (in a process that serves requests only, the SET is kept: session_scope).
 
     Lazy: a request that makes no query opens no connection. A SET made inside a transaction
     is undone if that transaction rolls back, so it holds for good only once made in autocommit;
@@ -169,6 +189,7 @@ class RequestSessionSettings:
     """
 
     def __init__(self, values: dict[str, str]):
+        self.values = values
         self.set_sql = "; ".join(f"SET {name} = {value}" for name, value in values.items())
         self.reset_sql = "; ".join(f"SET {name} TO DEFAULT" for name in values)
         self.raw = None  # the DB-API connection the settings were made on
@@ -210,6 +231,20 @@ class RequestSessionSettings:
             logger.warning("Não foi possível restaurar as configurações da conexão.")
 
 
+def session_scope(connection, values: dict[str, str]) -> RequestSessionSettings:
+    """The request's settings on `connection`: new for each request; in a process that serves
+    requests only, the connection's own, kept from one request to the next (it knows whether
+    the SET was made on the DB-API connection in use, and makes it again on a new one)."""
+    if not _requests_only:
+        return RequestSessionSettings(values)
+    scope = getattr(connection, "ctr_request_settings", None)
+    if scope is None or scope.values != values:
+        if scope is not None:  # other settings than the kept ones (not in production)
+            scope.reset(connection)
+        scope = connection.ctr_request_settings = RequestSessionSettings(values)
+    return scope
+
+
 class DatabaseGuardMiddleware:
     """Answers 503 in Portuguese when the database is unavailable (or a query passes the
     statement timeout), never with a stack trace, and runs each request's queries under
@@ -231,15 +266,16 @@ class DatabaseGuardMiddleware:
                         connection = connections[alias]
                         if connection.vendor != "postgresql":
                             continue
-                        scope = RequestSessionSettings(values)
+                        scope = session_scope(connection, values)
                         stack.enter_context(connection.execute_wrapper(scope))
                         scopes.append((connection, scope))
                 response = self.get_response(request)
         except DATABASE_ERRORS as exc:  # raised outside Django's own handling
             return unavailable_response(request, exc)
         finally:
-            for connection, scope in scopes:
-                scope.reset(connection)
+            if not _requests_only:
+                for connection, scope in scopes:
+                    scope.reset(connection)
         error = getattr(request, "_database_guard_error", None)
         if error is not None and response.status_code >= 500:
             return unavailable_response(request, error)

@@ -15,6 +15,8 @@ sequence is the CTR's municipality's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import connection
 from django.db.models import Model
 
@@ -59,9 +61,21 @@ def _mark_saved(obj: Model, pk: int) -> None:
     obj._state.db = connection.alias
 
 
-def insert_issued(ctr: CTR, ibge_code: str, lines: list[CTRWaste], event: CTREvent) -> None:
-    """Draw the number and insert `ctr`, its `lines` and its `event` (one statement); set
-    their primary keys and the CTR's number and sequence. Inside the caller's transaction."""
+# The new CTR's id inside the statement, for the rows written alongside (signals.issue_writing).
+CTR_ID_SQL = "(SELECT id FROM c)"
+
+
+def insert_issued(
+    ctr: CTR,
+    ibge_code: str,
+    lines: list[CTRWaste],
+    event: CTREvent,
+    alongside: Sequence[tuple[str, list]] = (),
+) -> None:
+    """Draw the number and insert `ctr`, its `lines`, its `event` and the `alongside` INSERTs
+    (each (sql, params), naming the CTR by CTR_ID_SQL: the webhooks' outbox rows) in one
+    statement; set their primary keys and the CTR's number and sequence. Inside the caller's
+    transaction."""
     ctr_cols, ctr_marks, ctr_params = values(ctr, skip=("number", "sequence", "id"))
     # The waste lines and the event name the CTR by the CTE's id.
     line_rows, line_params = [], []
@@ -69,7 +83,7 @@ def insert_issued(ctr: CTR, ibge_code: str, lines: list[CTRWaste], event: CTREve
     for line in lines:
         cols, marks, params = values(line, skip=("ctr_id",))
         line_cols = cols
-        line_rows.append("((SELECT id FROM c), " + ", ".join(marks) + ")")
+        line_rows.append(f"({CTR_ID_SQL}, " + ", ".join(marks) + ")")
         line_params += params
     event_cols, event_marks, event_params = values(event, skip=("ctr_id",))
     year = ctr.year
@@ -88,12 +102,18 @@ def insert_issued(ctr: CTR, ibge_code: str, lines: list[CTRWaste], event: CTREve
         params += line_params
     sql += [
         f"ev AS (INSERT INTO {CTREvent._meta.db_table} (ctr_id, {', '.join(event_cols)})",
-        f"  VALUES ((SELECT id FROM c), {', '.join(event_marks)}) RETURNING id)",
+        f"  VALUES ({CTR_ID_SQL}, {', '.join(event_marks)}) RETURNING id)",
+    ]
+    params += event_params
+    # A data-modifying CTE runs once and to completion even when nothing reads it.
+    for n, (text, extra) in enumerate(alongside):
+        sql.append(f", x{n} AS ({text})")
+        params += extra
+    sql += [
         "SELECT c.id, c.number, c.sequence, (SELECT id FROM ev), "
         + ("(SELECT array_agg(id ORDER BY id) FROM w)" if lines else "NULL::bigint[]")
         + " FROM c",
     ]
-    params += event_params
     with connection.cursor() as cursor:
         cursor.execute("\n".join(sql), params)
         ctr_id, number, sequence, event_id, line_ids = cursor.fetchone()

@@ -606,9 +606,17 @@ def issue(
             data={"findings": [f.code for f in findings]},
             at=at,
         )
-        # The number, the CTR, its lines and its event: one statement (issue_writes).
+        # The number, the CTR, its lines, its event and the rows the apps above write with
+        # it (the webhooks' outbox): one statement (issue_writes).
+        alongside = [
+            rows
+            for _, rows in signals.issue_writing.send(
+                sender=CTREvent, event=event, ctr_id=issue_writes.CTR_ID_SQL
+            )
+            if rows
+        ]
         with offline.provisional_sent_once(transporter, request.provisional_number):
-            issue_writes.insert_issued(ctr, draft.municipality.ibge_code, lines, event)
+            issue_writes.insert_issued(ctr, draft.municipality.ibge_code, lines, event, alongside)
         signals.event_recorded.send(sender=CTREvent, event=event)
     _remember_waste(ctr, lines)
     return ctr

@@ -16,6 +16,7 @@ class WebhooksConfig(AppConfig):
         from .health import check_outbox, outbox_families
 
         ctr_signals.event_recorded.connect(outbox.on_event_recorded, dispatch_uid="webhooks")
+        ctr_signals.issue_writing.connect(outbox.on_issue_writing, dispatch_uid="webhooks")
         ctr_signals.event_recorded.connect(emails.on_event_recorded, dispatch_uid="webhook-mail")
         ctr_signals.ctrs_imported.connect(outbox.on_ctrs_imported, dispatch_uid="webhooks")
         fiscalization_signals.report_status_changed.connect(

@@ -29,11 +29,12 @@ from pathlib import Path
 
 import psycopg2
 import pytest
-from django.db import InterfaceError, OperationalError, connection
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
 
+from config import middleware
 from ctr.api import RuleListView
 from tests.app_servers import free_port
 from tests.ctr_world import build_world, ctr_payload
@@ -218,6 +219,41 @@ def test_a_query_past_the_timeout_is_a_quick_503_and_the_connection_stays_usable
     assert current_statement_timeout() == outside
     monkeypatch.setattr(RuleListView, "get", show_statement_timeout)
     assert APIClient().get("/api/v1/rules/").json() == {"statement_timeout": "200ms"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_that_serves_only_requests_sets_each_connection_once(settings, monkeypatch):
+    """config/wsgi.py (serve_requests_only): a gunicorn worker's connections run requests'
+    statements only, so the first request on a connection makes the SET and later ones keep
+    it, with no reset after each (issue 27 point 3); a new connection gets it again."""
+    settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS = 1234
+    settings.CTR_REQUEST_PARALLEL_WORKERS = 0
+    monkeypatch.setattr(RuleListView, "get", show_statement_timeout)
+    sent = []
+    made = middleware.RequestSessionSettings._set
+
+    def recorded(self, on, statement):
+        sent.append(statement)
+        made(self, on, statement)
+
+    monkeypatch.setattr(middleware.RequestSessionSettings, "_set", recorded)
+    monkeypatch.setattr(middleware, "_requests_only", True, raising=False)
+    once = "SET statement_timeout = 1234; SET max_parallel_workers_per_gather = 0"
+    try:
+        for _ in range(3):
+            assert APIClient().get("/api/v1/rules/").json() == {"statement_timeout": "1234ms"}
+        assert sent == [once]
+        connection.close()  # as after CONN_MAX_AGE, or a lost connection
+        assert APIClient().get("/api/v1/rules/").json() == {"statement_timeout": "1234ms"}
+        assert sent == [once, once]
+    finally:
+        # The test's connection goes on serving other tests (and their flush): back to the
+        # session's defaults. The wrapper itself, not django.db.connection, a proxy to it.
+        wrapper = connections[DEFAULT_DB_ALIAS]
+        kept = vars(wrapper).pop("ctr_request_settings", None)
+        if kept is not None:
+            kept.reset(wrapper)
+    assert current_statement_timeout() != "1234ms"
 
 
 # --- a private PostgreSQL and a gunicorn in subprocesses -----------------------------------------
