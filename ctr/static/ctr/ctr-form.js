@@ -326,13 +326,17 @@
       });
     }
 
-    map.on("popupopen", function (event) {
-      var container = event.popup.getElement();
-      var button = container && container.querySelector(".ctr-use-destination");
-      if (!button) {
-        return;
-      }
-      button.addEventListener("click", function () {
+    // One listener on the map's box, in the capture phase (Leaflet stops a click inside a popup
+    // from reaching the map): a popup's content is drawn again whenever Leaflet updates it (its
+    // size is set to the map's when it opens), so a listener on the button of one drawing
+    // would miss a click on the next one.
+    map.getContainer().addEventListener(
+      "click",
+      function (event) {
+        var button = event.target.closest && event.target.closest(".ctr-use-destination");
+        if (!button) {
+          return;
+        }
         var id = button.getAttribute("data-facility");
         if (facilitySelect) {
           facilitySelect.value = id;
@@ -346,8 +350,9 @@
             facilitySelect.focus({ preventScroll: true });
           }
         }
-      });
-    });
+      },
+      true
+    );
 
     // Typed coordinates (and the values sent back after an error) show on the map too.
     function fromInputs(name, pan) {
