@@ -21,7 +21,7 @@ import schemathesis
 from django.contrib.auth import get_user_model
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections
 from django.test import Client
 from django.urls import Resolver404, resolve
 from django.utils import timezone
@@ -40,6 +40,7 @@ from schemathesis.specs.openapi.checks import (
 from ctr.models import CTR
 from fiscalization.models import DumpingReport
 from pev_network.models import CatchmentBasin
+from tests import emptying
 from tests.builders import multi, offset, square
 from tests.clock import frozen_clock
 from tests.ctr_world import CNPJ_GAMA, build_world, ctr_payload
@@ -356,16 +357,22 @@ class FuzzWorld:
 
 @pytest.fixture(scope="class")
 def fuzz_world(django_db_setup, django_db_blocker):
-    """build_world() once for the class, in a transaction rolled back at its end; each test's
-    own transaction (a savepoint inside it) is rolled back after the test, so every role starts
-    from this same world, as if built for it alone. The same world gives every role the same
-    known inputs, hence the same generated cases (fuzz_operation's `generated`)."""
-    with frozen_clock(), django_db_blocker.unblock(), transaction.atomic():
-        world = build_world()
-        known = known_inputs(world, real_objects(world))
-        headers = {role: headers_of(username) for role, username in ROLES.items()}
-        yield FuzzWorld(known, headers)
-        transaction.set_rollback(True)
+    """build_world() once for the class, committed, and the database emptied at its end (as after
+    a transactional test); each test's own transaction is rolled back after the test, so every
+    role starts from this same world, as if built for it alone. The same world gives every role
+    the same known inputs, hence the same generated cases (fuzz_operation's `generated`).
+    Committed rather than held in a transaction open for the whole class: a transaction with
+    thousands of savepoints (a request each) open for minutes keeps a new hot standby from
+    accepting connections (tests/config/test_replica.py, on another worker, waited past its
+    120 s)."""
+    with frozen_clock(), django_db_blocker.unblock():
+        try:
+            world = build_world()
+            known = known_inputs(world, real_objects(world))
+            headers = {role: headers_of(username) for role, username in ROLES.items()}
+            yield FuzzWorld(known, headers)
+        finally:
+            emptying.empty_everything("default")
 
 
 class TestEveryRoleOnOneWorld:
