@@ -194,9 +194,6 @@ def test_restore_refuses_a_file_that_is_not_a_dump(tmp_path):
 @pytest.mark.usefixtures("frozen_today")  # the demo network's licenses have fixed dates
 def test_migrations_apply_on_a_copy_of_the_demo_database(tmp_path):
     call_command("load_demo", verbosity=0)
-    call_command("load_ctr_demo", verbosity=0)
-    with contextlib.suppress(Exception):  # the fiscalization demo, where it exists
-        call_command("load_fiscalization_demo", verbosity=0)
     assert CTR.objects.count() > 100
     file = dump(tmp_path)
     with fresh_database("migrate") as copy:
