@@ -1,4 +1,7 @@
-"""Demo data loading (fixtures/README.md: the network and bacias are fictitious)."""
+"""The demonstration's network (fixtures/README.md: the network and bacias are fictitious): the
+bacias, the demo licences kept in force, the consortium of the two towns, the admin account and
+the UFESP of the years the demo uses. demo/loading.py runs it first, after the boundary and
+facility files' imports."""
 
 import datetime
 import json
