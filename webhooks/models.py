@@ -12,22 +12,21 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from ctr import lifecycle
 from ctr.models import CTR, Transporter, membership_of
 from jurisdiction.scope import ScopedQuerySet
 from pev_network.models import ReceivingFacility
 
-
-class EventType(models.TextChoices):
-    """What an endpoint may subscribe to: one per CTR action that concerns a system outside."""
-
-    ISSUED = "ctr.issued", "CTR emitido"
-    ONWARD_ISSUED = "ctr.onward_issued", "CTR de saída emitido (de uma área)"
-    RECEIVED = "ctr.received", "CTR recebido"
-    REFUSED = "ctr.refused", "CTR recusado"
-    CANCELLED = "ctr.cancelled", "CTR cancelado"
-    CORRECTION_PROPOSED = "ctr.correction_proposed", "Correção proposta"
-    CORRECTION_APPROVED = "ctr.correction_approved", "Correção aprovada"
-    CORRECTION_REFUSED = "ctr.correction_refused", "Correção recusada"
+# What an endpoint may subscribe to: the events of the CTR's actions (ctr.lifecycle names
+# them; a new action's event is offered here without a change), a member per event named after
+# it ("ctr.received" → RECEIVED).
+EventType = models.TextChoices(
+    "EventType",
+    [
+        (event.name.split(".", 1)[1].upper(), (event.name, event.label))
+        for event in lifecycle.events()
+    ],
+)
 
 
 def new_secret() -> str:
