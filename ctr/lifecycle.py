@@ -316,9 +316,13 @@ def correction_step(name: str, status: str) -> str | None:
     return ACTIONS[name].correction_from.get(status)
 
 
+# The column's choices (CTRAction): the names the history has always shown.
+_HISTORY_LABELS = dict(CTRAction.choices)
+
+
 def history_label(action: str) -> str:
     """How the CTR's history names an event of the action."""
-    return CTRAction(action).label if action in ACTIONS else action
+    return _HISTORY_LABELS.get(action, action)
 
 
 def events() -> list[Event]:
@@ -338,3 +342,33 @@ def event_of(action: str, onward: bool = False) -> str | None:
         return None
     event = row_.onward_event if onward and row_.onward_event else row_.event
     return event.name if event else None
+
+
+def missing(action: Action) -> list[str]:
+    """What a row lacks or gets wrong, by field (empty: the row is whole). Every row says
+    who, in words, the states it is allowed from (but the one that creates the CTR), and
+    what its refusals say; an event or a status change is there or explicitly None."""
+    problems = [
+        name
+        for name in ("label", "participle", "button", "refusal")
+        if not str(getattr(action, name)).strip()
+    ]
+    if action.name not in CTRAction.values:
+        problems.append("name")
+    if action.who not in PARTIES:
+        problems.append("who")
+    if not set(action.allowed_from) <= set(CTRStatus.values):
+        problems.append("allowed_from")
+    if action.allowed_from and not action.state_refusal.strip():
+        problems.append("state_refusal")
+    if action.to_status is not None and action.to_status not in CTRStatus.values:
+        problems.append("to_status")
+    for name in ("event", "onward_event"):
+        event = getattr(action, name)
+        if event is not None and not (event.name.startswith("ctr.") and event.label.strip()):
+            problems.append(name)
+    if not set(action.correction_from) <= set(CorrectionStatus.values) or not set(
+        action.correction_from.values()
+    ) <= {COUNTERPART, NUCLEO, PARTY}:
+        problems.append("correction_from")
+    return problems

@@ -761,11 +761,12 @@ def _close(
     at: datetime.datetime | None,
     extra_fields: tuple[str, ...] = (),
 ) -> CTR:
-    """Move a locked, issued CTR to the action's final status and record the event."""
+    """Move a locked CTR to the action's final status and record the event."""
+    from_status = locked.status
     locked.status = lifecycle.row(action).to_status
     locked.closed_at = at or timezone.now()
     locked.save(update_fields=["status", "closed_at", *extra_fields])
-    record_event(locked, user, action, CTRStatus.ISSUED, data, locked.closed_at)
+    record_event(locked, user, action, from_status, data, locked.closed_at)
     return locked
 
 
