@@ -17,15 +17,23 @@ from ctr.models import CTR, Transporter, membership_of
 from jurisdiction.scope import ScopedQuerySet
 from pev_network.models import ReceivingFacility
 
-# What an endpoint may subscribe to: the events of the CTR's actions (ctr.lifecycle names
-# them; a new action's event is offered here without a change), a member per event named after
-# it ("ctr.received" → RECEIVED).
+# Events about a subject other than a CTR (a report, a facility, …): the subject's app names
+# them, as ctr.lifecycle names the CTR's, and lists them here; webhooks.outbox.enqueue writes
+# them. None yet (docs/architecture.md, "Onde acrescentar").
+SUBJECT_EVENTS: list[lifecycle.Event] = []
+
+
+def event_types() -> list[lifecycle.Event]:
+    """What an endpoint may subscribe to, as the tables stand: the CTR's actions' events, then
+    the other subjects'."""
+    return [*lifecycle.events(), *SUBJECT_EVENTS]
+
+
+# The choices of the endpoints' events, a member per event named after it ("ctr.received" →
+# RECEIVED); an event added later is accepted by the services, which read event_types().
 EventType = models.TextChoices(
     "EventType",
-    [
-        (event.name.split(".", 1)[1].upper(), (event.name, event.label))
-        for event in lifecycle.events()
-    ],
+    [(event.name.split(".", 1)[1].upper(), (event.name, event.label)) for event in event_types()],
 )
 
 

@@ -7,17 +7,19 @@ committed one cannot lose its rows when the process dies before they are sent.""
 
 from __future__ import annotations
 
+import datetime
 import threading
 import time
 import uuid
 
 from django.db import connection
+from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 
 from ctr import lifecycle
 from ctr.models import CTRAction
 
-from .models import Endpoint
+from .models import Delivery, DeliveryKind, Endpoint
 
 # How long a process trusts its copy of "who subscribes to what" before reading it again. A
 # change made in this process drops its copy at once; another process sees a new endpoint
@@ -135,6 +137,39 @@ def on_event_recorded(sender, event, **kwargs) -> None:
     if rows is not None:
         with connection.cursor() as cursor:
             cursor.execute(*rows)
+
+
+def enqueue(
+    kind: str,
+    data: dict,
+    occurred_at: datetime.datetime,
+    transporter_id: int | None = None,
+    facility_ids: tuple[int | None, ...] = (),
+) -> int:
+    """The webhook rows of an event about a subject other than a CTR (its type among
+    models.SUBJECT_EVENTS), inside the caller's transaction: one per active endpoint of the
+    transporter or the facilities that hears it, its payload's `data` as given (JSON). Only
+    those owners' endpoints: the subject's app names the owners it concerns. How many rows."""
+    facilities = [f for f in facility_ids if f]
+    if not subscriptions.heard(kind, transporter_id, *facilities):
+        return 0
+    owners = Q(facility_id__in=facilities)
+    if transporter_id is not None:
+        owners |= Q(transporter_id=transporter_id)
+    event_id = uuid.uuid4()  # one per event, shared by every endpoint that hears it
+    rows = [
+        Delivery(
+            kind=DeliveryKind.WEBHOOK,
+            event_id=event_id,
+            event_type=kind,
+            endpoint=endpoint,
+            occurred_at=occurred_at,
+            context=data,
+            next_attempt_at=occurred_at,
+        )
+        for endpoint in Endpoint.objects.filter(owners, active=True, events__contains=[kind])
+    ]
+    return len(Delivery.objects.bulk_create(rows))
 
 
 def on_ctrs_imported(sender, cursor, table, actor_id, at, **kwargs) -> None:
