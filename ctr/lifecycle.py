@@ -127,6 +127,22 @@ _ANSWER_REFUSAL = (
     "correção; o Núcleo decide só as que lhe são enviadas."
 )
 
+_ANSWERED = {CorrectionStatus.PROPOSED: COUNTERPART, CorrectionStatus.ESCALATED: NUCLEO}
+
+
+def _correction_step(**fields) -> Action:
+    """A row of a correction's step: the parties of the reception, on a received CTR, and the
+    CTR's status stays."""
+    return Action(
+        who="reception_party",
+        allowed_from=_RECEIVED_ONLY,
+        state_refusal=_NOT_RECEIVED,
+        code=_CORRECTION_CONFLICT,
+        to_status=None,
+        **fields,
+    )
+
+
 ROWS = (
     Action(
         name=CTRAction.ISSUE,
@@ -139,8 +155,9 @@ ROWS = (
         state_refusal="",
         to_status=CTRStatus.ISSUED,
         event=Event("ctr.issued", "CTR emitido"),
-        onward_refusal="Só o operador da área emite CTR de saída dela (o município, dos seus "
-        "PEVs).",
+        # {facility}: the origin facility's name.
+        onward_refusal="Só um operador da área “{facility}” emite CTR de saída dela (o "
+        "município, dos seus PEVs).",
         onward_event=Event("ctr.onward_issued", "CTR de saída emitido (de uma área)"),
     ),
     Action(
@@ -195,65 +212,39 @@ ROWS = (
         to_status=None,
         event=None,
     ),
-    Action(
+    _correction_step(
         name=CTRAction.CORRECTION_PROPOSED,
         label="propor",
         participle="proposta",
         button="Propor a correção",
-        who="reception_party",
         refusal="Só o transportador e o operador da área de destino do CTR propõem correções.",
-        allowed_from=_RECEIVED_ONLY,
-        state_refusal=_NOT_RECEIVED,
-        code=_CORRECTION_CONFLICT,
-        to_status=None,
         event=Event("ctr.correction_proposed", "Correção proposta"),
     ),
-    Action(
+    _correction_step(
         name=CTRAction.CORRECTION_APPROVED,
         label="aprovar",
         participle="aprovada",
         button="Aprovar a correção",
-        who="reception_party",
         refusal=_ANSWER_REFUSAL,
-        allowed_from=_RECEIVED_ONLY,
-        state_refusal=_NOT_RECEIVED,
-        code=_CORRECTION_CONFLICT,
-        to_status=None,
         event=Event("ctr.correction_approved", "Correção aprovada"),
-        correction_from={
-            CorrectionStatus.PROPOSED: COUNTERPART,
-            CorrectionStatus.ESCALATED: NUCLEO,
-        },
+        correction_from=_ANSWERED,
     ),
-    Action(
+    _correction_step(
         name=CTRAction.CORRECTION_REFUSED,
         label="recusar",
         participle="recusada",
         button="Recusar",
-        who="reception_party",
         refusal=_ANSWER_REFUSAL,
-        allowed_from=_RECEIVED_ONLY,
-        state_refusal=_NOT_RECEIVED,
-        code=_CORRECTION_CONFLICT,
-        to_status=None,
         event=Event("ctr.correction_refused", "Correção recusada"),
-        correction_from={
-            CorrectionStatus.PROPOSED: COUNTERPART,
-            CorrectionStatus.ESCALATED: NUCLEO,
-        },
+        correction_from=_ANSWERED,
     ),
-    Action(
+    _correction_step(
         # Sent to the Núcleo: only the Núcleo hears it (its queue), no system outside.
         name=CTRAction.CORRECTION_ESCALATED,
         label="enviar ao Núcleo",
         participle="enviada ao Núcleo",
         button="Enviar ao Núcleo",
-        who="reception_party",
         refusal="Só o transportador e o operador da área de destino enviam a correção ao Núcleo.",
-        allowed_from=_RECEIVED_ONLY,
-        state_refusal=_NOT_RECEIVED,
-        code=_CORRECTION_CONFLICT,
-        to_status=None,
         event=None,
         correction_from={CorrectionStatus.REFUSED: PARTY},
     ),
@@ -272,8 +263,9 @@ def may(name: str, ctr: CTR, user) -> bool:
 
 def party_refusal(name: str, ctr: CTR) -> NotAllowed:
     action = ACTIONS[name]
-    onward = ctr.origin_facility_id is not None and action.onward_refusal
-    return NotAllowed(action.onward_refusal if onward else action.refusal)
+    if ctr.origin_facility_id is not None and action.onward_refusal:
+        return NotAllowed(action.onward_refusal.format(facility=ctr.origin_facility.name))
+    return NotAllowed(action.refusal)
 
 
 def check_party(name: str, ctr: CTR, user) -> None:

@@ -39,6 +39,7 @@ from . import (
 from .errors import CTRError, NotAllowed, RuleViolation
 from .models import (
     CTR,
+    CTRAction,
     CTREvent,
     CTRStatus,
     CTRWaste,
@@ -628,10 +629,9 @@ def onward_origins(user, facility_ids) -> dict[int, ReceivingFacility | CTRError
         ):
             found[facility.pk] = facility
         else:
+            refusal = lifecycle.row(CTRAction.ISSUE).onward_refusal
             found[facility.pk] = NotAllowed(
-                f"Só um operador da área “{facility.name}” emite CTR de saída dela (o "
-                "município, dos seus PEVs).",
-                field="origin_facility",
+                refusal.format(facility=facility.name), field="origin_facility"
             )
     return found
 
