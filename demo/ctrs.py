@@ -30,6 +30,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from ctr import roles, rules, services, stock
+from ctr.errors import RuleViolation
 from ctr.models import (
     CTR,
     CTRStatus,
@@ -731,7 +732,7 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users, shipm
         issuer = users["transporters"][p.transporter_key]
         try:
             ctr = services.issue(transporter, issuer, p.request, at=p.at)
-        except services.RuleViolation as violation:
+        except RuleViolation as violation:
             skipped.update(f.code for f in violation.findings if f.severity == rules.Severity.ERROR)
             continue
         closed_at = p.at + p.receive_after
