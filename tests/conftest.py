@@ -35,6 +35,15 @@ def clock_shift_days() -> int:
         ) from None
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """`make test`'s --dist load, with the tests of one class together (tests/scheduling.py)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.scheduling import ClassesTogether
+
+    return ClassesTogether(config, log)
+
+
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the process that starts the run, not a worker
         template_database.start_run()

@@ -355,26 +355,37 @@ class FuzzWorld:
     generated: dict[str, list] = field(default_factory=dict)
 
 
-@pytest.fixture(scope="class")
-def fuzz_world(django_db_setup, django_db_blocker):
-    """build_world() once for the class, committed, and the database emptied at its end (as after
-    a transactional test); each test's own transaction is rolled back after the test, so every
-    role starts from this same world, as if built for it alone. The same world gives every role
-    the same known inputs, hence the same generated cases (fuzz_operation's `generated`).
+@contextlib.contextmanager
+def committed_world(django_db_blocker, build):
+    """`build()`'s world committed for a class of tests, and the database emptied at its end (as
+    after a transactional test); each test's own transaction is rolled back after the test, so
+    every role starts from this same world, as if built for it alone. The same world gives every
+    role the same known inputs, hence the same generated cases (fuzz_operation's `generated`).
     Committed rather than held in a transaction open for the whole class: a transaction with
     thousands of savepoints (a request each) open for minutes keeps a new hot standby from
     accepting connections (tests/config/test_replica.py, on another worker, waited past its
     120 s)."""
     with frozen_clock(), django_db_blocker.unblock():
         try:
-            world = build_world()
-            known = known_inputs(world, real_objects(world))
-            headers = {role: headers_of(username) for role, username in ROLES.items()}
-            yield FuzzWorld(known, headers)
+            yield build()
         finally:
             emptying.empty_everything("default")
 
 
+@pytest.fixture(scope="class")
+def fuzz_world(django_db_setup, django_db_blocker):
+    def build():
+        world = build_world()
+        known = known_inputs(world, real_objects(world))
+        headers = {role: headers_of(username) for role, username in ROLES.items()}
+        return FuzzWorld(known, headers)
+
+    with committed_world(django_db_blocker, build) as world:
+        yield world
+
+
+# One pytest-xdist worker runs the whole class (tests/conftest.py, pytest_xdist_make_scheduler):
+# the world is built and the cases drawn once in the run.
 class TestEveryRoleOnOneWorld:
     """The role fuzz and the boundary values, on one world (fuzz_world)."""
 
@@ -436,6 +447,27 @@ class TestEveryRoleOnOneWorld:
         assert transporter_cases == operator_cases
         assert issued[201] and not refused[201]  # the same cases, answered differently
 
+    @pytest.mark.parametrize("role", ["anonimo", "transportador", "operador", "nucleo", "gerador"])
+    def test_api_boundary_values(self, role, api_schema, fuzz_world):
+        known = fuzz_world.known
+        headers = fuzz_world.headers[role]
+        failures = []
+        calls = 0
+        started = time.monotonic()
+        with in_test_transaction():
+            for result in api_schema.get_all_operations():
+                operation = result.ok()
+                for name, value, case in edge_cases(operation, known.get(operation.label, [])):
+                    calls += 1
+                    try:
+                        case.call_and_validate(headers=headers, checks=CHECKS)
+                    except (Exception, BaseExceptionGroup) as exc:
+                        failures.append(
+                            f"{operation.label} {name}={repr(value)[:40]}: {str(exc)[:1500]}"
+                        )
+        print(f"\n{role}: {calls} requisições, {time.monotonic() - started:.1f} s")
+        assert not failures, "\n\n".join(failures)
+
 
 # --- two municipalities (issue 24 point 8) -------------------------------------------------------
 
@@ -474,26 +506,51 @@ def no_object_of(markers: list[str]):
     return check
 
 
-@pytest.mark.parametrize("username", ["nucleo_b", "fiscal_b"])
-def test_api_fuzz_as_the_other_municipality(username, api_schema):
-    """Every operation fuzzed as a person of municipality B, with A's real ids among the
-    inputs: no response carries any of A's objects (issue 24 point 8)."""
-    towns = build_two_towns()
-    world = towns.a
-    objects = real_objects(world)
-    known = known_inputs(world, objects)
-    markers = markers_of(world, objects)
-    assert markers and all(markers)
-    headers = headers_of(username)
-    checks = [*CHECKS, no_object_of(markers)]
-    failures: list[str] = []
-    with in_test_transaction():
-        for result in api_schema.get_all_operations():
-            operation = result.ok()
-            fuzz_operation(
-                operation, headers, known.get(operation.label, []), failures, checks=checks
-            )
-    assert not failures, "\n\n".join(failures)
+@dataclass
+class OtherTownWorld(FuzzWorld):
+    """Two municipalities; the fuzz's requests come from B's people, with A's ids among the
+    inputs, and `markers` are what only A's objects carry."""
+
+    markers: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="class")
+def other_town_world(django_db_setup, django_db_blocker):
+    def build():
+        towns = build_two_towns()
+        objects = real_objects(towns.a)
+        markers = markers_of(towns.a, objects)
+        headers = {name: headers_of(name) for name in ("nucleo_b", "fiscal_b")}
+        return OtherTownWorld(known_inputs(towns.a, objects), headers, markers=markers)
+
+    with committed_world(django_db_blocker, build) as world:
+        yield world
+
+
+class TestTheOtherMunicipality:
+    """On one world, run by one worker (as TestEveryRoleOnOneWorld): B's second person is sent
+    the cases drawn for the first."""
+
+    @pytest.mark.parametrize("username", ["nucleo_b", "fiscal_b"])
+    def test_api_fuzz_as_the_other_municipality(self, username, api_schema, other_town_world):
+        """Every operation fuzzed as a person of municipality B, with A's real ids among the
+        inputs: no response carries any of A's objects (issue 24 point 8)."""
+        world = other_town_world
+        assert world.markers and all(world.markers)
+        checks = [*CHECKS, no_object_of(world.markers)]
+        failures: list[str] = []
+        with in_test_transaction():
+            for result in api_schema.get_all_operations():
+                operation = result.ok()
+                fuzz_operation(
+                    operation,
+                    world.headers[username],
+                    world.known.get(operation.label, []),
+                    failures,
+                    checks=checks,
+                    generated=world.generated,
+                )
+        assert not failures, "\n\n".join(failures)
 
 
 # --- boundary values ---------------------------------------------------------------------------
@@ -543,30 +600,6 @@ def edge_cases(operation, known: list[dict]):
                         media_type=base["media_type"],
                     ),
                 )
-
-
-@pytest.mark.parametrize("role", ["anonimo", "transportador", "operador", "nucleo", "gerador"])
-def test_api_boundary_values(role, api_schema):
-    world = build_world()
-    objects = real_objects(world)
-    known = known_inputs(world, objects)
-    headers = headers_of(ROLES[role])
-    failures = []
-    calls = 0
-    started = time.monotonic()
-    with in_test_transaction():
-        for result in api_schema.get_all_operations():
-            operation = result.ok()
-            for name, value, case in edge_cases(operation, known.get(operation.label, [])):
-                calls += 1
-                try:
-                    case.call_and_validate(headers=headers, checks=CHECKS)
-                except (Exception, BaseExceptionGroup) as exc:
-                    failures.append(
-                        f"{operation.label} {name}={repr(value)[:40]}: {str(exc)[:1500]}"
-                    )
-    print(f"\n{role}: {calls} requisições, {time.monotonic() - started:.1f} s")
-    assert not failures, "\n\n".join(failures)
 
 
 # Server errors this sweep found once (fixed): an overflowing date in the hotspots, a 5,000-
