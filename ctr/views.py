@@ -37,6 +37,7 @@ from . import (
     csv_format,
     csv_import,
     ctr_templates,
+    fleet,
     reports,
     roles,
     rules,
@@ -694,59 +695,48 @@ def ctr_import_example(request):
 # --- transporter: fleet ----------------------------------------------------------------------
 
 
-@transporter_required
-def vehicles(request):
+def _fleet_page(request, form_class, add, section: str, what: str, order: str):
+    """The list of the transporter's vehicles or equipment and the form that adds one; `add`
+    (ctr.fleet) holds the rules and writes, scoped to the transporter of the request."""
     transporter = request.transporter
+    model = form_class.model
     status = 200
     if request.method == "POST":
-        form = VehicleForm(request.POST)
+        form = form_class(request.POST)
         if form.is_valid():
-            vehicle = form.save(commit=False)
-            vehicle.transporter = transporter
-            vehicle.save()
-            messages.success(request, f"Veículo {vehicle} cadastrado.")
-            return redirect("ctr_web:vehicles")
+            try:
+                item = add(transporter, **form.cleaned_data)
+            except fleet.FleetError as error:
+                add_to_form(form, error)
+            else:
+                label = item.code if model is Equipment else str(item)
+                messages.success(request, f"{what} {label} cadastrado.")
+                return redirect(f"ctr_web:{section}")
         status = 400
     else:
-        form = VehicleForm()
+        form = form_class()
     return render(
         request,
-        "ctr/vehicles.html",
+        f"ctr/{section}.html",
         {
             "nav": "ctrs",
-            "section": "vehicles",
+            "section": section,
             "form": form,
-            "items": Vehicle.objects.filter(transporter=transporter).order_by("-active", "plate"),
+            "items": model.objects.filter(transporter=transporter).order_by("-active", order),
         },
         status=status,
     )
 
 
 @transporter_required
+def vehicles(request):
+    return _fleet_page(request, VehicleForm, fleet.add_vehicle, "vehicles", "Veículo", "plate")
+
+
+@transporter_required
 def equipment(request):
-    transporter = request.transporter
-    status = 200
-    if request.method == "POST":
-        form = EquipmentForm(request.POST, transporter=transporter)
-        if form.is_valid():
-            item = form.save(commit=False)
-            item.transporter = transporter
-            item.save()
-            messages.success(request, f"Equipamento {item.code} cadastrado.")
-            return redirect("ctr_web:equipment")
-        status = 400
-    else:
-        form = EquipmentForm(transporter=transporter)
-    return render(
-        request,
-        "ctr/equipment.html",
-        {
-            "nav": "ctrs",
-            "section": "equipment",
-            "form": form,
-            "items": Equipment.objects.filter(transporter=transporter).order_by("-active", "code"),
-        },
-        status=status,
+    return _fleet_page(
+        request, EquipmentForm, fleet.add_equipment, "equipment", "Equipamento", "code"
     )
 
 
