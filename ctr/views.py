@@ -26,6 +26,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 import audit
 from config.br import br_number
+from config.csv_safety import csv_response
 from config.errors import add_to_form, errors_back_to
 from config.list_order import Column, ListOrder
 from jurisdiction.access import DataScope, declare
@@ -680,16 +681,13 @@ def ctr_import(request):
 @require_safe
 @transporter_required
 def ctr_import_example(request):
-    # A BOM, so that Excel opens the UTF-8 file with its accents; the importer drops it.
-    response = HttpResponse(
-        "\ufeff"
-        + csv_format.example_csv(
+    # The importer drops the BOM csv_response puts for Excel.
+    return csv_response(
+        "exemplo-ctrs.csv",
+        *csv_format.example_table(
             csv_import.example_rows(request.transporter, timezone.localdate())
         ),
-        content_type="text/csv; charset=utf-8",
     )
-    response["Content-Disposition"] = 'attachment; filename="exemplo-ctrs.csv"'
-    return response
 
 
 # --- transporter: fleet ----------------------------------------------------------------------
