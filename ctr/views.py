@@ -25,6 +25,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
 import audit
+from config import csv_reader
 from config.br import br_number
 from config.csv_safety import csv_response
 from config.errors import add_to_form, errors_back_to
@@ -628,15 +629,15 @@ def ctr_import(request):
             upload = form.cleaned_data["file"]
             try:
                 # Refused before it is read into memory.
-                csv_import.check_size(upload.size)
-                data = upload.read(csv_import.MAX_BYTES + 1)
+                csv_reader.check_size(upload.size)
+                data = upload.read(csv_reader.MAX_BYTES + 1)
                 report = csv_import.import_ctrs(
                     data,
                     request.transporter,
                     request.user,
                     dry_run=form.cleaned_data["dry_run"],
                 )
-            except csv_import.CSVFileError as error:
+            except csv_reader.CSVFileError as error:
                 file_error = error.message
                 file_rows = error.rows  # the rows that refuse the whole file, if any
                 status = error.status
@@ -670,8 +671,8 @@ def ctr_import(request):
                 }
                 for name in csv_format.COLUMNS
             ],
-            "max_rows": br_number(csv_import.MAX_ROWS),
-            "max_mb": csv_import.MAX_BYTES // (1024 * 1024),
+            "max_rows": br_number(csv_reader.MAX_ROWS),
+            "max_mb": csv_reader.MAX_BYTES // (1024 * 1024),
             "facilities": facilities,
         },
         status=status,
