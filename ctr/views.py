@@ -157,7 +157,7 @@ def dashboard(request):
         # An inspector's work starts from the reports (art. 21-22); the Núcleo's from the map.
         return redirect("intake:inspect")
     if roles.is_municipal(user):
-        return redirect("maps:nucleo-painel")
+        return redirect("nucleo:painel")
     return forbidden(
         request,
         "O seu usuário ainda não tem perfil: peça ao Núcleo Permanente de Gestão que o vincule "
