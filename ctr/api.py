@@ -648,6 +648,11 @@ class OwnFleetViewSet(
             return self.model.objects.none()
         return self.model.objects.filter(transporter=transporter).order_by("pk")
 
+    def create(self, request, *args, **kwargs):
+        # Who may register comes before what is sent: anyone else hears 403, not a 400.
+        self.transporter()
+        return super().create(request, *args, **kwargs)
+
     def perform_create(self, serializer):
         serializer.instance = self.add(self.transporter(), **serializer.validated_data)
 

@@ -129,3 +129,13 @@ def test_a_plate_taken_meanwhile_is_refused_not_a_server_error(world, monkeypatc
         fleet.add_vehicle(world.alfa, "QRS-1234")
     monkeypatch.undo()
     assert Vehicle.objects.filter(plate="QRS1234").count() == 1
+
+
+@pytest.mark.parametrize("what", ["vehicle", "equipment"])
+def test_only_a_transporter_registers_even_with_a_bad_body(world, what):
+    """Who may register is answered before what was sent: a facility's operator posting an
+    invalid body hears 403, as with a valid one."""
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.get(pk=world.operator.pk))
+    response = client.post(API[what], {}, format="json")
+    assert response.status_code == 403, response.content
