@@ -50,8 +50,8 @@ def add_vehicle(
 def add_equipment(
     transporter: Transporter,
     code: str,
-    kind: str,
     nominal_capacity_m3: Decimal,
+    kind: str = EquipmentKind.STATIONARY_SKIP,
     active: bool = True,
 ) -> Equipment:
     code = (code or "").strip().upper()

@@ -139,3 +139,15 @@ def test_only_a_transporter_registers_even_with_a_bad_body(world, what):
     client.force_authenticate(get_user_model().objects.get(pk=world.operator.pk))
     response = client.post(API[what], {}, format="json")
     assert response.status_code == 403, response.content
+
+
+def test_the_api_leaves_the_kind_to_the_models_default(world):
+    """The API's kind is optional (the model's default, a stationary skip): the service takes
+    the same default rather than failing on a missing argument."""
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.get(pk=world.alfa_user.pk))
+    response = client.post(
+        API["equipment"], {"code": "C-99", "nominal_capacity_m3": "4.00"}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["kind"] == "CACAMBA"
