@@ -34,7 +34,6 @@ BEGIN = (
 END = "<!-- p7:end -->"
 DEFAULT_REQUESTS = 30
 MAX_DASHBOARD_S = 1.0
-DEMOS = ("load_demo", "load_ctr_demo", "load_generator_demo", "load_fiscalization_demo")
 PAGES = (
     ("Painel do Núcleo", "nucleo", "/nucleo/"),
     ("Lista de CTRs do transportador", "transportador", "/transportador/ctrs/"),
@@ -44,8 +43,7 @@ PAGES = (
 def load_demo() -> None:
     from django.core.management import call_command
 
-    for command in DEMOS:
-        call_command(command, stdout=io.StringIO())
+    call_command("load_demo", stdout=io.StringIO())
 
 
 def timed(username: str, path: str, requests: int) -> list[float]:

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "jobs",
     "ogc",
     "synthetic",
+    "demo",
     "tour",
 ]
 

@@ -34,11 +34,12 @@ from jurisdiction.scope import jurisdiction_of
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import fleet, offline, roles, rules, services, stock
+from . import fleet, lifecycle, offline, roles, rules, services, stock
 from .documents import normalize_document, normalize_plate
 from .idempotency import idempotent  # issue 16 point 2: safe retries
 from .models import (
     CTR,
+    CTRAction,
     CTRStatus,
     CTRWasteClass,
     Equipment,
@@ -528,7 +529,7 @@ class CTRViewSet(
         onward = isinstance(request.data, dict) and request.data.get("origin_facility")
         transporter = roles.transporter_of(request.user)
         if transporter is None and not onward:
-            raise Problem(403, "Só usuários de um transportador cadastrado emitem CTR.")
+            raise Problem(403, lifecycle.row(CTRAction.ISSUE).refusal)
         if onward and str(onward).isdigit():
             # Who may issue from the facility, before the body: a stranger learns nothing else.
             services.onward_origin(request.user, int(onward))

@@ -27,20 +27,19 @@ from config.br import br_date, br_number
 from pev_network import services as network
 from pev_network.models import ReceivingFacility
 
-from . import plausibility, roles, rules, services, stock
+from . import lifecycle, plausibility, roles, rules, services, stock
+from .errors import CorrectionConflict, CorrectionError, CorrectionOverStock, NotAllowed
 from .models import (
     CTR,
     CorrectionSide,
     CorrectionStatus,
     CTRAction,
     CTRCorrection,
-    CTRStatus,
     CTRWaste,
     CTRWasteClass,
     Equipment,
     OnSiteProcessing,
 )
-from .services import CTRError, NotAllowed
 
 # Bounds of a corrected value, as the CTR's columns hold them (numeric(8, 3)).
 MAX_VOLUME_M3 = Decimal("99999.999")
@@ -54,26 +53,6 @@ FIELD_LABELS = {
     "equipment": "equipamento",
     "destination": "ponto de descarga",
 }
-
-
-class CorrectionError(CTRError):
-    code = "correction"
-
-
-class CorrectionConflict(CorrectionError):
-    """Not now: the CTR is not received, a correction is already open, or this one was decided."""
-
-    status = 409
-    code = "correction_conflict"
-
-
-class CorrectionOverStock(CorrectionError):
-    """The corrected values would leave a facility with less of a class than already left it
-    on onward CTRs or in processing (art. 3 III): the correction is not applied, nothing is
-    written; the onward CTRs are corrected or cancelled first, or the correction refused."""
-
-    status = 409
-    code = "correction_over_stock"
 
 
 @dataclass
@@ -139,13 +118,14 @@ class Allowed:
 
 
 def allowed(correction: CTRCorrection, user, open_exists: bool = False) -> Allowed:
+    """The buttons, from ctr.lifecycle's rows: who takes each step from the correction's state."""
     side = side_of(user, correction.ctr)
+    answer_by = lifecycle.correction_step(CTRAction.CORRECTION_APPROVED, correction.status)
+    escalate_by = lifecycle.correction_step(CTRAction.CORRECTION_ESCALATED, correction.status)
     return Allowed(
-        answer=correction.status == CorrectionStatus.PROPOSED and side == correction.counterpart,
-        escalate=correction.status == CorrectionStatus.REFUSED
-        and side is not None
-        and not open_exists,
-        decide=correction.status == CorrectionStatus.ESCALATED
+        answer=answer_by == lifecycle.COUNTERPART and side == correction.counterpart,
+        escalate=escalate_by == lifecycle.PARTY and side is not None and not open_exists,
+        decide=answer_by == lifecycle.NUCLEO
         and roles.is_nucleo(user, correction.ctr.municipality_id),
     )
 
@@ -155,15 +135,10 @@ _OPEN = [CorrectionStatus.PROPOSED, CorrectionStatus.ESCALATED]
 
 def why_not_propose(ctr: CTR, user) -> CorrectionError | NotAllowed | None:
     """Why `user` may not propose a correction of `ctr` now (None: it may)."""
-    if side_of(user, ctr) is None:
-        return NotAllowed(
-            "Só o transportador e o operador da área de destino do CTR propõem correções."
-        )
-    if ctr.status != CTRStatus.RECEIVED:
-        return CorrectionConflict(
-            f"Só um CTR recebido pode ser corrigido: o {ctr.number} está "
-            f"“{ctr.get_status_display().lower()}”."
-        )
+    if not lifecycle.may(CTRAction.CORRECTION_PROPOSED, ctr, user):
+        return lifecycle.party_refusal(CTRAction.CORRECTION_PROPOSED, ctr)
+    if not lifecycle.in_state(CTRAction.CORRECTION_PROPOSED, ctr):
+        return lifecycle.state_refusal(CTRAction.CORRECTION_PROPOSED, ctr, CorrectionConflict)
     if ctr.corrections.filter(status__in=_OPEN).exists():
         return _open_conflict(ctr)
     return None
@@ -184,17 +159,12 @@ def check_actor(correction: CTRCorrection, user, action: str) -> str:
     side = side_of(user, correction.ctr)
     if action == "escalate":
         if side is None:
-            raise NotAllowed(
-                "Só o transportador e o operador da área de destino enviam a correção ao Núcleo."
-            )
+            raise lifecycle.party_refusal(CTRAction.CORRECTION_ESCALATED, correction.ctr)
         return side
     if side == correction.proposed_side:
         raise NotAllowed("Quem propôs a correção não a decide: cabe à outra parte do recebimento.")
     if side is None:
-        raise NotAllowed(
-            "Só a outra parte do recebimento (transportador ou área de destino) aprova ou recusa "
-            "a correção; o Núcleo decide só as que lhe são enviadas."
-        )
+        raise lifecycle.party_refusal(CTRAction.CORRECTION_APPROVED, correction.ctr)
     return side
 
 
@@ -381,11 +351,14 @@ def propose(
     return correction
 
 
-def _check_status(correction: CTRCorrection, status: str, what: str) -> None:
-    if correction.status != status:
+def _check_step(correction: CTRCorrection, action: str, by: str, what: str = "") -> None:
+    """Refuse the step unless ctr.lifecycle's row `action` is taken `by` (COUNTERPART, NUCLEO,
+    PARTY) from the correction's state; `what` names it when it is not the row's label (the
+    Núcleo decides either way)."""
+    if lifecycle.correction_step(action, correction.status) != by:
         raise CorrectionConflict(
-            f"Não é possível {what} a correção {correction.pk}: ela está "
-            f"“{correction.get_status_display().lower()}”."
+            f"Não é possível {what or lifecycle.row(action).label} a correção {correction.pk}: "
+            f"ela está “{correction.get_status_display().lower()}”."
         )
 
 
@@ -395,7 +368,7 @@ def approve(correction: CTRCorrection, user, at: datetime.datetime | None = None
     at = at or timezone.now()
     with transaction.atomic():
         locked, ctr = _lock_correction(correction)
-        _check_status(locked, CorrectionStatus.PROPOSED, "aprovar")
+        _check_step(locked, CTRAction.CORRECTION_APPROVED, lifecycle.COUNTERPART)
         locked.status = CorrectionStatus.APPROVED
         locked.answered_by, locked.answered_at = user, at
         _apply(locked, ctr, user, side, "", at)
@@ -411,7 +384,7 @@ def refuse(
     at = at or timezone.now()
     with transaction.atomic():
         locked, ctr = _lock_correction(correction)
-        _check_status(locked, CorrectionStatus.PROPOSED, "recusar")
+        _check_step(locked, CTRAction.CORRECTION_REFUSED, lifecycle.COUNTERPART)
         locked.status = CorrectionStatus.REFUSED
         locked.answered_by, locked.answered_at, locked.answer_note = user, at, reason
         locked.save(update_fields=["status", "answered_by", "answered_at", "answer_note"])
@@ -434,7 +407,7 @@ def escalate(
     at = at or timezone.now()
     with transaction.atomic():
         locked, ctr = _lock_correction(correction)
-        _check_status(locked, CorrectionStatus.REFUSED, "enviar ao Núcleo")
+        _check_step(locked, CTRAction.CORRECTION_ESCALATED, lifecycle.PARTY)
         if ctr.corrections.filter(status__in=_OPEN).exists():
             raise _open_conflict(ctr)
         locked.status = CorrectionStatus.ESCALATED
@@ -469,7 +442,8 @@ def decide(
     at = at or timezone.now()
     with transaction.atomic():
         locked, ctr = _lock_correction(correction)
-        _check_status(locked, CorrectionStatus.ESCALATED, "decidir")
+        outcome = CTRAction.CORRECTION_APPROVED if approved else CTRAction.CORRECTION_REFUSED
+        _check_step(locked, outcome, lifecycle.NUCLEO, "decidir")
         locked.status = CorrectionStatus.DECIDED
         locked.decided_by, locked.decided_at, locked.note = user, at, note
         if approved:
@@ -745,7 +719,7 @@ def event_details(data: dict) -> list[str]:
 
 def summary(ctr: CTR, user) -> dict:
     """The corrections section of a CTR's detail page (ctr/corrections/_section.html)."""
-    shown = ctr.status == CTRStatus.RECEIVED
+    shown = lifecycle.in_state(CTRAction.CORRECTION_PROPOSED, ctr)
     items = list(ctr.corrections.order_by("pk")) if shown else []
     return {
         "shown": shown,

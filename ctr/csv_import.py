@@ -46,6 +46,7 @@ from .csv_format import (
     origin_facility_problem,
     parse_values,
 )
+from .errors import CTRError, NotAllowed, RuleViolation
 from .models import Transporter, TransporterLicence
 
 
@@ -85,8 +86,8 @@ def check_origins(rows: Iterable[tuple[int, dict[str, str]]], user) -> None:
         found = services.onward_origins(user, lines_of)
         for facility, lines in lines_of.items():
             origin = found.get(facility) or services.unknown_origin(facility)
-            if isinstance(origin, services.CTRError):
-                forbidden = forbidden or isinstance(origin, services.NotAllowed)
+            if isinstance(origin, CTRError):
+                forbidden = forbidden or isinstance(origin, NotAllowed)
                 for line in lines:
                     problems[line] = error_problem(origin)
     if problems:
@@ -238,11 +239,11 @@ def import_row(line: int, row: dict[str, str], transporter: Transporter, user, d
             findings = [rules.Finding(**f) for f in ctr.findings]
             result.findings = findings
             result.warnings = [finding_problem(f) for f in findings]
-        except services.RuleViolation as violation:
+        except RuleViolation as violation:
             result.findings = violation.findings
             errors = [f for f in violation.findings if f.severity == rules.Severity.ERROR]
             problems = [finding_problem(f) for f in errors]
-        except services.CTRError as error:
+        except CTRError as error:
             problems = [error_problem(error)]
     result.problems = problems
     return result

@@ -23,11 +23,10 @@ from django.utils import timezone
 from config.br import br_date, br_datetime, br_money, br_number
 from pev_network.models import FacilityKind, FacilityLicense, Municipality, UfespRate
 
-from . import certificates, corrections, rules
+from . import certificates, corrections, lifecycle, rules
 from .documents import PLATE_RE, format_document, mask_document, public_person_name
 from .models import (
     CTR,
-    CTRAction,
     CTRStatus,
     CTRWaste,
     CTRWasteClass,
@@ -82,7 +81,6 @@ def status_label(code: str) -> str:
 # --- the CTR's page: its findings and its history ---------------------------------------------
 # Every page of one CTR shows them alike (the transporter's, the operator's, the generator's).
 
-ACTION_LABELS = dict(CTRAction.choices)
 STATUS_LABELS = dict(CTRStatus.choices)
 
 
@@ -127,7 +125,7 @@ def event_rows(ctr: CTR) -> list[dict]:
             {
                 "at": event.at,
                 "actor": event.actor.get_username(),
-                "action": ACTION_LABELS.get(event.action, event.action),
+                "action": lifecycle.history_label(event.action),
                 "from": STATUS_LABELS.get(event.from_status, event.from_status or "—"),
                 "to": STATUS_LABELS.get(event.to_status, event.to_status),
                 "details": details,

@@ -14,7 +14,6 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from config.br import br_date
-from config.errors import DomainError
 from jurisdiction.scope import jurisdiction_of
 from pev_network import services as network
 from pev_network.models import (
@@ -26,9 +25,21 @@ from pev_network.models import (
     licensed_exists,
 )
 
-from . import issue_reads, issue_writes, offline, plausibility, roles, rules, signals, stock
+from . import (
+    issue_reads,
+    issue_writes,
+    lifecycle,
+    offline,
+    plausibility,
+    roles,
+    rules,
+    signals,
+    stock,
+)
+from .errors import CTRError, NotAllowed, RuleViolation
 from .models import (
     CTR,
+    CTRAction,
     CTREvent,
     CTRStatus,
     CTRWaste,
@@ -42,35 +53,6 @@ from .models import (
     address_key,
 )
 from .rules import CTRDraft, Finding, WasteLine
-
-
-class CTRError(DomainError):
-    """An operation on a CTR refused by the catalogue or the lifecycle."""
-
-
-class RuleViolation(CTRError):
-    """One or more rules of the catalogue were broken; `findings` lists every one."""
-
-    status = 422
-    code = "rules"
-
-    def __init__(self, findings: list[Finding]):
-        errors = [f for f in findings if f.severity == rules.Severity.ERROR]
-        super().__init__(f"O CTR viola {len(errors)} regra(s) do catálogo.")
-        self.findings = findings
-
-    def problem_errors(self) -> list[dict]:
-        return [f.as_dict() for f in self.findings if f.severity == rules.Severity.ERROR]
-
-
-class TransitionNotAllowed(CTRError):
-    status = 409
-    code = "transition"
-
-
-class NotAllowed(CTRError):
-    status = 403
-    code = "forbidden"
 
 
 @dataclass
@@ -647,10 +629,9 @@ def onward_origins(user, facility_ids) -> dict[int, ReceivingFacility | CTRError
         ):
             found[facility.pk] = facility
         else:
+            refusal = lifecycle.row(CTRAction.ISSUE).onward_refusal
             found[facility.pk] = NotAllowed(
-                f"Só um operador da área “{facility.name}” emite CTR de saída dela (o "
-                "município, dos seus PEVs).",
-                field="origin_facility",
+                refusal.format(facility=facility.name), field="origin_facility"
             )
     return found
 
@@ -763,34 +744,13 @@ def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
 
 # --- life of the document ------------------------------------------------------------------
 
-TRANSITIONS = {
-    "receive": ({CTRStatus.ISSUED}, CTRStatus.RECEIVED),
-    "refuse": ({CTRStatus.ISSUED}, CTRStatus.REFUSED),
-    "cancel": ({CTRStatus.ISSUED}, CTRStatus.CANCELLED),
-}
-ACTION_LABELS = {"receive": "receber", "refuse": "recusar", "cancel": "cancelar"}
-PARTICIPLES = {"receive": "recebido", "refuse": "recusado", "cancel": "cancelado"}
-
 
 def _lock_for(action: str, ctr: CTR) -> CTR:
-    """Lock the row and check the transition: of two concurrent actions, one wins and the
-    other sees the new status."""
+    """Lock the row and check the action's states (ctr.lifecycle): of two concurrent actions,
+    one wins and the other sees the new status."""
     locked = CTR.objects.select_for_update().get(pk=ctr.pk)
-    allowed_from, _ = TRANSITIONS[action]
-    if locked.status not in allowed_from:
-        raise TransitionNotAllowed(
-            f"Não é possível {ACTION_LABELS[action]} o {locked.number}: ele está "
-            f"“{locked.get_status_display().lower()}”. Só um CTR emitido pode ser "
-            f"{PARTICIPLES[action]}."
-        )
+    lifecycle.check_state(action, locked)
     return locked
-
-
-def _require_operator(ctr: CTR, user) -> None:
-    # Art. 13 sole §: the receiver confirms what arrived; not the Núcleo on its behalf.
-    facility = roles.facility_of(user)
-    if facility is None or facility.pk != ctr.destination_facility_id:
-        raise NotAllowed("Só um operador da área de destino pode receber ou recusar este CTR.")
 
 
 def _close(
@@ -801,11 +761,12 @@ def _close(
     at: datetime.datetime | None,
     extra_fields: tuple[str, ...] = (),
 ) -> CTR:
-    """Move a locked, issued CTR to the action's final status and record the event."""
-    _, locked.status = TRANSITIONS[action]
+    """Move a locked CTR to the action's final status and record the event."""
+    from_status = locked.status
+    locked.status = lifecycle.row(action).to_status
     locked.closed_at = at or timezone.now()
     locked.save(update_fields=["status", "closed_at", *extra_fields])
-    record_event(locked, user, action, CTRStatus.ISSUED, data, locked.closed_at)
+    record_event(locked, user, action, from_status, data, locked.closed_at)
     return locked
 
 
@@ -824,7 +785,8 @@ def receive(
     at: datetime.datetime | None = None,
 ) -> CTR:
     """Confirm arrival at the destination facility (art. 13 sole §). One winner under races."""
-    _require_operator(ctr, user)
+    # Art. 13 sole §: the receiver confirms what arrived; not the Núcleo on its behalf.
+    lifecycle.check_party("receive", ctr, user)
     if received_volume_m3 <= 0:
         raise CTRError("O volume recebido deve ser maior que zero.", field="received_volume_m3")
     with transaction.atomic():
@@ -863,7 +825,7 @@ def receive(
 
 def refuse(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
     """The destination facility refuses the load (it stays the transporter's responsibility)."""
-    _require_operator(ctr, user)
+    lifecycle.check_party("refuse", ctr, user)
     reason = _reason(reason, "da recusa")
     with transaction.atomic():
         return _close(_lock_for("refuse", ctr), user, "refuse", {"reason": reason}, at)
@@ -872,13 +834,7 @@ def refuse(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> 
 def cancel(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
     """The transporter cancels a CTR before reception; an onward CTR, the one who issued it
     (its volume returns to the facility's stock: ctr.stock counts it no more)."""
-    if ctr.origin_facility_id is not None:
-        if ctr.created_by_id != user.pk:
-            raise NotAllowed("Só quem emitiu o CTR de saída pode cancelá-lo.")
-    else:
-        transporter = roles.transporter_of(user)
-        if transporter is None or transporter.pk != ctr.transporter_id:
-            raise NotAllowed("Só o transportador que emitiu o CTR pode cancelá-lo.")
+    lifecycle.check_party("cancel", ctr, user)
     reason = _reason(reason, "do cancelamento")
     with transaction.atomic():
         return _close(_lock_for("cancel", ctr), user, "cancel", {"reason": reason}, at)

@@ -40,12 +40,14 @@ from . import (
     csv_import,
     ctr_templates,
     fleet,
+    lifecycle,
     reports,
     roles,
     rules,
     services,
     stock,
 )
+from .errors import CTRError, RuleViolation
 from .forms import (
     FINDING_FIELDS,
     ONWARD_FINDING_FIELDS,
@@ -68,6 +70,7 @@ from .models import (
     CTR,
     CorrectionSide,
     CorrectionStatus,
+    CTRAction,
     CTRCorrection,
     CTRStatus,
     Equipment,
@@ -295,8 +298,8 @@ def ctr_list(request):
 
 @dataclass(frozen=True)
 class DetailSide:
-    """Whose page of a CTR it is: its menu, where "Voltar" goes, where a cancellation posts
-    and who may cancel (services.cancel decides; the page offers it only to them)."""
+    """Whose page of a CTR it is: its menu, where "Voltar" goes and where a cancellation posts
+    (who may cancel is ctr.lifecycle's, as services.cancel reads it)."""
 
     nav: str
     subnav: str
@@ -305,12 +308,6 @@ class DetailSide:
     back_url: str
     back_label: str
     cancel_url: str
-
-    def can_cancel(self, ctr: CTR, user) -> bool:
-        if ctr.status != CTRStatus.ISSUED:
-            return False
-        # An onward CTR: who issued it (services.cancel).
-        return ctr.origin_facility_id is None or ctr.created_by_id == user.pk
 
 
 TRANSPORTER_SIDE = DetailSide(
@@ -353,7 +350,8 @@ def render_detail(
             "findings": reports.finding_rows(ctr.findings),
             "events": reports.event_rows(ctr),
             "cancel_form": cancel_form or ReasonForm(prefix="cancel"),
-            "can_cancel": side.can_cancel(ctr, request.user),
+            "can_cancel": lifecycle.offered(CTRAction.CANCEL, ctr, request.user),
+            "cancel_action": lifecycle.row(CTRAction.CANCEL),
             "pdf_url": f"/ctrs/{ctr.number}/pdf/",
             # Issue 16 point 4: the corrections after reception.
             "corrections": corrections.summary(ctr, request.user),
@@ -392,7 +390,7 @@ def _cancel(request, ctr: CTR, side: DetailSide):
     form = ReasonForm(request.POST, prefix="cancel")
     if not form.is_valid():
         return render_detail(request, ctr, form, status=400, side=side)
-    if wants_review(request) and ctr.status == CTRStatus.ISSUED:
+    if wants_review(request) and lifecycle.in_state(CTRAction.CANCEL, ctr):
         return confirm_page(
             request,
             title=f"Cancelar o {ctr.number}?",
@@ -509,14 +507,14 @@ def _try_issue(request, form, formset, act, fields=FINDING_FIELDS) -> IssueAttem
     )
     try:
         attempt.ctr = act(attempt.warnings)
-    except services.RuleViolation as violation:
+    except RuleViolation as violation:
         attempt.status = 422
         for finding in violation.findings:
             if finding.severity == rules.Severity.ERROR:
                 place(finding.field, _rule_message(finding))
             else:
                 attempt.warnings.append(_rule_message(finding))
-    except services.CTRError as error:
+    except CTRError as error:
         attempt.status = error.status if error.status in (400, 409, 422) else 400
         place(error.field, error.message)
     return attempt
@@ -591,7 +589,7 @@ def ctr_new(request):
             form.ask_generator_name(registered)
             _, findings = services.check(transporter, issue_request)
             if rules.has_errors(findings):
-                raise services.RuleViolation(findings)
+                raise RuleViolation(findings)
             warnings.extend(_rule_message(f) for f in findings)
             return None
         issue_request.generator.name = name
@@ -797,7 +795,9 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
     base = _facility_ctrs(request)
     if match is not None:
         base = base.filter(match)
-    issued = RECEPTION_ORDER.apply(base.filter(status=CTRStatus.ISSUED), request.GET)
+    # What the operator may still receive or refuse (ctr.lifecycle), then what it closed.
+    receivable = Q(status__in=lifecycle.row(CTRAction.RECEIVE).allowed_from)
+    issued = RECEPTION_ORDER.apply(base.filter(receivable), request.GET)
     page = Paginator(issued, RECEPTION_PAGE_SIZE).get_page(request.GET.get("pagina"))
     rows = []
     for ctr in page:
@@ -829,7 +829,7 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
         proposed_side=CorrectionSide.TRANSPORTER,
     )
     closed = (
-        base.filter(~Q(status=CTRStatus.ISSUED))
+        base.filter(~receivable)
         .annotate(correction_to_decide=Exists(to_decide))
         .order_by("-correction_to_decide", "-closed_at", "-pk")[:RECENTLY_CLOSED]
     )
@@ -844,6 +844,8 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
             "facility": request.facility,
             "page": page,
             "rows": rows,
+            "receive_action": lifecycle.row(CTRAction.RECEIVE),
+            "refuse_action": lifecycle.row(CTRAction.REFUSE),
             "closed": closed,
             "alert": alert,
             "search": search,
@@ -917,10 +919,10 @@ def reception_action(request, number: str, action: str):
             )
         else:
             ctr = services.refuse(ctr, request.user, form.cleaned_data["reason"])
-    except services.RuleViolation as violation:
+    except RuleViolation as violation:
         text = " ".join(f.message for f in violation.findings)
         return _render_receptions(request, bound, text, violation.status)
-    except services.CTRError as error:
+    except CTRError as error:
         # A colleague may have received it first (409): say so plainly, on the same page.
         if error.field and error.field in form.fields:
             form.add_error(error.field, error.message)
@@ -1109,7 +1111,7 @@ def processing_new(request):
             data["kind"],
             data["note"].strip(),
         )
-    except services.CTRError as error:
+    except CTRError as error:
         add_to_form(form, error)
         return _render_stock(request, form, status=error.status)
     messages.success(

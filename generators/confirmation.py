@@ -13,7 +13,7 @@ PEV) is issued by the facility's operator itself, so it has nothing to confirm, 
 CTR carried nothing. A received or refused CTR may still be confirmed: the load did leave.
 
 Services: no request objects; one transaction each; refusals are `ConfirmationRefused` (409)
-or `ctr.services.NotAllowed` (403), with nothing written.
+or `ctr.errors.NotAllowed` (403), with nothing written.
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from django.utils import timezone
 from config import mail
 from config.br import br_datetime
 from config.letterhead import PLATFORM
-from ctr import roles, services
-from ctr.models import CTR, CTRAction, CTRStatus, Membership
+from ctr import errors, lifecycle, roles, services
+from ctr.models import CTR, CTRAction, Membership
 from jurisdiction.scope import staff_of
 from pev_network.letterhead import common_letterhead, letterheads
 
 from .models import UnconfirmedDepartureNotice
 
 
-class ConfirmationRefused(services.CTRError):
+class ConfirmationRefused(errors.CTRError):
     """The CTR is not one whose departure can be confirmed now."""
 
     status = 409
@@ -50,7 +50,7 @@ def needs_confirmation(ctr: CTR) -> bool:
     return (
         ctr.municipality.generator_confirmation_required
         and not ctr.is_onward
-        and ctr.status != CTRStatus.CANCELLED
+        and lifecycle.in_state(CTRAction.CONFIRM_DEPARTURE, ctr)
         and ctr.generator_confirmed_at is None
     )
 
@@ -69,11 +69,8 @@ def _refusal(ctr: CTR) -> ConfirmationRefused | None:
             "operador: não há saída de obra a confirmar.",
             code="confirmation_onward",
         )
-    if ctr.status == CTRStatus.CANCELLED:
-        return ConfirmationRefused(
-            f"O {ctr.number} foi cancelado: não há saída a confirmar.",
-            code="confirmation_cancelled",
-        )
+    if not lifecycle.in_state(CTRAction.CONFIRM_DEPARTURE, ctr):
+        return lifecycle.state_refusal(CTRAction.CONFIRM_DEPARTURE, ctr, ConfirmationRefused)
     if ctr.generator_confirmed_at is not None:
         return ConfirmationRefused(
             f"A saída do {ctr.number} já foi confirmada em "
@@ -87,12 +84,7 @@ def confirm_departure(ctr: CTR, user, at: datetime.datetime | None = None) -> CT
     """The generator confirms that the CTR's load left its worksite: once, recorded in the
     CTR's history (CTRAction.CONFIRM_DEPARTURE; the status does not change). Of two
     confirmations at once, one wins and the other is told it was done."""
-    generator = roles.generator_of(user)
-    if (
-        generator is None
-        or not CTR.objects.filter(roles.generator_ctrs_q(generator.pk), pk=ctr.pk).exists()
-    ):
-        raise services.NotAllowed("Só o gerador do CTR confirma a saída da carga.")
+    lifecycle.check_party(CTRAction.CONFIRM_DEPARTURE, ctr, user)
     with transaction.atomic():
         locked = (
             CTR.objects.select_for_update(of=("self",))
@@ -124,7 +116,8 @@ def awaiting(queryset: QuerySet) -> QuerySet:
         municipality__generator_confirmation_required=True,
         generator_confirmed_at__isnull=True,
         origin_facility__isnull=True,
-    ).exclude(status=CTRStatus.CANCELLED)
+        status__in=lifecycle.row(CTRAction.CONFIRM_DEPARTURE).allowed_from,
+    )
 
 
 def unconfirmed(queryset: QuerySet | None = None, now: datetime.datetime | None = None) -> QuerySet:

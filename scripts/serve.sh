@@ -30,9 +30,7 @@ if [ "$step" = all ] || [ "$step" = prepare ]; then
     python manage.py migrate --noinput -v 0
     python manage.py createcachetable
     if [ "${CTR_LOAD_DEMO:-0}" = 1 ]; then
-        for demo in load_demo load_ctr_demo load_generator_demo load_fiscalization_demo; do
-            python manage.py "$demo"
-        done
+        python manage.py load_demo
     fi
 fi
 if [ "$step" = all ] || [ "$step" = run ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo start of the application (`make run`): migrate, the cache table (the rate limits and
-# the login ceiling live in the database cache), the demo loads, the static files, then serve
+# the login ceiling live in the database cache), the whole demonstration (demo/), the static files, then serve
 # with runserver, the worker and the scheduler beside it. Production (the Docker image,
 # docker-compose.yml, `make prod`) is scripts/serve.sh: docs/operations.md.
 #
@@ -22,9 +22,6 @@ manage() { "$PYTHON" manage.py "$@"; }
 manage migrate --noinput -v 0
 manage createcachetable
 manage load_demo
-manage load_ctr_demo
-manage load_generator_demo
-manage load_fiscalization_demo
 manage collectstatic --noinput -v 0
 
 [ "${1:-}" = "prepare" ] && exit 0

@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from fiscalization import demo_table, enforcement, penalty_table
+from demo import penalty_lines
+from fiscalization import enforcement, penalty_table
 from fiscalization.enforcement import OffenderData
 from fiscalization.models.enforcement import (
     DeliveryMethod,
@@ -40,7 +41,7 @@ TEST_NOTE = "Valores de teste"
 
 
 def confirmed_table(town: Municipality) -> None:
-    """The lines of Lei 3.978/2007 art. 23 (fiscalization.demo_table), confirmed for `town`
+    """The lines of Lei 3.978/2007 art. 23 (demo.penalty_lines), confirmed for `town`
     with test amounts: the seeded lines are provisional and unusable, and a record needs lines
     its municipality confirmed (art. 23, worded by Lei 4.699/2017: the act cites that law)."""
     if PenaltyTableEntry.objects.filter(municipality=town, note=TEST_NOTE).exists():
@@ -49,7 +50,7 @@ def confirmed_table(town: Municipality) -> None:
     act = f"{framework.fine_table_law if framework else ''} (valores de teste)"
     if not framework or not framework.fine_table_law:
         act = f"Lei nº 1/2000 {act}"
-    penalty_table.import_table(demo_table.table_csv(), town, confirm=True, act=act)
+    penalty_table.import_table(penalty_lines.table_csv(), town, confirm=True, act=act)
     PenaltyTableEntry.objects.filter(municipality=town, status=EntryStatus.CONFIRMED).update(
         note=TEST_NOTE
     )

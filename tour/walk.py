@@ -112,7 +112,7 @@ def demo_references() -> DemoReferences:
         raise LookupError(
             "A demonstração não está carregada (faltam: "
             + ", ".join(missing)
-            + "): rode manage.py load_demo, load_ctr_demo e load_fiscalization_demo."
+            + "): rode manage.py load_demo."
         )
     return DemoReferences(ctr.number, report.id, report.protocol, case.id)
 

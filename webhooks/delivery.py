@@ -50,17 +50,22 @@ def backoff(attempts: int) -> datetime.timedelta:
 
 
 def payload(delivery: Delivery) -> dict:
-    """The body of a webhook: the event, the CTR's number and status at the event, a link."""
-    number = delivery.ctr.number
+    """The body of a webhook: the event, the CTR's number and status at the event, a link; of
+    an event about another subject (outbox.enqueue), the data its app gave."""
+    if delivery.ctr_id is None:
+        data = dict(delivery.context or {})
+    else:
+        number = delivery.ctr.number
+        data = {
+            "number": number,
+            "status": delivery.ctr_status,
+            "url": mail.absolute(reverse("ctr-detail", args=[number])),
+        }
     return {
         "id": str(delivery.event_id),
         "type": delivery.event_type,
         "occurred_at": delivery.occurred_at.astimezone(datetime.UTC).isoformat(),
-        "data": {
-            "number": number,
-            "status": delivery.ctr_status,
-            "url": mail.absolute(reverse("ctr-detail", args=[number])),
-        },
+        "data": data,
     }
 
 

@@ -12,22 +12,29 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from ctr import lifecycle
 from ctr.models import CTR, Transporter, membership_of
 from jurisdiction.scope import ScopedQuerySet
 from pev_network.models import ReceivingFacility
 
+# Events about a subject other than a CTR (a report, a facility, …): the subject's app names
+# them, as ctr.lifecycle names the CTR's, and lists them here; webhooks.outbox.enqueue writes
+# them. None yet (docs/architecture.md, "Onde acrescentar").
+SUBJECT_EVENTS: list[lifecycle.Event] = []
 
-class EventType(models.TextChoices):
-    """What an endpoint may subscribe to: one per CTR action that concerns a system outside."""
 
-    ISSUED = "ctr.issued", "CTR emitido"
-    ONWARD_ISSUED = "ctr.onward_issued", "CTR de saída emitido (de uma área)"
-    RECEIVED = "ctr.received", "CTR recebido"
-    REFUSED = "ctr.refused", "CTR recusado"
-    CANCELLED = "ctr.cancelled", "CTR cancelado"
-    CORRECTION_PROPOSED = "ctr.correction_proposed", "Correção proposta"
-    CORRECTION_APPROVED = "ctr.correction_approved", "Correção aprovada"
-    CORRECTION_REFUSED = "ctr.correction_refused", "Correção recusada"
+def event_types() -> list[lifecycle.Event]:
+    """What an endpoint may subscribe to, as the tables stand: the CTR's actions' events, then
+    the other subjects'."""
+    return [*lifecycle.events(), *SUBJECT_EVENTS]
+
+
+# The choices of the endpoints' events, a member per event named after it ("ctr.received" →
+# RECEIVED); an event added later is accepted by the services, which read event_types().
+EventType = models.TextChoices(
+    "EventType",
+    [(event.name.split(".", 1)[1].upper(), (event.name, event.label)) for event in event_types()],
+)
 
 
 def new_secret() -> str:

@@ -7,41 +7,25 @@ committed one cannot lose its rows when the process dies before they are sent.""
 
 from __future__ import annotations
 
+import datetime
 import threading
 import time
 import uuid
 
 from django.db import connection
+from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 
+from ctr import lifecycle
 from ctr.models import CTRAction
 
-from .models import Endpoint, EventType
-
-# The event type of each CTR action a system outside hears (the generator's confirmation of
-# departure is the generator's business only).
-EVENT_OF_ACTION = {
-    CTRAction.ISSUE: EventType.ISSUED,
-    CTRAction.RECEIVE: EventType.RECEIVED,
-    CTRAction.REFUSE: EventType.REFUSED,
-    CTRAction.CANCEL: EventType.CANCELLED,
-    CTRAction.CORRECTION_PROPOSED: EventType.CORRECTION_PROPOSED,
-    CTRAction.CORRECTION_APPROVED: EventType.CORRECTION_APPROVED,
-    CTRAction.CORRECTION_REFUSED: EventType.CORRECTION_REFUSED,
-}
+from .models import Delivery, DeliveryKind, Endpoint
 
 # How long a process trusts its copy of "who subscribes to what" before reading it again. A
 # change made in this process drops its copy at once; another process sees a new endpoint
 # within this time (an endpoint hears the events from at most this long after it is created;
 # a removed one is never written to: the INSERT reads the table itself).
 SUBSCRIPTIONS_TTL_SECONDS = 5.0
-
-
-def event_type(action: str, onward: bool) -> str | None:
-    kind = EVENT_OF_ACTION.get(action)
-    if kind == EventType.ISSUED and onward:
-        return EventType.ONWARD_ISSUED
-    return kind
 
 
 class Subscriptions:
@@ -105,8 +89,8 @@ WHERE {_EVENT_MATCH}
 IMPORTED_SQL = """
 WITH issued AS MATERIALIZED (
     SELECT c.id, c.status, c.transporter_id, c.destination_facility_id, c.origin_facility_id,
-           CASE WHEN c.origin_facility_id IS NULL THEN 'ctr.issued'
-                ELSE 'ctr.onward_issued' END AS kind,
+           CASE WHEN c.origin_facility_id IS NULL THEN %(issued)s
+                ELSE %(onward_issued)s END AS kind,
            gen_random_uuid() AS event_id
     FROM {table} t JOIN ctr_ctr c ON c.id = t.id
 )
@@ -122,7 +106,7 @@ def event_rows(event, ctr_id: str | None = None) -> tuple[str, list] | None:
     no endpoint hears it (a check in memory). `ctr_id`: the SQL of the CTR's id in an
     enclosing statement; None, the saved CTR's id as a parameter."""
     ctr = event.ctr
-    kind = event_type(event.action, ctr.origin_facility_id is not None)
+    kind = lifecycle.event_of(event.action, ctr.origin_facility_id is not None)
     if kind is None:
         return None
     facilities = (ctr.destination_facility_id, ctr.origin_facility_id)
@@ -155,9 +139,44 @@ def on_event_recorded(sender, event, **kwargs) -> None:
             cursor.execute(*rows)
 
 
+def enqueue(
+    kind: str,
+    data: dict,
+    occurred_at: datetime.datetime,
+    transporter_id: int | None = None,
+    facility_ids: tuple[int | None, ...] = (),
+) -> int:
+    """The webhook rows of an event about a subject other than a CTR (its type among
+    models.SUBJECT_EVENTS), inside the caller's transaction: one per active endpoint of the
+    transporter or the facilities that hears it, its payload's `data` as given (JSON). Only
+    those owners' endpoints: the subject's app names the owners it concerns. How many rows."""
+    facilities = [f for f in facility_ids if f]
+    if not subscriptions.heard(kind, transporter_id, *facilities):
+        return 0
+    owners = Q(facility_id__in=facilities)
+    if transporter_id is not None:
+        owners |= Q(transporter_id=transporter_id)
+    event_id = uuid.uuid4()  # one per event, shared by every endpoint that hears it
+    rows = [
+        Delivery(
+            kind=DeliveryKind.WEBHOOK,
+            event_id=event_id,
+            event_type=kind,
+            endpoint=endpoint,
+            occurred_at=occurred_at,
+            context=data,
+            next_attempt_at=occurred_at,
+        )
+        for endpoint in Endpoint.objects.filter(owners, active=True, events__contains=[kind])
+    ]
+    return len(Delivery.objects.bulk_create(rows))
+
+
 def on_ctrs_imported(sender, cursor, table, actor_id, at, **kwargs) -> None:
     """ctr.signals.ctrs_imported: the webhook rows of a CSV chunk, in one statement."""
-    if not subscriptions.any_of(EventType.ISSUED, EventType.ONWARD_ISSUED):
+    issued = lifecycle.event_of(CTRAction.ISSUE, onward=False)
+    onward_issued = lifecycle.event_of(CTRAction.ISSUE, onward=True)
+    if not subscriptions.any_of(issued, onward_issued):
         return
     match = _MATCH.format(
         kind="i.kind",
@@ -165,4 +184,7 @@ def on_ctrs_imported(sender, cursor, table, actor_id, at, **kwargs) -> None:
         destination="i.destination_facility_id",
         origin="i.origin_facility_id",
     )
-    cursor.execute(IMPORTED_SQL.format(table=table, columns=_COLUMNS, match=match), {"at": at})
+    cursor.execute(
+        IMPORTED_SQL.format(table=table, columns=_COLUMNS, match=match),
+        {"at": at, "issued": issued, "onward_issued": onward_issued},
+    )

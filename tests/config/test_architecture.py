@@ -52,8 +52,9 @@ ALLOWED = {
     },
     # The periodic jobs and the worker (issue 26): call the services of the apps they run.
     "jobs": {"config", "pev_network", "ctr", "generators", "fiscalization", "webhooks"},
-    # Tools above every app: test data at scale, the guided tour.
+    # Tools above every app: test data at scale, the demonstration, the guided tour.
     "synthetic": {"config", "jurisdiction", "pev_network", "ctr", "fiscalization"},
+    "demo": {"config", "jurisdiction", "pev_network", "ctr", "generators", "fiscalization"},
     "tour": {"config", "jurisdiction", "ctr", "generators", "fiscalization"},
 }
 PACKAGES = set(ALLOWED) | {"bench"}

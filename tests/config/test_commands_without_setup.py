@@ -171,7 +171,7 @@ def test_read_only_commands_run_with_debug_on(name, settings, tmp_path):
 def readme_commands() -> list[str]:
     text = (ROOT / "README.md").read_text()
     section = text.split("## Comandos de gestão", 1)[1].split("\n## ", 1)[0]
-    # "`manage.py import_facilities ARQUIVO` / `export_facilities SAIDA`", "`load_ctr_demo`"
+    # "`manage.py import_facilities ARQUIVO` / `export_facilities SAIDA`", "`load_demo`"
     names = set(re.findall(r"`(?:manage\.py )?([a-z]+_[a-z_]+)[` ]", section))
     # One-word commands are named with their "manage.py" ("`manage.py tour`").
     return sorted(names | set(re.findall(r"`manage\.py ([a-z]+)[` ]", section)))

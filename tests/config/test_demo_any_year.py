@@ -21,8 +21,7 @@ AFTER_THE_FILE = datetime.datetime(2029, 6, 1, 10, tzinfo=ZoneInfo("America/Sao_
 def test_the_demos_load_after_the_network_files_licenses_end(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     with frozen_clock(AFTER_THE_FILE):
-        for command in ("load_demo", "load_ctr_demo", "load_fiscalization_demo"):
-            call_command(command, stdout=io.StringIO())
+        call_command("load_demo", stdout=io.StringIO())
 
         licensed = ReceivingFacility.objects.licensed_on(AFTER_THE_FILE.date())
         assert licensed.filter(code="ATT-01").exists()

@@ -12,8 +12,8 @@ from config.csv_reader import CSVFileError
 from config.errors import DomainError, add_to_form, errors_back_to
 from config.middleware import DomainErrorMiddleware
 from config.rate_limits import RateLimited
+from ctr.errors import CTRError, NotAllowed, RuleViolation, TransitionNotAllowed
 from ctr.exports import ExportError
-from ctr.services import CTRError, NotAllowed, RuleViolation, TransitionNotAllowed
 from fiscalization.enforcement import EnforcementError
 from fiscalization.intake import IntakeError
 from fiscalization.photos import PhotoError, PhotoErrors

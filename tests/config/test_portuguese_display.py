@@ -23,7 +23,7 @@ from django.test import Client
 from django.utils.text import camel_case_to_spaces
 
 from config.br_forms import format_point
-from ctr import rules
+from ctr import errors, rules
 from ctr.models import CTR
 from fiscalization import intake
 from fiscalization.models import DumpingCategory
@@ -415,7 +415,7 @@ def test_rule_message_shows_the_discharge_point_as_the_fields_do(lived_world):
         generator=services.GeneratorData(name="Maria da Obra", document="52998224725"),
         worksite=services.WorksiteData(address="Rua A, 1", location=lived_world.origin),
     )
-    with pytest.raises(services.RuleViolation) as refused:
+    with pytest.raises(errors.RuleViolation) as refused:
         services.issue(lived_world.alfa, lived_world.alfa_user, request)
     messages = [f.message for f in refused.value.findings]
     assert any("(-22,799585; -45,192530)" in m for m in messages), messages

@@ -133,13 +133,7 @@ def demo(django_db_setup, django_db_blocker):
         override_settings(PASSWORD_HASHERS=FAST_HASHER),
         transaction.atomic(),
     ):
-        for command in (
-            "load_demo",
-            "load_ctr_demo",
-            "load_generator_demo",
-            "load_fiscalization_demo",
-        ):
-            call_command(command, stdout=io.StringIO())
+        call_command("load_demo", stdout=io.StringIO())
         yield
         transaction.set_rollback(True)
 

@@ -19,9 +19,6 @@ STEPS = [
     "migrate",
     "createcachetable",
     "load_demo",
-    "load_ctr_demo",
-    "load_generator_demo",
-    "load_fiscalization_demo",
     "collectstatic",
     "runserver",
 ]

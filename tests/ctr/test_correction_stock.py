@@ -14,7 +14,8 @@ import pytest
 from django.db import connection
 
 from ctr import corrections, services, stock
-from ctr.corrections import CorrectionOverStock, Proposal
+from ctr.corrections import Proposal
+from ctr.errors import CorrectionOverStock
 from ctr.models import (
     CTR,
     CorrectionStatus,

@@ -12,7 +12,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import certificates, corrections, printing, reports, services, stock
+from ctr import certificates, corrections, errors, printing, reports, services, stock
 from ctr.corrections import Proposal
 from ctr.models import (
     CTR,
@@ -156,7 +156,7 @@ def test_the_proposer_cannot_approve_their_own_correction(world):
         ctr, world.alfa_user, Proposal(received_volume_m3=Decimal("2.8")), "Motivo"
     )
     before = snapshot(ctr)
-    with pytest.raises(services.NotAllowed, match="Quem propôs"):
+    with pytest.raises(errors.NotAllowed, match="Quem propôs"):
         corrections.approve(correction, world.alfa_user)
     assert snapshot(ctr) == before
 
@@ -165,9 +165,9 @@ def test_the_nucleo_does_not_approve_a_correction_the_parties_have_not_disagreed
     correction = corrections.propose(
         received(world), world.alfa_user, Proposal(received_volume_m3=Decimal("2.8")), "Motivo"
     )
-    with pytest.raises(services.NotAllowed):
+    with pytest.raises(errors.NotAllowed):
         corrections.approve(correction, world.nucleo)
-    with pytest.raises(corrections.CorrectionConflict):
+    with pytest.raises(errors.CorrectionConflict):
         corrections.decide(correction, world.nucleo, True, "nota")
 
 
@@ -202,7 +202,7 @@ def test_the_database_keeps_one_open_correction_per_ctr(world):
 
 def test_only_a_received_ctr_is_corrected(world):
     ctr = issue_hours_ago(world, 1)
-    with pytest.raises(corrections.CorrectionConflict, match="Só um CTR recebido"):
+    with pytest.raises(errors.CorrectionConflict, match="Só um CTR recebido"):
         corrections.propose(
             ctr, world.alfa_user, Proposal(received_volume_m3=Decimal("2")), "Motivo"
         )
@@ -212,7 +212,7 @@ def test_only_a_received_ctr_is_corrected(world):
 def test_only_the_two_parties_propose(world):
     ctr = received(world)
     for user in (world.beta_user, world.pev_operator, world.nucleo, world.generator_user):
-        with pytest.raises(services.NotAllowed):
+        with pytest.raises(errors.NotAllowed):
             corrections.propose(ctr, user, Proposal(received_volume_m3=Decimal("2")), "Motivo")
     assert not CTRCorrection.objects.exists()
 
@@ -239,7 +239,7 @@ def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(
 ):
     ctr = received(world)
     before = snapshot(ctr)
-    with pytest.raises(corrections.CorrectionError, match=message) as refused:
+    with pytest.raises(errors.CorrectionError, match=message) as refused:
         corrections.propose(ctr, world.alfa_user, proposal, "Motivo")
     assert refused.value.status == 400 and refused.value.field == field
     assert snapshot(ctr) == before
@@ -249,14 +249,14 @@ def test_a_discharge_point_outside_the_facility_is_refused(world):
     ctr = received(world)
     before = snapshot(ctr)
     outside = point(*offset(*world.att.area.centroid.coords, 500, 0))
-    with pytest.raises(corrections.CorrectionError, match="não está dentro da área") as refused:
+    with pytest.raises(errors.CorrectionError, match="não está dentro da área") as refused:
         corrections.propose(ctr, world.operator, Proposal(destination=outside), "Pátio 2")
     assert refused.value.field == "destination"
     assert snapshot(ctr) == before
 
 
 def test_a_correction_without_reason_is_refused(world):
-    with pytest.raises(corrections.CorrectionError) as refused:
+    with pytest.raises(errors.CorrectionError) as refused:
         corrections.propose(
             received(world), world.alfa_user, Proposal(received_volume_m3=Decimal("2")), "  "
         )
@@ -271,7 +271,7 @@ def test_a_refusal_needs_a_reason_and_leaves_the_ctr_as_it_was(world):
     correction = corrections.propose(
         ctr, world.alfa_user, Proposal(received_volume_m3=Decimal("2")), "Motivo"
     )
-    with pytest.raises(corrections.CorrectionError):
+    with pytest.raises(errors.CorrectionError):
         corrections.refuse(correction, world.operator, "")
     corrections.refuse(correction, world.operator, "A balança marcou 3 m³")
     correction.refresh_from_db()
@@ -288,16 +288,16 @@ def test_the_nucleo_decides_a_disagreement(world):
         ctr, world.alfa_user, Proposal(received_volume_m3=Decimal("2")), "Motivo"
     )
     corrections.refuse(correction, world.operator, "Não confere")
-    with pytest.raises(services.NotAllowed):
+    with pytest.raises(errors.NotAllowed):
         corrections.escalate(correction, world.beta_user)
     corrections.escalate(correction, world.operator, "Que o Núcleo confira a pesagem")
     escalated = ctr.events.get(action=CTRAction.CORRECTION_ESCALATED)
     assert escalated.data["decides"] == "management"
     # Only the Núcleo's own group decides (not the inspectors, not the authority).
     for user in (world.fiscal, world.authority, world.alfa_user):
-        with pytest.raises(services.NotAllowed):
+        with pytest.raises(errors.NotAllowed):
             corrections.decide(correction, user, True, "nota")
-    with pytest.raises(corrections.CorrectionError):
+    with pytest.raises(errors.CorrectionError):
         corrections.decide(correction, world.nucleo, True, "")
     corrections.decide(correction, world.nucleo, True, "Ticket da balança confere com 2 m³")
     correction.refresh_from_db()
@@ -332,11 +332,11 @@ def test_an_escalated_correction_blocks_another_proposal(world):
     newer = corrections.propose(
         ctr, world.alfa_user, Proposal(received_volume_m3=Decimal("2.9")), "Outra"
     )
-    with pytest.raises(corrections.CorrectionConflict):
+    with pytest.raises(errors.CorrectionConflict):
         corrections.escalate(correction, world.operator)
     corrections.approve(newer, world.operator)
     corrections.escalate(correction, world.operator)
-    with pytest.raises(corrections.CorrectionConflict):
+    with pytest.raises(errors.CorrectionConflict):
         corrections.propose(
             ctr, world.alfa_user, Proposal(received_volume_m3=Decimal("2.7")), "Mais uma"
         )
@@ -347,7 +347,7 @@ def test_a_decided_correction_is_not_decided_again(world):
         received(world), world.alfa_user, Proposal(received_volume_m3=Decimal("2")), "Motivo"
     )
     corrections.approve(correction, world.operator)
-    with pytest.raises(corrections.CorrectionConflict):
+    with pytest.raises(errors.CorrectionConflict):
         corrections.refuse(correction, world.operator, "Mudei de ideia")
 
 
@@ -609,7 +609,7 @@ def test_concurrent_proposals_leave_one_open_correction(world, transactional_db)
                 CTR.objects.get(pk=ctr.pk), user, Proposal(received_volume_m3=volume), "x"
             )
             results.append("ok")
-        except corrections.CorrectionConflict:
+        except errors.CorrectionConflict:
             results.append("409")
         finally:
             connection.close()

@@ -19,6 +19,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
 from ctr import bulk, csv_format, csv_import, rules, services
+from ctr.errors import CTRError
 from ctr.models import (
     CTR,
     CTRWasteClass,
@@ -498,7 +499,7 @@ def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
                 continue
             try:
                 _, expected = services.check(transporter, request)
-            except services.CTRError as error:
+            except CTRError as error:
                 assert result.findings == []
                 assert result.problems == [csv_import.error_problem(error)]
                 continue

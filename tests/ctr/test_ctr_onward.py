@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
-from ctr import services
+from ctr import errors, services
 from ctr.models import CTR, FacilityOperator
 from pev_network.models import FacilityLicense
 from tests.builders import offset, point
@@ -79,13 +79,13 @@ def test_the_operator_sees_its_onward_ctrs_and_cancels_them(world):
 def test_another_generator_than_the_operator_is_refused(world):
     onward(world, {"A": "1"})
     other = services.GeneratorData("Outra Empresa", "52998224725")
-    with pytest.raises(services.CTRError) as refused:
+    with pytest.raises(errors.CTRError) as refused:
         onward(world, {"A": "1"}, generator=other)
     assert refused.value.code == "generator_not_operator"
 
 
 def test_the_first_onward_ctr_must_name_the_operator(world):
-    with pytest.raises(services.CTRError) as refused:
+    with pytest.raises(errors.CTRError) as refused:
         onward(world, {"A": "1"}, generator=None)
     assert refused.value.code == "generator_required"
     assert "operador da área" in str(refused.value)
@@ -95,7 +95,7 @@ def test_the_municipality_issues_from_its_pev_not_from_an_att(world):
     inbound(world, {"A": "0.8"}, received="0.8", facility=world.pev)
     ctr = onward(world, {"A": "0.5"}, user=world.nucleo, facility=world.pev)
     assert ctr.origin_facility == world.pev
-    with pytest.raises(services.NotAllowed):
+    with pytest.raises(errors.NotAllowed):
         onward(world, {"A": "1"}, user=world.nucleo)
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from ctr import services, stock
+from ctr import errors, services, stock
 from ctr.models import OnSiteProcessing, ProcessingKind
 from tests.ctr.onward_world import inbound, onward
 from tests.ctr_world import TODAY, build_world
@@ -107,11 +107,11 @@ def test_stock_above_zero_longer_than_the_municipality_s_days_is_an_alert(world)
 
 
 def test_only_the_facility_s_operator_records_its_processing(world):
-    with pytest.raises(services.NotAllowed):
+    with pytest.raises(errors.NotAllowed):
         services.record_processing(
             world.pev_operator, world.att, "A", Decimal("1"), TODAY, ProcessingKind.REUSED
         )
-    with pytest.raises(services.CTRError):
+    with pytest.raises(errors.CTRError):
         process(world, "A", "0")
     assert not OnSiteProcessing.objects.exists()
 
@@ -119,14 +119,14 @@ def test_only_the_facility_s_operator_records_its_processing(world):
 def test_processing_is_bounded_by_the_stock_plus_tolerance(world):
     inbound(world, {"A": "10"}, received="10")
     process(world, "A", "11")  # the 10 % of sorting tolerance on the 10 m³ received
-    with pytest.raises(services.CTRError) as refused:
+    with pytest.raises(errors.CTRError) as refused:
         process(world, "A", "0.001")
     # The class by its label, as the other messages name it.
     assert str(refused.value) == (
         "A área “ATT” não tem 0,001 m³ de Classe A (agregados: concreto, tijolo, solo…) em "
         "estoque em 30/11/2026 (pode beneficiar até 0 m³)."
     )
-    with pytest.raises(services.CTRError):
+    with pytest.raises(errors.CTRError):
         process(world, "B", "1")  # never received
     assert OnSiteProcessing.objects.count() == 1
 
@@ -137,7 +137,7 @@ def test_processing_on_a_past_day_may_not_leave_a_later_day_short(world):
     # the 20th too, where the bound after the shipment was 1 m³.
     inbound(world, {"A": "10"}, received="10", day=D(2026, 11, 1))
     onward(world, {"A": "10"}, day=D(2026, 11, 20))
-    with pytest.raises(services.CTRError) as refused:
+    with pytest.raises(errors.CTRError) as refused:
         process(world, "A", "2", day=D(2026, 11, 10))
     assert refused.value.code == "over_stock"
     assert refused.value.field == "volume_m3"
@@ -150,7 +150,7 @@ def test_processing_on_a_past_day_may_not_leave_a_later_day_short(world):
     assert not OnSiteProcessing.objects.exists()
     # Within the later bound it is recorded, and the 20th is then exactly at its bound.
     process(world, "A", "1", day=D(2026, 11, 10))
-    with pytest.raises(services.CTRError):
+    with pytest.raises(errors.CTRError):
         process(world, "A", "0.001", day=D(2026, 11, 15))
     assert OnSiteProcessing.objects.count() == 1
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from ctr import services
+from ctr import errors, services
 from ctr.models import (
     CTR,
     CTRStatus,
@@ -352,7 +352,7 @@ def test_bad_processing_is_refused_at_its_field_and_nothing_is_written(
 
 
 def test_processing_a_class_never_received_names_the_class(world):
-    with pytest.raises(services.CTRError) as refused:
+    with pytest.raises(errors.CTRError) as refused:
         services.record_processing(
             world.operator, world.att, "B", Decimal("1"), TODAY, ProcessingKind.REUSED
         )

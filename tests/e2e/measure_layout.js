@@ -4,9 +4,12 @@
 // counts as running text (tests/e2e/test_mobile_first.py narrows the exception to <p>).
 async (options) => {
   // maps/map-loader.js builds a map near the viewport after the page loads, in steps: measure
-  // once those maps are whole (half built, a map's attribution is a lone "Leaflet" link).
+  // once those maps are whole (half built, a map's attribution is a lone "Leaflet" link). A map
+  // whose building began counts wherever it is now: the page's late blocks may have pushed it
+  // out of the near band after the loader saw it there.
   const until = Date.now() + 15000;
   const building = () =>
+    document.querySelector("[data-map-building]:not([data-map-ready])") !== null ||
     [...document.querySelectorAll("[data-map-var]")].some((frame) => {
       const box = frame.getBoundingClientRect();
       const near = box.height > 0 && box.bottom > -200 && box.top < window.innerHeight + 200;

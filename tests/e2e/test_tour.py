@@ -21,8 +21,7 @@ def demo():
     # this one flushed (idempotent; the demo confirms its own art. 23 table and carries the
     # UFESP of every year it uses).
     ensure_frameworks()
-    for command in ("load_demo", "load_ctr_demo", "load_fiscalization_demo"):
-        call_command(command, verbosity=0)
+    call_command("load_demo", verbosity=0)
     return tour.demo_references()
 
 

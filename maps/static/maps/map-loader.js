@@ -122,6 +122,9 @@
     });
     var box = document.getElementById(name);
     var build = function () {
+      if (box) {
+        box.setAttribute("data-map-building", "");
+      }
       loadLeaflet(files).then(function () {
         runInTasks(steps(), function () {
           ready(name);

@@ -29,13 +29,9 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from jurisdiction.models import StaffRole
-from pev_network import services as network
-from pev_network.demo import DEMO_ADMIN
-from pev_network.models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
-
-from . import roles, rules, services, stock
-from .models import (
+from ctr import roles, rules, services, stock
+from ctr.errors import RuleViolation
+from ctr.models import (
     CTR,
     CTRStatus,
     Equipment,
@@ -49,7 +45,12 @@ from .models import (
     Vehicle,
     Worksite,
 )
-from .rules import WasteLine
+from ctr.rules import WasteLine
+from jurisdiction.models import StaffRole
+from pev_network import services as network
+from pev_network.models import CatchmentBasin, FacilityLicense, Municipality, ReceivingFacility
+
+from .network import DEMO_ADMIN
 
 # The single password of every listed demo account (README, "Contas de demonstração").
 DEMO_PASSWORD = DEMO_ADMIN[1]
@@ -731,7 +732,7 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users, shipm
         issuer = users["transporters"][p.transporter_key]
         try:
             ctr = services.issue(transporter, issuer, p.request, at=p.at)
-        except services.RuleViolation as violation:
+        except RuleViolation as violation:
             skipped.update(f.code for f in violation.findings if f.severity == rules.Severity.ERROR)
             continue
         closed_at = p.at + p.receive_after
@@ -906,10 +907,10 @@ def showcase_plan(sites: dict[str, Worksite], now: datetime.datetime) -> list[Pl
 def ensure_neighbour(
     town: Municipality, transporters: dict[str, Transporter], users: dict, now: datetime.datetime
 ) -> list[str]:
-    """Aparecida beside the town, when its boundary is loaded (load_demo): transporter A
+    """Aparecida beside the town, when its boundary is loaded (demo.loading): transporter A
     licensed there too (one CNPJ, one fleet, a licence per municipality), its own Núcleo and
     a consortium auditor reading both, and a few of its loads taken to the town's landfill,
-    which Aparecida accepts as a destination (pev_network.demo.ensure_consortium). Returns the
+    which Aparecida accepts as a destination (demo.network.ensure_consortium). Returns the
     listed accounts."""
     neighbour = Municipality.objects.defer("boundary").filter(ibge_code=NEIGHBOUR_IBGE).first()
     landfill = ReceivingFacility.objects.filter(code=SHARED_LANDFILL).first()
@@ -1004,7 +1005,7 @@ def demo_ctrs():
 
 
 def load(now: datetime.datetime | None = None) -> DemoResult:
-    """Load the CTR demo (after `load_demo`); a second call only restores the accounts."""
+    """Load the CTR demo (after the network); a second call only restores the accounts."""
     now = now or timezone.now()
     today = timezone.localdate(now)
     town = Municipality.objects.defer("boundary").filter(ibge_code=IBGE_CODE).first()

@@ -1,8 +1,8 @@
-"""The demo of the generator's side (issue 15), on top of the CTR demo (ctr/demo.py, `manage.py
-load_ctr_demo`): small functions, one per thing shown, each idempotent (a second load creates
-nothing and undoes nothing a demo user did), run in order by `load()`.
+"""The demo of the generator's side (issue 15), on top of the CTR demo (demo/ctrs.py, loaded
+before it by `manage.py load_demo`): small functions, one per thing shown, each idempotent (a
+second load creates nothing and undoes nothing a demo user did), run in order by `load()`.
 
-The generator account "gerador" acts for Construtora Horizonte (ctr.demo.COMPANIES[0]), the
+The generator account "gerador" acts for Construtora Horizonte (demo.ctrs.COMPANIES[0]), the
 owner of the README's conclusive certificate worksite (Rua Fictícia do Certificado, 100). That
 worksite is registered, its PGRCC approved, and its Habite-se declaration waits for the
 Núcleo (every load was received and destined: the Núcleo can issue it). Horizonte's large
@@ -24,11 +24,11 @@ from django.db import transaction
 from django.test.utils import override_settings
 from django.utils import timezone
 
-from ctr import demo as ctr_demo
 from ctr.models import Generator, Membership, WorkKind, Worksite
+from generators import declarations, estimator, plans, worksites
+from generators.models import GeneratorRegistration, HabiteSeDeclaration, RegistrationStatus
 
-from . import declarations, estimator, plans, worksites
-from .models import GeneratorRegistration, HabiteSeDeclaration, RegistrationStatus
+from . import ctrs as ctr_demo
 
 GENERATOR_USERNAME = "gerador"
 GENERATOR_DOCUMENT = ctr_demo.COMPANIES[0][1]
@@ -42,17 +42,17 @@ CERTIFICATE_ADDRESS = "Rua Fictícia do Certificado, 100"
 @dataclass(frozen=True)
 class DemoWorksite:
     """How a demo worksite is registered: its kind and area, and its dates in days before
-    the first load (its loads are ctr.demo's)."""
+    the first load (its loads are demo.ctrs')."""
 
     work_kind: str
     built_area_m2: Decimal
     started_days_ago: int
     expected_end_days_ago: int
-    transporter_keys: tuple[str, ...]  # ctr.demo.TRANSPORTERS' keys
+    transporter_keys: tuple[str, ...]  # demo.ctrs.TRANSPORTERS' keys
     facility_codes: tuple[str, ...]
 
 
-# The certificate worksite's loads go from 33 to 19 days ago (ctr.demo.SHOWCASE): a renovation
+# The certificate worksite's loads go from 33 to 19 days ago (demo.ctrs.SHOWCASE): a renovation
 # of about the size its 14 m³ predict (estimator: 0.125 m³/m²).
 CERTIFICATE_WORKSITE = DemoWorksite(
     WorkKind.RENOVATION, Decimal("110"), 45, 15, ("A",), ("ATT-01", "REC-01")
@@ -91,12 +91,12 @@ class DemoResult:
 def _demo_generator() -> Generator:
     generator = Generator.objects.filter(document=GENERATOR_DOCUMENT).first()
     if generator is None:
-        raise ValueError("Demonstração de CTRs não carregada: rode manage.py load_ctr_demo antes.")
+        raise ValueError("Demonstração de CTRs não carregada: rode manage.py load_demo.")
     return generator
 
 
 def ensure_generator_account(generator: Generator):
-    """The listed account "gerador" (password ctr.demo.DEMO_PASSWORD, restored on each load),
+    """The listed account "gerador" (password demo.ctrs.DEMO_PASSWORD, restored on each load),
     acting for the demo generator."""
     user, created = get_user_model().objects.get_or_create(
         username=GENERATOR_USERNAME, defaults={"email": f"{GENERATOR_USERNAME}@demo.invalid"}
@@ -186,7 +186,7 @@ def ensure_declaration_request(worksite: Worksite, account) -> HabiteSeDeclarati
 
 
 def _suspect_worksite(generator: Generator) -> Worksite | None:
-    """Horizonte's large worksite of the CTR demo (ctr.demo.COMPANIES: its first)."""
+    """Horizonte's large worksite of the CTR demo (demo.ctrs.COMPANIES: its first)."""
     return (
         Worksite.objects.filter(generator=generator, is_large_generator=True)
         .exclude(address=CERTIFICATE_ADDRESS)
@@ -196,7 +196,7 @@ def _suspect_worksite(generator: Generator) -> Worksite | None:
 
 
 def load() -> DemoResult:
-    """Load the generator's demo (after `load_ctr_demo`); idempotent."""
+    """Load the generator's demo (after the CTR demo); idempotent."""
     with (
         override_settings(EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend"),
         transaction.atomic(),

@@ -1,20 +1,17 @@
-"""The generator's demo (generators/demo.py, `manage.py load_generator_demo`, after
-load_ctr_demo): the README's account "gerador" signs in with the demo password and acts for
+"""The generator's demo (demo/generators.py, a part of `manage.py load_demo`, after the CTR
+demo): the README's account "gerador" signs in with the demo password and acts for
 the owner of the conclusive certificate's worksite; a second load duplicates nothing."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import CommandError, call_command
-from django.db import transaction
 from django.test import override_settings
 
-from ctr import demo as ctr_demo
 from ctr import roles
 from ctr.models import Membership, Worksite
+from demo import ctrs as ctr_demo
+from demo import loading
 from generators import declarations, suspects
 from generators.models import (
     DeclarationStatus,
@@ -25,36 +22,27 @@ from generators.models import (
     WastePlan,
 )
 from tests.clock import FROZEN_NOW, frozen_clock
+from tests.demo import FAST_HASHER, held_for_the_module
 
 pytestmark = pytest.mark.django_db
-FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def load() -> str:
-    out = io.StringIO()
-    call_command("load_generator_demo", stdout=out)
-    return out.getvalue()
+    return loading.load_generators()
 
 
 # First in the module: the demo below is loaded once, for the tests after this one.
 def test_it_needs_the_ctr_demo_first():
-    with pytest.raises(CommandError, match="load_ctr_demo"):
+    with pytest.raises(ValueError, match="load_demo"):
         load()
 
 
 @pytest.fixture(scope="module")
 def demo_output(django_db_setup, django_db_blocker):
-    # The demo network's licenses have fixed dates: load on a day they are in force.
-    with (
-        frozen_clock(),
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHER),
-        transaction.atomic(),
-    ):
-        call_command("load_demo", stdout=io.StringIO())
-        call_command("load_ctr_demo", stdout=io.StringIO())
+    with held_for_the_module(django_db_blocker):
+        loading.load_network()
+        loading.load_ctrs()
         yield load()
-        transaction.set_rollback(True)
 
 
 def test_the_generator_account_acts_for_the_certificate_worksites_owner(demo_output, client):

@@ -1,4 +1,7 @@
-"""Demo data loading (fixtures/README.md: the network and bacias are fictitious)."""
+"""The demonstration's network (fixtures/README.md: the network and bacias are fictitious): the
+bacias, the demo licences kept in force, the consortium of the two towns, the admin account and
+the UFESP of the years the demo uses. demo/loading.py runs it first, after the boundary and
+facility files' imports."""
 
 import datetime
 import json
@@ -8,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import GEOSGeometry
 from django.db import transaction
 
-from .models import (
+from pev_network.models import (
     CatchmentBasin,
     FacilityLicense,
     FiscalUnit,
@@ -17,10 +20,10 @@ from .models import (
     ReceivingFacility,
     UfespRate,
 )
-from .services import as_multipolygon, municipality_id_at
+from pev_network.services import as_multipolygon, municipality_id_at
 
 # Listed in the README; for local demonstration only. Every demo account shares this password
-# (ctr/demo.py reads it from here).
+# (demo/ctrs.py reads it from here).
 DEMO_ADMIN = ("admin", "demo12345")
 
 

@@ -1,5 +1,5 @@
 """The fiscalization demo: about 60 dumping reports in Guaratinguetá and a few enforcement cases,
-on top of `load_demo` and `load_ctr_demo` (all fictitious, fixtures/README.md).
+on top of the network and the CTR demo (all fictitious, fixtures/README.md).
 
 Everything goes through the services (fiscalization.intake, fiscalization.enforcement), in
 chronological order, so that every rule is checked and every event, number and deadline is
@@ -37,15 +37,10 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ctr.demo import IBGE_CODE, STREETS, TRANSPORTERS, cnpj, cpf
 from ctr.models import Generator, LicenceStatus, TransporterLicence
-from pev_network import services as network
-from pev_network.demo import ensure_ufesp
-from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
-
-from . import deadlines, demo_table, enforcement, hotspots, intake, penalty_table
-from .enforcement import OffenderData
-from .models import (
+from fiscalization import deadlines, enforcement, hotspots, intake, penalty_table
+from fiscalization.enforcement import OffenderData
+from fiscalization.models import (
     DeliveryMethod,
     DumpingCategory,
     DumpingReport,
@@ -56,7 +51,13 @@ from .models import (
     PenaltyTableEntry,
     ReportStatus,
 )
-from .models.enforcement import CaseStatus
+from fiscalization.models.enforcement import CaseStatus
+from pev_network import services as network
+from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
+
+from . import penalty_lines
+from .ctrs import IBGE_CODE, STREETS, TRANSPORTERS, cnpj, cpf
+from .network import ensure_ufesp
 
 SEED = 3518404 + 4
 INSPECTOR = "fiscal"
@@ -64,7 +65,7 @@ INSPECTOR = "fiscal"
 AUTHORITY = "autoridade"
 SUSPENDED_TRANSPORTER = next(s for s in TRANSPORTERS if s.key == "C")
 MIN_SPACING_M = 300  # between scattered reports and from the hotspots' centres
-# The demo's table of art. 23 (demo_table: fictitious amounts), confirmed citing the law that
+# The demo's table of art. 23 (penalty_lines: fictitious amounts), confirmed citing the law that
 # gives the real table (penalty_table: only a law confirms, issue 25 point 3).
 DEMO_ACT = "Lei nº 4.699/2017 — valores fictícios da demonstração (a lei publicada não os traz)"
 DEMO_NOTE = (
@@ -702,7 +703,7 @@ def plan_scattered_reports(ld: _Loader) -> None:
 
 
 def _payment_day(today: datetime.date) -> datetime.date:
-    """About OLD_CASE_DAYS ago: the demo carries that year's UFESP (pev_network.demo.
+    """About OLD_CASE_DAYS ago: the demo carries that year's UFESP (demo.network.
     ensure_ufesp), in which the payment is made (art. 36)."""
     return today - datetime.timedelta(days=OLD_CASE_DAYS)
 
@@ -1030,7 +1031,7 @@ def confirm_demo_table(town: Municipality, at: datetime.datetime) -> None:
     """The demo's art. 23 table: the model lines of Lei 3.978/2007 confirmed for the demo town
     with fictitious amounts, said so in the act and the note. The lines seeded by migration
     stay provisional: a demo never confirms them."""
-    data = demo_table.table_csv()
+    data = penalty_lines.table_csv()
     seeded = PenaltyTableEntry.objects.filter(municipality=town).exclude(confirming_act=DEMO_ACT)
     if seeded.exists():
         raise ValueError(
@@ -1077,7 +1078,7 @@ def _suspension_text() -> str:
 
 
 def load(now: datetime.datetime | None = None) -> DemoResult:
-    """Load the fiscalization demo (after `load_demo` and `load_ctr_demo`); once loaded, a new
+    """Load the fiscalization demo (after the network and the CTR demo); once loaded, a new
     call only reports what is there."""
     now = now or timezone.now()
     town = Municipality.objects.defer("boundary").filter(ibge_code=IBGE_CODE).first()
@@ -1088,8 +1089,7 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
     authority = users.filter(username=AUTHORITY).first()
     if inspector is None or authority is None:
         raise ValueError(
-            "Contas da fiscalização e da autoridade não encontradas: rode manage.py "
-            "load_ctr_demo antes."
+            "Contas da fiscalização e da autoridade não encontradas: rode manage.py load_demo."
         )
     created = False
     with transaction.atomic():

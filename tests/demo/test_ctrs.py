@@ -1,20 +1,16 @@
-"""The CTR demo (ctr/demo.py, `manage.py load_ctr_demo`): loaded once for the module inside a
+"""The CTR demo (demo/ctrs.py, a part of `manage.py load_demo`): loaded once for the module inside a
 transaction that is rolled back at the end (CTR events cannot be deleted)."""
 
 from __future__ import annotations
 
-import io
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import authenticate, get_user_model
-from django.core.management import call_command
-from django.db import transaction
 from django.db.models import Max
-from django.test import override_settings
 from django.utils import timezone
 
-from ctr import certificates, demo, roles, services
+from ctr import certificates, roles, services
 from ctr.custody import Outcome
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
@@ -30,39 +26,30 @@ from ctr.models import (
     Vehicle,
     Worksite,
 )
+from demo import ctrs as demo
+from demo import loading
 from jurisdiction.models import StaffRole
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from pev_network.services import municipality_at
-from tests.clock import frozen_clock
+from tests.demo import held_for_the_module
 
 # The marker makes pytest-django create the test database; each test then runs in a savepoint
 # inside the module's transaction.
 pytestmark = pytest.mark.django_db
 
-FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 PASSWORD = "demo12345"
 
 
 def load() -> str:
-    out = io.StringIO()
-    call_command("load_ctr_demo", stdout=out)
-    return out.getvalue()
+    return loading.load_ctrs()
 
 
 @pytest.fixture(scope="module")
 def demo_output(django_db_setup, django_db_blocker):
-    # The demo network's licenses have fixed dates (fixtures/README.md): the module runs on a
-    # day they are in force, whatever the day of the run.
-    with (
-        frozen_clock(),
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHER),
-        transaction.atomic(),
-    ):
-        call_command("load_demo", stdout=io.StringIO())
+    with held_for_the_module(django_db_blocker):
+        loading.load_network()
         output = load()
         yield output
-        transaction.set_rollback(True)
 
 
 def snapshot() -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""The fiscalization demo (fiscalization/demo.py, `manage.py load_fiscalization_demo`), on top
+"""The fiscalization demo (demo/fiscalization.py, a part of `manage.py load_demo`), on top
 of the network and CTR demos: loaded once for the module inside a transaction rolled back at
 the end."""
 
@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import datetime
 import html
-import io
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
-from django.db import connection, transaction
-from django.test import override_settings
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from ctr.models import LicenceStatus, TransporterLicence
-from fiscalization import demo, enforcement, hotspots, intake
+from demo import fiscalization as demo
+from demo import loading
+from fiscalization import enforcement, hotspots, intake
 from fiscalization.models import (
     DumpingCategory,
     DumpingPhoto,
@@ -36,41 +35,30 @@ from fiscalization.models import (
     ReportStatus,
 )
 from fiscalization.models.enforcement import Appeal, CaseStatus
-from tests.clock import frozen_clock
+from tests.demo import held_for_the_module
 
 pytestmark = pytest.mark.django_db
 
-FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 WRITE_STATEMENTS = ("INSERT", "UPDATE", "DELETE", "TRUNCATE", "COPY")
 # The urban grid of the demo bacias.
 LON, LAT = (-45.205, -45.145), (-22.845, -22.785)
 
 
 def load() -> str:
-    out = io.StringIO()
-    call_command("load_fiscalization_demo", stdout=out)
-    return out.getvalue()
+    return loading.load_fiscalization()
 
 
 @pytest.fixture(scope="module")
 def loaded(django_db_setup, django_db_blocker):
     """(output of the first load, the suspended transporter's dates before it)."""
-    # The demo network's licenses have fixed dates (fixtures/README.md): the module runs on a
-    # day they are in force, whatever the day of the run.
-    with (
-        frozen_clock(),
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHER),
-        transaction.atomic(),
-    ):
-        call_command("load_demo", stdout=io.StringIO())
-        call_command("load_ctr_demo", stdout=io.StringIO())
+    with held_for_the_module(django_db_blocker):
+        loading.load_network()
+        loading.load_ctrs()
         carrier = TransporterLicence.objects.get(
             transporter__document=demo.SUSPENDED_TRANSPORTER.document
         )
         before = (carrier.status, carrier.status_since, carrier.suspended_until)
         yield load(), before
-        transaction.set_rollback(True)
 
 
 def case_of(document: str, status: str | None = None) -> EnforcementCase:
