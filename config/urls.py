@@ -3,8 +3,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import health, metrics
-from maps import urls as maps_urls
-from nucleo import urls as nucleo_urls
 
 admin.site.site_header = "CTR — Controle de Transporte de Resíduos"
 admin.site.site_title = "CTR — administração"
@@ -30,9 +28,8 @@ urlpatterns = [
     path("", include("generators.urls")),
     path("", include("webhooks.urls")),
     path("", include("jurisdiction.urls")),
-    # The Núcleo's pages were part of maps/ and keep their `maps:nucleo-*` names: one
-    # namespace over both apps' patterns (two includes of one namespace would reverse only one).
-    path("", include((maps_urls.urlpatterns + nucleo_urls.urlpatterns, maps_urls.app_name))),
+    path("", include("maps.urls")),
+    path("", include("nucleo.urls")),
 ]
 
 handler404 = "config.views.not_found"

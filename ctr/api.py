@@ -34,7 +34,7 @@ from jurisdiction.scope import jurisdiction_of
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import lifecycle, offline, roles, rules, services, stock
+from . import fleet, lifecycle, offline, roles, rules, services, stock
 from .documents import normalize_document, normalize_plate
 from .idempotency import idempotent  # issue 16 point 2: safe retries
 from .models import (
@@ -593,37 +593,24 @@ class CTRViewSet(
 
 
 class VehicleSerializer(serializers.ModelSerializer):
-    plate = PlateField(max_length=10)
+    """The API's input; ctr.fleet.add_vehicle holds the rules, as it does for the page."""
+
+    plate = serializers.CharField(max_length=10)
 
     class Meta:
         model = Vehicle
         fields = ["id", "plate", "description", "active"]
 
-    def validate_plate(self, value):
-        if (
-            Vehicle.objects.filter(plate=value)
-            .exclude(pk=getattr(self.instance, "pk", None))
-            .exists()
-        ):
-            raise serializers.ValidationError(f"A placa {value} já está cadastrada.")
-        return value
-
 
 class EquipmentSerializer(serializers.ModelSerializer):
+    """The API's input; ctr.fleet.add_equipment holds the rules, as it does for the page."""
+
+    # Declared without the model's minimum: fleet.add_equipment says it, as on the page.
+    nominal_capacity_m3 = serializers.DecimalField(max_digits=6, decimal_places=2)
+
     class Meta:
         model = Equipment
         fields = ["id", "code", "kind", "nominal_capacity_m3", "active"]
-        extra_kwargs = {
-            "nominal_capacity_m3": {"min_value": Decimal("0.01"), "max_value": Decimal("100")}
-        }
-
-    def validate_code(self, value):
-        value = value.strip().upper()
-        transporter = self.context["transporter"]
-        taken = Equipment.objects.filter(transporter=transporter, code=value)
-        if taken.exclude(pk=getattr(self.instance, "pk", None)).exists():
-            raise serializers.ValidationError(f"O equipamento {value} já está cadastrado.")
-        return value
 
 
 def fleet_schema(serializer):
@@ -662,11 +649,13 @@ class OwnFleetViewSet(
             return self.model.objects.none()
         return self.model.objects.filter(transporter=transporter).order_by("pk")
 
-    def get_serializer_context(self):
-        return {**super().get_serializer_context(), "transporter": self.transporter()}
+    def create(self, request, *args, **kwargs):
+        # Who may register comes before what is sent: anyone else hears 403, not a 400.
+        self.transporter()
+        return super().create(request, *args, **kwargs)
 
     def perform_create(self, serializer):
-        serializer.save(transporter=self.transporter())
+        serializer.instance = self.add(self.transporter(), **serializer.validated_data)
 
 
 @fleet_schema(VehicleSerializer)
@@ -675,6 +664,7 @@ class VehicleViewSet(OwnFleetViewSet):
 
     model = Vehicle
     serializer_class = VehicleSerializer
+    add = staticmethod(fleet.add_vehicle)
 
 
 @fleet_schema(EquipmentSerializer)
@@ -683,6 +673,7 @@ class EquipmentViewSet(OwnFleetViewSet):
 
     model = Equipment
     serializer_class = EquipmentSerializer
+    add = staticmethod(fleet.add_equipment)
 
 
 class RuleOutput(serializers.Serializer):

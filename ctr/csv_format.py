@@ -462,29 +462,33 @@ def finding_problem(finding: rules.Finding) -> Problem:
     return Problem(column, finding.message, finding.code, finding.article)
 
 
-def example_csv(rows: list[list[str]] | None = None) -> str:
-    """A small example file (';' separated, decimal comma, Portuguese column names), the
-    format documented: `rows` (csv_import.example_rows, a transporter's own), else rows of
-    the demo world. The transporter's, so origin_facility stays empty (docs/transportador.md
+def example_table(rows: list[list[str]] | None = None) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of a small example file (decimal comma, Portuguese column names),
+    the format documented: `rows` (csv_import.example_rows, a transporter's own), else rows
+    of the demo world. The transporter's, so origin_facility stays empty (docs/transportador.md
     shows an onward row, which only the facility's operator or the municipality may import)."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
-    writer.writerow([PORTUGUESE_NAMES[name] for name in COLUMNS])
+    header = [PORTUGUESE_NAMES[name] for name in COLUMNS]
     if rows:
-        writer.writerows(rows)
-        return out.getvalue()
-    writer.writerow(
+        return header, rows
+    return header, [
         [
             "2026-11-30", "ABC1D23", "C-01", "Maria da Obra", "529.982.247-25",
             "Rua das Flores, 10", "Centro", "-45,194836", "-22,814502", "-45,175021",
             "-22,809554", "", "A=2,5; B=0,5", "entulho de alvenaria e madeira", "",
-        ]
-    )  # fmt: skip
-    writer.writerow(
+        ],
         [
             "30/11/2026", "ABC-1D23", "", "José Reforma", "11.222.333/0001-81",
             "Av. Brasil, 200", "Jardim", "-45,201000", "-22,802000", "-45,189700",
             "-22,810000", "12", "A=0,8", "", "",
-        ]
-    )  # fmt: skip
+        ],
+    ]  # fmt: skip
+
+
+def example_csv(rows: list[list[str]] | None = None) -> str:
+    """example_table as the text of a file, ';' separated."""
+    header, body = example_table(rows)
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows(body)
     return out.getvalue()

@@ -14,8 +14,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 import audit
-from config import csv_safety
 from config.br import br_number
+from config.csv_safety import csv_response
 from config.replica import replica_readable
 from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import jurisdiction_of
@@ -499,15 +499,6 @@ def fee_statement(request: HttpRequest, period: str) -> HttpResponse:
     )
 
 
-def _csv_response(filename: str) -> tuple[HttpResponse, csv_safety.SafeWriter]:
-    """Semicolons, decimal comma and a UTF-8 BOM: what a Brazilian Excel opens as columns;
-    text cells are never formulas (config/csv_safety.py)."""
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response.write("\ufeff")
-    return response, csv_safety.writer(response, delimiter=";", lineterminator="\r\n")
-
-
 def _csv_decimal(value, places: int) -> str:
     return br_number(value, places, grouping=False)
 
@@ -523,8 +514,9 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
     if error is not None:
         return error
     if transporter is None:
-        response, writer = _csv_response(f"taxas-{period}-transportadores.csv")
-        writer.writerow(
+        summary = reports.fee_summary(*month, _fee_municipality(request))
+        return csv_response(
+            f"taxas-{period}-transportadores.csv",
             [
                 "Transportador",
                 "CNPJ/CPF",
@@ -536,10 +528,8 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                 "CTRs pendentes",
                 "Taxa pendente (UFESP)",
                 "Valor pendente (R$)",
-            ]
-        )
-        for row in reports.fee_summary(*month, _fee_municipality(request)):
-            writer.writerow(
+            ],
+            (
                 [
                     row.name,
                     row.document,
@@ -552,11 +542,12 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                     _csv_decimal(row.pending_ufesp, 2),
                     _csv_decimal(row.pending_brl, 2),
                 ]
-            )
-        return response
+                for row in summary
+            ),
+        )
     statement = reports.fee_statement(transporter, *month, _fee_municipality(request))
-    response, writer = _csv_response(f"taxas-{period}-transportador-{transporter.pk}.csv")
-    writer.writerow(
+    return csv_response(
+        f"taxas-{period}-transportador-{transporter.pk}.csv",
         [
             "Número do CTR",
             "Data do transporte",
@@ -567,10 +558,8 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
             "Volume (m³)",
             "Taxa (UFESP)",
             "Valor (R$)",
-        ]
-    )
-    for line in statement.lines:
-        writer.writerow(
+        ],
+        (
             [
                 line.number,
                 line.transport_date,
@@ -583,5 +572,6 @@ def fee_statement_csv(request: HttpRequest, period: str) -> HttpResponse:
                 # Empty while the year's UFESP is not registered.
                 "" if line.value_brl is None else _csv_decimal(line.value_brl, 2),
             ]
-        )
-    return response
+            for line in statement.lines
+        ),
+    )

@@ -18,7 +18,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import geopandas as gpd
-import pyogrio
 import shapely
 from django.db import connections, transaction
 
@@ -26,6 +25,7 @@ from config import csv_safety
 from config.br import br_datetime, br_number
 from config.errors import DomainError
 from config.replica import read_alias
+from pev_network.exporting import write_layer
 from pev_network.models import facility_kind_short, waste_class_short
 
 from .custody import RECEIVED_SHARE_SQL
@@ -185,16 +185,12 @@ def export_ctrs(
         for layer, (x, y) in (("ctr_origens", (-4, -3)), ("ctr_destinos", (-2, -1))):
             points = shapely.points([r[x] for r in rows], [r[y] for r in rows])
             frame = gpd.GeoDataFrame(attributes, geometry=points, crs=4326)
-            pyogrio.write_dataframe(
-                frame, path, layer=layer, driver="GPKG", append=count > 0,
-                dataset_options={"VERSION": "1.2"} if count == 0 and layer == "ctr_origens"
-                else None,
-            )  # fmt: skip
+            write_layer(frame, path, layer=layer, geometry_type="Point", append=count > 0)
         count += len(rows)
     if count == 0:
         empty = gpd.GeoDataFrame({c: [] for c in COLUMNS[:-4]}, geometry=[], crs=4326)
         for layer in ("ctr_origens", "ctr_destinos"):
-            pyogrio.write_dataframe(empty, path, layer=layer, driver="GPKG", geometry_type="Point")
+            write_layer(empty, path, layer=layer, geometry_type="Point")
     return CTRExportReport(str(path), fmt, count)
 
 
@@ -297,10 +293,7 @@ def export_flows(
          for row in rows] or {c: [] for c in FLOW_COLUMNS},
         geometry=shapely.from_wkb([bytes(row[-1]) for row in rows]), crs=4326,
     )  # fmt: skip
-    pyogrio.write_dataframe(
-        frame, path, layer="fluxos", driver="GPKG", geometry_type="LineString",
-        dataset_options={"VERSION": "1.2"},
-    )  # fmt: skip
+    write_layer(frame, path, layer="fluxos", geometry_type="LineString")
     return CTRExportReport(str(path), fmt, len(rows), "fluxo(s)")
 
 

@@ -23,7 +23,8 @@ from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.c
 from pev_network.models import ReceivingFacility, WasteClass
 
 from . import rules, services
-from .documents import normalize_document, normalize_plate
+from .documents import normalize_document
+from .fleet import MAX_CAPACITY
 from .models import (
     CTRStatus,
     CTRWasteClass,
@@ -37,7 +38,6 @@ from .models import (
 # Same ceilings as the API: no single load of RCC comes near 100 m³ a line.
 MAX_LINE_VOLUME = Decimal("100")
 MAX_WASTE_LINES = 20
-MAX_CAPACITY = Decimal("100")
 
 
 class DateInput(forms.DateInput):
@@ -600,32 +600,30 @@ class CTRFilterForm(PeriodForm):
 # --- fleet -----------------------------------------------------------------------------------
 
 
-class VehicleForm(forms.ModelForm):
+class VehicleForm(forms.Form):
+    """The page's input; ctr.fleet.add_vehicle holds the rules, as it does for the API."""
+
+    model = Vehicle
+
     plate = forms.CharField(
         label="Placa",
         max_length=10,
         help_text="Formato antigo (ABC-1234) ou Mercosul (ABC1D23).",
         widget=forms.TextInput({**CAPITALS, "style": "text-transform: uppercase"}),
     )
-
-    class Meta:
-        model = Vehicle
-        fields = ["plate", "description"]
-        labels = {"description": "Descrição"}
-        help_texts = {"description": "Ex.: caminhão poliguindaste, basculante."}
-
-    def clean_plate(self) -> str:
-        plate = normalize_plate(self.cleaned_data["plate"])
-        if Vehicle.objects.filter(plate=plate).exists():
-            raise ValidationError(f"A placa {plate} já está cadastrada.", code="unique")
-        return plate
-
-    def validate_unique(self):
-        # clean_plate says it in Portuguese, with the plate; skip the model's generic check.
-        pass
+    description = forms.CharField(
+        label="Descrição",
+        max_length=120,
+        required=False,
+        help_text="Ex.: caminhão poliguindaste, basculante.",
+    )
 
 
-class EquipmentForm(forms.ModelForm):
+class EquipmentForm(forms.Form):
+    """The page's input; ctr.fleet.add_equipment holds the rules, as it does for the API."""
+
+    model = Equipment
+
     code = forms.CharField(
         label="Código pintado no equipamento",
         max_length=30,
@@ -641,32 +639,6 @@ class EquipmentForm(forms.ModelForm):
         widget=BRDecimalInput({"placeholder": "5"}),
         help_text="Sem chapas de aumento (art. 12 §4 II).",
     )
-
-    class Meta:
-        model = Equipment
-        fields = ["code", "kind", "nominal_capacity_m3"]
-
-    def __init__(self, *args, transporter: Transporter, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.transporter = transporter
-
-    def clean_code(self) -> str:
-        code = self.cleaned_data["code"].strip().upper()
-        if not code:
-            raise ValidationError("Informe o código do equipamento.", code="required")
-        if Equipment.objects.filter(transporter=self.transporter, code=code).exists():
-            raise ValidationError(f"O equipamento {code} já está cadastrado.", code="unique")
-        return code
-
-    def clean_nominal_capacity_m3(self) -> Decimal:
-        capacity = self.cleaned_data["nominal_capacity_m3"]
-        if capacity <= 0:
-            raise ValidationError("A capacidade deve ser maior que zero.", code="min_value")
-        return capacity
-
-    def validate_unique(self):
-        # The transporter is set on save; clean_code checks the (transporter, code) pair.
-        pass
 
 
 # --- reception -------------------------------------------------------------------------------

@@ -25,7 +25,9 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
 import audit
+from config import csv_reader
 from config.br import br_number
+from config.csv_safety import csv_response
 from config.errors import add_to_form, errors_back_to
 from config.list_order import Column, ListOrder
 from jurisdiction.access import DataScope, declare
@@ -37,6 +39,7 @@ from . import (
     csv_format,
     csv_import,
     ctr_templates,
+    fleet,
     lifecycle,
     reports,
     roles,
@@ -157,7 +160,7 @@ def dashboard(request):
         # An inspector's work starts from the reports (art. 21-22); the Núcleo's from the map.
         return redirect("intake:inspect")
     if roles.is_municipal(user):
-        return redirect("maps:nucleo-painel")
+        return redirect("nucleo:painel")
     return forbidden(
         request,
         "O seu usuário ainda não tem perfil: peça ao Núcleo Permanente de Gestão que o vincule "
@@ -624,15 +627,15 @@ def ctr_import(request):
             upload = form.cleaned_data["file"]
             try:
                 # Refused before it is read into memory.
-                csv_import.check_size(upload.size)
-                data = upload.read(csv_import.MAX_BYTES + 1)
+                csv_reader.check_size(upload.size)
+                data = upload.read(csv_reader.MAX_BYTES + 1)
                 report = csv_import.import_ctrs(
                     data,
                     request.transporter,
                     request.user,
                     dry_run=form.cleaned_data["dry_run"],
                 )
-            except csv_import.CSVFileError as error:
+            except csv_reader.CSVFileError as error:
                 file_error = error.message
                 file_rows = error.rows  # the rows that refuse the whole file, if any
                 status = error.status
@@ -666,8 +669,8 @@ def ctr_import(request):
                 }
                 for name in csv_format.COLUMNS
             ],
-            "max_rows": br_number(csv_import.MAX_ROWS),
-            "max_mb": csv_import.MAX_BYTES // (1024 * 1024),
+            "max_rows": br_number(csv_reader.MAX_ROWS),
+            "max_mb": csv_reader.MAX_BYTES // (1024 * 1024),
             "facilities": facilities,
         },
         status=status,
@@ -677,74 +680,60 @@ def ctr_import(request):
 @require_safe
 @transporter_required
 def ctr_import_example(request):
-    # A BOM, so that Excel opens the UTF-8 file with its accents; the importer drops it.
-    response = HttpResponse(
-        "\ufeff"
-        + csv_format.example_csv(
+    # The importer drops the BOM csv_response puts for Excel.
+    return csv_response(
+        "exemplo-ctrs.csv",
+        *csv_format.example_table(
             csv_import.example_rows(request.transporter, timezone.localdate())
         ),
-        content_type="text/csv; charset=utf-8",
     )
-    response["Content-Disposition"] = 'attachment; filename="exemplo-ctrs.csv"'
-    return response
 
 
 # --- transporter: fleet ----------------------------------------------------------------------
 
 
-@transporter_required
-def vehicles(request):
+def _fleet_page(request, form_class, add, section: str, what: str, order: str):
+    """The list of the transporter's vehicles or equipment and the form that adds one; `add`
+    (ctr.fleet) holds the rules and writes, scoped to the transporter of the request."""
     transporter = request.transporter
+    model = form_class.model
     status = 200
     if request.method == "POST":
-        form = VehicleForm(request.POST)
+        form = form_class(request.POST)
         if form.is_valid():
-            vehicle = form.save(commit=False)
-            vehicle.transporter = transporter
-            vehicle.save()
-            messages.success(request, f"Veículo {vehicle} cadastrado.")
-            return redirect("ctr_web:vehicles")
+            try:
+                item = add(transporter, **form.cleaned_data)
+            except fleet.FleetError as error:
+                add_to_form(form, error)
+            else:
+                label = item.code if model is Equipment else str(item)
+                messages.success(request, f"{what} {label} cadastrado.")
+                return redirect(f"ctr_web:{section}")
         status = 400
     else:
-        form = VehicleForm()
+        form = form_class()
     return render(
         request,
-        "ctr/vehicles.html",
+        f"ctr/{section}.html",
         {
             "nav": "ctrs",
-            "section": "vehicles",
+            "section": section,
             "form": form,
-            "items": Vehicle.objects.filter(transporter=transporter).order_by("-active", "plate"),
+            "items": model.objects.filter(transporter=transporter).order_by("-active", order),
         },
         status=status,
     )
 
 
 @transporter_required
+def vehicles(request):
+    return _fleet_page(request, VehicleForm, fleet.add_vehicle, "vehicles", "Veículo", "plate")
+
+
+@transporter_required
 def equipment(request):
-    transporter = request.transporter
-    status = 200
-    if request.method == "POST":
-        form = EquipmentForm(request.POST, transporter=transporter)
-        if form.is_valid():
-            item = form.save(commit=False)
-            item.transporter = transporter
-            item.save()
-            messages.success(request, f"Equipamento {item.code} cadastrado.")
-            return redirect("ctr_web:equipment")
-        status = 400
-    else:
-        form = EquipmentForm(transporter=transporter)
-    return render(
-        request,
-        "ctr/equipment.html",
-        {
-            "nav": "ctrs",
-            "section": "equipment",
-            "form": form,
-            "items": Equipment.objects.filter(transporter=transporter).order_by("-active", "code"),
-        },
-        status=status,
+    return _fleet_page(
+        request, EquipmentForm, fleet.add_equipment, "equipment", "Equipamento", "code"
     )
 
 

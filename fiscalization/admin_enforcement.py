@@ -19,9 +19,9 @@ from django.utils.html import format_html
 
 from config.admin_readonly import ReadOnly
 from config.br import br_number
+from config.csv_reader import MAX_BYTES
 from config.errors import DomainError, add_to_form
 from ctr.admin import formatted_document
-from ctr.csv_import import MAX_BYTES
 from pev_network.models import Municipality
 
 from . import penalty_table

@@ -10,7 +10,7 @@ on that day (`PenaltyTableEntry.objects.usable`, `PenaltyTableEntry.refusal`).
 
 The CSV (docs/fiscalizacao.md): one line of the table per row, `;` or `,` between fields,
 UTF-8 or Latin-1, decimal comma or point, dates as DD/MM/AAAA or AAAA-MM-DD; the file is read
-by ctr.csv_import (the same reader as the CTR import). The import is all or nothing: every row
+by config.csv_reader (the same reader as the CTR import). The import is all or nothing: every row
 is checked first and every problem is reported (line and column); a file with any problem
 writes nothing, and a dry run (simulação) does the same writes and rolls them back. A line is
 identified by (municipality, codigo, vigente_desde): the same key updates it, a new
@@ -31,9 +31,9 @@ from django.utils import timezone
 
 from config.br import br_date
 from config.br_forms import parse_decimal
+from config.csv_reader import check_size, decode, read_rows
 from config.errors import DomainError
 from ctr.csv_format import Problem, parse_date
-from ctr.csv_import import check_size, decode, read_rows
 from pev_network.models import Municipality
 
 from .models.enforcement import EntryStatus, OffenderRole, PenaltyTableEntry

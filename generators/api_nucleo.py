@@ -69,7 +69,7 @@ def _item(worksite: Worksite, figures: suspects.WorksiteFigures) -> dict:
         },
         "location": {"type": "Point", "coordinates": list(worksite.location.coords)},
         "plan_status": worksite.plan_status,
-        "page": reverse("maps:nucleo-obra", args=[worksite.pk]),
+        "page": reverse("nucleo:obra", args=[worksite.pk]),
         **figures.as_dict(),
     }
 

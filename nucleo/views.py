@@ -10,14 +10,14 @@ from decimal import Decimal
 from pathlib import Path
 
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest
+from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 import audit
-from config import csv_safety
 from config.br import br_number
+from config.csv_safety import csv_response
 from config.replica import replica_readable
 from ctr import analytics
 from ctr.exports import export_ctrs, export_flows
@@ -401,16 +401,6 @@ CSV_TITLES = {
     "estoque_parado": "estoque_parado",
     "estoque_diario": "estoque_por_area_e_dia",
 }
-
-
-def csv_response(name: str, header: list[str], rows: list[list]) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    response.write("\ufeff")  # BOM: spreadsheet programs then read UTF-8
-    writer = csv_safety.writer(response, delimiter=";")  # no cell is ever a formula
-    writer.writerow(header)
-    writer.writerows(rows)
-    return response
 
 
 def _charts(data: DashboardData) -> dict:

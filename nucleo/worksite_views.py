@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 import audit
+from config.csv_safety import csv_response
 from ctr import roles
 from ctr.models import Worksite
 from ctr.roles import municipal_only
@@ -20,7 +21,6 @@ from generators.comparison import worksite_comparison
 from generators.models import WastePlan
 
 from . import charts, worksites
-from .views import csv_response
 
 PAGE_SIZE = 50
 CTR_PAGE_SIZE = 50

@@ -284,6 +284,6 @@ def _popup(worksite: Worksite, figures: WorksiteFigures | None) -> str:
             worksite.permit_number or "—",
             PLAN_STATES.get(worksite.plan_status, worksite.plan_status),
             alerts,
-            reverse("maps:nucleo-obra", args=[worksite.pk]),
+            reverse("nucleo:obra", args=[worksite.pk]),
         )
     )

@@ -73,6 +73,39 @@ _FACILITY_COLUMNS = [
 EXTENSIONS = {".geojson": "geojson", ".json": "geojson", ".gpkg": "gpkg", ".csv": "csv"}
 
 
+def write_layer(
+    frame: gpd.GeoDataFrame,
+    path: str | Path,
+    *,
+    layer: str,
+    geometry_type: str,
+    fmt: str = "gpkg",
+    replace: bool = False,
+    append: bool = False,
+) -> None:
+    """Write `frame` as the layer `layer` of `path`, in one of FORMATS: the one way every
+    export of the project writes a geographic file. `replace`: the file and its sidecars go
+    first (a new file); else the layer joins the file, or with `append` its rows join the
+    layer. The format's file options go with the layer that creates the file. The geometry
+    type is declared, so that an empty layer is still a typed one."""
+    path = Path(path)
+    spec = FORMATS[fmt]
+    if replace:
+        for stale in [path, *(path.with_suffix(s) for s in spec.sidecars)]:
+            stale.unlink(missing_ok=True)
+    creates = not path.exists()
+    pyogrio.write_dataframe(
+        frame,
+        path,
+        layer=layer,
+        driver=spec.driver,
+        geometry_type=geometry_type,
+        append=append,
+        dataset_options=(spec.dataset_options or None) if creates else None,
+        layer_options=spec.layer_options or None,
+    )
+
+
 @dataclass(frozen=True)
 class ExportReport:
     path: str
@@ -197,19 +230,7 @@ def export_facilities(
         raise NetworkError(f"A pasta {path.parent} não existe.", "bad_path")
     day = on or today()
     frame = facilities_frame(kind, day, progress, municipality_id)
-    spec = FORMATS[fmt]
-    for stale in [path, *(path.with_suffix(s) for s in spec.sidecars)]:
-        stale.unlink(missing_ok=True)
-    pyogrio.write_dataframe(
-        frame,
-        path,
-        layer=LAYER_NAME,
-        driver=spec.driver,
-        # Declared, so that an empty export still has a typed layer.
-        geometry_type="MultiPolygon",
-        dataset_options=spec.dataset_options or None,
-        layer_options=spec.layer_options or None,
-    )
+    write_layer(frame, path, layer=LAYER_NAME, geometry_type="MultiPolygon", fmt=fmt, replace=True)
     return ExportReport(str(path), fmt, len(frame), day, kind)
 
 
@@ -248,16 +269,5 @@ def export_basins(
         )
         geometries.append(shapely.from_wkb(bytes(basin.area.wkb)))
     frame = gpd.GeoDataFrame(rows, columns=BASIN_COLUMNS, geometry=geometries, crs=4326)
-    spec = FORMATS[fmt]
-    for stale in [path, *(path.with_suffix(s) for s in spec.sidecars)]:
-        stale.unlink(missing_ok=True)
-    pyogrio.write_dataframe(
-        frame,
-        path,
-        layer=BASIN_LAYER,
-        driver=spec.driver,
-        geometry_type="MultiPolygon",
-        dataset_options=spec.dataset_options or None,
-        layer_options=spec.layer_options or None,
-    )
+    write_layer(frame, path, layer=BASIN_LAYER, geometry_type="MultiPolygon", fmt=fmt, replace=True)
     return len(frame)

@@ -7,12 +7,11 @@ that may not receive, and why: expired, suspended, revoked, or never licensed.
 from __future__ import annotations
 
 import datetime
-import json
 
 from django.utils import timezone
 
-from .models import FacilityKind, FacilityLicense, LicenseStatus, ReceivingFacility, valid_on_sql
-from .public_layers import COORDINATE_DECIMALS, BBox, bbox_sql, fetch_json
+from .models import FacilityLicense, LicenseStatus, ReceivingFacility, valid_on_sql
+from .public_layers import BBox, anchor_sql, bbox_sql, facilities_geojson
 
 LICENSE_STATE_LABELS = {
     "valid": "licença válida",
@@ -29,41 +28,24 @@ def facilities_with_license_state_geojson(
 ) -> dict:
     """All facilities as a FeatureCollection; `license_state` is one of LICENSE_STATE_LABELS,
     read from the license in force on `day` or else the most recent one."""
-    params: dict = {
-        "day": day or timezone.localdate(),
-        "kind_labels": json.dumps({k.value: k.label for k in FacilityKind}),
-    }
+    params: dict = {"day": day or timezone.localdate()}
     where_bbox = bbox_sql("f.area", bbox, params)
-    sql = f"""
-        SELECT json_build_object('type', 'FeatureCollection', 'features', COALESCE(json_agg(
-            json_build_object(
-                'type', 'Feature',
-                'id', f.id,
-                'geometry', ST_AsGeoJSON(f.area, {COORDINATE_DECIMALS})::json,
-                'properties', json_build_object(
-                    'id', f.id,
-                    'code', f.code,
-                    'name', f.name,
-                    'kind', f.kind,
-                    'kind_label', COALESCE(%(kind_labels)s::jsonb ->> f.kind, f.kind),
-                    'capacity_m3_per_day', f.capacity_m3_per_day,
-                    'license_number', lic.number,
-                    'license_valid_until', lic.valid_until,
-                    'license_state', CASE
-                        WHEN lic.id IS NULL THEN 'none'
-                        WHEN lic.in_force THEN 'valid'
-                        WHEN lic.status = '{LicenseStatus.SUSPENDED.value}'
-                             AND lic.status_since <= %(day)s THEN 'suspended'
-                        WHEN lic.status = '{LicenseStatus.REVOKED.value}'
-                             AND lic.status_since <= %(day)s THEN 'revoked'
-                        WHEN lic.valid_from > %(day)s THEN 'pending'
-                        ELSE 'expired' END,
-                    'anchor', json_build_array(
-                        round(ST_X(ST_PointOnSurface(f.area))::numeric, {COORDINATE_DECIMALS}),
-                        round(ST_Y(ST_PointOnSurface(f.area))::numeric, {COORDINATE_DECIMALS}))
-                )
-            ) ORDER BY f.kind, f.name, f.id), '[]'::json))
-        FROM {ReceivingFacility._meta.db_table} f
+    properties = {
+        "capacity_m3_per_day": "f.capacity_m3_per_day",
+        "license_number": "lic.number",
+        "license_valid_until": "lic.valid_until",
+        "license_state": f"""CASE
+            WHEN lic.id IS NULL THEN 'none'
+            WHEN lic.in_force THEN 'valid'
+            WHEN lic.status = '{LicenseStatus.SUSPENDED.value}'
+                 AND lic.status_since <= %(day)s THEN 'suspended'
+            WHEN lic.status = '{LicenseStatus.REVOKED.value}'
+                 AND lic.status_since <= %(day)s THEN 'revoked'
+            WHEN lic.valid_from > %(day)s THEN 'pending'
+            ELSE 'expired' END""",
+        "anchor": anchor_sql("ST_PointOnSurface(f.area)"),
+    }
+    source = f"""{ReceivingFacility._meta.db_table} f
         LEFT JOIN LATERAL (
             SELECT l.id, l.number, l.valid_from, l.valid_until, l.status, l.status_since,
                    {valid_on_sql("l")} AS in_force
@@ -72,6 +54,5 @@ def facilities_with_license_state_geojson(
             ORDER BY {valid_on_sql("l")} DESC, l.valid_from DESC, l.id DESC
             LIMIT 1
         ) lic ON TRUE
-        WHERE TRUE {where_bbox}
-    """
-    return fetch_json(sql, params)
+        WHERE TRUE {where_bbox}"""
+    return facilities_geojson(properties, source, params)

@@ -71,6 +71,62 @@ def fetch_json(sql: str, params: dict):
     return json.loads(row[0]) if isinstance(row[0], str) else row[0]
 
 
+def feature_collection_sql(
+    *, alias: str, geometry: str, properties: dict[str, str], source: str, order: str
+) -> str:
+    """One query returning the FeatureCollection of the rows of `source` (a FROM clause with
+    its joins and WHERE; `alias` its main table, whose `id` is each feature's id): the one
+    builder of the map layers' features. `properties`: name -> SQL expression; `order`: the
+    features' order, inside json_agg. No row is an empty collection, not NULL."""
+    members = ",\n".join(f"'{name}', {expression}" for name, expression in properties.items())
+    return f"""
+        SELECT json_build_object(
+            'type', 'FeatureCollection',
+            'features', COALESCE(json_agg(json_build_object(
+                'type', 'Feature',
+                'id', {alias}.id,
+                'geometry', ST_AsGeoJSON({geometry}, {COORDINATE_DECIMALS})::json,
+                'properties', json_build_object({members})
+            ) ORDER BY {order}), '[]'::json)
+        )
+        FROM {source}
+    """
+
+
+def anchor_sql(point: str) -> str:
+    """`anchor`: a [lon, lat] point inside the area, for drawing it as a symbol when its polygon
+    is too small to see (ST_PointOnSurface: unlike the centroid, always inside)."""
+    return (
+        f"json_build_array(round(ST_X({point})::numeric, {COORDINATE_DECIMALS}), "
+        f"round(ST_Y({point})::numeric, {COORDINATE_DECIMALS}))"
+    )
+
+
+# The properties every facility layer has, whatever else it tells: the management's layer and
+# the public one name, place and label a facility alike.
+FACILITY_PROPERTIES = {
+    "id": "f.id",
+    "code": "f.code",
+    "name": "f.name",
+    "kind": "f.kind",
+    "kind_label": "COALESCE(%(kind_labels)s::jsonb ->> f.kind, f.kind)",
+}
+
+
+def facilities_geojson(properties: dict[str, str], source: str, params: dict) -> dict:
+    """The facilities of `source` (alias f) as a FeatureCollection, in the facility layers'
+    order, with FACILITY_PROPERTIES and then `properties`."""
+    params["kind_labels"] = json.dumps({k.value: k.label for k in FacilityKind})
+    sql = feature_collection_sql(
+        alias="f",
+        geometry="f.area",
+        properties={**FACILITY_PROPERTIES, **properties},
+        source=source,
+        order="f.kind, f.name, f.id",
+    )
+    return fetch_json(sql, params)
+
+
 def licensed_facilities_geojson(
     day: datetime.date | None = None, bbox: BBox | None = None, municipality_id: int | None = None
 ) -> dict:
@@ -87,45 +143,26 @@ def licensed_facilities_geojson(
     """
     params: dict = {
         "day": day or timezone.localdate(),
-        "kind_labels": json.dumps({k.value: k.label for k in FacilityKind}),
         "class_labels": json.dumps({c.value: c.label for c in WasteClass}),
     }
     where_bbox = bbox_sql("f.area", bbox, params)
     where_bbox += " " + municipality_sql("f.municipality_id", municipality_id, params)
-    sql = f"""
-        SELECT json_build_object(
-            'type', 'FeatureCollection',
-            'features', COALESCE(json_agg(json_build_object(
-                'type', 'Feature',
-                'id', f.id,
-                'geometry', ST_AsGeoJSON(f.area, {COORDINATE_DECIMALS})::json,
-                'properties', json_build_object(
-                    'id', f.id,
-                    'code', f.code,
-                    'name', f.name,
-                    'kind', f.kind,
-                    'kind_label', COALESCE(%(kind_labels)s::jsonb ->> f.kind, f.kind),
-                    'operator', f.operator,
-                    'address', f.address,
-                    'accepted_classes', to_json(f.accepted_classes),
-                    'accepted_class_labels', (
-                        SELECT COALESCE(
-                            json_agg(COALESCE(%(class_labels)s::jsonb ->> c.code, c.code)
-                                     ORDER BY c.n),
-                            '[]'::json)
-                        FROM unnest(f.accepted_classes) WITH ORDINALITY AS c(code, n)
-                    ),
-                    'license_number', lic.number,
-                    'license_issuer', lic.issuer,
-                    'license_valid_from', lic.valid_from,
-                    'license_valid_until', lic.valid_until,
-                    'anchor', json_build_array(
-                        round(ST_X(anchor.p)::numeric, {COORDINATE_DECIMALS}),
-                        round(ST_Y(anchor.p)::numeric, {COORDINATE_DECIMALS}))
-                )
-            ) ORDER BY f.kind, f.name, f.id), '[]'::json)
-        )
-        FROM {ReceivingFacility._meta.db_table} f
+    properties = {
+        "operator": "f.operator",
+        "address": "f.address",
+        "accepted_classes": "to_json(f.accepted_classes)",
+        "accepted_class_labels": """(
+            SELECT COALESCE(
+                json_agg(COALESCE(%(class_labels)s::jsonb ->> c.code, c.code) ORDER BY c.n),
+                '[]'::json)
+            FROM unnest(f.accepted_classes) WITH ORDINALITY AS c(code, n))""",
+        "license_number": "lic.number",
+        "license_issuer": "lic.issuer",
+        "license_valid_from": "lic.valid_from",
+        "license_valid_until": "lic.valid_until",
+        "anchor": anchor_sql("anchor.p"),
+    }
+    source = f"""{ReceivingFacility._meta.db_table} f
         -- Inner lateral join: a facility without a license in force is left out.
         CROSS JOIN LATERAL (
             SELECT l.number, l.issuer, l.valid_from, l.valid_until
@@ -135,9 +172,8 @@ def licensed_facilities_geojson(
             LIMIT 1
         ) lic
         CROSS JOIN LATERAL (SELECT ST_PointOnSurface(f.area) AS p) anchor
-        WHERE TRUE {where_bbox}
-    """
-    return fetch_json(sql, params)
+        WHERE TRUE {where_bbox}"""
+    return facilities_geojson(properties, source, params)
 
 
 def catchment_basins_geojson(
@@ -153,29 +189,24 @@ def catchment_basins_geojson(
     params: dict = {"day": day or timezone.localdate()}
     where_bbox = bbox_sql("b.area", bbox, params)
     where_bbox += " " + municipality_sql("b.municipality_id", municipality_id, params)
-    sql = f"""
-        SELECT json_build_object(
-            'type', 'FeatureCollection',
-            'features', COALESCE(json_agg(json_build_object(
-                'type', 'Feature',
-                'id', b.id,
-                'geometry', ST_AsGeoJSON(b.area, {COORDINATE_DECIMALS})::json,
-                'properties', json_build_object(
-                    'id', b.id,
-                    'code', b.code,
-                    'name', b.name,
-                    'municipality', m.name,
-                    'served_by_id', f.id,
-                    'served_by', f.name,
-                    'served_by_licensed', f.id IS NOT NULL AND {licensed_sql("f.id")}
-                )
-            ) ORDER BY b.name, b.id), '[]'::json)
-        )
-        FROM {CatchmentBasin._meta.db_table} b
-        JOIN {Municipality._meta.db_table} m ON m.id = b.municipality_id
-        LEFT JOIN {ReceivingFacility._meta.db_table} f ON f.id = b.served_by_id
-        WHERE TRUE {where_bbox}
-    """
+    sql = feature_collection_sql(
+        alias="b",
+        geometry="b.area",
+        properties={
+            "id": "b.id",
+            "code": "b.code",
+            "name": "b.name",
+            "municipality": "m.name",
+            "served_by_id": "f.id",
+            "served_by": "f.name",
+            "served_by_licensed": f"f.id IS NOT NULL AND {licensed_sql('f.id')}",
+        },
+        source=f"""{CatchmentBasin._meta.db_table} b
+            JOIN {Municipality._meta.db_table} m ON m.id = b.municipality_id
+            LEFT JOIN {ReceivingFacility._meta.db_table} f ON f.id = b.served_by_id
+            WHERE TRUE {where_bbox}""",
+        order="b.name, b.id",
+    )
     return fetch_json(sql, params)
 
 

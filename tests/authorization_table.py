@@ -731,7 +731,7 @@ TABLE: dict[str, list[Check]] = {
         Check(kwargs={"pk": "{charge}"}, get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)
     ],
     # --- web: the Núcleo's maps, figures and exports ----------------------------------------
-    "maps:nucleo-painel": [Check(get=MUNICIPAL_PAGE)],
+    "nucleo:painel": [Check(get=MUNICIPAL_PAGE)],
     # Issue 24: the municipal staff pick the municipality they work in; a form sent empty is
     # invalid (400) for them, refused for anyone else.
     "jurisdiction:choose": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
@@ -740,9 +740,9 @@ TABLE: dict[str, list[Check]] = {
     "jurisdiction:set-password": [
         Check(kwargs={"uidb64": "MQ", "token": "x-invalido"}, get=PUBLIC, post=PUBLIC)
     ],
-    "maps:nucleo-mapa": [Check(get=MUNICIPAL_PAGE)],
-    "maps:nucleo-exportar": [Check(get=MUNICIPAL_PAGE)],
-    "maps:nucleo-exportar-arquivo": [Check(kwargs={"name": "areas.gpkg"}, get=MUNICIPAL_PAGE)],
+    "nucleo:mapa": [Check(get=MUNICIPAL_PAGE)],
+    "nucleo:exportar": [Check(get=MUNICIPAL_PAGE)],
+    "nucleo:exportar-arquivo": [Check(kwargs={"name": "areas.gpkg"}, get=MUNICIPAL_PAGE)],
     # --- generators: worksites (issue 15): the generator's own, the municipality's all ------
     # {gama_worksite} is the gerador's; {worksite} (alfa's CTR's) another generator's: a 404 to
     # the gerador, as if it did not exist. An empty POST: the form back with its errors.
@@ -1002,8 +1002,8 @@ TABLE: dict[str, list[Check]] = {
     ],
     # --- issue 15: the Núcleo's worksites and the suspect worksites (municipal only; the
     # generator sees its own worksites elsewhere, never these lists) ---------------------------
-    "maps:nucleo-obras": [Check(get=MUNICIPAL_PAGE), Check(query="csv=1", get=MUNICIPAL_PAGE)],
-    "maps:nucleo-obra": [Check(kwargs={"pk": "{worksite}"}, get=MUNICIPAL_PAGE)],
+    "nucleo:obras": [Check(get=MUNICIPAL_PAGE), Check(query="csv=1", get=MUNICIPAL_PAGE)],
+    "nucleo:obra": [Check(kwargs={"pk": "{worksite}"}, get=MUNICIPAL_PAGE)],
     "suspect-worksites": [
         Check(get=API_MUNICIPAL),
         Check(query="reason=suspect&municipality=3518404", get=API_MUNICIPAL),

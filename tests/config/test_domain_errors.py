@@ -8,10 +8,10 @@ from django.urls import path
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 
+from config.csv_reader import CSVFileError
 from config.errors import DomainError, add_to_form, errors_back_to
 from config.middleware import DomainErrorMiddleware
 from config.rate_limits import RateLimited
-from ctr.csv_import import CSVFileError
 from ctr.errors import CTRError, NotAllowed, RuleViolation, TransitionNotAllowed
 from ctr.exports import ExportError
 from fiscalization.enforcement import EnforcementError

@@ -79,12 +79,12 @@ ROLE_PAGES: dict[str, set[str]] = {
     },
     "nucleo": PUBLIC
     | {
-        "maps:nucleo-painel",
-        "maps:nucleo-mapa",
-        "maps:nucleo-exportar",
-        "maps:nucleo-exportar-arquivo",
-        "maps:nucleo-obras",
-        "maps:nucleo-obra",
+        "nucleo:painel",
+        "nucleo:mapa",
+        "nucleo:exportar",
+        "nucleo:exportar-arquivo",
+        "nucleo:obras",
+        "nucleo:obra",
         "ctr_web:nucleo-corrections",
         "generators:registration-queue",
         "generators:registration-detail",

@@ -13,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from config import csv_reader
 from ctr import csv_format, csv_import, roles
 from ctr.models import CTR
 from tests.ctr.onward_world import inbound
@@ -232,11 +233,11 @@ def test_missing_columns_are_named(world):
 
 
 def test_too_many_rows_or_bytes_issue_nothing(world, monkeypatch):
-    monkeypatch.setattr(csv_import, "MAX_ROWS", 3)
+    monkeypatch.setattr(csv_reader, "MAX_ROWS", 3)
     data = csv_bytes([row(world)] * 4)
     with pytest.raises(csv_import.CSVFileError, match="mais de 3 linhas"):
         csv_import.import_ctrs(data, world.alfa, world.alfa_user)
-    monkeypatch.setattr(csv_import, "MAX_BYTES", 100)
+    monkeypatch.setattr(csv_reader, "MAX_BYTES", 100)
     with pytest.raises(csv_import.CSVFileError, match="o limite é"):
         csv_import.import_ctrs(csv_bytes([row(world)]), world.alfa, world.alfa_user)
     assert CTR.objects.count() == 0
@@ -364,7 +365,7 @@ def test_upload_of_garbage_is_a_clear_400(world):
 
 
 def test_upload_over_the_size_limit_is_refused_before_reading(world, monkeypatch):
-    monkeypatch.setattr(csv_import, "MAX_BYTES", 50)
+    monkeypatch.setattr(csv_reader, "MAX_BYTES", 50)
     response = upload(client_for(world.alfa_user), csv_bytes([row(world)]))
     assert response.status_code == 400
     assert "o limite é" in response.content.decode()

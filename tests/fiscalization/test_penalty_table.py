@@ -268,7 +268,7 @@ def test_the_admin_import_help_suggests_the_law_not_a_decree(world):
 
 
 def test_a_file_without_the_required_columns_is_refused_whole(world):
-    from ctr.csv_import import CSVFileError
+    from config.csv_reader import CSVFileError
 
     with pytest.raises(CSVFileError, match="Faltam colunas obrigatórias no cabeçalho: multa_ufesp"):
         penalty_table.import_table(

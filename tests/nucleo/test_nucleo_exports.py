@@ -2,6 +2,7 @@
 
 import csv
 import io
+import sqlite3
 import subprocess
 
 import pytest
@@ -65,6 +66,28 @@ def test_export_of_an_empty_period_is_a_valid_empty_file(world, tmp_path):
     call_command("export_ctrs", str(target), "--from", "2020-01-01", "--to", "2020-01-31",
                  stdout=io.StringIO())  # fmt: skip
     assert ogr_count(target, "ctr_origens") == 0
+
+
+def gpkg_version(path) -> int:
+    """The GeoPackage version the file declares (user_version: 10200 is 1.2)."""
+    with sqlite3.connect(path) as db:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [("export_ctrs", ["--from", "2026-01-01", "--to", "2026-12-31"]),
+     ("export_ctrs", ["--from", "2020-01-01", "--to", "2020-01-31"]),
+     ("export_ctrs", ["--flows", "--from", "2020-01-01", "--to", "2020-01-31"]),
+     ("export_facilities", []),
+     ("export_basins", [])],
+)  # fmt: skip
+def test_every_geopackage_is_version_1_2_even_an_empty_one(world, tmp_path, command, args):
+    """GDAL writes 1.4 unless told, which older GDAL and QGIS warn about: each export writes
+    through pev_network.exporting.write_layer, which tells it, empty or not."""
+    target = tmp_path / "saida.gpkg"
+    call_command(command, str(target), *args, stdout=io.StringIO())
+    assert gpkg_version(target) == 10200
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from config import csv_reader
 from ctr import bulk, csv_import, roles
 
 
@@ -36,8 +37,8 @@ class Command(BaseCommand):
             "--per-row",
             action="store_true",
             help="confere e emite linha a linha (o caminho de referência, lento; mesmos "
-            f"limites da página: {csv_import.MAX_ROWS} linhas, "
-            f"{csv_import.MAX_BYTES // 1024 // 1024} MB)",
+            f"limites da página: {csv_reader.MAX_ROWS} linhas, "
+            f"{csv_reader.MAX_BYTES // 1024 // 1024} MB)",
         )
         parser.add_argument(
             "--chunk-rows",
@@ -73,7 +74,7 @@ class Command(BaseCommand):
     def streamed(self, path: Path, transporter, user, chunk_rows: int) -> tuple[int, int, int]:
         try:
             stream = csv_import.open_stream(path)
-        except csv_import.CSVFileError as error:
+        except csv_reader.CSVFileError as error:
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         except OSError as error:
             raise CommandError(f"Não foi possível ler {path}: {error.strerror}.") from None
@@ -82,14 +83,14 @@ class Command(BaseCommand):
             try:
                 with csv_import.open_stream(path) as first:
                     csv_import.check_origins(first.rows(), user)
-            except csv_import.CSVFileError as error:
+            except csv_reader.CSVFileError as error:
                 stream.close()
                 self.write_rows(error.rows)
                 raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         importer = bulk.BulkImporter(transporter, user, dry_run=self.dry_run, chunk_rows=chunk_rows)
         try:
             importer.run(stream.rows(), self.write_rows, self.progress)
-        except csv_import.CSVFileError as error:
+        except csv_reader.CSVFileError as error:
             totals = importer.totals
             if not totals.read:
                 raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
@@ -106,9 +107,9 @@ class Command(BaseCommand):
     def per_row(self, path: Path, transporter, user) -> tuple[int, int, int]:
         try:
             size = path.stat().st_size
-            csv_import.check_size(size)
+            csv_reader.check_size(size)
             data = path.read_bytes()
-        except csv_import.CSVFileError as error:
+        except csv_reader.CSVFileError as error:
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         except OSError as error:
             raise CommandError(f"Não foi possível ler {path}: {error.strerror}.") from None
@@ -121,7 +122,7 @@ class Command(BaseCommand):
                 progress=lambda done, total: self.progress(done, total),
                 per_row=True,
             )
-        except csv_import.CSVFileError as error:
+        except csv_reader.CSVFileError as error:
             self.write_rows(error.rows)
             raise CommandError(f"{error.message} Nenhum CTR foi emitido.") from None
         finally:
