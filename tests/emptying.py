@@ -22,6 +22,9 @@ may not turn triggers off.
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 from django.core.management import call_command
 from django.core.management.sql import emit_post_migrate_signal
 from django.db import connections, transaction
@@ -104,6 +107,34 @@ def empty_everything(alias: str) -> None:
         call_command("flush", verbosity=0, interactive=False, database=alias, reset_sequences=False)
         # The registry was re-created with new ids: taken again at the next emptying.
         _registry_fingerprints.pop(alias, None)
+
+
+@contextlib.contextmanager
+def as_it_was(alias: str = "default"):
+    """The database of `alias` back to what it holds now once the block is done, whatever the
+    block committed: emptied, then the rows it held before (what the data migrations load: the
+    penalty frameworks, the UFESP values; the tests in a transaction need them) copied back.
+    For a world committed for a class of tests, where a transactional test's emptying would
+    leave the next tests of its process without those rows."""
+    connection = connections[alias]
+    tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    saved: dict[str, str] = {}
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        for table in _rows_per_table(cursor, tables):
+            copied = io.StringIO()
+            cursor.copy_expert(f"COPY {_quoted(table)} TO STDOUT", copied)
+            saved[table] = copied.getvalue()
+    try:
+        yield
+    finally:
+        empty_everything(alias)
+        with transaction.atomic(using=alias), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL session_replication_role = replica")
+            # The registry's tables may have been kept (unchanged): those stay as they are.
+            still_there = _rows_per_table(cursor, list(saved)) if saved else {}
+            for table, rows in saved.items():
+                if table not in still_there:
+                    cursor.copy_expert(f"COPY {_quoted(table)} FROM STDIN", io.StringIO(rows))
 
 
 def _fixture_teardown(self):

@@ -357,19 +357,17 @@ class FuzzWorld:
 
 @contextlib.contextmanager
 def committed_world(django_db_blocker, build):
-    """`build()`'s world committed for a class of tests, and the database emptied at its end (as
-    after a transactional test); each test's own transaction is rolled back after the test, so
+    """`build()`'s world committed for a class of tests, and the database as it was before at the
+    class's end (emptying.as_it_was: the rows the data migrations load are back, as the next
+    tests in a transaction expect); each test's own transaction is rolled back after the test, so
     every role starts from this same world, as if built for it alone. The same world gives every
     role the same known inputs, hence the same generated cases (fuzz_operation's `generated`).
     Committed rather than held in a transaction open for the whole class: a transaction with
     thousands of savepoints (a request each) open for minutes keeps a new hot standby from
     accepting connections (tests/config/test_replica.py, on another worker, waited past its
     120 s)."""
-    with frozen_clock(), django_db_blocker.unblock():
-        try:
-            yield build()
-        finally:
-            emptying.empty_everything("default")
+    with frozen_clock(), django_db_blocker.unblock(), emptying.as_it_was("default"):
+        yield build()
 
 
 @pytest.fixture(scope="class")

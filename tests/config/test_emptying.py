@@ -2,6 +2,7 @@
 what the test wrote (tests/emptying.py)."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
@@ -65,3 +66,22 @@ def test_thousands_of_rows_are_left_to_djangos_truncate():
 
     assert emptying.empty_database("default") is False
     assert AccessLog.objects.count() == emptying.MOST_ROWS_DELETED + 1
+
+
+def test_a_committed_world_leaves_the_rows_that_were_there_before():
+    """emptying.as_it_was, around a world committed for a class of tests: what the block wrote
+    goes, what the database held before (the rows the data migrations load, which the tests
+    after it rely on) comes back, the registry included."""
+    kept = make_user("before")
+    AccessLog.objects.create(user=kept, username=kept.username, purpose="antes")
+    before = rows_per_table()
+    made_by_migrating = registry()
+
+    with emptying.as_it_was("default"):
+        make_user("during")
+        ContentType.objects.create(app_label="stray", model="leftover")
+
+    assert rows_per_table() == before
+    assert registry() == made_by_migrating
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["before"]
+    assert AccessLog.objects.get().purpose == "antes"
