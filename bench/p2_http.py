@@ -13,8 +13,8 @@ load generator is Debian's `wrk` (bench/wrk/cycle.lua) with 16 connections for 3
 - the baseline, in the same server and run: `GET /bench/pip/` (bench/urls.py), one PostGIS
   point-in-polygon lookup.
 
-Every issue carries its own `Idempotency-Key` (issue 16: safe retries are in the path), as a
-driver's phone sends them. Targets of issue 16 point 9, as ratios within one run (absolute
+Every issue carries its own `Idempotency-Key` (safe retries are in the path), as a
+driver's phone sends them. Targets of the issue path, as ratios within one run (absolute
 times on these shared 2-core machines vary two-fold between runs):
 (a) one lone client issuing: p99 ≤ 6 × the p99 of the baseline with one lone client;
 (b) open loop (bench/wrk/paced.lua: a fixed arrival rate, half the closed-loop throughput
@@ -62,12 +62,12 @@ THREADS = int(os.environ.get("BENCH_GUNICORN_THREADS", "1"))
 PAYLOADS = 2000
 MAX_P99_S = 0.050
 MIN_THROUGHPUT_SHARE = 0.5
-# Issue 16 point 9: the targets as ratios within one run.
+# The targets as ratios within one run.
 MAX_ALONE_P99_RATIO = 6.0  # lone issuing p99 / lone baseline p99
 MAX_OPEN_P99_RATIO = 3.0  # open-loop issuing p99 / lone issuing p99
 OPEN_RATE_SHARE = 0.5  # open-loop arrival rate / closed-loop issuing throughput
 MIN_CLOSED_SHARE = 0.07  # closed-loop issuing throughput / baseline's
-# Issue 27 point 3: the issue path back down.
+# The issue path back down.
 MAX_ALONE_P50_RATIO = 8.0  # lone issuing p50 / lone baseline p50
 MIN_CLOSED_SHARE_27 = 0.10  # closed-loop issuing throughput / baseline's
 OPEN_CONNECTIONS = 8
@@ -470,7 +470,7 @@ def prepare_transporter():
 
 
 def subscribe_webhook(transporter, user) -> None:
-    """Issue 16 point 9 measures with webhooks in the path: an endpoint of the bench
+    """The issue path is measured with webhooks in the path: an endpoint of the bench
     transporter hears every CTR event, so each issue writes its outbox row in its own
     transaction. Created through the ORM: the URL is never called (no delivery worker runs in
     the bench; delivery is off the request path) and the SSRF guard would resolve its name."""
@@ -787,7 +787,7 @@ def profile(state: State, results: list[Result]) -> list:
 
 
 def ratio_targets(extra: dict) -> list[tuple[str, float, float, bool]]:
-    """Issue 16 point 9, as (what, measured ratio, bound, met) within the run's figures."""
+    """As (what, measured ratio, bound, met) within the run's figures."""
     base, base_alone = extra["base"], extra["base_alone"]
     issue, alone, open_loop = extra["issue"], extra["alone"], extra["open"]
 
@@ -808,7 +808,7 @@ def ratio_targets(extra: dict) -> list[tuple[str, float, float, bool]]:
 
 
 def issue27_targets(extra: dict) -> list[tuple[str, float, float, bool]]:
-    """Issue 27 point 3 (the issue path back down), as ratio_targets gives its own: the lone
+    """The issue path back down, as ratio_targets gives its own: the lone
     client's p50 against the lone baseline's p50, and the closed loop's throughput against
     the baseline's, both within the run."""
     base, base_alone = extra["base"], extra["base_alone"]

@@ -1,4 +1,4 @@
-"""P6 of "Performance at real sizes" (issue 14, point 8): the chain of custody (ctr/custody.py)
+"""P6 of "Performance at real sizes": the chain of custody (ctr/custody.py)
 with 1M synthetic CTRs, 20 % of them onward CTRs leaving the PEVs and ATTs
 (synthetic/generator.py, ``--onward-share 0.2``), with the processing recorded on site.
 
@@ -13,7 +13,7 @@ In the same run, on the same data:
   over it). The allocation reads each facility's whole history (the data's two
   years). Baselines: a plain SUM of the volumes of the municipality's CTRs, the same join of
   CTR and waste lines, over the year, and over the whole period the allocation reads.
-- P6b: a worksite's CDF page (issue 14, point 4) against the CTR detail page, through
+- P6b: a worksite's CDF page against the CTR detail page, through
   gunicorn as in production (bench/p2_http.Server), one client on a keep-alive connection,
   signed-in sessions: the Núcleo's for the worksite, the transporter's for its CTR. The CDF
   page (`/obras/<id>/cdf/`, ctr/certificates.py) follows the site's loads to their ends and

@@ -1,4 +1,4 @@
-"""P7 (issue 25 point 18): the Núcleo's dashboard (`/nucleo/`) on the demo, against the CTR
+"""P7: the Núcleo's dashboard (`/nucleo/`) on the demo, against the CTR
 list page (`/transportador/ctrs/`, the transporter's), both through `django.test.Client` in
 this process (middleware, views, SQL, templates; no network; HTTPS), signed in as the demo's
 `nucleo` and `transportador`, DEBUG off. The dashboard is the heaviest page a person opens

@@ -1,4 +1,4 @@
-"""The phone pages, measured (issue 27 point 1): Lighthouse in its mobile profile on the pages
+"""The phone pages, measured: Lighthouse in its mobile profile on the pages
 each role opens, against the production configuration.
 
 `python -m bench.pages [--only /nucleo/] [--no-write] [--reports DIR]`, run by `make bench`, on
@@ -18,7 +18,7 @@ commands, as `make run`), so that each role's pages have real content. What runs
   CPU, computed from one unthrottled load); signed in by a session created here, server-side,
   whose cookie goes in `--extra-headers`.
 
-Goals (issue 27): performance ≥ 95, cumulative layout shift ≤ 0.05, largest contentful paint
+Goals: performance ≥ 95, cumulative layout shift ≤ 0.05, largest contentful paint
 ≤ 2.0 s, accessibility 100, on every page. The table and, for a page that misses a goal, what
 Lighthouse shows of why (its LCP element and phases, the render-blocking resources, the
 elements that shifted) go to their own section of docs/performance.md (the ``pages:``
@@ -63,7 +63,7 @@ BEGIN = (
 )
 END = "<!-- pages:end -->"
 
-# Goals of issue 27 point 1.
+# The goals on a phone.
 MIN_PERFORMANCE = 95
 MAX_CLS = 0.05
 MAX_LCP_S = 2.0

@@ -1,4 +1,4 @@
-"""Issue 24 point 10: what the scoping by municipality costs at state size.
+"""What the scoping by municipality costs at state size.
 
 The synthetic state (synthetic/generator.py: the 645 municipalities of São Paulo, a Núcleo and
 a Fiscalização account in each, consortia whose members send loads to the hub's shared

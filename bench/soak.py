@@ -1,4 +1,4 @@
-"""The soak of issue 26 point 10: the production mode held at half its capacity for 10 minutes.
+"""The soak: the production mode held at half its capacity for 10 minutes.
 
 `python -m bench.soak [--minutes 10] [--no-write]`, run by `make bench` after the others, on
 the bench database (ctr_bench; 10 000 synthetic CTRs generated when it has fewer, for the
@@ -73,7 +73,7 @@ START_SECONDS = 120
 MIN_CTRS = 10_000  # synthetic CTRs the payloads are copied from
 SEED = 42
 PAYLOADS = 500
-# Goals of issue 26 point 10; the p99 bound is issue 16 point 9 (b)'s, the open loop's.
+# Goals of the soak; the p99 bound is the issue path's open loop's (bench/p2_http.py).
 MAX_RSS_GROWTH = 0.10
 MAX_P99_RATIO = 3.0
 

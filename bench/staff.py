@@ -1,6 +1,6 @@
 """The benchmarks' municipal users: the Núcleo's role in every municipality of the data, so
-that each figure measures the page as a Núcleo user of the municipality it reads (issue 24:
-roles are per municipality)."""
+that each figure measures the page as a Núcleo user of the municipality it reads
+(roles are per municipality)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The admin's blank choices in Portuguese (issue 25 point 19: no "---------" in any select).
+"""The admin's blank choices in Portuguese (no "---------" in any select).
 
 Django's admin offers "---------" as the blank choice of a foreign key (ModelChoiceField's
 default `empty_label`), of a field with choices (`BLANK_CHOICE_DASH`) and of the actions select

@@ -44,7 +44,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
         # Whom the user acts for comes along (ctr.roles.membership reads it): every API call
         # of a transporter or an operator needs it, and it was two more queries. One SELECT of
         # fixed text (the ORM's select_related query, built on every request, was most of the
-        # authentication's time: issue 27 point 3).
+        # authentication's time).
         token = token_with_user(key)
         if token is None:
             raise exceptions.AuthenticationFailed(INVALID_TOKEN)

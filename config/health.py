@@ -1,4 +1,4 @@
-"""Liveness and readiness probes (issue 26 point 3; docs/operations.md, "Saúde, métricas e logs").
+"""Liveness and readiness probes (docs/operations.md, "Saúde, métricas e logs").
 
 - `/healthz`: the process answers. No database, no session, no template: a load balancer or
   a container runtime restarts the process when this fails.

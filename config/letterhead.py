@@ -1,4 +1,4 @@
-"""Who a printed document or an e-mail comes from (issue 24 point 6): the municipality it belongs
+"""Who a printed document or an e-mail comes from: the municipality it belongs
 to ("Prefeitura Municipal de Guaratinguetá/SP") and that municipality's waste law, or the
 platform itself when it belongs to no one municipality.
 

@@ -1,4 +1,4 @@
-"""Logs you can follow (issue 26 point 5; docs/operations.md, "Saúde, métricas e logs").
+"""Logs you can follow (docs/operations.md, "Saúde, métricas e logs").
 
 - One line per request (logger `ctr.access`): method, route (the URL pattern's name, never
   the raw path), status, duration, user id (never a user name or e-mail), municipality (IBGE code of

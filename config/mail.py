@@ -22,7 +22,7 @@ def absolute(path: str) -> str:
 
 
 def signature(letterhead: Letterhead) -> str:
-    """The lines every e-mail ends with: the city hall it comes from (issue 24 point 6), the
+    """The lines every e-mail ends with: the city hall it comes from, the
     service and its law, the site. Without a municipality, the platform's."""
     lines = ["—"]
     if letterhead.municipality:

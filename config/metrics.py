@@ -1,4 +1,4 @@
-"""Prometheus metrics at /metrics (issue 26 point 4; docs/operations.md, "Saúde, métricas e logs").
+"""Prometheus metrics at /metrics (docs/operations.md, "Saúde, métricas e logs").
 
 Two kinds of figures, each from where it is cheap and right:
 

@@ -166,8 +166,8 @@ _requests_only = False
 def serve_requests_only() -> None:
     """Called by a process that serves requests and nothing else (config/wsgi.py, bench.urls):
     its connections get the request settings once (the first request on each) and keep them,
-    instead of a SET before and a reset after every request, two round trips per request
-    (issue 27 point 3). A process where other code shares the connections (tests, management
+    instead of a SET before and a reset after every request, two round trips per request.
+    A process where other code shares the connections (tests, management
     commands, the in-process benchmarks) does not call it: the settings are undone after each
     request there."""
     global _requests_only
@@ -332,7 +332,7 @@ class DomainErrorMiddleware:
 
     def process_exception(self, request, exception):
         if isinstance(exception, DomainError):
-            # What lies outside the user's municipalities does not exist for it (issue 24).
+            # What lies outside the user's municipalities does not exist for it.
             if exception.status == 404:
                 return not_found(request, exception)
             return back_to_page(request, exception)
@@ -351,7 +351,7 @@ COMPRESSIBLE_TYPES = (
 
 class CompressedTextMiddleware(GZipMiddleware):
     """Pages and JSON gzip-compressed for clients that accept it: the issue form's HTML is ~100 KB
-    and a phone on 4G pays for every byte (issue 27 point 2). First in MIDDLEWARE, so every
+    and a phone on 4G pays for every byte. First in MIDDLEWARE, so every
     other middleware reads and writes the plain body. BREACH: the one secret in a page, the
     CSRF token, is masked anew on every response by Django."""
 

@@ -19,7 +19,7 @@ import os
 import sys
 
 # The reasons, grouped. "Shipped before the rule" covers migrations released before CI linted
-# migrations (issue 26): they ran long ago on every database, and a rolling deploy only ever runs
+# migrations: they ran long ago on every database, and a rolling deploy only ever runs
 # the newest ones. Each entry says which kind of change the linter flags in it.
 BEFORE_THE_RULE = "shipped before the rule (issue 26)"
 

@@ -1,5 +1,5 @@
-"""A PostgreSQL streaming read replica for the heavy read-only pages (issue 26 point 7;
-docs/operations.md, "Réplica de leitura").
+"""A PostgreSQL streaming read replica for the heavy read-only pages
+(docs/operations.md, "Réplica de leitura").
 
 With DATABASE_REPLICA_URL set (config/settings.py adds the `replica` alias and the router
 below), a view marked `@replica_readable` reads the domain's tables from the replica, when the

@@ -1,8 +1,8 @@
 """Model instances from one SELECT of fixed text, as the ORM would build them.
 
 A hot path's reads (one CTR's issue, a token's user) joined into one statement whose text is
-built once: no ORM query compiled per request (most of those requests' Python time, issue 27
-point 3). Each model's columns get an alias; the row's values go through each field's own
+built once: no ORM query compiled per request (most of those requests' Python time).
+Each model's columns get an alias; the row's values go through each field's own
 converters (geometries from EWKB, JSON, …) into Model.from_db, with the same deferred fields
 the ORM query had.
 """

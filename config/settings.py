@@ -29,7 +29,7 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 INSTALLED_APPS = [
-    # The admin, scoped to the user's municipalities (issue 24: jurisdiction.admin_site).
+    # The admin, scoped to the user's municipalities (jurisdiction.admin_site).
     "jurisdiction.apps.ScopedAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -219,7 +219,7 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 # Each request's queries run under this statement_timeout (config.middleware); 0 = off.
 # Management commands and benchmarks are not requests: they have no limit.
 CTR_REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("CTR_REQUEST_STATEMENT_TIMEOUT_MS", "15000"))
-# Idempotency-Key (ctr/idempotency.py, issue 16 point 2): hours a key and its first response
+# Idempotency-Key (ctr/idempotency.py): hours a key and its first response
 # are kept, at least 24 (manage.py purge_idempotency_keys deletes older ones). A retry waits
 # for a first request still running up to the statement timeout above, then gets a 409.
 CTR_IDEMPOTENCY_KEY_HOURS = int(os.environ.get("CTR_IDEMPOTENCY_KEY_HOURS", "24"))
@@ -292,7 +292,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.api_errors.document_unsupported_media_type",
-        # Idempotency-Key: its header and its 400/409/422 (issue 16 point 2).
+        # Idempotency-Key: its header and its 400/409/422.
         "ctr.idempotency.document_idempotency_key",
     ],
     "ENUM_NAME_OVERRIDES": {
@@ -342,7 +342,7 @@ def site_url(environ=os.environ) -> str:
 
 SITE_URL = site_url()
 
-# Webhooks and the e-mails of the outbox (issue 16 point 7, webhooks/; README: Webhooks). A
+# Webhooks and the e-mails of the outbox (webhooks/; README: Webhooks). A
 # request waits at most CTR_WEBHOOKS_TIMEOUT seconds; a failed delivery is retried after
 # base × 2^(n-1) seconds, at most the cap, up to CTR_WEBHOOKS_MAX_ATTEMPTS tries. Targets on
 # the loopback (and plain http to them) only where CTR_WEBHOOKS_ALLOW_LOOPBACK (development and
@@ -363,8 +363,7 @@ LEAFLET_CONFIG = {
     "TILES": [("OpenStreetMap", MAP_TILE_URL, {"attribution": MAP_TILE_ATTRIBUTION})],
     "SPATIAL_EXTENT": (-53.2, -25.4, -44.1, -19.7),
     # The admin's geometry widgets: django-leaflet puts Leaflet.draw first in this plugin's
-    # scripts; ours follow, Leaflet's controls and Leaflet.draw's toolbars in Portuguese
-    # (issue 25 point 19).
+    # scripts; ours follow, Leaflet's controls and Leaflet.draw's toolbars in Portuguese.
     "PLUGINS": {
         "forms": {"js": ["maps/leaflet-pt.js", "maps/leaflet-draw-pt.js"], "auto-include": False}
     },
@@ -496,7 +495,7 @@ CONTENT_SECURITY_POLICY = {
         "img-src": ["'self'", "data:", *([MAP_TILE_ORIGIN] if MAP_TILE_ORIGIN else [])],
         "font-src": ["'self'"],
         "connect-src": ["'self'"],
-        # Issue 16 point 3: the transporter's app, its worker and manifest ours only.
+        # The transporter's app, its worker and manifest ours only.
         "worker-src": ["'self'"],
         "manifest-src": ["'self'"],
         "object-src": ["'none'"],
@@ -546,7 +545,7 @@ CTR_RATE_LIMITS = {
     # POST /api/v1/auth/token/, /entrar/ and /admin/login/ (failures only): password guessing
     # over many user names from one address; axes locks one user name from one address after 5.
     # High on purpose: a mobile carrier's CGNAT or a city hall's NAT puts hundreds of people
-    # behind one address, and their typos must not lock the others out (issue 11).
+    # behind one address, and their typos must not lock the others out.
     "login": _rate("login", "300/10m,3000/d"),
     # GET /api/v1/facilities/nearest/: a spatial query per call.
     "nearest": _rate("nearest", "60/m,1000/h"),

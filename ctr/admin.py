@@ -103,7 +103,7 @@ class TransporterAdmin(admin.ModelAdmin):
     inlines = [TransporterLicenceInline, VehicleInline, EquipmentInline]
 
     def get_queryset(self, request):
-        # Another municipality's transporter answers 404, as everywhere (issue 24).
+        # Another municipality's transporter answers 404, as everywhere.
         return Transporter.objects.visible_to(request.user).prefetch_related(
             Prefetch(
                 "licences",

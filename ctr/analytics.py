@@ -206,7 +206,7 @@ class FacilityUse:
 def volume_by_facility(flt: CTRFilter) -> list[FacilityUse]:
     """Received volume per destination facility of the municipality, with its use of the
     capacity it declares: every load it received, from whichever municipality (a consortium's
-    shared landfill takes its neighbours' too: issue 24 point 5)."""
+    shared landfill takes its neighbours' too)."""
     where, params = dataclasses.replace(flt, municipality_id=None).where()
     if flt.municipality_id:
         where += " AND f.municipality_id = %s"
@@ -307,7 +307,7 @@ def custody_flows(flt: CTRFilter) -> list[custody.Flow]:
     return custody.flows(roots, {}, flt.waste_class)
 
 
-# --- issue 16 points 5-6: the reception's findings on the Núcleo's map ----------------------
+# --- the reception's findings on the Núcleo's map ---------------------------------------------
 
 AWAY_CODES = ("RECEPTION_AWAY_FROM_FACILITY",)
 TRAVEL_CODES = ("TRAVEL_TOO_FAST", "TRAVEL_TOO_SLOW")

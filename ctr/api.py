@@ -36,7 +36,7 @@ from pev_network.models import ReceivingFacility, WasteClass
 
 from . import fleet, lifecycle, offline, roles, rules, services, stock
 from .documents import normalize_document, normalize_plate
-from .idempotency import idempotent  # issue 16 point 2: safe retries
+from .idempotency import idempotent  # safe retries
 from .models import (
     CTR,
     CTRAction,
@@ -119,7 +119,7 @@ class FieldsBuiltOnce:
 
     DRF deep-copies every declared field for each serializer (each copy runs the field's
     __init__ again) and a ModelSerializer rebuilds its model's fields as well: ~0.3 ms of CPU
-    for an issued CTR's output and ~0.2 ms for its input (issue 27 point 3). A plain field is
+    for an issued CTR's output and ~0.2 ms for its input. A plain field is
     copied shallowly here: binding it to the new serializer sets attributes on the copy only,
     and validating or representing a value changes no state a copy shares. A nested
     serializer is deep-copied, as DRF does (its own fields are bound to it)."""
@@ -214,7 +214,7 @@ class CTRInput(FieldsBuiltOnce, serializers.Serializer):
         help_text="CTR de saída: o transportador cadastrado que leva a carga.",
     )
     waste = WasteInput(many=True, allow_empty=False, max_length=20)
-    # Issue 16 point 3 (ctr/offline.py): a CTR kept on the driver's phone without a connection.
+    # The offline provisional CTR (ctr/offline.py): kept on the driver's phone without a connection.
     provisional_number = serializers.CharField(
         max_length=20,
         required=False,
@@ -232,7 +232,7 @@ class CTRInput(FieldsBuiltOnce, serializers.Serializer):
     )
 
     def validate(self, data):
-        try:  # issue 16 point 3
+        try:  # an offline provisional CTR
             offline.check_provisional(
                 data["provisional_number"].strip().upper(),
                 data["provisional_departure_at"],
@@ -286,7 +286,7 @@ class CTRInput(FieldsBuiltOnce, serializers.Serializer):
             worksite_id=data.get("worksite_id"),
             destination_facility_id=data.get("destination_facility"),
             origin_facility_id=data.get("origin_facility"),
-            provisional_number=data["provisional_number"].strip().upper(),  # issue 16 point 3
+            provisional_number=data["provisional_number"].strip().upper(),  # offline CTR
             provisional_departure_at=data["provisional_departure_at"],
         )
 
@@ -356,7 +356,7 @@ class CTROutput(FieldsBuiltOnce, serializers.ModelSerializer):
     destination = GeoJSONPointField()
     waste = serializers.SerializerMethodField()
     status_label = serializers.CharField(source="get_status_display")
-    # Issue 16 point 5: where the receiver's device was at the confirmation (null: none sent).
+    # Where the receiver's device was at the confirmation (null: none sent).
     received_location = GeoJSONPointField(read_only=True, allow_null=True)
 
     class Meta:
@@ -367,7 +367,7 @@ class CTROutput(FieldsBuiltOnce, serializers.ModelSerializer):
             "destination_facility", "origin_facility", "waste", "total_volume_m3",
             "received_volume_m3", "fee_ufesp", "findings", "created_at", "closed_at",
             "generator_confirmed_at", "received_location",
-            "provisional_number", "provisional_departure_at",  # issue 16 point 3
+            "provisional_number", "provisional_departure_at",  # offline CTR
         ]  # fmt: skip
 
     def get_transporter(self, ctr) -> dict:
@@ -759,7 +759,7 @@ def facility_for_reader(request, pk: int, refusal: str) -> ReceivingFacility:
     if operated is not None and operated.pk == pk:
         return facility
     if roles.is_municipal(request.user):
-        # Another municipality's facility does not exist for its staff (issue 24).
+        # Another municipality's facility does not exist for its staff.
         if not jurisdiction_of(request.user).reads(facility.municipality_id):
             raise Http404
         return facility

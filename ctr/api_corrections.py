@@ -1,4 +1,4 @@
-"""REST API of the corrections of a received CTR (issue 16 point 4; ctr/corrections.py):
+"""REST API of the corrections of a received CTR (ctr/corrections.py):
 propose and list them per CTR, see one, approve, refuse, send to the Núcleo, decide."""
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def _output(correction: CTRCorrection) -> dict:
 
 
 class CTRCorrectionsView(APIView):
-    """As correções de um CTR recebido (issue 16): o transportador ou o operador da área de
+    """As correções de um CTR recebido: o transportador ou o operador da área de
     destino propõe (POST, com o motivo); a outra parte aprova ou recusa; recusada, qualquer das
     partes envia ao Núcleo, que decide. Uma correção em aberto por CTR."""
 

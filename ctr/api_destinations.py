@@ -1,4 +1,4 @@
-"""REST API of the final destinations (issue 14): a worksite's loads, or a generator's over a
+"""REST API of the final destinations: a worksite's loads, or a generator's over a
 period, followed through the chain of custody to where they are now (ctr/certificates.py), with
 the addresses of the Certificado de Destinação Final. Same access as the certificate: the
 municipality, the generator its own, and a transporter for the loads it carried (art. 13
@@ -159,7 +159,7 @@ class WorksiteDestinationsView(APIView):
             raise Problem(404, "Obra não encontrada.")
         scope = certificates.for_user(request.user, certificates.Scope.of_worksite(worksite))
         if scope is None:
-            # Another municipality's worksite does not exist for its staff (issue 24).
+            # Another municipality's worksite does not exist for its staff.
             if roles.is_municipal(request.user):
                 raise Problem(404, "Obra não encontrada.")
             raise Problem(403, FORBIDDEN.format(of="da obra"))

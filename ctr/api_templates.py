@@ -1,4 +1,4 @@
-"""REST API of the CTR templates (issue 16 point 1): the transporter's templates, and issuing
+"""REST API of the CTR templates: the transporter's templates, and issuing
 a CTR from one with the day and the volumes to confirm (the same answer as POST /ctrs/)."""
 
 from __future__ import annotations

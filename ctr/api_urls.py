@@ -19,7 +19,7 @@ router = SimpleRouter()
 router.register("ctrs", CTRViewSet, basename="ctr")
 router.register("vehicles", VehicleViewSet, basename="vehicle")
 router.register("equipment", EquipmentViewSet, basename="equipment")
-router.register("ctr-templates", CTRTemplateViewSet, basename="ctr-template")  # issue 16 point 1
+router.register("ctr-templates", CTRTemplateViewSet, basename="ctr-template")
 
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
@@ -40,7 +40,7 @@ urlpatterns = [
         GeneratorDestinationsView.as_view(),
         name="generator-destinations",
     ),
-    # Corrections after reception (issue 16 point 4): ctr.api_corrections
+    # Corrections after reception: ctr.api_corrections
     path(
         "ctrs/<str:number>/corrections/",
         api_corrections.CTRCorrectionsView.as_view(),
@@ -71,7 +71,7 @@ urlpatterns = [
         api_corrections.CorrectionDecideView.as_view(),
         name="correction-decide",
     ),
-    # Issue 16 point 3: what the transporter's phone keeps to issue offline.
+    # What the transporter's phone keeps to issue offline.
     path("offline-bundle/", OfflineBundleView.as_view(), name="offline-bundle"),
     *router.urls,
 ]

@@ -10,8 +10,8 @@ rows:
    the named destination facility, the municipality of each origin (the subdivided boundary
    pieces, GiST), the destination facility (ST_DWithin on geography with the municipality's
    GPS tolerance; licensed first, then the nearest: ctr.services.resolve_destination) and
-   whether its license is valid on the transport date; for an onward row (origin_facility,
-   issue 14) the facility it leaves (who may ship from it: ctr.services.onward_origins, one
+   whether its license is valid on the transport date; for an onward row (origin_facility)
+   the facility it leaves (who may ship from it: ctr.services.onward_origins, one
    query for the chunk; locked when issuing, as ctr.services.issue_onward locks its one), its
    license, whether the origin is inside it, its operator, and its stock per class at the end
    of the transport day (ctr.stock.moves_sql);
@@ -88,7 +88,7 @@ CHUNK_ROWS = 50_000
 # The PGRCC in force of each worksite (Worksite.plan_transporters, plan_facilities).
 PLAN_TRANSPORTERS = Worksite.plan_transporters.through._meta.db_table
 PLAN_FACILITIES = Worksite.plan_facilities.through._meta.db_table
-# The municipalities whose facilities a municipality's CTRs may use (consortia, issue 24).
+# The municipalities whose facilities a municipality's CTRs may use (consortia).
 ACCEPTED_DESTINATIONS = Municipality.accepted_destinations.through._meta.db_table
 
 # The issue-stage rules checked here, each by the SQL of its messages (ctr.rules), and those
@@ -722,7 +722,7 @@ ISSUE_SQL = [
     # ctr.services.worksite_for: one worksite per generator and address, case and spacing
     # aside (the unique index's expression, ADDRESS_KEY_SQL); the first row wins. ON CONFLICT
     # on that index: a concurrent issuer or import that inserted the same site first wins.
-    # Its location is the row's origin, so its municipality is the CTR's (issue 24).
+    # Its location is the row's origin, so its municipality is the CTR's.
     """
     INSERT INTO ctr_worksite
         (generator_id, address, neighbourhood, location, permit_number, work_kind,

@@ -134,7 +134,7 @@ def for_user(user, scope: Scope) -> Scope | None:
 
     The municipal staff see a worksite's of their municipalities only, and a generator's
     whose every load in the scope left from them: a certificate that would tell them where
-    another municipality's waste went does not exist for them (issue 24)."""
+    another municipality's waste went does not exist for them."""
     if roles.is_municipal(user):
         j = jurisdiction_of(user)
         if scope.worksite is not None:
@@ -574,7 +574,7 @@ def issue(
 
 
 def worksite_municipality(worksite: Worksite) -> Municipality | None:
-    """The municipality a worksite's papers belong to (issue 24 point 6): the one that issued
+    """The municipality a worksite's papers belong to: the one that issued
     its permit, else the one where it lies (a worksite first named on a CTR has no permit)."""
     if worksite.municipality_id is not None:
         return worksite.municipality
@@ -582,7 +582,7 @@ def worksite_municipality(worksite: Worksite) -> Municipality | None:
 
 
 def municipality_of(issued: DestinationCertificate, certificate: Certificate):
-    """Whose paper the certificate is (issue 24 point 6): its worksite's municipality; for a
+    """Whose paper the certificate is: its worksite's municipality; for a
     generator's loads, the municipality of their CTRs; None when they are of several (the
     platform's paper)."""
     if issued.worksite_id is not None:

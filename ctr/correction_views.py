@@ -1,4 +1,4 @@
-"""Pages of the corrections of a received CTR (issue 16 point 4; ctr/corrections.py): the CTR's
+"""Pages of the corrections of a received CTR (ctr/corrections.py): the CTR's
 corrections page (propose; approve, refuse, send to the Núcleo), and the Núcleo's queue of the
 corrections sent to it. Thin: parse, call ctr.corrections, render."""
 
@@ -293,7 +293,7 @@ def correction_action(request, pk: int, action: str):
 
 def _render_queue(request, bound: dict | None = None, status: int = 200):
     bound = bound or {}
-    # The current municipality's corrections (issue 24): its Núcleo decides them.
+    # The current municipality's corrections: its Núcleo decides them.
     mine = CTRCorrection.objects.visible_to(request.user, current=True)
     waiting = (
         mine.filter(status=CorrectionStatus.ESCALATED)

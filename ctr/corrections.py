@@ -1,4 +1,4 @@
-"""Corrections of a received CTR (issue 16 point 4), as SIGOR's quantity and quality adjustments
+"""Corrections of a received CTR, as SIGOR's quantity and quality adjustments
 and Trackdéchets' revisions: after the reception (art. 13 p.ú.), the transporter or the
 receiver proposes new values (received volume, waste lines, equipment, discharge point) with a
 reason; the other party approves or refuses; when they disagree either sends it to the Núcleo

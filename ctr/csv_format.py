@@ -66,7 +66,7 @@ COLUMNS = (
     # Last: a file written in the order above before the column existed still lines up.
     "origin_facility",
 )
-# The columns' names in Portuguese (issue 25 point 14): the example file's header; a file
+# The columns' names in Portuguese: the example file's header; a file
 # may use these or the English names above, in any case.
 PORTUGUESE_NAMES = {
     "transport_date": "data_transporte",
@@ -181,7 +181,7 @@ class RowValues(NamedTuple):
     destination_facility_id: int | None
     waste: tuple[tuple[str, Decimal], ...]  # (class, m³) per line
     description: str
-    # An onward CTR (issue 14): the facility it leaves. Its generator (name and document) is
+    # An onward CTR: the facility it leaves. Its generator (name and document) is
     # the facility's operator, empty when the row leaves it to the registry; no worksite.
     origin_facility_id: int | None = None
 

@@ -250,7 +250,7 @@ def import_row(line: int, row: dict[str, str], transporter: Transporter, user, d
 
 
 def example_rows(transporter: Transporter, day: datetime.date) -> list[list[str]] | None:
-    """The example file's rows for `transporter` (issue 25 point 14), that import without a
+    """The example file's rows for `transporter`, that import without a
     finding on `day`: its own active plates and caçambas, a worksite inside the municipality
     of a licence in force, and the discharge point inside a facility licensed there that
     receives class A, not a PEV (by its id in the second row). None when it has no licence,

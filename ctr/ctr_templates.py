@@ -1,4 +1,4 @@
-"""CTR templates ("CTR Modelo", issue 16 point 1): a transporter's repeated load saved once
+"""CTR templates ("CTR Modelo"): a transporter's repeated load saved once
 and issued again with the day and the volumes to confirm. Plain functions, one transaction
 each, raising TemplateError (a DomainError) in Portuguese with nothing written.
 

@@ -10,7 +10,7 @@ from . import document_views as views
 urlpatterns = [
     path("ctrs/<str:number>/pdf/", views.ctr_pdf, name="ctr-pdf"),
     path("verificar/", views.verify_form, name="ctr-verify-form"),
-    # Issue 24 point 6: the box at a municipality's own address (maps.municipal).
+    # The box at a municipality's own address (maps.municipal).
     path(PREFIX + "verificar/", views.verify_form, name="ctr-verify-form"),
     path("verificar/cdf/<str:code>/", views.cdf_verify, name="cdf-verify"),
     path("verificar/<str:number>/", views.verify, name="ctr-verify"),

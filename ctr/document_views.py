@@ -60,8 +60,8 @@ def ctr_not_found(request: HttpRequest, number: str) -> HttpResponse:
 @require_safe
 def verify_form(request: HttpRequest, ibge: str | None = None) -> HttpResponse:
     """/verificar/?numero=… (and /m/<IBGE code>/verificar/, the box with the municipality's
-    name): type the number printed on the paper, as the gate search reads it (issue 25 point
-    17): the whole number with or without "CTR" and the dashes, or its last digits with the
+    name): type the number printed on the paper, as the gate search reads it:
+    the whole number with or without "CTR" and the dashes, or its last digits with the
     municipality chosen (the page's, or `municipio`); or a CDF's or a Habite-se
     declaration's code. Public: every municipality's CTRs, the one chosen narrowing them."""
     place = municipal.place(ibge) if ibge else municipal.Place(None)
@@ -128,7 +128,7 @@ def _verification_target(raw: str, municipality) -> tuple[str, str]:
 @require_safe
 def verify(request: HttpRequest, number: str) -> HttpResponse:
     """Public: what the QR code of a printed CTR points to, under the name of the CTR's
-    municipality (issue 24 point 6). Personal data masked (LGPD)."""
+    municipality. Personal data masked (LGPD)."""
     ctr = reports.find_ctr(CTR.objects.all(), number)
     if ctr is None:
         response = ctr_not_found(request, number)
@@ -139,7 +139,7 @@ def verify(request: HttpRequest, number: str) -> HttpResponse:
             {
                 **municipal.of(ctr.municipality).context(),
                 "ctr": reports.public_view(ctr),
-                # Corrections after reception (issue 16 point 4): the fields' names, no values.
+                # Corrections after reception: the fields' names, no values.
                 "corrections": corrections.applied_notes(ctr, False),
             },
         )
@@ -196,7 +196,7 @@ def worksite_report(request: HttpRequest, pk: int) -> HttpResponse:
     if scope is None:
         return _report_not_found(request)
     report = reports.worksite_report(scope.worksite, scope.transporter)
-    # Issue 24 point 6: the worksite's municipality's law, in the text and the footer.
+    # The worksite's municipality's law, in the text and the footer.
     head = letterhead_of(certificates.worksite_municipality(scope.worksite))
     return render(
         request,
@@ -284,7 +284,7 @@ def _cdf_page(request: HttpRequest, scope: certificates.Scope, pdf_url: str) -> 
                 "issued": issued,
                 "cdf": cdf,
                 "pdf_url": pdf_url,
-                # Issue 24 point 6: the certificate's municipality's law (or the platform's).
+                # The certificate's municipality's law (or the platform's).
                 "page_letterhead": certificates.letterhead(issued, cdf),
             },
         )

@@ -194,7 +194,7 @@ def export_ctrs(
     return CTRExportReport(str(path), fmt, count)
 
 
-# --- onward flows (issue 14) -------------------------------------------------------------------
+# --- onward flows ------------------------------------------------------------------------------
 
 
 def onward_flows_sql(where: str = "TRUE", date_from: str = "NULL", date_to: str = "NULL") -> str:

@@ -50,7 +50,7 @@ class DateInput(forms.DateInput):
 
 DATE_FORMATS = ["%Y-%m-%d", "%d/%m/%Y"]
 
-# A plate, a CTR number, a caçamba's code (issue 16 point 8): a phone's keyboard in capitals,
+# A plate, a CTR number, a caçamba's code: a phone's keyboard in capitals,
 # without spelling correction or the browser's suggestions.
 CAPITALS = {"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
 
@@ -202,7 +202,7 @@ class CTRForm(LoadForm):
         self.fields["destination_facility"].queryset = ReceivingFacility.objects.defer(
             "area"
         ).order_by("kind", "name")
-        # Issue 16 point 8: a fleet of one truck (or one caçamba) is chosen already, two taps
+        # A fleet of one truck (or one caçamba) is chosen already, two taps
         # fewer for the driver on a phone; with more, the driver chooses.
         for name in ("vehicle", "equipment"):
             only = list(self.fields[name].queryset.values_list("pk", flat=True)[:2])
@@ -351,7 +351,7 @@ FINDING_FIELDS = {
 WASTE_LINE_RE = re.compile(r"^waste\[(\d+)\]")
 
 
-# --- onward CTR and on-site processing (issue 14) --------------------------------------------
+# --- onward CTR and on-site processing -------------------------------------------------------
 
 
 def stock_class_choices(in_stock: set[str]) -> list:
@@ -651,7 +651,7 @@ class ReceiveForm(forms.Form):
         decimal_places=3,
     )
     note = forms.CharField(label="Observação", max_length=500, required=False)
-    # Issue 16 point 5: the device's location, filled by ctr/static/ctr/reception-location.js
+    # The device's location, filled by ctr/static/ctr/reception-location.js
     # when the operator allows geolocation; both empty without permission (no finding then).
     location_lat = CoordinateField("lat", required=False, widget=forms.HiddenInput)
     location_lon = CoordinateField("lon", required=False, widget=forms.HiddenInput)

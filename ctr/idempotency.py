@@ -208,8 +208,7 @@ def run(view, action, request, args, kwargs):
     rolls its own writes back (the savepoint) and is answered as DRF answers it.
 
     The savepoint is not released when the operation succeeds: the key's UPDATE and the COMMIT
-    that follow end it as well, and a RELEASE would be one more round trip on every issue
-    (issue 27 point 3)."""
+    that follow end it as well, and a RELEASE would be one more round trip on every issue."""
     savepoint = transaction.savepoint()
     try:
         response = action(view, request, *args, **kwargs)

@@ -1,4 +1,4 @@
-"""What build_draft reads for one CTR, in one round trip (issue 27 point 3).
+"""What build_draft reads for one CTR, in one round trip.
 
 The issue path read the vehicle, the equipment, the generator, the municipality under the
 origin, the facility under the discharge point (with its municipality and whether it is

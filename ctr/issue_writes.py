@@ -1,4 +1,4 @@
-"""The writes of one issued CTR in one round trip (issue 27 point 3).
+"""The writes of one issued CTR in one round trip.
 
 services.issue wrote the number (the sequence's upsert), the CTR, its waste lines and its
 event with one statement each, three of them built by the ORM. Here they are one statement:

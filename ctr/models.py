@@ -601,13 +601,13 @@ CROSSING_INTO_SQL = "CASE WHEN {1} <> {0} THEN {1} END"
 class CTRQuerySet(ScopedQuerySet):
     def municipal_q(self, ids) -> Q:
         """A CTR is its origin's municipality's (the number says so); the municipality of its
-        destination facility sees it too (a consortium's shared landfill, issue 24 point 5):
+        destination facility sees it too (a consortium's shared landfill):
         the loads that arrive at its facilities, not the rest of the other's data. Two index
         scans OR-ed, never a join nor a subquery: the municipality's CTRs and those crossing
         into it (CTR.crossing_into, its own partial index). With the facilities' ids in a
         subquery, PostgreSQL could use no index for that branch nor estimate it: a small
         municipality's newest CTRs were looked for by walking every CTR of the state, newest
-        first, and its count read the whole table (docs/performance.md, issue 24 point 10)."""
+        first, and its count read the whole table (docs/performance.md)."""
         ids = list(ids)
         return Q(municipality_id__in=ids) | Q(crossing_into_id__in=ids)
 
@@ -700,7 +700,7 @@ class CTR(models.Model):
         db_index=False,
     )
     # The municipality of the destination facility when it is not the CTR's own: a load across
-    # the border (issue 24 point 5), which that municipality sees too (CTRQuerySet.municipal_q);
+    # the border, which that municipality sees too (CTRQuerySet.municipal_q);
     # NULL when the load stays home, as nearly every one does, so that its partial index holds
     # only the crossings and costs an insert nothing otherwise. Written on creation (save(),
     # the issue path; ctr/bulk.py and synthetic/ in their SQL, CROSSING_INTO_SQL) and kept by
@@ -726,7 +726,7 @@ class CTR(models.Model):
         "volume recebido (m³)", max_digits=8, decimal_places=3, null=True, blank=True
     )
     closed_at = models.DateTimeField("encerrado em", null=True, blank=True)
-    # Issue 16 point 5: where the receiver's device was when it confirmed the load (browser
+    # Where the receiver's device was when it confirmed the load (browser
     # geolocation or the API's `location`), for the Núcleo's map of receptions given away from
     # the facility. No spatial index: it is read only by that map, filtered by transport date.
     received_location = models.PointField(
@@ -756,7 +756,7 @@ class CTR(models.Model):
         verbose_name="saída confirmada por",
         db_index=False,
     )
-    # Issue 16 point 3 (offline provisional CTR, ctr/offline.py): the number the driver's
+    # The offline provisional CTR (ctr/offline.py): the number the driver's
     # device gave the load while there was no connection, and when it left. db_default: the
     # set-based paths (ctr/bulk.py, synthetic/) insert CTRs in SQL and never have one.
     provisional_number = models.CharField(
@@ -775,7 +775,7 @@ class CTR(models.Model):
                 fields=["municipality", "year", "sequence"], name="ctr_sequence_unique"
             ),
             models.CheckConstraint(condition=Q(total_volume_m3__gt=0), name="ctr_volume_positive"),
-            # Issue 16 point 3: one device number is one load of the transporter (a retry
+            # One device number is one load of the transporter (a retry
             # of the sync must not issue it twice).
             models.UniqueConstraint(
                 fields=["transporter", "provisional_number"],
@@ -928,13 +928,13 @@ class CTRAction(models.TextChoices):
     # The generator confirms the load left its worksite (generators.confirmation): the status
     # does not change.
     CONFIRM_DEPARTURE = "confirm_departure", "Confirmação do gerador"
-    # A correction after reception (issue 16): proposed by the transporter or the receiver,
+    # A correction after reception: proposed by the transporter or the receiver,
     # decided by the counterpart or, when they disagree, by the Núcleo. The status does not
     # change; an approved correction changes the CTR's values, the event keeps the originals.
     CORRECTION_PROPOSED = "correction_proposed", "Correção proposta"
     CORRECTION_APPROVED = "correction_approved", "Correção aprovada"
     CORRECTION_REFUSED = "correction_refused", "Correção recusada"
-    # Issue 16 point 4: a refused correction sent to the Núcleo (ctr/corrections.py).
+    # A refused correction sent to the Núcleo (ctr/corrections.py).
     CORRECTION_ESCALATED = "correction_escalated", "Correção enviada ao Núcleo"
 
 
@@ -1147,7 +1147,7 @@ class DestinationCertificate(models.Model):
         return self.code
 
 
-# --- Idempotency keys (issue 16 point 2) ---
+# --- Idempotency keys ---
 
 
 class IdempotencyKey(models.Model):
@@ -1187,7 +1187,7 @@ class IdempotencyKey(models.Model):
         return f"{self.method} {self.path} ({self.key})"
 
 
-# --- CTR templates (issue 16 point 1) ---
+# --- CTR templates ---
 class CTRTemplate(models.Model):
     """A load the transporter carries again and again ("CTR Modelo", as SIGOR's and the
     federal MTR's): everything a CTR declares but the day, with the volumes to confirm. It is
@@ -1260,7 +1260,7 @@ class CTRTemplate(models.Model):
         return self.name
 
 
-# --- Corrections after reception (issue 16 point 4) ---
+# --- Corrections after reception ---
 
 
 class CorrectionSide(models.TextChoices):

@@ -1,4 +1,4 @@
-"""The offline provisional CTR (issue 16 point 3): what a driver's phone needs to fill the
+"""The offline provisional CTR: what a driver's phone needs to fill the
 issue form without a connection, and the checks of a CTR that the phone kept and sends later.
 
 A phone without signal keeps the CTR with a provisional number of its own ("PROV-AB12-0007":
@@ -114,7 +114,7 @@ def provisional_sent_once(transporter: Transporter, number: str):
     """Around the insert of an issued CTR: a second sync of the same provisional CTR racing
     the first (two tabs, a retry under another key) passes refuse_synced_twice before the first
     commits, then waits on ctr_provisional_number_unique and fails there; it gets the same 409
-    naming the official number as a later send, not a 500 (issue 25 point 22). The savepoint
+    naming the official number as a later send, not a 500. The savepoint
     keeps the transaction usable for the read; the caller's transaction then rolls back the
     number it drew. Without a provisional number nothing can race: no savepoint (the issue
     path's queries stay as they were)."""
@@ -203,7 +203,7 @@ def recent_worksites(transporter: Transporter, today: datetime.date) -> list[Wor
 
 def registered_shape(site: Worksite) -> dict:
     """What the issue form needs to warn, before issuing, of an origin outside a registered
-    worksite (issue 25 point 10): its polygon ([lon, lat] rings) or none, and the GPS tolerance
+    worksite: its polygon ([lon, lat] rings) or none, and the GPS tolerance
     ORIGIN_OUTSIDE_WORKSITE applies (its municipality's; services.worksite_facts). A worksite
     without a registration has no location to hold the origin to: nothing."""
     if site.registered_at is None:

@@ -1,4 +1,4 @@
-"""The transporter's installable web app (issue 16 point 3): its manifest, its service worker
+"""The transporter's installable web app: its manifest, its service worker
 and the offline bundle the phone keeps (ctr/offline.py builds it). Thin, like ctr.views."""
 
 from __future__ import annotations

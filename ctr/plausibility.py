@@ -1,4 +1,4 @@
-"""Where and when a reception was confirmed (issue 16 points 5 and 6).
+"""Where and when a reception was confirmed.
 
 Two checks no system we know does, for the commonest frauds at the gate:
 
@@ -105,7 +105,7 @@ def departure_of(ctr: CTR) -> datetime.datetime:
     """When the load left: the later of the issue time and the start of the transport day, as
     ctr.services.open_since_sql counts it (a CTR issued yesterday for today leaves today).
 
-    HOOK (issue 16 point 3): a CTR issued offline carries the device's departure time; once
+    HOOK: a CTR issued offline carries the device's departure time; once
     `CTR.provisional_departure_at` exists it is the departure, whatever the issue time.
     """
     provisional = getattr(ctr, "provisional_departure_at", None)

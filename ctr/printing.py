@@ -48,7 +48,7 @@ from .models import CTR, CTRStatus
 from .rules import REGISTRY, Severity
 
 # What the printed CTR rests on, as (article of Lei 3.978/2007, what it says): beside another
-# municipality's law only what it says is printed (config.letterhead, issue 24 point 6).
+# municipality's law only what it says is printed (config.letterhead).
 LEGAL_BASIS = (
     ("art. 3 VI", "o CTR acompanha cada carga"),
     (
@@ -148,7 +148,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
                 ("Veículo (placa)", str(ctr.vehicle)),
                 ("Equipamento", equipment),
             ]
-            + offline.print_fields(ctr)  # issue 16 point 3: the phone's provisional number
+            + offline.print_fields(ctr)  # the phone's provisional number
         ),
         Spacer(0, 3 * mm),
         section("Gerador e origem"),
@@ -205,7 +205,7 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
         Spacer(0, 3 * mm),
     ]
 
-    # Corrections after reception (issue 16 point 4): the values printed are the corrected ones.
+    # Corrections after reception: the values printed are the corrected ones.
     if notes := corrections.applied_notes(ctr):
         story += [section("Correções após o recebimento"), *(p(n, SMALL) for n in notes)]
         story.append(Spacer(0, 3 * mm))

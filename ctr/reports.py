@@ -115,7 +115,7 @@ def event_rows(ctr: CTR) -> list[dict]:
             )
         if data.get("note"):
             details.append(f"Observação: {data['note']}")
-        # Corrections after reception (issue 16 point 4): what changed, in words.
+        # Corrections after reception: what changed, in words.
         details.extend(corrections.event_details(data))
         if data.get("findings"):
             # The rules' titles: a code is a reference, not something to read.
@@ -585,7 +585,7 @@ def fee_ctrs(year: int, month: int, municipality_id: int | None = None) -> Query
     """CTRs of the month that owe the fee: a large-volume discharge (fee_ufesp > 0, set at
     issue) that happened or is under way. Cancelled and refused loads were not discharged.
     With `municipality_id`, the CTRs of that municipality only: each collects its own fees
-    (Lei 3.978/2007 art. 12 §3; issue 24)."""
+    (Lei 3.978/2007 art. 12 §3)."""
     start, end = month_range(year, month)
     ctrs = (
         CTR.objects.all()

@@ -383,7 +383,7 @@ class CTRDraft:
     registered_worksite: Worksite | None = None
     origin_in_worksite: bool = True
     worksite_tolerance_m: Decimal = Decimal(0)
-    # Issue 16 point 3 (ctr/offline.sync_facts): a CTR kept on the driver's phone offline,
+    # ctr/offline.sync_facts: a CTR kept on the driver's phone offline,
     # its number, the hours from its departure to its arrival here, and the limit.
     provisional_number: str = ""
     provisional_hours: Decimal = Decimal(0)
@@ -958,7 +958,7 @@ def origin_outside_worksite(ctr: CTRDraft):
         )
 
 
-# --- onward CTRs: sorted waste leaving an ATT or a PEV (issue 14) ---------------------------
+# --- onward CTRs: sorted waste leaving an ATT or a PEV --------------------------------------
 
 # In the SQL, an onward row is one with f.origin_facility_id (the facility it leaves, known
 # and the importing user's to ship from); ctr_bulk_origin_class holds, per line and class, the
@@ -1124,7 +1124,7 @@ def over_facility_stock(ctr: CTRDraft):
             )
 
 
-# Issue 16 point 3: the offline provisional CTR (ctr/offline.py).
+# The offline provisional CTR (ctr/offline.py).
 @rule(
     "PROVISIONAL_SYNC_LATE",
     Severity.WARNING,
@@ -1156,7 +1156,7 @@ class ReceptionFacts:
     declared_m3: Decimal
     received_m3: Decimal
     tolerance_pct: Decimal
-    # Issue 16 points 5-6 (ctr.plausibility): where the reception was confirmed (None: the
+    # ctr.plausibility: where the reception was confirmed (None: the
     # device sent no location) and the trip from departure to reception.
     place: plausibility.Place | None = None
     travel: plausibility.Travel | None = None
@@ -1187,7 +1187,7 @@ def received_volume_mismatch(facts: ReceptionFacts):
         )
 
 
-# --- where and when the reception was confirmed (issue 16 points 5-6, ctr.plausibility) -------
+# --- where and when the reception was confirmed (ctr.plausibility) ----------------------------
 
 
 @rule(

@@ -85,7 +85,7 @@ class IssueRequest:
     # An onward CTR (issue_onward): the facility the sorted waste leaves.
     origin_facility_id: int | None = None
     extra: dict = field(default_factory=dict)
-    # Issue 16 point 3 (ctr/offline.py): a CTR the driver's phone kept offline, with the
+    # The offline provisional CTR (ctr/offline.py): a CTR the driver's phone kept offline, with the
     # number it gave it and when the load left.
     provisional_number: str = ""
     provisional_departure_at: datetime.datetime | None = None
@@ -138,7 +138,7 @@ def worksite_for(
     generator: Generator, data: WorksiteData, municipality: Municipality | None = None
 ) -> Worksite:
     """The generator's worksite at the address (case and spacing aside), created when new, in
-    a municipality (issue 24: a worksite is always some municipality's): the issuing CTR's,
+    a municipality (a worksite is always some municipality's): the issuing CTR's,
     `municipality`, whose origin it is (as ctr/bulk.py sets it), else the one its location
     lies in.
 
@@ -363,7 +363,7 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         ),
         **(onward_facts(origin_facility, request, tolerance) if origin_facility else {}),
         **worksite_facts(registered_worksite(request, worksite, generator), request.origin),
-        # Issue 16 point 3: how late a provisional CTR arrives (PROVISIONAL_SYNC_LATE).
+        # How late a provisional CTR arrives (PROVISIONAL_SYNC_LATE).
         **offline.sync_facts(
             request.provisional_number, request.provisional_departure_at, municipality
         ),
@@ -525,7 +525,7 @@ def issue(
     CTRError and goes on in the same transaction (the CSV import's dry run) keeps the
     savepoint, or its transaction would be left unusable."""
     at = at or timezone.now()
-    offline.refuse_synced_twice(transporter, request.provisional_number)  # issue 16 point 3
+    offline.refuse_synced_twice(transporter, request.provisional_number)  # offline CTR
     draft, findings = check(transporter, request)
     if rules.has_errors(findings):
         raise RuleViolation(findings)
@@ -565,7 +565,7 @@ def issue(
             fee_ufesp=fee_ufesp(draft),
             created_by=user,
             created_at=at,
-            # Issue 16 point 3: the phone's number and departure of an offline CTR.
+            # The phone's number and departure of an offline CTR.
             provisional_number=request.provisional_number,
             provisional_departure_at=request.provisional_departure_at,
         )
@@ -620,7 +620,7 @@ def onward_origins(user, facility_ids) -> dict[int, ReceivingFacility | CTRError
     """onward_origin for many facilities in one query (the CSV import's rows): each existing
     facility, or the refusal `user` gets for it (NotAllowed); unknown ids are left out."""
     operated = roles.facility_of(user)
-    # The municipality's own PEVs: its staff acting there, no other's (issue 24).
+    # The municipality's own PEVs: its staff acting there, no other's.
     acting = jurisdiction_of(user)
     found: dict[int, ReceivingFacility | CTRError] = {}
     for facility in ReceivingFacility.objects.filter(pk__in=set(facility_ids)):
@@ -792,7 +792,7 @@ def receive(
     with transaction.atomic():
         locked = _lock_for("receive", ctr)
         at = at or timezone.now()
-        # Issue 16 points 5-6: a location away from the facility and an implausible trip are
+        # A location away from the facility and an implausible trip are
         # findings for the Núcleo, not a refusal (ctr.plausibility says why).
         place, travel = plausibility.reception_facts(locked, location, at)
         facts = rules.ReceptionFacts(

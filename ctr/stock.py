@@ -10,7 +10,7 @@ stock simply by no longer counting.
 
 moves_sql is the one description of the movements: the balance reads it here (MOVES_SQL, one
 facility), the CSV import (ctr.bulk) for every facility its onward rows ship from, and the FIFO
-allocation of inbound to onward CTRs (issue 14, point 3) is meant to read the same rows,
+allocation of inbound to onward CTRs is meant to read the same rows,
 ordered by day within a class.
 """
 
@@ -76,7 +76,7 @@ BALANCE_SQL = f"""
 # %(facilities)s, up to %(date_to)s: the running balance after each day's movements; the stock
 # has been above zero since the first movement after the last day it was at or below zero (or
 # since its first movement). Every facility at once (the Núcleo's dashboard asks for all the
-# municipality's ATTs and PEVs; issue 25 point 18).
+# municipality's ATTs and PEVs).
 STALE_SQL = f"""
     WITH daily AS (
         SELECT facility_id, waste_class, day, sum(received - shipped - processed) AS delta
@@ -256,10 +256,10 @@ def stock_series(facility_ids: list[int], days: list[datetime.date]) -> list[Sto
         return [StockPoint(*row) for row in cursor.fetchall()]
 
 
-# Issue 16 point 4 (ctr.corrections): a correction of a received CTR changes what its facility
-# received of each class back to the CTR's transport date. Each class's totals at the end of
-# each day something left the facility %(facility)s (an onward CTR, on-site processing): the
-# balances OVER_FACILITY_STOCK and record_processing checked when it left.
+# Corrections after reception (ctr.corrections): a correction of a received CTR changes what
+# its facility received of each class back to the CTR's transport date. Each class's totals at
+# the end of each day something left the facility %(facility)s (an onward CTR, on-site
+# processing): the balances OVER_FACILITY_STOCK and record_processing checked when it left.
 OUTFLOW_SQL = f"""
     WITH daily AS (
         SELECT waste_class, day, sum(received) AS received, sum(shipped + processed) AS out

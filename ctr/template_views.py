@@ -1,4 +1,4 @@
-"""The transporter's CTR templates on the web (issue 16 point 1): the list, a template from
+"""The transporter's CTR templates on the web: the list, a template from
 scratch or edited, "salvar como modelo" from a CTR, and the short confirmation (day and
 volumes) that issues from one. Issuing posts to the issue form itself (ctr.views.ctr_new with
 ?modelo=): one form, one path through the rules; a refusal shows that whole form, filled in,

@@ -24,7 +24,7 @@ urlpatterns = [
     path("transportador/ctrs/<str:number>/", views.ctr_detail, name="ctr-detail"),
     path("transportador/ctrs/<str:number>/cancelar/", views.ctr_cancel, name="ctr-cancel"),
     path("transportador/veiculos/", views.vehicles, name="vehicles"),
-    # Issue 16 point 3: the transporter's pages as an installable app, its worker scoped to
+    # The transporter's pages as an installable app, its worker scoped to
     # /transportador/ by where it is served.
     path("transportador/app.webmanifest", offline_views.manifest, name="app-manifest"),
     path("transportador/sw.js", offline_views.service_worker, name="service-worker"),
@@ -55,7 +55,7 @@ urlpatterns = [
     ),
     # Receiving-facility operators
     path("recebimentos/", views.receptions, name="receptions"),
-    # Onward CTRs and the stock of the operator's facility (issue 14)
+    # Onward CTRs and the stock of the operator's facility
     path("recebimentos/saidas/nova/", views.onward_new, name="onward-new"),
     path("recebimentos/saidas/<str:number>/", views.onward_detail, name="onward-detail"),
     path("recebimentos/saidas/<str:number>/cancelar/", views.onward_cancel, name="onward-cancel"),
@@ -73,7 +73,7 @@ urlpatterns = [
         {"action": "refuse"},
         name="reception-refuse",
     ),
-    # CTR templates (issue 16 point 1)
+    # CTR templates
     path("transportador/modelos/", template_views.template_list, name="template-list"),
     path("transportador/modelos/novo/", template_views.template_new, name="template-new"),
     path(
@@ -94,7 +94,7 @@ urlpatterns = [
         template_views.ctr_save_as_template,
         name="ctr-save-template",
     ),
-    # Corrections after reception (issue 16 point 4): ctr.correction_views
+    # Corrections after reception: ctr.correction_views
     path("ctrs/<str:number>/correcoes/", correction_views.corrections_page, name="corrections"),
     path(
         "ctrs/<str:number>/correcoes/propor/",

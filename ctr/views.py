@@ -127,7 +127,7 @@ operator_required = roles.acting_for(
 
 
 class SignInView(auth_views.LoginView):
-    data_scope = DataScope.PUBLIC  # the sign-in form: no one's data (issue 24)
+    data_scope = DataScope.PUBLIC  # the sign-in form: no one's data
     template_name = "ctr/login.html"
     authentication_form = SignInForm
     redirect_authenticated_user = True
@@ -137,7 +137,7 @@ class SignInView(auth_views.LoginView):
 class SignOutView(auth_views.LogoutView):
     """POST signs out (CSRF-protected); GET asks for confirmation instead of a bare 405."""
 
-    data_scope = DataScope.PUBLIC  # no one's data (issue 24)
+    data_scope = DataScope.PUBLIC  # no one's data
     http_method_names = ["get", "post", "options"]
 
     def get(self, request, *args, **kwargs):
@@ -353,7 +353,7 @@ def render_detail(
             "can_cancel": lifecycle.offered(CTRAction.CANCEL, ctr, request.user),
             "cancel_action": lifecycle.row(CTRAction.CANCEL),
             "pdf_url": f"/ctrs/{ctr.number}/pdf/",
-            # Issue 16 point 4: the corrections after reception.
+            # The corrections after reception.
             "corrections": corrections.summary(ctr, request.user),
             **_route(ctr),
             # "Salvar como modelo" sent back with its error (ctr.template_views).
@@ -364,7 +364,7 @@ def render_detail(
 
 
 def _route(ctr: CTR) -> dict:
-    """The CTR's small map (issue 25 point 21) and the distance from its origin to its
+    """The CTR's small map and the distance from its origin to its
     discharge point on the earth's surface, in km. The CTR is the page's, already scoped."""
     if ctr.origin is None or ctr.destination is None:
         return {}
@@ -568,7 +568,7 @@ def _error_summary(form, formset, areas, top) -> list[dict]:
 @transporter_required
 def ctr_new(request):
     transporter = request.transporter
-    # Issue 16 point 1: ?modelo=<id> fills the form from one of the transporter's templates.
+    # CTR templates: ?modelo=<id> fills the form from one of the transporter's templates.
     template, initial, waste = ctr_templates.requested(transporter, request.GET.get("modelo"))
     forms_ = _issue_forms(
         request,
@@ -605,7 +605,7 @@ def ctr_new(request):
         **attempt.context(form, formset),
         "has_fleet": form.fields["vehicle"].queryset.exists(),
         **_map_context(_home_ibge(transporter)),
-        # The templates come first on a fresh form (issue 16 point 8).
+        # The templates come first on a fresh form: a repeated load in one tap.
         "ctr_templates": ctr_templates.of(transporter) if not (template or form.is_bound) else (),
         "ctr_template": template,
     }
@@ -821,7 +821,7 @@ def _render_receptions(request, bound: dict | None = None, alert: str = "", stat
                 "open_refuse": mine and bound.get("refuse") is not None,
             }
         )
-    # Issue 25 point 12: a received CTR whose correction waits for this operator's decision
+    # A received CTR whose correction waits for this operator's decision
     # comes first and says so, however long ago it was closed.
     to_decide = CTRCorrection.objects.filter(
         ctr=OuterRef("pk"),
@@ -938,7 +938,7 @@ def reception_action(request, number: str, action: str):
     return redirect("ctr_web:receptions")
 
 
-# --- facility operators: onward CTRs and the stock (issue 14) ---------------------------------
+# --- facility operators: onward CTRs and the stock --------------------------------------------
 
 
 def _onward_ctrs(request):

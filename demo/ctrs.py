@@ -6,7 +6,7 @@ past `at`, then is received, refused, cancelled or left open, always at a time a
 and never in the future. Deterministic for a given day (random.Random with a fixed seed) and
 idempotent: once the demo transporters have CTRs, a new load only restores the accounts.
 
-The ATTs ship what they sorted once a week (issue 14, art. 3 III): class A in onward CTRs to
+The ATTs ship what they sorted once a week (art. 3 III): class A in onward CTRs to
 the recycling area, received there; the other classes recorded as reused on site. The last
 shipment is SHIP_LAG days ago, so what arrived since is still in stock. Two worksites with a
 scripted history show the certificate of final destination (ctr/certificates.py): every load of
@@ -55,7 +55,7 @@ from .network import DEMO_ADMIN
 # The single password of every listed demo account (README, "Contas de demonstração").
 DEMO_PASSWORD = DEMO_ADMIN[1]
 IBGE_CODE = "3518404"  # Guaratinguetá
-# Issue 24 point 9: its neighbour, whose CTRs may use Guaratinguetá's facilities (the shared
+# Its neighbour, whose CTRs may use Guaratinguetá's facilities (the shared
 # landfill), with a Núcleo of its own and transporter A licensed there too.
 NEIGHBOUR_IBGE = "3502507"  # Aparecida
 NEIGHBOUR_SEED = 3502507
@@ -377,7 +377,7 @@ def ensure_accounts(
     )
     for username, role in municipal:
         user = _user(username, is_staff=True)
-        # The town's staff: their roles are the town's, and stop at it (issue 24).
+        # The town's staff: their roles are the town's, and stop at it.
         StaffRole.objects.get_or_create(user=user, municipality=town, role=role)
         user.user_permissions.add(*view)
         listed.append(user)
@@ -755,7 +755,7 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users, shipm
     return skipped
 
 
-# --- the ATTs ship what they sorted (issue 14) -------------------------------------------------
+# --- the ATTs ship what they sorted ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -901,7 +901,7 @@ def showcase_plan(sites: dict[str, Worksite], now: datetime.datetime) -> list[Pl
     return plan
 
 
-# --- the neighbour (issue 24 point 9) ----------------------------------------------------------
+# --- the neighbour -----------------------------------------------------------------------------
 
 
 def ensure_neighbour(

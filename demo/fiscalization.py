@@ -66,7 +66,7 @@ AUTHORITY = "autoridade"
 SUSPENDED_TRANSPORTER = next(s for s in TRANSPORTERS if s.key == "C")
 MIN_SPACING_M = 300  # between scattered reports and from the hotspots' centres
 # The demo's table of art. 23 (penalty_lines: fictitious amounts), confirmed citing the law that
-# gives the real table (penalty_table: only a law confirms, issue 25 point 3).
+# gives the real table (penalty_table: only a law confirms).
 DEMO_ACT = "Lei nº 4.699/2017 — valores fictícios da demonstração (a lei publicada não os traz)"
 DEMO_NOTE = (
     "Valores fictícios da demonstração: a tabela do art. 23 da Lei 3.978/2007 não consta do "

@@ -1,4 +1,4 @@
-"""The demo of the generator's side (issue 15), on top of the CTR demo (demo/ctrs.py, loaded
+"""The demo of the generator's side, on top of the CTR demo (demo/ctrs.py, loaded
 before it by `manage.py load_demo`): small functions, one per thing shown, each idempotent (a
 second load creates nothing and undoes nothing a demo user did), run in order by `load()`.
 
@@ -111,7 +111,7 @@ def ensure_generator_account(generator: Generator):
 
 
 def ensure_pending_registration(municipality_id: int | None) -> GeneratorRegistration:
-    """A self-registration for the queue of the Núcleo of `municipality_id` (issue 24: the
+    """A self-registration for the queue of the Núcleo of `municipality_id` (the
     generator chooses it), by an account without a usable password (not listed: the person
     would sign in with their own). Once decided in the demo, it stays so."""
     user, created = get_user_model().objects.get_or_create(

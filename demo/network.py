@@ -88,7 +88,7 @@ def renew_demo_licenses(today: datetime.date) -> int:
     ).update(valid_until=renewed_until)
 
 
-# Issue 24 point 9: Aparecida's CTRs may use Guaratinguetá's facilities (the demo's landfill,
+# Aparecida's CTRs may use Guaratinguetá's facilities (the demo's landfill,
 # ATR-01, shared by the two), as a consortium agrees; not the other way round.
 CONSORTIUM = (("3502507", "3518404"),)
 

@@ -4,7 +4,7 @@ The published text of the law lost its table (the lines "Redação dada pela Lei
 are empty): the lines below name each obligation of the law (code, article, description, who
 may be charged, art. 24) with amounts no law gives. The demo confirms them citing the law
 that gives the real table, saying in the act and in each line's note that the amounts are
-fictitious; no municipality imports them (issue 25 point 3: no shipped CSV with invented
+fictitious; no municipality imports them (no shipped CSV with invented
 amounts). The tests confirm the same lines with their own act."""
 
 HEADER = "codigo;fundamento_legal;descricao;multa_ufesp;quem_pode_ser_autuado;vigente_desde"

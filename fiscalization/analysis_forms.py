@@ -22,7 +22,7 @@ def _date_input():
 
 
 class HotspotForm(forms.Form):
-    """The hotspots of the municipality the user works in now (issue 24: another is chosen at
+    """The hotspots of the municipality the user works in now (another is chosen at
     /municipio/)."""
 
     eps_m = BRFloatField(

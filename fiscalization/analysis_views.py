@@ -1,5 +1,5 @@
 """Pages of the inspectors' analysis: hotspots map, suspects of a report, roadside check.
-Municipal users only (Núcleo and Fiscalização), each within its municipalities (issue 24): the
+Municipal users only (Núcleo and Fiscalização), each within its municipalities: the
 hotspots of the one it works in now, the suspects among the CTRs and worksites it sees, a
 report of another municipality is a 404."""
 
@@ -35,7 +35,7 @@ REASON_CLASSES = {
     "REFUSED": "reason-refused",
     "CANCELLED": "reason-cancelled",
     "ON_THE_WAY": "reason-on-the-way",
-    "SLOW_TRIP": "reason-slow-trip",  # issue 16 point 6
+    "SLOW_TRIP": "reason-slow-trip",  # an implausible trip
 }
 REASON_SHORT = {
     "OVERDUE": "Em atraso",

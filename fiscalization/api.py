@@ -2,7 +2,7 @@
 
 POST /api/v1/dumping-reports/ is open to anyone (citizens report without an account), rate
 limited per client. Everything else (list, detail, status, merge) is for the Núcleo and the
-inspectors only (roles.is_municipal), each within its municipalities (issue 24: another
+inspectors only (roles.is_municipal), each within its municipalities (another
 municipality's report is a 404). Errors are problem+json in Portuguese.
 """
 
@@ -581,7 +581,7 @@ class DumpingReportViewSet(
         report = self.get_object()
         payload = MergeInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        # One the user sees: another municipality's report does not exist for it (issue 24).
+        # One the user sees: another municipality's report does not exist for it.
         original = (
             DumpingReport.objects.visible_to(request.user)
             .filter(pk=payload.validated_data["into"])

@@ -7,7 +7,7 @@
 
 Placed before the reports router (api_urls), so that `hotspots` is not taken for an id.
 
-Each within the user's municipalities (issue 24): the hotspots and suspects of their reports
+Each within the user's municipalities: the hotspots and suspects of their reports
 and CTRs, another municipality's report is a 404; the roadside check lists the open CTRs the
 user sees, and counts those of other municipalities.
 """

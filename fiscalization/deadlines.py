@@ -226,7 +226,7 @@ def payment_last_day(
     (never fewer than from the record) where its source gives such days; where it gives none,
     the law's own deadline ("prazo máximo de 30 dias, da lavratura") with the days the appeal
     held collection back (filing to decision) left out of the count: the rest runs after the
-    decision, never more than the law's days in all (issue 25 point 6). RECEIPT: from the day
+    decision, never more than the law's days in all. RECEIPT: from the day
     after the receipt. FINAL (Lei 3.190/2013 art. 15, "contados da decisão final"): from the
     day after the decision,
     or after the last day of the appeal window when nobody appealed. None for good where the

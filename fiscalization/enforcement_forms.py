@@ -94,7 +94,7 @@ def generator_label(generator: Generator) -> str:
 
 def find_generator(text: str, user=None) -> Generator | None:
     """The generator of a suggestion ("CPF/CNPJ — nome"), of a typed CPF/CNPJ, or of a name
-    that only one generator has, among those `user` sees (its municipalities': issue 24); a
+    that only one generator has, among those `user` sees (its municipalities'); a
     Portuguese error otherwise."""
     text = (text or "").strip()
     if not text:
@@ -135,7 +135,7 @@ def search_generators(text: str, user, limit: int = 10) -> list[Generator]:
 
 
 class CaseForm(forms.Form):
-    """A case opened by hand (issue 24 point 3): it is the municipality's where the facts
+    """A case opened by hand: it is the municipality's where the facts
     happened, the report's or the location's; without either, the one chosen here among those
     where the user acts (the one it works in now first). Its links (transporter, facility,
     generator, report) are among those the user sees."""
@@ -236,7 +236,7 @@ class CaseForm(forms.Form):
         if not raw:
             return None
         protocol = normalize_protocol(raw) or raw
-        # Another municipality's report does not exist for the user (issue 24).
+        # Another municipality's report does not exist for the user.
         report = (
             DumpingReport.objects.visible_to(self.user)
             .select_related("municipality")

@@ -432,7 +432,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         ]
 
     # Only the framework whose law makes simultaneous fines cumulative cites it (Lei 3.978/2007
-    # art. 30 §3): no record cites another municipality's law (issue 25 point 2).
+    # art. 30 §3): no record cites another municipality's law.
     cited = framework.cite("cumulative_fines")
     cumulative = f" (multas cumulativas, {cited})" if cited else ""
     rows = [
@@ -668,7 +668,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
         ]
     story += [KeepTogether(signature), Spacer(0, 4 * mm)]
     story += _legal_block(framework, framework.record_text, RECORD_FIGURES)
-    # Issue 25 point 2: the appeal's municipal norm, or the notice that it has none yet.
+    # The appeal's municipal norm, or the notice that it has none yet.
     appeal = framework.appeal_notice() or f"{framework.appeal_source}."
     story += [Spacer(0, 1.5 * mm), Paragraph(f"<b>Recurso</b>: {escape(appeal)}", SMALL)]
     story += [
@@ -686,7 +686,7 @@ def record_pdf(record: InfractionRecord, compress: bool = True) -> bytes:
 
 def _payment_terms(framework, words, payment_last, discount_last) -> str:
     """The record's payment line: its deadline and Dívida Ativa where the law sets one; where it
-    sets none (Rio de Janeiro), the statement that it does not (issue 25 point 7)."""
+    sets none (Rio de Janeiro), the statement that it does not."""
     discount = (
         f"desconto de {framework.discount_percent}% se pago até {br_date(discount_last)} "
         f"({framework.cite('discount_percent')})"

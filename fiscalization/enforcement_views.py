@@ -1,5 +1,5 @@
 """Inspectors' pages for the enforcement procedure (Lei 3.978/2007 art. 21-36), municipal only,
-each within the user's municipalities (issue 24): the case list of the one it works in now, a
+each within the user's municipalities: the case list of the one it works in now, a
 case, notice or record of another is a 404, and its steps are taken only where it acts.
 
 Thin: the case page shows the timeline, the deadlines, what is due next and the buttons of the
@@ -154,7 +154,7 @@ def _case_initial(params, user) -> dict:
             )
             initial["offender_role"] = OffenderRole.DRIVER
             # The case is the municipality's where the vehicle was stopped (the inspector's),
-            # not the transporter's registration's (issue 24).
+            # not the transporter's registration's.
             if answer.transporter is not None:
                 initial.update(
                     transporter=answer.transporter.pk,
@@ -197,12 +197,12 @@ def case_new(request):
                 obstructed_inspection=data["obstructed_inspection"],
                 opened_at=data["opened_at"],
             )
-        except DomainError as exc:  # the procedure's, or the municipality's (issue 24)
+        except DomainError as exc:  # the procedure's, or the municipality's
             add_to_form(form, exc, fields=OFFENDER_FIELDS)
         else:
             messages.success(request, f"Processo {case.number} aberto.")
             return redirect(_case_url(case))
-    # Issue 25 point 8: where the user may open a case but the municipality has no framework
+    # Where the user may open a case but the municipality has no framework
     # of its own, the page says so before the form is filled.
     today = timezone.localdate()
     no_framework = [
@@ -235,7 +235,7 @@ def generator_suggestions(request):
 
 class Steps(list):
     """The buttons of a subject's steps, and `waiting`: the steps not possible yet, each as
-    “label: reason, a partir de …” (issue 25 point 16)."""
+    “label: reason, a partir de …”."""
 
     def __init__(self, buttons, waiting):
         super().__init__(buttons)
@@ -426,7 +426,7 @@ def step_page(request, pk: int, url: str, *url_args: str):
     action = enforcement.for_url(url, *url_args)
     if action is None:
         raise Http404
-    # Another municipality's case does not exist for the user (issue 24).
+    # Another municipality's case does not exist for the user.
     subject = get_object_or_404(PAGE_SUBJECTS[action.subject].visible_to(request.user), pk=pk)
     if not action.permits(request.user, subject):
         # Who may take the step and why (art. 35: the case's framework names the authority;

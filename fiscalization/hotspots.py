@@ -82,7 +82,7 @@ class HotspotQuery:
     since: datetime.date | None = None  # default: DEFAULT_DAYS before today
     until: datetime.date | None = None  # inclusive; default: no end
     municipality_id: int | None = None
-    # Or several: a user's (jurisdiction.scope.Jurisdiction.readable_ids, issue 24).
+    # Or several: a user's (jurisdiction.scope.Jurisdiction.readable_ids).
     municipality_ids: frozenset[int] | tuple[int, ...] | None = None
     bbox: Polygon | None = None  # 4326; clusters whose hull intersects it
     limit: int = DEFAULT_LIMIT

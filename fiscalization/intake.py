@@ -218,7 +218,7 @@ def create_report(
     last 30 days raise NearbyReportsExist (the reporter may be seeing the same dumping).
     `by` is the inspector filing it, or None for a citizen (who stays anonymous: the report
     keeps only the contact the citizen chose to give). Staff filing a report in a municipality
-    where they do not act file it as anyone would (issue 24: a report is the municipality's
+    where they do not act file it as anyone would (a report is the municipality's
     where the point is, art. 2 §1).
     """
     if data.category not in CATEGORY_LABELS:
@@ -302,7 +302,7 @@ def create_report(
 
 def _require_inspector(by, report: DumpingReport) -> None:
     """The Núcleo and the inspectors of the report's municipality, where the dumping is
-    (issue 24, art. 21-22): another municipality's staff do not even see it (404), the
+    (Lei 3.978/2007 art. 21-22): another municipality's staff do not even see it (404), the
     auditor reads it (403)."""
     if by is None or not roles.is_municipal(by):
         raise IntakeError(
@@ -376,7 +376,7 @@ def change_status(
     DumpingReportEvent.objects.create(
         report=report, at=now, actor=by, from_status=current, to_status=to_status, note=note
     )
-    # Issue 16 (webhooks): the citizen who left an e-mail hears of it.
+    # Webhooks: the citizen who left an e-mail hears of it.
     signals.report_status_changed.send(
         sender=DumpingReport, report=report, from_status=current, to_status=to_status, at=now
     )
@@ -394,7 +394,7 @@ def merge_duplicate(
     """Mark `duplicate` as a duplicate of `original` `at` (now unless told), with an event on
     both. Reports already merged into `duplicate` move to `original`, so chains stay one level
     deep. Returns the duplicate. Both are one municipality's: a dumping in another is another
-    municipality's report (issue 24)."""
+    municipality's report."""
     _require_inspector(by, duplicate)
     note = (note or "").strip()
     if duplicate.pk == original.pk:
@@ -864,7 +864,7 @@ def normalize_protocol(text: str) -> str | None:
 
 
 def find_report(reference: str, user) -> DumpingReport | None:
-    """A report `user` sees (its municipalities': issue 24) by its protocol (any case, spaces
+    """A report `user` sees (its municipalities') by its protocol (any case, spaces
     ignored) or its number (id)."""
     text = re.sub(r"\s+", "", reference or "").upper()
     if not text:

@@ -118,7 +118,7 @@ class ReportForm(forms.Form):
 
 class InspectorFilterForm(forms.Form):
     """The filters of /fiscalizacao/: the same as GET /api/v1/dumping-reports/, within the
-    municipality the user works in now (issue 24: the page lists its reports only; another is
+    municipality the user works in now (the page lists its reports only; another is
     chosen at /municipio/)."""
 
     bacia = forms.ModelChoiceField(
@@ -142,7 +142,7 @@ class InspectorFilterForm(forms.Form):
         required=False,
         choices=DumpingCategory.choices,
         # Checkboxes: a multiple <select> needs ctrl-click, unknown to most and impossible on
-        # a phone (issue 11).
+        # a phone.
         widget=forms.CheckboxSelectMultiple,
     )
     # Latitude first, as every other form and message of the platform shows a point.
@@ -256,7 +256,7 @@ class MergeForm(forms.Form):
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.user = user  # the original is one of the reports this user sees (issue 24)
+        self.user = user  # the original is one of the reports this user sees
 
     def clean_into(self):
         report = intake.find_report(self.cleaned_data["into"], self.user)

@@ -11,7 +11,7 @@ app_name = "intake"
 urlpatterns = [
     # Citizens, no account needed.
     path("denunciar/", views.report_new, name="new"),
-    # Issue 24 point 6: a municipality's form at its own address (maps.municipal).
+    # A municipality's form at its own address (maps.municipal).
     path(PREFIX + "denunciar/", views.report_new, name="new"),
     path("denunciar/proximas/", views.report_nearby, name="nearby"),
     path("denuncia/", views.report_lookup, name="lookup"),

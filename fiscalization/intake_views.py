@@ -305,7 +305,7 @@ def report_follow(request, protocol: str):
     if report is None:
         return _report_not_found(request, protocol)
     context = {
-        # The municipality the report went to: its name, its letterhead (issue 24 point 6).
+        # The municipality the report went to: its name, its letterhead.
         **municipal.of(report.municipality).context(),
         "report": report,
         "history": intake.public_history(report),
@@ -353,8 +353,8 @@ def _current_ibge(user) -> str | None:
 @require_safe
 @municipal_only
 def inspect_index(request):
-    """/fiscalizacao/: map and list of the reports of the municipality the user works in now
-    (issue 24), with the API's filters."""
+    """/fiscalizacao/: map and list of the reports of the municipality the user works in now,
+    with the API's filters."""
     form = InspectorFilterForm(request.GET or None, user=request.user)
     status = 200
     ours = intake.base_queryset(request.user, current=True)
@@ -424,7 +424,7 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
     the_map = intake_maps.report_detail_map((report.location.x, report.location.y), exif_points)
     allowed = intake.allowed_statuses(report)
     # Reports to merge into: of the same municipality (a dumping across the border is the
-    # other municipality's report, issue 24).
+    # other municipality's report).
     candidates = [
         r
         for r in intake.nearby_open_reports(report.location, days=365, exclude=report)
@@ -462,7 +462,7 @@ def _detail_page(request, report: DumpingReport, status=200, **forms):
 
 
 def _report(request, pk: int) -> DumpingReport:
-    """The report, if of one of the user's municipalities (another's is a 404, issue 24)."""
+    """The report, if of one of the user's municipalities (another's is a 404)."""
     return get_object_or_404(DumpingReport.objects.visible_to(request.user), pk=pk)
 
 

@@ -4,7 +4,7 @@ which lines a record may use, and its CSV import.
 The published text of the law lost its table: no amount is usable until the municipality
 confirms it by citing the law that gives it. The table is in the law ("Redação dada pela Lei
 nº 4699/2017"), not in a decree: the confirmation cites a law, and the one its framework names
-(`PenaltyFramework.fine_table_law`) when it names one (issue 25 point 3). A line is usable in
+(`PenaltyFramework.fine_table_law`) when it names one. A line is usable in
 a record of its municipality for an infraction on a day when it is confirmed, active and valid
 on that day (`PenaltyTableEntry.objects.usable`, `PenaltyTableEntry.refusal`).
 

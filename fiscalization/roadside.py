@@ -3,7 +3,7 @@ vehicle, its transporter's standing today in the inspector's municipality (its l
 art. 13, or that it has none) and the vehicle's open CTRs.
 
 The vehicle is the one in front of the inspector, whatever municipality registered it; its
-open CTRs are listed as the inspector sees them (issue 24: its municipalities', by origin or
+open CTRs are listed as the inspector sees them (its municipalities', by origin or
 destination), and those of other municipalities only counted, so that a load under another
 municipality's CTR is not taken for one without any."""
 
@@ -83,7 +83,7 @@ class RoadsideAnswer:
     # licence there, None without one.
     municipality: Municipality | None = None
     licence: TransporterLicence | None = None
-    # Open CTRs of the vehicle the inspector does not see: other municipalities' (issue 24).
+    # Open CTRs of the vehicle the inspector does not see: other municipalities'.
     open_elsewhere: int = 0
 
     @property

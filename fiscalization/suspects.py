@@ -21,7 +21,7 @@ A CTR is a suspect when, in one set-based query:
     It holds whatever the CTR's status: a received load may have been lightened on the way.
     It is undefined (so false) when the origin is the spot or the destination itself.
   - SLOW_TRIP: received, but its reception found the trip too slow for the distance
-    (TRAVEL_TOO_SLOW, ctr.plausibility, issue 16 point 6): the load likely went elsewhere
+    (TRAVEL_TOO_SLOW, ctr.plausibility): the load likely went elsewhere
     first, and was perhaps lightened on the way.
 
 The rows are grouped by transporter and vehicle with counts per reason; the CTRs with a reason
@@ -236,7 +236,7 @@ def _sql(
     dy = radius_m / METRES_PER_DEGREE * 1.02
     dx = radius_m / (METRES_PER_DEGREE * max(math.cos(math.radians(worst_lat)), 0.01)) * 1.02
     since_sql, since_params = open_since_sql("c")
-    # The CTRs the user sees (issue 24): of its municipalities by origin, or arriving at one of
+    # The CTRs the user sees: of its municipalities by origin, or arriving at one of
     # their facilities, as ctr.models.CTRQuerySet.municipal_q says; on the rows already joined
     # here (a subquery of every CTR of the municipality would be read whole).
     seen, seen_params = "", []
@@ -383,7 +383,7 @@ def find_suspects(
     )
 
 
-# --- suspect worksites near the spot (issue 15 point 5) ---------------------------------------
+# --- suspect worksites near the spot ----------------------------------------------------------
 
 
 @dataclass

@@ -102,7 +102,7 @@ class RegistrationForm(DocumentMixin, NewPasswordMixin):
     )
     document = _document_field()
     email = _email_field()
-    # Issue 24: the municipality whose Núcleo confirms the registration (where the works are).
+    # The municipality whose Núcleo confirms the registration (where the works are).
     municipality = MunicipalityChoice(
         label="Município",
         queryset=None,

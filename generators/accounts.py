@@ -1,4 +1,4 @@
-"""Generator accounts (issue 15 point 1): the Núcleo's or a transporter's invitation by e-mail,
+"""Generator accounts: the Núcleo's or a transporter's invitation by e-mail,
 the self-registration that the Núcleo confirms or refuses, and their e-mails.
 
 A generator (Lei 3.978/2007 art. 3 VIII-IX) acts through a user with `Membership(generator=…)`.
@@ -7,7 +7,7 @@ one named on its own CTRs, the generators it owes the proof of destination (art.
 self-registered account exists at once but has no Membership until the Núcleo confirms it, so
 until then it sees what any signed-in user without a role sees: nothing of anyone's.
 
-Each invitation and registration is one municipality's (issue 24): the Núcleo's that sent the
+Each invitation and registration is one municipality's: the Núcleo's that sent the
 invitation (or of the CTR on which the inviting transporter carried for the generator), the
 one the generator chose to register with. Only that municipality's staff list and decide them
 (jurisdiction.scope: `visible_to`, `require_acting`).
@@ -189,7 +189,7 @@ def _create_account(username: str, password: str, email: str, name: str = ""):
 
 def signed_by(user):
     """The letterhead of an e-mail a person of the municipal staff sends: the municipality it
-    works in now (issue 24 point 6); the platform's for anyone else (a transporter)."""
+    works in now; the platform's for anyone else (a transporter)."""
     return letterhead_by_id(jurisdiction_of(user).current_id)
 
 
@@ -199,7 +199,7 @@ DECIDERS = (
 
 
 def _require_decider(user, registration: GeneratorRegistration) -> None:
-    """The staff of the registration's municipality decide it (issue 24): 404 for anyone
+    """The staff of the registration's municipality decide it: 404 for anyone
     else's staff, 403 for the auditor and for whoever is not staff at all."""
     if not roles.is_municipal(user):
         raise NotAllowed(DECIDERS)
@@ -453,7 +453,7 @@ def _locked_pending(registration: GeneratorRegistration) -> GeneratorRegistratio
 def confirm_registration(registration: GeneratorRegistration, by) -> GeneratorRegistration:
     """The Núcleo confirms: the account acts for the generator of the CPF/CNPJ, created from the
     registration when the registry does not know it (an existing generator keeps its name).
-    Only the staff of the registration's municipality (issue 24)."""
+    Only the staff of the registration's municipality."""
     _require_decider(by, registration)
     with transaction.atomic():
         registration = _locked_pending(registration)
@@ -490,7 +490,7 @@ def refuse_registration(
     registration: GeneratorRegistration, by, reason: str
 ) -> GeneratorRegistration:
     """The Núcleo refuses, with the reason the person receives by e-mail; the account stays
-    without a role. Only the staff of the registration's municipality (issue 24)."""
+    without a role. Only the staff of the registration's municipality."""
     _require_decider(by, registration)
     reason = " ".join((reason or "").split())
     if not reason:
@@ -533,7 +533,7 @@ class KnownGenerator:
 
 def known_generator(document: str, user, besides=None) -> KnownGenerator | None:
     """The registry's generator of the CPF/CNPJ, with its CTRs and worksites as `user` sees
-    them (its municipalities': issue 24) and the accounts that act for it (which this
+    them (its municipalities') and the accounts that act for it (which this
     registration would join), but for `besides` (the registration's own, once confirmed)."""
     generator = Generator.objects.filter(document=document).first()
     if generator is None:

@@ -1,4 +1,4 @@
-"""REST API of the generator accounts (issue 15 point 1): invitations by the Núcleo or a
+"""REST API of the generator accounts: invitations by the Núcleo or a
 transporter, and the Núcleo's decisions on self-registrations. Thin: generators.accounts does
 the work and raises its AccountError, answered as problem+json by config.api_errors."""
 

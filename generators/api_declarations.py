@@ -164,7 +164,7 @@ class DeclarationRefuseInput(serializers.Serializer):
 
 
 def _worksite(request, pk: int) -> Worksite:
-    """The worksite, if its generator's or of the staff's municipalities (issue 24)."""
+    """The worksite, if its generator's or of the staff's municipalities."""
     worksite = (
         Worksite.objects.visible_to(request.user)
         .select_related("generator", "municipality")
@@ -178,7 +178,7 @@ def _worksite(request, pk: int) -> Worksite:
 
 def _declaration(request, pk: int) -> HabiteSeDeclaration:
     """The declaration, if its worksite's generator's or of the staff's municipalities; any
-    other is as if it did not exist (issue 24)."""
+    other is as if it did not exist."""
     declaration = (
         HabiteSeDeclaration.objects.visible_to(request.user)
         .select_related("worksite", "worksite__generator", "requested_by", "decided_by")

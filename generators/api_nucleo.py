@@ -1,9 +1,9 @@
-"""The suspect worksites in the API (issue 15 point 5), for the Núcleo and the fiscalização:
+"""The suspect worksites in the API, for the Núcleo and the fiscalização:
 
 - GET /api/v1/suspect-worksites/?municipality=<IBGE>&reason=<overdue|low_volume|idle|suspect>
 
 Its own path, not under /api/v1/worksites/ (the generator's worksites live there). The
-worksites of the user's municipalities (issue 24); `municipality` narrows to one of them
+worksites of the user's municipalities; `municipality` narrows to one of them
 (another municipality's: none)."""
 
 from __future__ import annotations

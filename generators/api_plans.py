@@ -1,4 +1,4 @@
-"""The PGRCC in the API (issue 15 point 3): the estimator; a worksite's plans, written and
+"""The PGRCC in the API: the estimator; a worksite's plans, written and
 submitted by its generator; a plan's detail and history; the Núcleo's queue and decisions.
 Thin: generators.plans decides, its PlanError answers as problem+json (config.api_errors)."""
 
@@ -154,7 +154,7 @@ def _plans(user=None):
 
 
 def _worksite(request, pk: int) -> Worksite:
-    """The worksite, if its generator's or of the staff's municipalities (issue 24)."""
+    """The worksite, if its generator's or of the staff's municipalities."""
     worksite = (
         Worksite.objects.visible_to(request.user).select_related("generator").filter(pk=pk).first()
     )

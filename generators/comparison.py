@@ -1,4 +1,4 @@
-"""Declared against transported against destined, for one worksite (issue 15 point 5): what
+"""Declared against transported against destined, for one worksite: what
 its approved PGRCC expects of each waste class (Lei 3.978/2007 art. 9), what its CTRs carried
 and what the receiving facilities accepted (art. 13 p.ú.), and what reached a final
 destination through the chain of custody (ctr.custody), by class and by month.

@@ -1,4 +1,4 @@
-"""The generator's confirmation of a CTR's departure (issue 15, point 4), and the CTRs left
+"""The generator's confirmation of a CTR's departure, and the CTRs left
 unconfirmed past the municipality's hours.
 
 Optional, per municipality (`Municipality.generator_confirmation_required`, off by default):
@@ -187,7 +187,7 @@ def notify_unconfirmed(
             return result
         users = get_user_model().objects.filter(is_active=True)
         per_ctr = {}
-        # Each municipality's Núcleo hears of its own CTRs only (issue 24).
+        # Each municipality's Núcleo hears of its own CTRs only.
         by_municipality: dict[int, list[CTR]] = {}
         for ctr in due:
             by_municipality.setdefault(ctr.municipality_id, []).append(ctr)

@@ -41,7 +41,7 @@ from .models import HabiteSeDeclaration
 TITLE = "Declaração de Destinação — Habite-se"
 STATEMENT = make_style("statement", fontName=FONT_BOLD, fontSize=10, leading=13, textColor=BRAND)
 # As (article of Lei 3.978/2007, what it says): beside another municipality's law only what
-# it says is printed (config.letterhead, issue 24 point 6).
+# it says is printed (config.letterhead).
 LEGAL_BASIS = (
     (
         "art. 9 p.ú. II",

@@ -194,7 +194,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 def _declaration(request: HttpRequest, pk: int) -> HabiteSeDeclaration | None:
     """The declaration, if the user sees it (its worksite's generator, its municipality's
-    staff); another's is as if it did not exist (issue 24)."""
+    staff); another's is as if it did not exist."""
     return (
         HabiteSeDeclaration.objects.visible_to(request.user)
         .select_related(
@@ -343,7 +343,7 @@ def pdf(request: HttpRequest, pk: int) -> HttpResponse:
 @require_safe
 def verify(request: HttpRequest, code: str) -> HttpResponse:
     """Public: what the QR code of a printed declaration points to, under the name of the
-    worksite's municipality (issue 24 point 6). Its facts as issued, personal data masked as
+    worksite's municipality. Its facts as issued, personal data masked as
     on the certificate's page (LGPD), and whether the chain of custody behind it changed
     since."""
     verification = declarations.verify(code)

@@ -150,7 +150,7 @@ class Review:
 
 
 def review(worksite: Worksite) -> Review:
-    """The worksite as the Núcleo reviews it: the comparison (point 5) and the certificate."""
+    """The worksite as the Núcleo reviews it: the comparison and the certificate."""
     return Review(
         worksite=worksite,
         comparison=worksite_comparison(worksite),
@@ -204,7 +204,7 @@ class Facts(Totals):
             f"transportados em {self.ctr_count} CTR(s) da obra e recebidos por áreas licenciadas "
             "chegaram à destinação final ou foram beneficiados, conforme o Certificado de "
             # The law is cited around the sentence, the worksite's municipality's (the PDF's
-            # "Base legal", the pages' letterhead: issue 24 point 6), never Lei 3.978/2007
+            # "Base legal", the pages' letterhead), never Lei 3.978/2007
             # whatever the municipality.
             f"Destinação Final {self.certificate_code}."
         )
@@ -279,7 +279,7 @@ def is_generator_of(user, worksite: Worksite) -> bool:
 
 
 def can_see(user, declaration: HabiteSeDeclaration) -> bool:
-    """The staff of the worksite's municipality and the worksite's generator (issue 24)."""
+    """The staff of the worksite's municipality and the worksite's generator."""
     return jurisdiction_of(user).reads(declaration.worksite.municipality_id) or is_generator_of(
         user, declaration.worksite
     )
@@ -291,7 +291,7 @@ def require_generator(user, worksite: Worksite) -> None:
 
 
 def require_nucleo(user, act: str, worksite: Worksite) -> None:
-    """The Núcleo of the worksite's municipality decides (issue 24: no other's). Another
+    """The Núcleo of the worksite's municipality decides (no other's). Another
     municipality's staff do not even see the request (404); its other staff and the auditor
     read it (403)."""
     j = jurisdiction_of(user)
@@ -306,7 +306,7 @@ def require_nucleo(user, act: str, worksite: Worksite) -> None:
 def queue(user, status: str | None = DeclarationStatus.REQUESTED, current: bool = True) -> QuerySet:
     """The Núcleo's list: the requests waiting (oldest first), or every declaration of one
     status (None: all), newest first; of the municipality `user` works in now (`current`),
-    else of all of its municipalities (issue 24)."""
+    else of all of its municipalities."""
     declarations = HabiteSeDeclaration.objects.visible_to(user, current=current).select_related(
         "worksite", "worksite__generator", "requested_by"
     )
@@ -493,7 +493,7 @@ def _letterhead(declaration: HabiteSeDeclaration):
 
 
 def _mail_requested(declaration: HabiteSeDeclaration) -> None:
-    # The Núcleo of the worksite's municipality, who decides it (issue 24).
+    # The Núcleo of the worksite's municipality, who decides it.
     nucleo = staff_of(declaration.worksite.municipality_id, [roles.NUCLEO]).values_list(
         "email", flat=True
     )

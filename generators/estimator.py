@@ -1,4 +1,4 @@
-"""The PGRCC estimator (Lei 3.978/2007 art. 9; issue 15 point 3): the volume a work is
+"""The PGRCC estimator (Lei 3.978/2007 art. 9): the volume a work is
 expected to generate of each waste class, from its built area and its kind of work, at its
 municipality's rates (pev_network.Municipality.waste_generation_rates, m³ per m²; the
 defaults and their published sources are in pev_network.models and docs/legal.md).

@@ -174,11 +174,11 @@ class WastePlanEvent(models.Model):
         return f"{self.plan}: {self.get_action_display()}"
 
 
-# --- accounts: invitations and self-registrations (issue 15 point 1, generators.accounts) -----
+# --- accounts: invitations and self-registrations (generators.accounts) -----------------------
 
 
 class InvitationQuerySet(ScopedQuerySet):
-    """An invitation is its municipality's (issue 24): the Núcleo's that sent it, or the one of
+    """An invitation is its municipality's: the Núcleo's that sent it, or the one of
     the CTR on which the inviting transporter carried for the generator. The transporter sees
     the invitations it sent."""
 
@@ -215,7 +215,7 @@ class GeneratorInvitation(models.Model):
         related_name="+",
         verbose_name="transportador",
     )
-    # Whose it is (issue 24): the municipality of the Núcleo that sent it, or of the CTR on
+    # Whose it is: the municipality of the Núcleo that sent it, or of the CTR on
     # which the transporter carried for the generator. Empty only on an invitation the data
     # migration could not place (generators 0006): the platform's administrator sees it.
     municipality = models.ForeignKey(
@@ -283,7 +283,7 @@ class GeneratorRegistration(models.Model):
     created from the registration when there is none (an existing one keeps its name).
 
     The generator chooses the municipality whose Núcleo confirms it, among those the platform
-    serves (issue 24): only that municipality's staff see it and decide it."""
+    serves: only that municipality's staff see it and decide it."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -358,7 +358,7 @@ class GeneratorRegistration(models.Model):
         return f"Cadastro {self.pk} ({self.get_status_display()})"
 
 
-# --- the generator's CTRs: the Núcleo told of an unconfirmed departure (portal, point 4) ---
+# --- the generator's CTRs: the Núcleo told of an unconfirmed departure (portal) ---
 
 
 class UnconfirmedDepartureNotice(models.Model):
@@ -386,7 +386,7 @@ class UnconfirmedDepartureNotice(models.Model):
         return f"{self.ctr_id}: {self.mailed_at:%d/%m/%Y %H:%M}"
 
 
-# --- the Habite-se destination declaration (issue 15 point 6: generators.declarations) ---------
+# --- the Habite-se destination declaration (generators.declarations) ---------------------------
 
 
 class DeclarationStatus(models.TextChoices):

@@ -1,4 +1,4 @@
-"""The PGRCC pages (issue 15 point 3): the generator's plan of a worksite (form prefilled by
+"""The PGRCC pages: the generator's plan of a worksite (form prefilled by
 the estimator, licensed transporters and destinations to choose, history), the Núcleo's queue
 of submitted plans and its review (the estimator's figures beside the declared ones, approve
 or return with a note), and the estimator's rates. Thin: generators.plans decides."""
@@ -215,7 +215,7 @@ def _unlicensed(transporter_ids, facility_ids, options, day, place) -> list[str]
 @roles.municipal_only
 def plan_queue(request):
     """/nucleo/pgrcc/: the plans waiting for a decision, oldest first, and the latest
-    decisions, of the municipality the user works in now (issue 24)."""
+    decisions, of the municipality the user works in now."""
     of_municipality = WastePlan.objects.visible_to(request.user, current=True)
     waiting = (
         of_municipality.filter(status=PlanStatus.SUBMITTED)
@@ -374,7 +374,7 @@ def _rates_initial(municipality: Municipality) -> dict:
 @roles.municipal_only
 def plan_rates(request):
     """/nucleo/pgrcc/indices/: the estimator's rates of one of the user's municipalities (the
-    one it works in now unless it asks for another of its own: issue 24); its Núcleo edits."""
+    one it works in now unless it asks for another of its own); its Núcleo edits."""
     municipalities = list(choices(request.user).only("pk", "name", "uf"))
     if not municipalities:
         return render(request, "generators/plans/rates.html", {"municipality": None})

@@ -1,4 +1,4 @@
-"""The PGRCC of a large generator's worksite (Lei 3.978/2007 art. 9; issue 15 point 3): the
+"""The PGRCC of a large generator's worksite (Lei 3.978/2007 art. 9): the
 generator writes a version (volumes by class, prefilled by generators.estimator, and the
 transporters and destinations it will use, only among those licensed today, art. 9 p.ú. I),
 submits it; the Núcleo Permanente de Gestão (art. 4 §2 V, art. 20) approves it or returns it
@@ -78,7 +78,7 @@ def can_write(user, worksite: Worksite) -> bool:
 
 
 def can_read(user, worksite: Worksite) -> bool:
-    """The worksite's generator, and the staff of its municipality (issue 24)."""
+    """The worksite's generator, and the staff of its municipality."""
     return jurisdiction_of(user).reads(worksite.municipality_id) or can_write(user, worksite)
 
 
@@ -389,7 +389,7 @@ def submit(plan: WastePlan, by) -> WastePlan:
 
 
 def _decider(by, plan: WastePlan) -> None:
-    """The Núcleo of the worksite's municipality (issue 24): another municipality's staff do
+    """The Núcleo of the worksite's municipality: another municipality's staff do
     not even see the plan (404); its other staff and the auditor read it (403)."""
     j = jurisdiction_of(by)
     if j.is_staff and not j.reads(plan.worksite.municipality_id):
@@ -471,7 +471,7 @@ def request_changes(plan: WastePlan, by, note: str) -> WastePlan:
 
 
 def _mail_nucleo(plan: WastePlan) -> None:
-    # The Núcleo of the worksite's municipality, who decides it (issue 24).
+    # The Núcleo of the worksite's municipality, who decides it.
     users = staff_of(plan.worksite.municipality_id, [roles.NUCLEO]).exclude(email="")
     mail.send(
         users.values_list("email", flat=True),

@@ -1,4 +1,4 @@
-"""What a generator sees of its CTRs (issue 15, point 1): its worksites with their loads, the
+"""What a generator sees of its CTRs: its worksites with their loads, the
 CTRs by status, and where each load's waste is now (the chain of custody, ctr.custody, as the
 Certificado de Destinação Final reads it). Which CTRs are its own is ctr.roles' rule
 (`generator_ctrs_q`, through `visible_ctrs`); this module only arranges them.

@@ -243,9 +243,9 @@ def ctr_confirm(request, number: str):
 @require_safe
 @roles.municipal_only
 def unconfirmed_list(request):
-    """The CTRs whose generator did not confirm the departure in the municipality's hours
-    (point 4), the oldest first, each with when it was e-mailed (manage.py unconfirmed_ctrs).
-    Of the municipality the user works in now, whose rule the confirmation is (issue 24): its
+    """The CTRs whose generator did not confirm the departure in the municipality's hours,
+    the oldest first, each with when it was e-mailed (manage.py unconfirmed_ctrs).
+    Of the municipality the user works in now, whose rule the confirmation is: its
     own CTRs, not those of another that arrive at its facilities."""
     mailed = UnconfirmedDepartureNotice.objects.filter(ctr=OuterRef("pk")).values("mailed_at")
     queryset = confirmation.unconfirmed(

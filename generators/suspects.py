@@ -1,4 +1,4 @@
-"""Suspect worksites (issue 15 point 5) and the large generators without CTRs (point 7): the
+"""Suspect worksites and the large generators without CTRs: the
 alerts the Núcleo and the fiscalização see, with the figures that raised them.
 
 A worksite is measured on `today` (from the caller, never the database's clock), against its
@@ -53,7 +53,7 @@ class Reason(TextChoices):
 
 REASON_ORDER = tuple(Reason.values)  # (Reason.values builds the list anew on every call)
 # The reasons that make a worksite "suspect"; IDLE is listed beside them as the large
-# generators without CTRs (point 7), and is a reason of the same kind in every list and filter.
+# generators without CTRs, and is a reason of the same kind in every list and filter.
 SUSPECT = (Reason.OVERDUE, Reason.LOW_VOLUME)
 SHORT = {
     Reason.OVERDUE: "Atrasada",

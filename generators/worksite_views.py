@@ -1,7 +1,7 @@
 """The generator's worksites on the web (pt-BR, /gerador/obras/): its list, the registration
 and edit form with the map to click or draw on, and the worksite's page. The generator's
 account sees and edits its own; the staff those of its municipalities (the list: of the one
-it works in now), and registers on a generator's behalf there (issue 24). Thin: parse with
+it works in now), and registers on a generator's behalf there. Thin: parse with
 worksite_forms, call generators.worksites, render."""
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _form_view(request, worksite: Worksite | None, make_form, save, done: str):
     if form.is_valid():
         try:
             saved = save(form)
-        except DomainError as error:  # the worksite's, or the municipality's (issue 24)
+        except DomainError as error:  # the worksite's, or the municipality's
             status = error.status
             form.add_refusal(error)
         else:

@@ -1,4 +1,4 @@
-"""The worksites a generator registers (issue 15 point 2; Lei 3.978/2007 art. 9): address,
+"""The worksites a generator registers (Lei 3.978/2007 art. 9): address,
 location (a point, or the polygon drawn on the map), building permit, built area, kind of work
 and dates. Registered by the generator's own account or by the municipality on its behalf.
 
@@ -122,7 +122,7 @@ def may_register(user) -> bool:
 def visible_worksites(user, current: bool = False) -> QuerySet:
     """A generator sees its own worksites (registered or created by its CTRs), the staff those
     of its municipalities (`current`: of the one it works in now: the lists); anyone else none
-    (ctr.models.WorksiteQuerySet, issue 24)."""
+    (ctr.models.WorksiteQuerySet)."""
     return Worksite.objects.visible_to(user, current=current)
 
 
@@ -373,7 +373,7 @@ def register(generator: Generator, data: Registration, by) -> Worksite:
     """Register a worksite of `generator`: by its account, or by the municipality. At an
     address where one of its CTRs created a worksite already (no registration yet), that
     worksite is completed; one registered there already is a conflict (409). The staff
-    register only in a municipality where they act (issue 24)."""
+    register only in a municipality where they act."""
     require_manager(by, generator)
     data, location, area, municipality = _validated(data)
     require_manager(by, generator, [municipality.pk])
@@ -397,7 +397,7 @@ def register(generator: Generator, data: Registration, by) -> Worksite:
 def update(worksite: Worksite, data: Registration, by) -> Worksite:
     """Change a worksite's registration (its generator's account or the municipality); a
     worksite created by a CTR is registered by its first edit. The staff change only a
-    worksite of a municipality where they act, and keep it in one (issue 24)."""
+    worksite of a municipality where they act, and keep it in one."""
     require_manager(by, worksite.generator, [worksite.municipality_id])
     data, location, area, municipality = _validated(data)
     require_manager(by, worksite.generator, [municipality.pk])

@@ -1,4 +1,4 @@
-"""The admin site, scoped like every page (issue 24): every registered model is either scoped
+"""The admin site, scoped like every page: every registered model is either scoped
 (its manager is a ScopedQuerySet: the lists, the objects reached by URL and the choices of its
 foreign keys are the user's municipalities') or the platform administrator's alone (users,
 tokens, the access log, the roles themselves). The apps register their admins as always; this
@@ -6,8 +6,7 @@ site decides, at registration, which of the two each is. The default site of the
 (jurisdiction.apps.ScopedAdminConfig); its own module, which registers nothing, because the
 default site is built while the admin modules that register on it are imported. Every admin's
 inlines are scoped the same way (their rows when their model is scoped, their choices always),
-and every admin and inline gets the Portuguese blank choices of config.admin_blanks (issue 25
-point 19)."""
+and every admin and inline gets the Portuguese blank choices of config.admin_blanks."""
 
 from __future__ import annotations
 

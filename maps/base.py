@@ -45,7 +45,7 @@ class LocalAssetsMap(folium.Map):
         super().__init__(*args, **kwargs)
         self.default_js = [
             ("leaflet", static("leaflet/leaflet.js")),
-            # Its controls in pt-BR, before any map is made (issue 25, point 19).
+            # Its controls in pt-BR, before any map is made.
             ("leaflet_pt", static("maps/leaflet-pt.js")),
         ]
         self.default_css = [("leaflet_css", static("leaflet/leaflet.css"))]
@@ -151,7 +151,7 @@ def render_parts(m: folium.Map) -> MapParts:
     # header keeps links and styles.
     inline = [match.group(1) for match in _INLINE_SCRIPT.finditer(header)]
     header = _INLINE_SCRIPT.sub("", header)
-    # Issue 27 point 2: what a phone does not see above the fold waits. The header carries no
+    # What a phone does not see above the fold waits. The header carries no
     # Leaflet <script>: its sources go to maps/map-loader.js (deferred), which loads them and
     # builds the map when the map's box comes near the viewport. Templates run `script` as an
     # inline module (`<script type="module" nonce=…>`), after the deferred scripts before it;

@@ -1,4 +1,4 @@
-"""The municipality in a public page's address (issue 24 point 6): /m/<IBGE code>/…, the seven
+"""The municipality in a public page's address: /m/<IBGE code>/…, the seven
 digits of the IBGE code (3518404 is Guaratinguetá). Registered as `ibge` on import: the URL
 modules that use it import this module."""
 

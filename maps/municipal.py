@@ -1,4 +1,4 @@
-"""Which municipality a public page is about (issue 24 point 6): "Onde descartar?", "Denunciar",
+"""Which municipality a public page is about: "Onde descartar?", "Denunciar",
 the report follow-up and the verification pages serve every municipality of the platform.
 
 The municipality comes from the page's own address (/m/<IBGE code>/onde-descartar/: a city

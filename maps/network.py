@@ -226,7 +226,7 @@ def add_facilities(m: folium.Map, facilities: dict, destination_picker: bool = F
         ).add_to(group)
         if destination_picker:
             # On the issue form a driver taps a facility with a thumb: an invisible target of
-            # 44 px around its point (WCAG 2.5.5; issue 25, point 19), above the drawn dot.
+            # 44 px around its point (WCAG 2.5.5), above the drawn dot.
             markers.circles(
                 anchors(collection),
                 lambda _f: markers.TAP_TARGET_STYLE,

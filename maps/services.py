@@ -67,7 +67,7 @@ def ctr_route_map(
     facility_area: dict | None = None,
     facility_colour: str = "#0f766e",
 ) -> MapParts:
-    """A CTR's page (issue 25 point 21): its origin and its discharge point ((lon, lat)),
+    """A CTR's page: its origin and its discharge point ((lon, lat)),
     the line between them and the destination facility's area (GeoJSON), fitted to them."""
     m = base_map()
     view: list[list[float]] = []

@@ -16,7 +16,7 @@ urlpatterns = [
         name="favicon",
     ),
     path("onde-descartar/", views.onde_descartar, name="onde-descartar"),
-    # Issue 24 point 6: a municipality's public pages at its own address (maps.municipal); the
+    # A municipality's public pages at its own address (maps.municipal); the
     # same names, reversed with `ibge=`.
     path("m/", views.choose_municipality, name="choose-municipality"),
     path(PREFIX, views.home, name="home"),

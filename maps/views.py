@@ -1,6 +1,6 @@
 """Public map pages (pt-BR). Thin: parse, call services and builders, render.
 
-Each serves every municipality of the platform (issue 24 point 6, maps.municipal): at its own
+Each serves every municipality of the platform (maps.municipal): at its own
 address (/m/<IBGE code>/…) or, without one, for the municipality of the location searched,
 else the default. Public data only (DataScope.PUBLIC)."""
 
@@ -173,7 +173,7 @@ def onde_descartar(request, ibge: str | None = None):
         rows = _result_rows(nearby, here)
     outline = public_layers.municipality_outline_geojson(here.ibge_code) if here else None
     window = bounds.window(outline)
-    # Its own network (issue 24 point 6), not its neighbours': without a municipality loaded,
+    # Its own network, not its neighbours': without a municipality loaded,
     # every licensed facility, as before.
     facilities = public_layers.licensed_facilities_geojson(day, window, here and here.pk)
     basins = public_layers.catchment_basins_geojson(day, window, here and here.pk)

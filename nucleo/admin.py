@@ -1,4 +1,4 @@
-"""The admin's "Incluir município" (issue 24 point 7): nucleo.onboarding from a form, for the
+"""The admin's "Incluir município": nucleo.onboarding from a form, for the
 platform's administrator (superuser) only, the same operation as `manage.py
 onboard_municipality`, a simulation by default.
 

@@ -37,7 +37,7 @@ def _svg(figure: Figure, title: str) -> SafeString:
     return mark_safe(svg)
 
 
-# --- bars and lines drawn as SVG by hand (issue 25 point 18) ----------------------------------
+# --- bars and lines drawn as SVG by hand ------------------------------------------------------
 # matplotlib laid out and drew each of the dashboard's charts twice (once to measure the tight
 # box, once to write it) and wrote every glyph as a path: about a second of the dashboard's
 # request. These three are simple enough to write directly: a few milliseconds each, and the

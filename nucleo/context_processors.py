@@ -1,4 +1,4 @@
-"""What waits for the user, on every page that renders the menu (issue 25 point 12): lazy, so
+"""What waits for the user, on every page that renders the menu: lazy, so
 a page that does not show it costs no query, and computed once per request."""
 
 from django.utils.functional import SimpleLazyObject

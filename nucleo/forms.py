@@ -42,7 +42,7 @@ class NucleoFilterForm(forms.Form):
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self._show_applied_period()
-        # The municipality is the one the user works in (issue 24: picked at /municipio/, one
+        # The municipality is the one the user works in (picked at /municipio/, one
         # place for every page); the lists follow it: a state's every transporter and facility
         # would weigh hundreds of kilobytes of <option>s, and another's are not the user's.
         self.municipality_id = jurisdiction_of(user).current_id

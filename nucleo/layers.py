@@ -258,7 +258,7 @@ def add_cells(
     group.add_to(m)
 
 
-# The active worksites (issue 15 point 7): by the state of their PGRCC, and, in a second layer
+# The active worksites: by the state of their PGRCC, and, in a second layer
 # the user switches on, the suspect ones by their first alert. A dark border tells them from
 # the facilities' white-bordered circles.
 LAYER_WORKSITES = "Obras ativas por situação do PGRCC"
@@ -372,7 +372,7 @@ def nucleo_map(
     return m
 
 
-# The reception's findings (issue 16 points 5-6, ctr.plausibility): where receptions were
+# The reception's findings (ctr.plausibility): where receptions were
 # confirmed away from their facility (at the device's location), and the origins of trips too
 # fast or too slow for their distance: alarms for monitoring, as the overdue CTRs' origins.
 LAYER_AWAY = "Recebimentos confirmados longe da área"

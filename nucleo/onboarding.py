@@ -1,4 +1,4 @@
-"""Bringing a municipality in (issue 24 point 7): one operation creates it from its IBGE code
+"""Bringing a municipality in: one operation creates it from its IBGE code
 and boundary file, its legal parameters, its penalty framework, its first Núcleo account, and
 imports its receiving network; all of it or nothing (one transaction), with a dry run.
 
@@ -17,7 +17,7 @@ Choices, with their reasons:
   members usually adopt the same figures). PARAMETERS names them; a new field of Municipality
   must be classified here (tests/nucleo/test_onboarding.py fails until it is).
 - The penalty framework: without `framework_from`, the municipality has none and opens no
-  enforcement case until one is registered (issue 25: no other municipality's law governs
+  enforcement case until one is registered (no other municipality's law governs
   it; fiscalization.enforcement.frameworks); with it, a copy of that municipality's framework
   in force becomes the new municipality's own (a new row with its IBGE code, independent of
   its source), to edit in the admin ("Regimes de penalidades") before the first case. A
@@ -474,7 +474,7 @@ def _framework(
             )
         return
     if source is None:
-        # Issue 25 point 8: no other municipality's law governs it.
+        # No other municipality's law governs it.
         report.framework = "nenhum."
         report.warnings.append(
             "o município não tem regime de penalidades: nenhum processo de fiscalização pode "

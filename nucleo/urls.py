@@ -16,7 +16,7 @@ urlpatterns = [
         views.nucleo_export_file,
         name="exportar-arquivo",
     ),
-    # The worksites, their alerts and their volumes (issue 15 point 7).
+    # The worksites, their alerts and their volumes.
     path("nucleo/obras/", worksite_views.worksite_list, name="obras"),
     path("nucleo/obras/<int:pk>/", worksite_views.worksite_page, name="obra"),
 ]

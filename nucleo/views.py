@@ -51,7 +51,7 @@ from .forms import NucleoFilterForm
 
 
 def map_key() -> list[tuple[str, list[tuple[str, str, str]]]]:
-    """The map's legend as a key (issue 25 point 18): groups of (colour, swatch style, short
+    """The map's legend as a key: groups of (colour, swatch style, short
     label), in the colours the layers are drawn with."""
     plan = layers.PLAN_COLOURS
     alert = layers.ALERT_COLOURS
@@ -132,7 +132,7 @@ def nucleo_map(request):
             flt.date_from, flt.date_to, cell, flt.municipality_id
         )
     ]
-    # Issue 16 points 5-6: where receptions were confirmed away, and implausible trips.
+    # Where receptions were confirmed away, and implausible trips.
     away = analytics.reception_finding_cells(flt, cell, analytics.AWAY_CODES, "received_location")
     implausible = analytics.reception_finding_cells(flt, cell, analytics.TRAVEL_CODES, "origin")
     custody = analytics.custody_flows(flt)
@@ -238,7 +238,7 @@ def nucleo_export_file(request, name: str):
     try:
         if name.startswith(("ctrs.", "fluxos.")):
             export = export_ctrs if name.startswith("ctrs.") else export_flows
-            # The current municipality's CTRs, never every municipality's (issue 24).
+            # The current municipality's CTRs, never every municipality's.
             export(path, data["date_from"], data["date_to"], form.municipality_id or -1)
             filename = (
                 f"{path.stem}_{data['date_from']:%Y%m%d}_{data['date_to']:%Y%m%d}{path.suffix}"
@@ -259,7 +259,7 @@ def nucleo_export_file(request, name: str):
 
 
 def _filter_from(form: NucleoFilterForm, data: dict) -> tuple[analytics.CTRFilter, object]:
-    """The filter of the page: the current municipality's (issue 24: never another's; a user
+    """The filter of the page: the current municipality's (never another's; a user
     with none sees nothing), the period, class, transporter and facility asked."""
     municipality = (
         Municipality.objects.defer("boundary").filter(pk=form.municipality_id).first()
@@ -503,7 +503,7 @@ def _paged_table(request, key: str, header: list, rows: list, csv: str) -> dict:
 
 
 def _key_figures(flt: analytics.CTRFilter, data: DashboardData, totals: dict, today) -> dict:
-    """What the Núcleo reads first (issue 25 point 18): this month's CTRs, the period's volume
+    """What the Núcleo reads first: this month's CTRs, the period's volume
     by class, the CTRs still open and those overdue, the class A recycling rate, the stock
     alerts (art. 3 III: an ATT is a place of passage) and the queues (the menu's counts)."""
     month = analytics.totals(
@@ -564,16 +564,16 @@ def nucleo_dashboard(request):
         "nav": "nucleo",
         "form": form,
         "filter": flt,
-        # A year without its UFESP, now or from 1 January (issue 25 point 15).
+        # A year without its UFESP, now or from 1 January.
         # Of the fines in the unit of the municipality's own framework (reais: none).
         "ufesp_notice": fiscal_units.notice(
             step=fiscal_units.NUCLEO_STEP, fine_unit=_fine_unit(municipality)
         ),
         "municipality": municipality,
         "totals": totals,
-        # Issue 25 point 18: the figures read first, before the sections.
+        # The figures read first, before the sections.
         "key": _key_figures(flt, data, totals, timezone.localdate()),
-        # The worksites' alerts today, whatever the period (issue 15 point 7).
+        # The worksites' alerts today, whatever the period.
         "worksite_alerts": suspects.counts(
             timezone.localdate(), suspects.Scope(municipality_id=flt.municipality_id)
         ),
@@ -586,7 +586,7 @@ def nucleo_dashboard(request):
             else {"csv": f"{prefix}csv={key}"}
             for key, (header, rows) in tables.items()
         },
-        # Where a municipality asks for the generator's confirmation (issue 15, point 4).
+        # Where a municipality asks for the generator's confirmation.
         "unconfirmed": confirmation.unconfirmed()
         .filter(municipality_id=flt.municipality_id)
         .count()

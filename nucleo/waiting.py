@@ -1,4 +1,4 @@
-"""What waits for the signed-in user (issue 25 point 12): each role's counts of the work that
+"""What waits for the signed-in user: each role's counts of the work that
 is theirs to do, shown on its landing page and as badges in its menu (maps/base.html, through
 nucleo.context_processors).
 

@@ -1,6 +1,6 @@
-"""The Núcleo's worksites (issue 15 point 7): the list with its filters (and its CSV) and a
-worksite's page with the comparison of point 5, its chart, its CTRs and its alerts. Municipal
-users only, each within its municipalities (issue 24: the list and the CSV of the one it works
+"""The Núcleo's worksites: the list with its filters (and its CSV) and a worksite's page with
+the declared/transported/destined comparison, its chart, its CTRs and its alerts. Municipal
+users only, each within its municipalities (the list and the CSV of the one it works
 in now, a worksite of another is a 404); the generator's name and document are personal data
 (LGPD access log)."""
 

@@ -1,9 +1,9 @@
-"""The Núcleo's worksites (issue 15 point 7): the list with its filters, one worksite's
+"""The Núcleo's worksites: the list with its filters, one worksite's
 cumulative volumes over time, and the active worksites of the map. The alerts themselves are
 generators.suspects; the figures by class, generators.comparison.
 
-The list is the worksites of the municipality the user works in now (issue 24:
-Worksite.objects.visible_to(user, current=True)); another is chosen at /municipio/."""
+The list is the worksites of the municipality the user works in now
+(Worksite.objects.visible_to(user, current=True)); another is chosen at /municipio/."""
 
 from __future__ import annotations
 

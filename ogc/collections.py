@@ -28,12 +28,12 @@ class Collection:
     properties: dict[str, str]
     # Who may see it; public when None.
     visible_to: Callable | None = None
-    # The rows of the user's municipalities (issue 24): WHERE fragments whose every %s is the
+    # The rows of the user's municipalities: WHERE fragments whose every %s is the
     # array of their ids (jurisdiction.scope's readable_ids), a row being the user's when any
     # of them holds; None: the same for everyone. Where each fragment has an index of its own,
     # the count of a page adds them up one at a time, each without the rows of those before it
     # (views.count_sql): an OR of two indexes made PostgreSQL read every row of a large
-    # municipality to count them (docs/performance.md, issue 24 point 10). A computed
+    # municipality to count them (docs/performance.md). A computed
     # collection keeps its OR in one fragment, read once.
     scope: tuple[str, ...] | None = None
     # A date column for the `datetime` parameter; None when the collection has no time.

@@ -94,7 +94,7 @@ def guarded(view):
     wrapper.__name__ = view.__name__
     wrapper.__doc__ = view.__doc__
     # Public collections (the network) for anyone; the CTRs' only to the municipal staff, each
-    # its municipalities' rows (Collection.scope, issue 24).
+    # its municipalities' rows (Collection.scope).
     wrapper.data_scope = DataScope.SIGNED_IN
     # Read from the replica when there is one (config/replica.py): QGIS clients page through
     # whole layers.

@@ -30,7 +30,7 @@ class MunicipalityAdmin(LeafletGeoAdmin):
     filter_horizontal = ["accepted_destinations"]
     fieldsets = [
         (None, {"fields": ["ibge_code", "name", "uf", "boundary", "boundary_source"]}),
-        # Issue 24 point 6: the law its documents and e-mails cite.
+        # The law its documents and e-mails cite.
         ("Lei municipal de resíduos", {"fields": ["waste_law", "fee_collector"]}),
         (
             "Parâmetros legais (Lei 3.978/2007)",
@@ -45,12 +45,12 @@ class MunicipalityAdmin(LeafletGeoAdmin):
                     "generator_confirmation_required",
                     "generator_confirmation_hours",
                     "waste_generation_rates",
-                    "provisional_sync_max_hours",  # issue 16 point 3 (ctr/offline.py)
+                    "provisional_sync_max_hours",  # offline CTRs (ctr/offline.py)
                 ]
             },
         ),
         (
-            # Issue 24 point 5: a consortium's shared areas (rule DESTINATION_OUTSIDE_AGREEMENT).
+            # A consortium's shared areas (rule DESTINATION_OUTSIDE_AGREEMENT).
             "Destinos em outros municípios (art. 2 e art. 4 §2 II)",
             {"fields": ["accepted_destinations"]},
         ),

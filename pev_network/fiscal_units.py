@@ -1,5 +1,5 @@
 """The UFESP's years: which are missing now or soon, for the notices of the admin and of the
-Núcleo's dashboard (issue 25 point 15). A year without its UFESP leaves its discharge fees
+Núcleo's dashboard. A year without its UFESP leaves its discharge fees
 without a value in reais (Lei 3.978/2007 art. 12 §3) and its fines unpayable (art. 36)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A municipality's letterhead (config.letterhead): its city hall and its waste law, for the
-printed documents and the e-mails that belong to it (issue 24 point 6)."""
+printed documents and the e-mails that belong to it."""
 
 from __future__ import annotations
 

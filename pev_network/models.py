@@ -107,7 +107,7 @@ def finite_decimal(value) -> Decimal | None:
     return number if number.is_finite() else None
 
 
-# --- the PGRCC estimator's rates (issue 15, generators.estimator) ---------------------------
+# --- the PGRCC estimator's rates (generators.estimator) -------------------------------------
 # Expected waste of a work, in m³ per m² of built area, by kind of work and waste class. The
 # kinds are ctr.models.WorkKind's values (pev_network is below ctr: the test of the estimator
 # holds the two lists together).
@@ -228,7 +228,7 @@ class UfespRate(models.Model):
     objects = UfespRateQuerySet.as_manager()
 
     class Meta:
-        # Moved from fiscalization (issue 25): the table keeps its name.
+        # Moved from fiscalization: the table keeps its name.
         db_table = "fiscalization_ufesprate"
         verbose_name = "valor de unidade fiscal"
         verbose_name_plural = "valores das unidades fiscais"
@@ -258,7 +258,7 @@ class Municipality(models.Model):
     # Multipolygon in WGS 84: coastal municipalities have islands.
     boundary = models.MultiPolygonField("limite", srid=4326, spatial_index=True)
     boundary_source = models.CharField("fonte do limite", max_length=300, blank=True)
-    # Issue 24 point 6: the printed documents and e-mails of a municipality cite its own law.
+    # The printed documents and e-mails of a municipality cite its own law.
     # Empty until the municipality fills it: they then say it is not on record, never another
     # municipality's law.
     waste_law = models.CharField(
@@ -350,7 +350,7 @@ class Municipality(models.Model):
         help_text="Lei 3.978/2007 art. 9: a obra com alvará e pelo menos esta área construída "
         "é de grande gerador e apresenta o PGRCC (0: toda obra com alvará).",
     )
-    # Issue 15, point 4: the generator confirms each CTR's departure, as in São Paulo's SIGOR.
+    # The generator confirms each CTR's departure, as in São Paulo's SIGOR.
     # Off by default: Lei 3.978/2007 does not require it (the CTR is the transporter's
     # document, art. 3 VI and art. 13 p.ú.; no article asks the generator to confirm it).
     generator_confirmation_required = models.BooleanField(
@@ -367,7 +367,7 @@ class Municipality(models.Model):
         help_text="Horas, desde o início do transporte, para o gerador confirmar a saída da "
         "carga; depois o CTR aparece ao Núcleo como não confirmado.",
     )
-    # Suspect worksites (generators/suspects.py, issue 15 point 5): the law sets no figure;
+    # Suspect worksites (generators/suspects.py): the law sets no figure;
     # the defaults and their reasons are in docs/legal.md ("Obras suspeitas").
     worksite_overdue_days = models.PositiveIntegerField(
         "obra suspeita: dias além do término previsto",
@@ -398,7 +398,7 @@ class Municipality(models.Model):
         help_text="Obra ativa de grande gerador sem CTR há mais dias que isto é alerta "
         "(art. 9: o resíduo da obra está saindo sem CTR, ou a obra parou sem avisar).",
     )
-    # Travel-time plausibility at reception (issue 16 point 6, ctr.plausibility): the law sets
+    # Travel-time plausibility at reception (ctr.plausibility): the law sets
     # no figure. The road distance is the straight line times the detour factor; the trip is
     # too fast below it at the top speed, too slow above it at the bottom speed plus the slack.
     # The defaults and their reasons (what is a published figure, what is judgement) are in
@@ -443,7 +443,7 @@ class Municipality(models.Model):
         "não são desvio.",
     )
 
-    # Issue 16 point 3 (ctr/offline.py, rule PROVISIONAL_SYNC_LATE): the law sets no figure;
+    # Offline provisional CTRs (ctr/offline.py, rule PROVISIONAL_SYNC_LATE): the law sets no figure;
     # a day covers a shift out of coverage and the night after it (docs/legal.md).
     provisional_sync_max_hours = models.PositiveIntegerField(
         "CTR provisório: prazo para sincronizar (horas)",
@@ -452,7 +452,7 @@ class Municipality(models.Model):
         help_text="CTR emitido sem conexão (provisório) que chega ao sistema depois deste prazo "
         "desde a saída recebe um aviso (art. 3 VI, art. 13).",
     )
-    # Issue 24 point 5: a consortium's shared landfill or ATT. The waste generated here goes
+    # A consortium's shared landfill or ATT. The waste generated here goes
     # to the areas of this municipality's plan (Lei 3.978/2007 art. 2 caput, art. 4 §2 II); a
     # municipality lists the others whose areas its CTRs may use (one way: B listed by A
     # receives A's loads, not the reverse). Rule DESTINATION_OUTSIDE_AGREEMENT reads it.

@@ -52,7 +52,7 @@ def bbox_sql(column: str, bbox: BBox | None, params: dict) -> str:
 
 
 def municipality_sql(column: str, municipality_id: int | None, params: dict) -> str:
-    """An `AND` clause keeping one municipality's rows (issue 24 point 6: a municipality's
+    """An `AND` clause keeping one municipality's rows (a municipality's
     public map shows its own network, not its neighbours'); rows of no municipality yet (a
     facility imported without one) stay, within the map's window. Nothing without one."""
     if municipality_id is None:

@@ -1,4 +1,4 @@
-"""Draw the installable app's icons (issue 16 point 3) from the favicon's design, in headless
+"""Draw the installable app's icons from the favicon's design, in headless
 Chromium (Pillow is not a dependency): 192 and 512 px, and a maskable 512 px one whose mark
 stays inside the central 80 % safe zone. Run: .venv/bin/python scripts/app_icons.py"""
 

@@ -36,7 +36,7 @@ Shape of the data:
   years; most received, some refused, cancelled, or still open (overdue after 48 h);
 - CTR numbers gap-free per municipality and year (row_number), continuing the NumberSequence
   rows, which end at the last number given;
-- many municipalities on one platform (issue 24): a Núcleo and a Fiscalização account per
+- many municipalities on one platform: a Núcleo and a Fiscalização account per
   municipality, each with its role there only; consortia around the largest municipalities
   (`LARGEST_MUNICIPALITIES`, the regional hubs): a municipality bordering one or more hubs
   larger than itself accepts the facilities of the largest of them as destinations
@@ -334,7 +334,7 @@ FROM base b
 """
 
 
-# --- many municipalities on one platform (issue 24) -----------------------------------------
+# --- many municipalities on one platform ----------------------------------------------------
 
 # Of the final loads (recycling area or landfill) of a consortium's member, the share that goes
 # to the hub's shared facility; of its transporters, one in this many is licensed in the hub too.
@@ -579,7 +579,7 @@ TRANSPORTER_SQL = [
     """,
     # A consortium member's transporters, one in MULTI_LICENCE_EVERY of them (its first one
     # among them) licensed in the hub too (one company, one fleet, a licence in each
-    # municipality, issue 24), with the dates of the first licence; no random(): the rest of
+    # municipality), with the dates of the first licence; no random(): the rest of
     # the data keeps its draws.
     """
     INSERT INTO ctr_transporterlicence
@@ -989,7 +989,7 @@ JOIN syn_facpool p ON p.facility_id = s.facility_id
 ORDER BY s.id
 """.replace("{closed_at}", CLOSED_AT_SQL)
 
-# --- onward CTRs: sorted waste leaving the PEVs and ATTs (issue 14) --------------------------
+# --- onward CTRs: sorted waste leaving the PEVs and ATTs -------------------------------------
 #
 # A share of the CTRs leaves a PEV or an ATT with what it received (Lei 3.978/2007 art. 3 III
 # and V): a PEV's class A goes to the municipality's recycling area (or its landfill when it

@@ -159,7 +159,7 @@ def send_email(delivery: Delivery) -> Outcome:
     started = time.monotonic()
     outcome = Outcome()
     context = dict(delivery.context or {})
-    # A row written before issue 24 has none: the platform's signature.
+    # A row written before municipal letterheads has none: the platform's signature.
     letterhead = Letterhead.from_dict(context.pop(LETTERHEAD_KEY, None))
     message = mail.build(
         delivery.recipients, delivery.subject, delivery.template, context, letterhead

@@ -1,4 +1,4 @@
-"""E-mail for the people without a system of their own (issue 16 point 7), through the same
+"""E-mail for the people without a system of their own, through the same
 outbox as the webhooks: a row of kind "email" written in the event's transaction, sent by the
 worker with config.mail's conventions (plain text from a template, subject without personal
 data, absolute links), retried like a webhook when the mail server refuses it.
@@ -53,7 +53,7 @@ def _queue(
     to = sorted({address for address in to if address})
     if not to:
         return None
-    # Signed by the municipality it belongs to (issue 24 point 6), kept with the row: the
+    # Signed by the municipality it belongs to, kept with the row: the
     # worker sends it later, as it was written.
     context = {**context, LETTERHEAD_KEY: letterhead.as_dict()}
     return Delivery.objects.create(
@@ -73,7 +73,7 @@ def _queue(
 
 def _emails(**membership) -> list[str]:
     """The addresses of a side's people (`transporter_id=`, `facility_id=`), or of the Núcleo
-    of a municipality (`nucleo=<municipality id>`): only its own (issue 24)."""
+    of a municipality (`nucleo=<municipality id>`): only its own."""
     users = get_user_model().objects.filter(is_active=True).exclude(email="")
     if "nucleo" in membership:
         users = staff_of(membership["nucleo"], [roles.NUCLEO]).exclude(email="")

@@ -1,4 +1,4 @@
-"""Events out (issue 16 point 7): the endpoints a transporter or a facility registers, and the
+"""Events out: the endpoints a transporter or a facility registers, and the
 outbox of deliveries (webhooks and e-mails) written in the transaction of each event."""
 
 from __future__ import annotations

@@ -60,6 +60,6 @@ def br_num(value) -> str:
 @register.filter
 def coluna_csv(columns) -> str:
     """A column as the example file names it ("origin_lon, origin_lat" → "origem_lon,
-    origem_lat"), whichever name the uploaded file used (issue 25 point 14)."""
+    origem_lat"), whichever name the uploaded file used."""
     names = [name.strip() for name in str(columns).split(",")]
     return ", ".join(PORTUGUESE_NAMES.get(name, name) for name in names)

@@ -232,7 +232,7 @@ def _wait_payment_days(record) -> Wait | None:
     today = timezone.localdate()
     last = payment_last_day(record)
     if no_deadline := record.case.framework.payment_deadline_notice():
-        # Rio de Janeiro: no deadline in the law, so none passes (issue 25 point 7).
+        # Rio de Janeiro: no deadline in the law, so none passes.
         return Wait(
             "a lei não fixa prazo de pagamento", None, "no_payment_deadline", no_deadline, 409
         )
@@ -887,7 +887,7 @@ def check(name: str, subject, by=None) -> None:
 def waiting(subject, user=None) -> list[tuple[Action, Wait]]:
     """The steps of `subject` that `user` may take (given none, whoever may) and that would be
     offered but for what they wait for, with it: the case page lists them, with the reason
-    and the date they open, where it shows no button (issue 25 point 16)."""
+    and the date they open, where it shows no button."""
     kind = next(k for k, model in SUBJECTS.items() if isinstance(subject, model))
     found = []
     for row in ACTIONS.values():

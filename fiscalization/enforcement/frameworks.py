@@ -1,6 +1,6 @@
 """Which penalty framework governs a case: the municipality's own in force on the day the case
-opens. The case keeps it. A municipality without a framework of its own gets none (issue 25:
-no municipality's procedure borrows another's law): no case opens there until it has one."""
+opens. The case keeps it. A municipality without a framework of its own gets none
+(no municipality's procedure borrows another's law): no case opens there until it has one."""
 
 from __future__ import annotations
 

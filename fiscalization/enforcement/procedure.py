@@ -144,7 +144,7 @@ def facts_municipality(
     inspector=None,
 ) -> tuple[Municipality, str]:
     """The municipality where the facts happened, whose case it is (Lei 3.978/2007 art. 21-22,
-    35; issue 24 point 3), and the field it came from: the dumping report's, else the one
+    35), and the field it came from: the dumping report's, else the one
     whose boundary covers the location, else the worksite's, else the one named, else the one
     the inspector works in now. A municipality named that is not the facts' is refused: the
     case is not the inspector's to move."""

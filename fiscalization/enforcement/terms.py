@@ -29,7 +29,7 @@ def days(count: int | None, day_count: str) -> str:
 def terms_of(framework: PenaltyFramework) -> dict[str, str]:
     """The framework's figures in words; `<name>_cite` is the source of each."""
     unit = fines.UNIT_NAMES[framework.money_unit]
-    # Rio de Janeiro: no deadline to pay in the law (issue 25 point 7), said instead of one.
+    # Rio de Janeiro: no deadline to pay in the law, said instead of one.
     no_deadline = framework.payment_deadline_notice()
     payment = no_deadline or (
         days(framework.payment_days, framework.payment_day_count)

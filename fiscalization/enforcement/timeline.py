@@ -372,7 +372,7 @@ def _record_steps(
         and record.fine_applied_at is not None
         and (no_deadline := framework.payment_deadline_notice())
     ):
-        # Rio de Janeiro: the law sets no deadline to pay (issue 25 point 7): said, not dated.
+        # Rio de Janeiro: the law sets no deadline to pay: said, not dated.
         add(
             Step(
                 record.fine_applied_at,

@@ -496,7 +496,7 @@ class InfractionRecord(TreasuryPayment):
         blank=True,
     )
     # The factor for obstruction (art. 26 I) the framework gave, 1 = none. Records drawn up
-    # before frameworks (issue 13) may hold the 1.5 of the old setting: kept as drawn up.
+    # before frameworks may hold the 1.5 of the old setting: kept as drawn up.
     obstruction_multiplier = models.DecimalField(
         "agravante por embaraço à fiscalização (art. 26 I)",
         max_digits=4,

@@ -10,7 +10,7 @@ Three frameworks ship with the system (fixtures/penalty_frameworks.json, loaded 
 migration): Guaratinguetá, Lei 3.978/2007, Ferraz de Vasconcelos, Lei 3.190/2013, and the
 procedure of Rio de Janeiro's elevators law (as amended by Leis 3.417/2002 and 3.429/2002).
 Each governs its own municipality only: a municipality without a framework of its own gets
-none, and opens no case until it has one (issue 25: no municipality's procedure cites
+none, and opens no case until it has one (no municipality's procedure cites
 another's law). A framework that governs a case cannot be changed: a new version with its
 own validity is created instead.
 """
@@ -178,7 +178,7 @@ class PenaltyFramework(models.Model):
     # Appeal. Lei 3.978/2007 gives no appeal procedure: the window, its effect and the payment
     # after the decision come from the municipality's own norm (a decree or its administrative
     # procedure law), named here. Empty: the figures below have no source yet, and the records
-    # and case pages say so (issue 25 point 2; no municipality borrows another's law).
+    # and case pages say so (no municipality borrows another's law).
     appeal_source = models.CharField(
         "norma do município que rege o recurso",
         max_length=300,
@@ -196,7 +196,7 @@ class PenaltyFramework(models.Model):
     # Payment.
     # Empty where the law sets no deadline to pay (Rio de Janeiro: none; art. 189 sends its
     # omissions to the other municipal norms): no due date is computed, and the documents and
-    # the case page say so (payment_deadline_notice). Issue 25 point 7: none by analogy.
+    # the case page say so (payment_deadline_notice). None by analogy.
     payment_days = models.PositiveSmallIntegerField(
         "prazo de pagamento (dias)",
         null=True,
@@ -271,7 +271,7 @@ class PenaltyFramework(models.Model):
     )
     money_unit = models.CharField("unidade das multas", max_length=8, choices=MoneyUnit)
     # The law that gives the amounts of the fine table: the import confirms lines only by an
-    # act citing it (issue 25 point 3: Lei 3.978/2007 art. 23's table is in the law, as worded
+    # act citing it (Lei 3.978/2007 art. 23's table is in the law, as worded
     # by Lei 4.699/2017, not in a decree).
     fine_table_law = models.CharField(
         "lei que fixa a tabela de multas",

@@ -1,4 +1,4 @@
-"""A municipality's law in a page or an e-mail (issue 24 point 6): `{% load letterhead %}`, then
+"""A municipality's law in a page or an e-mail: `{% load letterhead %}`, then
 `{{ letterhead|cite:"art. 9 p.ú. I" }}` gives "Lei Municipal nº 3.978/2007, art. 9 p.ú. I" beside
 that law, and the municipality's own law (or that it is not on record) anywhere else: never
 another municipality's law (config.letterhead)."""

@@ -37,7 +37,7 @@
   }
 
   // --- map (helpers: maps/point-input.js, CtrPointInput, loaded before this script) -------
-  // Issue 27 point 2: on a phone the map is below the fold and built only when it comes near
+  // On a phone the map is below the fold and built only when it comes near
   // (maps/map-loader.js); what uses it waits for it.
   // The choice of what a tap sets shows at once, above where the map will be: shown when the
   // map is built, it would push the map down under a scrolling thumb.
@@ -135,7 +135,7 @@
       }
     }
 
-    // --- the registered worksite (issue 25 point 10) ----------------------------------------
+    // --- the registered worksite ------------------------------------------------------------
     // The recent worksite chosen (offline/app.js, event "ctr:obra"): when it is registered, an
     // origin outside its polygon, or its point when it has none, beyond the tolerance the
     // server's rule ORIGIN_OUTSIDE_WORKSITE applies (the bundle's tolerance_m) is said before
@@ -245,7 +245,7 @@
       );
     }
 
-    // Issue 25 point 10: once the origin is filled (a tap with "Origem" chosen, the device's
+    // Once the origin is filled (a tap with "Origem" chosen, the device's
     // position, typed coordinates, a recent worksite), the map works on the destination; a tap
     // moves the origin again only when the driver chooses "Origem" again, and only that tap.
     function originFilled() {
@@ -262,7 +262,7 @@
     // "preclick", not "click": a click on a facility opens its popup, and Leaflet's popup stops
     // the map's click; preclick reaches the map first, wherever the click lands.
     // A tap on a facility (it opens the facility's popup) never moves the origin: a worksite is
-    // not a receiving area, and the popup offers "Usar como destino" (issue 25 point 10).
+    // not a receiving area, and the popup offers "Usar como destino".
     map.on("preclick", function (event) {
       var name = target();
       var on = event.originalEvent && event.originalEvent.target;
@@ -272,7 +272,7 @@
       pick(name, event.latlng);
     });
 
-    // Issue 16 points 3 and 8: the driver at the worksite puts the origin where the phone is,
+    // The driver at the worksite puts the origin where the phone is,
     // as a click on the map would (offline too: the position comes from the device).
     input.offerLocation(
       map,

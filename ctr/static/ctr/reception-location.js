@@ -1,4 +1,4 @@
-// Issue 16 point 5: where the operator's device was when it confirmed a load.
+// Where the operator's device was when it confirmed a load.
 // The browser asks the operator for permission (the geolocation prompt) the first time a load
 // is opened, or at once when the permission was granted before; the fix fills the hidden
 // location fields of every receive form. Refused, unavailable or slow: the fields stay empty

@@ -1,4 +1,4 @@
-/* "Usar minha localização" on the case form (issue 25 point 19): the inspector at the spot
+/* "Usar minha localização" on the case form: the inspector at the spot
  * puts the device's position in the latitude and longitude, written as the map pages write a
  * point (six decimals, comma). Shown only where the browser can ask (maps/device-location.js);
  * the coordinates can always be typed. */

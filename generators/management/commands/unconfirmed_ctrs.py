@@ -1,5 +1,5 @@
-"""E-mail the CTRs whose generator did not confirm the departure in the municipality's hours
-(issue 15, points 4 and 8): the Núcleo and the generator's users, each CTR once."""
+"""E-mail the CTRs whose generator did not confirm the departure in the municipality's hours:
+the Núcleo and the generator's users, each CTR once."""
 
 from django.core.management.base import BaseCommand, CommandError
 

@@ -1,5 +1,5 @@
 /* The admin map's drawing tools (Leaflet.draw, through django-leaflet's geometry widgets) in
- * Brazilian Portuguese (issue 25, point 19). django-leaflet loads leaflet.draw.js in the
+ * Brazilian Portuguese. django-leaflet loads leaflet.draw.js in the
  * widget's Media and translates L.drawLocal only on pages with its `leaflet_js` tag, which the
  * admin does not use (and it ships no pt-BR catalogue): this file comes right after it, through
  * LEAFLET_CONFIG["PLUGINS"]["forms"], before any map is made, so the toolbars start from these

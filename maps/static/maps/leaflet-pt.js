@@ -1,5 +1,5 @@
-/* Leaflet's own controls in Brazilian Portuguese on every map of the site (issue 25, point
- * 19): loaded by maps.base.LocalAssetsMap right after leaflet.js, before any map is made, so
+/* Leaflet's own controls in Brazilian Portuguese on every map of the site:
+ * loaded by maps.base.LocalAssetsMap right after leaflet.js, before any map is made, so
  * the defaults below are the options every L.map's controls start from. */
 (function () {
   "use strict";

@@ -1,4 +1,4 @@
-/* Issue 27 point 2: what a phone does not see above the fold waits. A page with a map carries
+/* What a phone does not see above the fold waits. A page with a map carries
  * no Leaflet <script>; its map's code arrives as CtrMaps.define(name, sources, steps), written
  * by maps.base.render_parts, and runs only when the map's box comes near the viewport: then
  * Leaflet (`sources`, our static files, in order) is loaded, the hooks below are installed, and

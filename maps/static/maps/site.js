@@ -27,7 +27,7 @@
     });
   }
 
-  // Issue 16 point 8: a long sub-menu (the transporter's eight entries took four rows of a
+  // A long sub-menu (the transporter's eight entries took four rows of a
   // phone) keeps its first entries in one row and opens the others from its "Mais" button;
   // the CSS hides them below 960 px when JavaScript runs (html.js, from the first paint).
   Array.prototype.forEach.call(document.querySelectorAll(".subnav-toggle"), function (item) {
@@ -56,7 +56,7 @@
     };
     if (block && text(block) === text(link)) {
       link.classList.add("lone-link");
-      // Issue 25 point 19: the box is a flex container, whose items drop the spaces between
+      // The box is a flex container, whose items drop the spaces between
       // them ("<strong>0</strong> grande(s)" read "0grande(s)"); words and elements mixed go
       // into one span, an inline line of their own.
       if (link.children.length && link.childNodes.length > 1) {
@@ -76,7 +76,7 @@
     }
     var labels = [];
     Array.prototype.forEach.call(headRow.cells, function (cell) {
-      // A sortable header's label without its sort mark and state (issue 16 point 8: on a
+      // A sortable header's label without its sort mark and state (on a
       // phone every card repeated "Transporte▼ (em ordem decrescente)").
       var copy = cell.cloneNode(true);
       Array.prototype.forEach.call(copy.querySelectorAll(".sort-link > *"), function (part) {

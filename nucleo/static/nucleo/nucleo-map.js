@@ -73,7 +73,7 @@ window.CtrMaps.whenMap("mapa", function (map) {
   map.on("overlayadd", restack);
   restack(); // a layer switched on above, when the page loaded, came on top too
 
-  // Issue 25 point 18: the layer list closes on any screen ("Recolher camadas") and opens
+  // The layer list closes on any screen ("Recolher camadas") and opens
   // again from its icon; on a phone it starts closed.
   var container = control.getContainer();
   var close = document.createElement("button");

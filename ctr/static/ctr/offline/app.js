@@ -1,4 +1,4 @@
-/* The transporter's pages without a connection (issue 16 point 3): registers the service
+/* The transporter's pages without a connection: registers the service
    worker, keeps the offline bundle, lets the issue form be filled from the recent worksites,
    keeps a CTR submitted offline on the phone with a provisional number ("PROV-AB12-0007",
    queue.js) and its departure time, and sends the kept CTRs to POST /api/v1/ctrs/ (with the
@@ -182,7 +182,7 @@
     });
     select.addEventListener("change", function () {
       var site = bundle.worksites[Number(select.value)];
-      // ctr-form.js holds the origin to a registered worksite (issue 25 point 10): it hears
+      // ctr-form.js holds the origin to a registered worksite: it hears
       // of the choice before the origin fills.
       form.dispatchEvent(new CustomEvent("ctr:obra", { detail: site || null }));
       if (!site) return;
@@ -333,7 +333,7 @@
       if (!main) return null;
       box = el("section", { id: "ctr-offline", class: "panel offline-panel", "aria-labelledby": "ctr-offline-titulo" });
       // Under the page's heading, after the block of <main> that holds it (the list's h1
-      // sits in .page-head, not in <main> itself: issue 25 point 13).
+      // sits in .page-head, not in <main> itself).
       var heading = main.querySelector("h1");
       var block = heading;
       while (block && block.parentNode !== main) block = block.parentNode;

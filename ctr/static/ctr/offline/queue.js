@@ -1,4 +1,4 @@
-/* The phone's store of provisional CTRs (issue 16 point 3), in IndexedDB: they survive a
+/* The phone's store of provisional CTRs, in IndexedDB: they survive a
    reload, a closed tab and a phone restart, which sessionStorage would not, and a
    transaction makes the device's counter safe across two open tabs.
 
