@@ -1,4 +1,4 @@
-"""The inspector opening a case where the facts are (issue 25 point 19): "Usar minha
+"""The inspector opening a case where the facts are: "Usar minha
 localização" on the case form puts the device's position in the latitude and longitude, as the
 dumping report's form does, at a phone's and a desktop's width; the case opened has it."""
 

@@ -1,4 +1,4 @@
-"""The generator's pages (issue 15, points 1 and 4) in a real headless Chromium, at a phone's
+"""The generator's pages in a real headless Chromium, at a phone's
 390×844 and a desktop's 1366×900: from sign-in to its home (worksites, recent CTRs), the list
 narrowed to one worksite, the map of its loads (a line per CTR, coloured by status), and a
 CTR's page with the reception and where the waste is now, where it confirms the departure in

@@ -1,4 +1,4 @@
-"""A driver at the worksite puts the CTR's origin where the phone is (issue 16 points 3 and 8):
+"""A driver at the worksite puts the CTR's origin where the phone is:
 "Usar minha localização" on the issue form, in a real headless Chromium whose context grants
 (or refuses) the geolocation and sets the device's position. Granted: the origin fields hold
 the position as a map click would write them, the marker and the map's centre are there, the
