@@ -1,4 +1,4 @@
-"""The UFESP by year (issue 25 points 9 and 15): one home, read by fees and fines; the admin and
+"""The UFESP by year: one home, read by fees and fines; the admin and
 the Núcleo's dashboard warn from December when next year's value is missing."""
 
 from __future__ import annotations
