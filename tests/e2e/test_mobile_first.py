@@ -131,7 +131,7 @@ def cards_labelled(page):
     assert labels[:3] == ["Número", "Transporte", "Situação"], labels
 
 
-# The field tools' pages (templates, corrections, webhooks, offline, the reception's location).
+# The pages of daily field work: templates, corrections, webhooks, offline, reception location.
 
 
 def template_volume_emptied(page):

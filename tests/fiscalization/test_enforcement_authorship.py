@@ -271,8 +271,8 @@ def test_an_inspector_cannot_decide_an_appeal(world):
 
 def test_the_authority_role_in_the_case_municipality_is_what_counts(world):
     """An inspector of the town who is also the authority there applies the penalty as the
-    authority; the authority of another municipality does not even find the case (art.
-    35 gives the power to the municipality's own Secretary)."""
+    authority; the authority of another municipality does not even find the case
+    (art. 35 gives the power to the municipality's own Secretary)."""
     secretary = make_user("secretario", roles.FISCAL, world.town)
     StaffRole.objects.create(user=secretary, municipality=world.town, role=roles.AUTORIDADE)
     record = by_hand(world)
