@@ -151,8 +151,7 @@ def build_mixed_world():
         transporter=world.alfa, code="C-09", nominal_capacity_m3=Decimal("9"), active=False
     )
     # Each transporter's licences (art. 13), per municipality: (the town's, the neighbour's),
-    # None where it has none. A suspension in the town does not stop its CTRs from the
-    # neighbour.
+    # None where it has none. A suspension in the town does not stop its CTRs from the neighbour.
     specs = {
         "suspended_t": (
             dict(status="SUSPENDED", status_since=D(2026, 6, 1), suspended_until=D(2026, 6, 30)),
@@ -419,10 +418,9 @@ def test_every_issue_rule_has_a_set_based_counterpart():
     for code in issue_rules:
         item = rules.REGISTRY[code]
         assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
-    # Every rule checked at issue runs in bulk: the onward CTR's and the
-    # PGRCC's, on the worksite a row names by its generator and address.
-    # A CSV row has no provisional number (ctr.offline), so the late sync
-    # of a provisional CTR is the one rule the import cannot meet.
+    # Every rule checked at issue runs in bulk: the onward CTR's and the PGRCC's, on the worksite
+    # a row names by its generator and address. A CSV row has no provisional number
+    # (ctr.offline), so the late sync of a provisional CTR is the one rule the import cannot meet.
     assert {"PROVISIONAL_SYNC_LATE"} == bulk.NOT_APPLICABLE_RULES
     assert set(bulk.RULE_SQL) == bulk.IMPLEMENTED_RULES
 

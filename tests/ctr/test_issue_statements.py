@@ -24,8 +24,8 @@ URL = "/api/v1/ctrs/"
 # number, row, waste lines, event and the webhook's outbox row (one statement); the response
 # stored on the key; and the savepoints: the key's transaction (a savepoint and its release
 # here, inside the test's transaction) and the one a refusal rolls back to (never released:
-# the COMMIT ends it). 20 before the issue path was trimmed; 10 with the outbox row in a
-# statement of its own and that savepoint released.
+# the COMMIT ends it). 20 before the issue path was trimmed; 10 with the outbox row in a statement
+# of its own and that savepoint released.
 STATEMENTS = 8
 
 

@@ -1,7 +1,7 @@
-"""The facility operator's web side of onward transport and on-site processing,
-through Django's test client: "Emitir CTR de saída" from the reception page, every
-finding beside its field with the input kept and nothing written, the CTR's page, the stock
-page (balance of a period, stale stock in words, onward CTRs) and its processing form."""
+"""The facility operator's web side of onward transport and on-site processing, through Django's
+test client: "Emitir CTR de saída" from the reception page, every finding beside its field with the
+input kept and nothing written, the CTR's page, the stock page (balance of a period, stale stock in
+words, onward CTRs) and its processing form."""
 
 from __future__ import annotations
 

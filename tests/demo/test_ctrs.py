@@ -136,8 +136,8 @@ def test_documents_plates_and_places_are_valid(demo_output):
     assert all(normalize_plate(plate) == plate for plate in plates)
     assert any(plate[4].isalpha() for plate in plates)  # Mercosul
     assert any(plate[4].isdigit() for plate in plates)  # old format
-    # Each worksite lies in the municipality it names: the town's, or its neighbour's
-    # (Aparecida's loads to the shared landfill).
+    # Each worksite lies in the municipality it names: the town's, or its neighbour's (Aparecida's
+    # loads to the shared landfill).
     for worksite in Worksite.objects.select_related("municipality"):
         assert municipality_at(worksite.location).ibge_code == worksite.municipality.ibge_code
         assert worksite.municipality.ibge_code in {demo.IBGE_CODE, demo.NEIGHBOUR_IBGE}

@@ -1,8 +1,7 @@
-"""The Núcleo's pages read in a minute, in a real headless Chromium at both widths: the
-dashboard's key figures first, its sections close, its "baixar CSV"
-links are 44 px tall on a phone and its counts are spaced from their words; the map's layer
-list closes and its legend is a key; the menu's queues open with their counts. Screenshots in
-the run's folder."""
+"""The Núcleo's pages read in a minute, in a real headless Chromium at both widths: the dashboard's
+key figures first, its sections close, its "baixar CSV" links are 44 px tall on a phone and its
+counts are spaced from their words; the map's layer list closes and its legend is a key; the menu's
+queues open with their counts. Screenshots in the run's folder."""
 
 from __future__ import annotations
 

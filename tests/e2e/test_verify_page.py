@@ -1,6 +1,6 @@
-"""/verificar/ and the CTR page's map, at a phone's and a
-desktop's width: the box says what it takes, offers the municipality for the last digits, and
-the last digits lead to the CTR; the CTR's page shows its transport on a small map."""
+"""/verificar/ and the CTR page's map, at a phone's and a desktop's width: the box says what it
+takes, offers the municipality for the last digits, and the last digits lead to the CTR; the CTR's
+page shows its transport on a small map."""
 
 from __future__ import annotations
 

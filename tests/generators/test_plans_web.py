@@ -1,7 +1,7 @@
-"""The PGRCC's pages, API and e-mails: the generator's
-form prefilled by the estimator, an unlicensed agent refused by name and why (a 4xx, nothing
-written), the Núcleo's queue, review and decision, the rates page; the messages the Núcleo and
-the generator receive, read from a real SMTP server."""
+"""The PGRCC's pages, API and e-mails: the generator's form prefilled by the estimator, an
+unlicensed agent refused by name and why (a 4xx, nothing written), the Núcleo's queue, review and
+decision, the rates page; the messages the Núcleo and the generator receive, read from a real SMTP
+server."""
 
 from __future__ import annotations
 

@@ -215,9 +215,9 @@ def test_staff_per_municipality_each_in_its_own(dataset):
 
 
 def test_some_transporters_of_a_member_are_licensed_in_the_hub_too(dataset):
-    """One company, one fleet, a licence in each municipality that licensed it: the
-    first of Osasco's transporters holds one in the capital too, with the dates of its
-    first, and carries there as well."""
+    """One company, one fleet, a licence in each municipality that licensed it: the first of
+    Osasco's transporters holds one in the capital too, with the dates of its first, and carries
+    there as well."""
     capital = Municipality.objects.get(ibge_code=CAPITAL)
     osasco = Municipality.objects.get(ibge_code=OSASCO)
     own = TransporterLicence.objects.filter(municipality=osasco).order_by("pk")
