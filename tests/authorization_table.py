@@ -72,7 +72,7 @@ class Check:
     routes: str = "all"
 
 
-# The test town's IBGE code (tests/ctr_world.py): its public pages' own address (issue 24).
+# The test town's IBGE code (tests/ctr_world.py): its public pages' own address.
 TOWN_IBGE = "3518404"
 
 # --- the usual rows ----------------------------------------------------------------------------
@@ -97,12 +97,12 @@ API_MUNICIPAL_NO_GET = row("403", anon="401", **municipal("405"))
 API_MUNICIPAL_FORM = row("403", anon="401", **municipal("400"))
 API_TRANSPORTER_FORM = row("403", anon="401", alfa="400", beta="400")
 GENERATOR_PAGE = row("403", anon="login", gerador="200")
-# The PGRCC (issue 15): the Núcleo decides (an empty POST: 400), the other municipal roles see;
+# The PGRCC: the Núcleo decides (an empty POST: 400), the other municipal roles see;
 # a plan's readers are its generator and the municipality.
 NUCLEO_FORM = row("403", anon="login", nucleo="400")
 PLAN_READERS = row("404", anon="401", gerador="200", **municipal("200"))
 
-# Webhooks (issue 16): the roles with endpoints of their own, and alfa's endpoint for the others.
+# Webhooks: the roles with endpoints of their own, and alfa's endpoint for the others.
 OWNERS_OK = dict.fromkeys(("alfa", "beta", "operador", "operador_pev"), "200")
 OWNERS_400 = dict.fromkeys(("alfa", "beta", "operador", "operador_pev"), "400")
 WEBHOOK_OTHERS = dict.fromkeys(("beta", "operador", "operador_pev"), "404")
@@ -149,7 +149,7 @@ TABLE: dict[str, list[Check]] = {
     # The list is filtered by role (tests/ctr/test_ctr_api.py); creating is for transporters.
     "ctr-list": [
         Check(get=API_SIGNED_IN, post=API_TRANSPORTER_FORM, data={}),
-        # An onward CTR (issue 14): from the ATT only its operator, from a PEV its operator
+        # An onward CTR: from the ATT only its operator, from a PEV its operator
         # and the municipality (its own PEV collection); an incomplete body is then a 400.
         Check(
             post=row("403", anon="401", operador="400"),
@@ -160,7 +160,7 @@ TABLE: dict[str, list[Check]] = {
             data={"origin_facility": "{pev}"},
         ),
     ],
-    # A facility's stock (issue 14): its operator and the municipality.
+    # A facility's stock: its operator and the municipality.
     "facility-balance": [
         Check(
             kwargs={"pk": "{facility}"},
@@ -177,14 +177,14 @@ TABLE: dict[str, list[Check]] = {
             data={},
         )
     ],
-    # Where a worksite's (a generator's) loads are now (issue 14): the municipality, and a
+    # Where a worksite's (a generator's) loads are now: the municipality, and a
     # transporter for the loads it carried (art. 13 p.ú.); the others are refused with a 403.
     "worksite-destinations": [
         Check(
             kwargs={"pk": "{worksite}"},
             get=row("403", anon="401", alfa="200", **municipal("200")),
         ),
-        # Construtora Gama's worksite (issue 15): its generator sees all of it too.
+        # Construtora Gama's worksite: its generator sees all of it too.
         Check(
             kwargs={"pk": "{gama_worksite}"},
             get=row("403", anon="401", alfa="200", gerador="200", **municipal("200")),
@@ -213,7 +213,7 @@ TABLE: dict[str, list[Check]] = {
                 **municipal("200"),
             ),
         ),
-        # Construtora Gama's CTR (issue 15): its generator reads it too.
+        # Construtora Gama's CTR: its generator reads it too.
         Check(
             kwargs={"number": "{gama_ctr}"},
             get=row(
@@ -271,7 +271,7 @@ TABLE: dict[str, list[Check]] = {
     "equipment-detail": [
         Check(kwargs={"pk": "{equipment}"}, get=row("404", anon="401", alfa="200"))
     ],
-    # --- API: CTR templates (issue 16 point 1): the transporter's own; another's is not found
+    # --- API: CTR templates, the transporter's own; another's is not found
     "ctr-template-list": [
         Check(
             get=row("403", anon="401", alfa="200", beta="200"),
@@ -364,7 +364,7 @@ TABLE: dict[str, list[Check]] = {
         )
     ],
     "ctr_web:rules": [Check(get=PUBLIC)],
-    # Issue 24 point 6: each public page also at a municipality's own address (/m/<IBGE>/…).
+    # Each public page also at a municipality's own address (/m/<IBGE>/…).
     "maps:home": [Check(get=PUBLIC), Check(kwargs={"ibge": TOWN_IBGE}, get=PUBLIC)],
     "maps:choose-municipality": [Check(get=row("302→/"))],
     "maps:favicon": [Check(get=row("301→/static/maps/favicon.svg"))],
@@ -372,7 +372,7 @@ TABLE: dict[str, list[Check]] = {
     # Public verification of a printed CTR (personal data masked).
     "ctr-verify-form": [Check(get=PUBLIC), Check(kwargs={"ibge": TOWN_IBGE}, get=PUBLIC)],
     "ctr-verify": [Check(kwargs={"number": "{ctr}"}, get=PUBLIC)],
-    # The public page of an issued certificate of destination (issue 14; data masked).
+    # The public page of an issued certificate of destination (data masked).
     "cdf-verify": [Check(kwargs={"code": "{certificate}"}, get=PUBLIC)],
     # --- web: transporters ---------------------------------------------------------------------
     "ctr_web:ctr-list": [Check(get=TRANSPORTER_PAGE)],
@@ -390,7 +390,7 @@ TABLE: dict[str, list[Check]] = {
         )
     ],
     "ctr_web:vehicles": [Check(get=TRANSPORTER_PAGE, post=TRANSPORTER_FORM)],
-    # Issue 16 point 3: the transporter's installable app. Its manifest and worker hold no
+    # The transporter's installable app. Its manifest and worker hold no
     # one's data (public, like static files); the offline bundle is the transporter's own.
     "ctr_web:app-manifest": [Check(get=PUBLIC)],
     "ctr_web:service-worker": [Check(get=PUBLIC)],
@@ -425,7 +425,7 @@ TABLE: dict[str, list[Check]] = {
             post=row("403", anon="login", alfa="302→/transportador/equipamentos/", beta="404"),
         )
     ],
-    # CTR templates (issue 16 point 1): alfa's template; beta is told it does not exist.
+    # CTR templates: alfa's template; beta is told it does not exist.
     "ctr_web:template-list": [Check(get=TRANSPORTER_PAGE)],
     "ctr_web:template-new": [Check(get=TRANSPORTER_PAGE, post=TRANSPORTER_FORM)],
     "ctr_web:template-issue": [
@@ -458,7 +458,7 @@ TABLE: dict[str, list[Check]] = {
     ],
     # --- web: receiving facilities ------------------------------------------------------------
     "ctr_web:receptions": [Check(get=OPERATOR_PAGE)],
-    # Onward CTRs and the stock (issue 14): each operator from its own facility (the PEV's
+    # Onward CTRs and the stock: each operator from its own facility (the PEV's
     # too); the ATT's onward CTR is its operator's, another facility's is told it does not
     # exist. An empty POST: the form back with its errors (400).
     "ctr_web:onward-new": [Check(get=OPERATOR_PAGE, post=OPERATOR_FORM)],
@@ -532,7 +532,7 @@ TABLE: dict[str, list[Check]] = {
             get=row("404", anon="login", alfa="200", gerador="200", **municipal("200")),
         ),
     ],
-    # The certificate of destination (issue 14): as the worksite report, per worksite and per
+    # The certificate of destination: as the worksite report, per worksite and per
     # generator (the generator of alfa's CTR).
     "worksite-cdf": [
         Check(
@@ -732,10 +732,10 @@ TABLE: dict[str, list[Check]] = {
     ],
     # --- web: the Núcleo's maps, figures and exports ----------------------------------------
     "nucleo:painel": [Check(get=MUNICIPAL_PAGE)],
-    # Issue 24: the municipal staff pick the municipality they work in; a form sent empty is
+    # The municipal staff pick the municipality they work in; a form sent empty is
     # invalid (400) for them, refused for anyone else.
     "jurisdiction:choose": [Check(get=MUNICIPAL_PAGE, post=MUNICIPAL_FORM)],
-    # A new staff account's link (issue 24 point 7): the token is the credential; a wrong one
+    # A new staff account's link: the token is the credential; a wrong one
     # shows everyone the same "link no longer valid" page and changes nothing.
     "jurisdiction:set-password": [
         Check(kwargs={"uidb64": "MQ", "token": "x-invalido"}, get=PUBLIC, post=PUBLIC)
@@ -743,7 +743,7 @@ TABLE: dict[str, list[Check]] = {
     "nucleo:mapa": [Check(get=MUNICIPAL_PAGE)],
     "nucleo:exportar": [Check(get=MUNICIPAL_PAGE)],
     "nucleo:exportar-arquivo": [Check(kwargs={"name": "areas.gpkg"}, get=MUNICIPAL_PAGE)],
-    # --- generators: worksites (issue 15): the generator's own, the municipality's all ------
+    # --- generators: worksites, the generator's own, the municipality's all -----------------
     # {gama_worksite} is the gerador's; {worksite} (alfa's CTR's) another generator's: a 404 to
     # the gerador, as if it did not exist. An empty POST: the form back with its errors.
     "generators:worksite-list": [
@@ -794,7 +794,7 @@ TABLE: dict[str, list[Check]] = {
             get=row("403", anon="401", gerador="404", **municipal("200")),
         ),
     ],
-    # --- generator accounts (issue 15 point 1) ------------------------------------------------
+    # --- generator accounts -------------------------------------------------------------------
     # Public self-registration: a signed-in user would be signed out by a new account, so only
     # anonymous visitors may send it (the others get the page with that notice, a POST 403).
     "generators:registration": [Check(get=PUBLIC, post=row("403", anon="400"))],
@@ -846,7 +846,7 @@ TABLE: dict[str, list[Check]] = {
             data={},
         )
     ],
-    # --- web: the generator's CTRs, map and confirmation (issue 15, point 1 and 4) ----------
+    # --- web: the generator's CTRs, map and confirmation ------------------------------------
     "generators:home": [Check(get=GENERATOR_PAGE)],
     "generators:ctr-list": [Check(get=GENERATOR_PAGE)],
     "generators:ctr-map": [Check(get=GENERATOR_PAGE)],
@@ -877,7 +877,7 @@ TABLE: dict[str, list[Check]] = {
             ),
         )
     ],
-    # --- the Habite-se declaration (issue 15 point 6): the generator asks on its worksite; the
+    # --- the Habite-se declaration: the generator asks on its worksite; the
     # Núcleo alone decides (the inspectors and the authority see the queue); {declaration}'s
     # loads are not all received, so the Núcleo's issue is refused (409) and nothing changes.
     "generators:declaration-request": [
@@ -910,7 +910,7 @@ TABLE: dict[str, list[Check]] = {
         )
     ],
     "generators:declaration-verify": [Check(kwargs={"code": "{declaration_code}"}, get=PUBLIC)],
-    # Issue 24: who does not see the worksite (its generator, its municipality's staff) gets
+    # Who does not see the worksite (its generator, its municipality's staff) gets
     # a 404, as if it did not exist; who sees it without the role of the act, a 403.
     "worksite-declarations": [
         Check(
@@ -944,9 +944,9 @@ TABLE: dict[str, list[Check]] = {
             ),
         )
     ],
-    # --- the PGRCC (issue 15 point 3): the generator writes its worksite's plan, the
+    # --- the PGRCC: the generator writes its worksite's plan, the
     # municipality sees the queue and the review, only the Núcleo decides (art. 20) ----------
-    # Issue 24: another's worksite does not exist; the staff who see it do not write its plan.
+    # Another's worksite does not exist; the staff who see it do not write its plan.
     "generators:worksite-plan": [
         Check(
             kwargs={"pk": "{gama_site}"},
@@ -1000,7 +1000,7 @@ TABLE: dict[str, list[Check]] = {
             data={},
         )
     ],
-    # --- issue 15: the Núcleo's worksites and the suspect worksites (municipal only; the
+    # --- the Núcleo's worksites and the suspect worksites (municipal only; the
     # generator sees its own worksites elsewhere, never these lists) ---------------------------
     "nucleo:obras": [Check(get=MUNICIPAL_PAGE), Check(query="csv=1", get=MUNICIPAL_PAGE)],
     "nucleo:obra": [Check(kwargs={"pk": "{worksite}"}, get=MUNICIPAL_PAGE)],
@@ -1008,7 +1008,7 @@ TABLE: dict[str, list[Check]] = {
         Check(get=API_MUNICIPAL),
         Check(query="reason=suspect&municipality=3518404", get=API_MUNICIPAL),
     ],
-    # --- issue 16 point 7: webhooks, a transporter's or a facility's own; another's is a 404,
+    # --- webhooks, a transporter's or a facility's own; another's is a 404,
     # a role without CTRs of its own (municipal, generator, curioso) has none: 403 -------------
     "webhooks:list": [
         Check(
@@ -1051,7 +1051,7 @@ TABLE: dict[str, list[Check]] = {
             post=row(**WEBHOOK_OTHERS, default="403", anon="401", alfa="202"),
         )
     ],
-    # --- issue 16 point 4: corrections after reception --------------------------------------------
+    # --- corrections after reception --------------------------------------------------------------
     # The two parties of the reception (alfa, the ATT's operator) and the municipality read
     # them; anyone else is told they do not exist. Either party proposes (an empty body: 400);
     # the other one approves or refuses (the proposer, alfa, is refused); either sends a refused
@@ -1178,7 +1178,7 @@ TABLE: dict[str, list[Check]] = {
 }
 
 
-# --- the other municipality (issue 24 point 8) ------------------------------------------------
+# --- the other municipality -------------------------------------------------------------------
 # Municipality B (Aparecida, beside the town: tests/two_towns.py) accepts the town's landfill for
 # its CTRs, the two sharing it. For every entry above, B's people and the state's auditor of A
 # answer as the issue asks (tests/config/test_authorization_matrix.py derives it):

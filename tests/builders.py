@@ -76,7 +76,7 @@ def municipality(
     lon, lat = offset(*ORIGIN, -size_m / 2 + east_m, -size_m / 2)
     municipality, _ = save_municipality(ibge_code, name, "SP", multi(square(lon, lat, size_m)))
     # The tests' CTRs are received seconds after they are issued, which the travel-time check
-    # (issue 16 point 6) would flag on every one: tests/ctr/test_travel_time.py turns it on.
+    # would flag on every one: tests/ctr/test_travel_time.py turns it on.
     Municipality.objects.filter(pk=municipality.pk).update(travel_check_enabled=False)
     municipality.travel_check_enabled = False
     return municipality

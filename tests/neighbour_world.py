@@ -1,4 +1,4 @@
-"""Two municipalities side by side (issue 24): tests.ctr_world's town (A, Guaratinguetá) and a
+"""Two municipalities side by side: tests.ctr_world's town (A, Guaratinguetá) and a
 neighbour B (Aparecida, the square of the same size 20 km east), each with its own Núcleo,
 inspector and authority; an auditor of A (reads, never acts) and a consortium's inspector
 acting in both. What lies in one is not the other's staff's to see or act on."""

@@ -1,4 +1,4 @@
-"""Races ordered by locks, never by sleeps (issue 27 point 5).
+"""Races ordered by locks, never by sleeps.
 
 A race test holds a lock the callers need (a row's, a facility's, a key's) and lets go only once
 PostgreSQL shows them waiting on it: the order is the one the test means on any machine, however

@@ -1,4 +1,4 @@
-"""Two municipalities on one platform (issue 24): the test world's town (A, Guaratinguetá) and
+"""Two municipalities on one platform: the test world's town (A, Guaratinguetá) and
 a neighbour (B, Aparecida) east of it, each with its own staff, and the people whose roles
 cross the line on purpose (a consortium's inspector of both, the state's auditor of A)."""
 

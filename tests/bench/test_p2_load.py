@@ -1,8 +1,8 @@
-"""The load generators of P2 (bench/p2_http.py) against a real HTTP server on loopback: the
-open loop offers the rate asked for whatever the server does (wrk with bench/wrk/paced.lua,
-and the Python fallback), every issue carries its own Idempotency-Key, and the targets of
-issue 16 point 9 are read as ratios of the run's own figures. Counts and spacing are
-asserted, never timings of our code."""
+"""The load generators of P2 (bench/p2_http.py) against a real HTTP server on loopback: the open
+loop offers the rate asked for whatever the server does (wrk with bench/wrk/paced.lua, and the
+Python fallback), every issue carries its own Idempotency-Key, and P2's targets are read as ratios
+of the run's own figures (absolute times vary two-fold between runs on a shared machine). Counts and
+spacing are asserted, never timings of our code."""
 
 from __future__ import annotations
 

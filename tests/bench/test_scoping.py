@@ -1,4 +1,4 @@
-"""The scoping benchmark (bench/scoping.py, issue 24 point 10) on a small synthetic state: each
+"""The scoping benchmark (bench/scoping.py) on a small synthetic state: each
 page answers both users, the scoped lists hold nothing of another municipality while the
 administrator's are not restricted, and the report names the municipalities and the target."""
 

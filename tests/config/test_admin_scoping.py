@@ -1,4 +1,4 @@
-"""The admin is scoped like every page (issue 24): a municipality's staff list, open and
+"""The admin is scoped like every page: a municipality's staff list, open and
 choose only their municipalities' rows; what has no municipality is the administrator's."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_every_model_of_the_admin_is_scoped_or_the_administrators():
 
 def test_every_inline_of_the_admin_is_scoped_too():
     # An inline is a form of its own: its rows and its foreign keys' choices follow the same
-    # scope as the admin it hangs from, whatever model it shows (issue 25, seen in review:
+    # scope as the admin it hangs from, whatever model it shows (seen in review:
     # the inlines only had the blank choices).
     loose = sorted(
         f"{model._meta.label} → {inline.model._meta.label}"

@@ -160,7 +160,7 @@ def real_objects(world) -> dict[str, object]:
         "equipment_id": world.alfa.equipment.first().pk,
         "facility_id": world.att.pk,
         "municipality_id": world.town.pk,
-        # A worksite of Gama, the gerador's generator (issue 15).
+        # A worksite of Gama, the gerador's generator.
         "worksite_id": registered(world.gama, municipality=world.town).pk,
     }
 
@@ -467,7 +467,7 @@ class TestEveryRoleOnOneWorld:
         assert not failures, "\n\n".join(failures)
 
 
-# --- two municipalities (issue 24 point 8) -------------------------------------------------------
+# --- two municipalities --------------------------------------------------------------------------
 
 
 def markers_of(world, objects) -> list[str]:
@@ -532,7 +532,7 @@ class TestTheOtherMunicipality:
     @pytest.mark.parametrize("username", ["nucleo_b", "fiscal_b"])
     def test_api_fuzz_as_the_other_municipality(self, username, api_schema, other_town_world):
         """Every operation fuzzed as a person of municipality B, with A's real ids among the
-        inputs: no response carries any of A's objects (issue 24 point 8)."""
+        inputs: no response carries any of A's objects."""
         world = other_town_world
         assert world.markers and all(world.markers)
         checks = [*CHECKS, no_object_of(world.markers)]

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = {
     "config": set(),
     "audit": {"config"},
-    # Who acts where (issue 24): below every app whose rows it scopes.
+    # Who acts where: below every app whose rows it scopes.
     "jurisdiction": {"config"},
     "pev_network": {"config", "jurisdiction"},
     "maps": {"config", "jurisdiction", "pev_network"},
@@ -40,7 +40,7 @@ ALLOWED = {
         "fiscalization",
         "maps",
     },
-    # Events out (issue 16): hears ctr through ctr.signals, the reports through fiscalization.
+    # Events out: hears ctr through ctr.signals, the reports through fiscalization.
     "webhooks": {
         "config",
         "audit",
@@ -50,7 +50,7 @@ ALLOWED = {
         "generators",
         "fiscalization",
     },
-    # The periodic jobs and the worker (issue 26): call the services of the apps they run.
+    # The periodic jobs and the worker: call the services of the apps they run.
     "jobs": {"config", "pev_network", "ctr", "generators", "fiscalization", "webhooks"},
     # Tools above every app: test data at scale, the demonstration, the guided tour.
     "synthetic": {"config", "jurisdiction", "pev_network", "ctr", "fiscalization"},

@@ -71,7 +71,7 @@ USERNAMES = {
     "fiscal": "fiscal",
     "curioso": "curioso",
     "gerador": "gerador",
-    # Municipality B (issue 24 point 8) and the state's auditor of A.
+    # Municipality B and the state's auditor of A.
     "transportador_b": "transportador_b",
     "operador_b": "operador_b",
     "nucleo_b": "nucleo_b",
@@ -134,7 +134,7 @@ def build_objects() -> dict[str, object]:
         return CTR.objects.get(number=response.json()["number"])
 
     ctr, to_receive, to_refuse, to_cancel = issue(), issue(), issue(), issue()
-    # A CTR of Construtora Gama, the generator with an account (issue 15): its worksite too.
+    # A CTR of Construtora Gama, the generator with an account: its worksite too.
     gama_ctr = issue(
         generator={"name": world.gama.name, "document": world.gama.document},
         worksite={
@@ -142,7 +142,7 @@ def build_objects() -> dict[str, object]:
             "location": {"type": "Point", "coordinates": list(world.origin.coords)},
         },
     )
-    # An onward CTR from the ATT (issue 14), of a load received there.
+    # An onward CTR from the ATT, of a load received there.
     services.receive(issue(), world.operator, Decimal("3"))
     onward_ctr = services.issue_onward(
         world.operator, world.beta.pk, onward_request(world, {"A": "1"}, day=today)
@@ -166,7 +166,7 @@ def build_objects() -> dict[str, object]:
         served_by=world.pev,
     )
 
-    # The PGRCC (issue 15 point 3): Gama's worksites, with a plan waiting for the Núcleo, one
+    # The PGRCC: Gama's worksites, with a plan waiting for the Núcleo, one
     # to approve, and a complete draft to submit.
     def gama_plan(address: str, submit: bool = True):
         site = Worksite.objects.create(
@@ -201,7 +201,7 @@ def build_objects() -> dict[str, object]:
         "certificate": certificates.issue(
             certificates.Scope.of_worksite(ctr.worksite), world.nucleo
         )[0].code,
-        # CTR templates (issue 16 point 1): alfa's, saved from its CTR.
+        # CTR templates: alfa's, saved from its CTR.
         "ctr_template": ctr_templates.from_ctr(ctr, world.alfa_user, "Modelo").pk,
         "ctr_template_to_delete": ctr_templates.from_ctr(ctr, world.alfa_user, "Outro").pk,
         "vehicle": world.alfa.vehicles.first().pk,
@@ -225,8 +225,8 @@ def build_objects() -> dict[str, object]:
         **account_objects(world),
         **declaration_world.matrix_objects(world),
         **webhook_objects(world),
-        **correction_world.matrix_objects(world),  # issue 16 point 4
-        **other_municipality(world),  # issue 24 point 8
+        **correction_world.matrix_objects(world),
+        **other_municipality(world),
     }
 
 

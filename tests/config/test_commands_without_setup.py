@@ -1,4 +1,4 @@
-"""Commands as the README writes them (issue 11, point 6): without DATABASE_URL the settings use
+"""Commands as the README writes them: without DATABASE_URL the settings use
 the checkout's local cluster, as scripts/localdb.sh builds its URL, and every command that the
 README's "Comandos de gestão" lists runs."""
 

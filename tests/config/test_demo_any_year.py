@@ -32,7 +32,7 @@ def test_the_demos_load_after_the_network_files_licenses_end(settings):
         out = io.StringIO()
         call_command("load_demo", stdout=out)
 
-    # The UFESP of every year the demos use (issue 25 point 15): the CTRs' fees, the payments.
+    # The UFESP of every year the demos use: the CTRs' fees, the payments.
     paid = InfractionRecord.objects.filter(status=RecordStatus.PAID)
     used = {d.year for d in CTR.objects.values_list("transport_date", flat=True)}
     used |= {d.year for d in paid.values_list("paid_on", flat=True)}

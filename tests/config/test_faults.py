@@ -225,7 +225,7 @@ def test_a_query_past_the_timeout_is_a_quick_503_and_the_connection_stays_usable
 def test_a_process_that_serves_only_requests_sets_each_connection_once(settings, monkeypatch):
     """config/wsgi.py (serve_requests_only): a gunicorn worker's connections run requests'
     statements only, so the first request on a connection makes the SET and later ones keep
-    it, with no reset after each (issue 27 point 3); a new connection gets it again."""
+    it, with no reset after each; a new connection gets it again."""
     settings.CTR_REQUEST_STATEMENT_TIMEOUT_MS = 1234
     settings.CTR_REQUEST_PARALLEL_WORKERS = 0
     monkeypatch.setattr(RuleListView, "get", show_statement_timeout)

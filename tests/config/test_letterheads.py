@@ -1,4 +1,4 @@
-"""Issue 24 point 6: printed documents and e-mails carry the letterhead of the municipality they
+"""Printed documents and e-mails carry the letterhead of the municipality they
 belong to, "Prefeitura Municipal de <name>/<UF>", and that municipality's law; one whose law is
 not on record says so, and none cites another municipality's law (config.letterhead,
 pev_network.letterhead, Municipality.waste_law).
@@ -177,7 +177,7 @@ def test_the_worksite_report_and_its_certificate_carry_the_worksites_municipalit
 
 def test_a_worksite_without_a_permit_is_the_municipality_where_it_lies(world):
     worksite = worksite_load(world)
-    # First named on a CTR: it takes the CTR's municipality, where it lies (issue 24).
+    # First named on a CTR: it takes the CTR's municipality, where it lies.
     assert worksite.municipality_id == world.town.pk
     assert certificates.worksite_municipality(worksite) == world.town
     # A row from before that (no municipality recorded) is placed by its location.

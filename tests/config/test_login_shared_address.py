@@ -1,4 +1,4 @@
-"""Many people behind one public address (issue 11, point 5).
+"""Many people behind one public address.
 
 Brazilian mobile networks put thousands of subscribers behind one address (CGNAT), and a city
 hall's staff leave through one NAT. Login failures lock the pair account + address after

@@ -1,4 +1,4 @@
-"""Every 404 is the Portuguese page, with DEBUG on as `make run` serves (issue 11): Django's
+"""Every 404 is the Portuguese page, with DEBUG on as `make run` serves: Django's
 technical 404 (English, listing the URL patterns) never reaches a user."""
 
 from __future__ import annotations

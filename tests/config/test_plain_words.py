@@ -1,4 +1,4 @@
-"""Words a user understands on the main pages (issue 25 point 19): no select offers Django's
+"""Words a user understands on the main pages: no select offers Django's
 "---------" (each says what choosing nothing means), the admin's included, and no page speaks
 of DBSCAN."""
 

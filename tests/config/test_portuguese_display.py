@@ -1,4 +1,4 @@
-"""Portuguese everywhere a user reads (issue 11, point 3): no raw codes on the pages of any
+"""Portuguese everywhere a user reads: no raw codes on the pages of any
 role, the admin in Portuguese, spreadsheets that open in a pt-BR spreadsheet, documents
 formatted, the public verification of a normal CTR not alarming."""
 

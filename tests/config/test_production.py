@@ -1,4 +1,4 @@
-"""The production start (issue 26 point 1): `scripts/serve.sh`, the documented command, started
+"""The production start: `scripts/serve.sh`, the documented command, started
 once for the module on loopback with a free port against a database of its own in the test
 cluster, driven over HTTP: DEBUG off, a page, the API, a static file hashed, compressed and
 cached for long, a webhook delivered by the worker to a receiver here, a job queued by the

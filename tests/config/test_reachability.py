@@ -1,7 +1,7 @@
-"""Every page can be reached (issue 25 point 11): on the demo, each role starts from its
-landing page (/painel/) and follows the links of its menus and of the pages it reaches (the
-Django test client, GET only, this host only, bounded); every URL name the role uses must be
-reached. A page nobody links to fails here with the role and the URL names it missed."""
+"""Every page can be reached: on the demo, each role starts from its landing page (/painel/) and
+follows the links of its menus and of the pages it reaches (the Django test client, GET only, this
+host only, bounded); every URL name the role uses must be reached. A page nobody links to fails here
+with the role and the URL names it missed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What each role needs next (issue 11, point 4), through Django's test client: operators find
+"""What each role needs next, through Django's test client: operators find
 a load by number or plate, citizens follow a report by protocol, inspectors open a case from a
 report or a roadside check, lists sort by their columns, irreversible steps ask first, each
 role lands in its area, and Onde descartar refuses swapped or far-away coordinates."""
@@ -405,7 +405,7 @@ def test_case_opened_from_a_roadside_check_starts_filled_in(world):
 
 
 def test_generator_box_suggests_as_you_type_and_takes_the_suggestion(world):
-    # Generators of the town: each with a worksite there (issue 24: the suggestions are the
+    # Generators of the town: each with a worksite there (the suggestions are the
     # user's municipalities' generators).
     for name, document in (
         ("Maria da Silva Obras", CPF_GENERATOR),

@@ -1,4 +1,4 @@
-"""Scoping is written once (issue 24 point 2): every page and every API route says how its
+"""Scoping is written once: every page and every API route says how its
 data is scoped (jurisdiction.access.DataScope), and what each kind promises is what
 jurisdiction.scope gives. The two-municipality authorization matrix
 (tests/config/test_authorization_matrix.py) checks the promises route by route."""

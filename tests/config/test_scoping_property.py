@@ -1,6 +1,6 @@
-"""Issue 24 point 8: a property-based test. The staff of municipality B ask, page by page and
-route by route, for the objects of municipality A, by their real ids and by ids around them;
-they never get one (404, as if it did not exist), while A's own staff do get them. A random
+"""A municipality's data is its own, as a property-based test. The staff of municipality B ask, page
+by page and route by route, for the objects of municipality A, by their real ids and by ids around
+them; they never get one (404, as if it did not exist), while A's own staff do get them. A random
 order and choice of routes, ids and people, with hypothesis."""
 
 from __future__ import annotations

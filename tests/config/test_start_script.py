@@ -1,6 +1,6 @@
-"""One start for `make run` (issue 11, point 6): scripts/start.sh does migrate, the cache table,
+"""One start for `make run`: scripts/start.sh does migrate, the cache table,
 the three demos, the static files and serves; the Makefile calls it and does none of those
-steps itself. Docker runs the production processes instead (issue 26: scripts/serve.sh).
+steps itself. Docker runs the production processes instead (scripts/serve.sh).
 And `make test` collects the static files first and ends with a note on the local cluster,
 pass or fail, keeping the suite's exit code."""
 
@@ -35,7 +35,7 @@ def test_the_start_script_does_every_step_in_order():
 
 
 def test_the_docker_image_and_compose_run_the_production_processes():
-    """Issue 26 point 1: the image's CMD is the production web (gunicorn), as a non-root user;
+    """The image's CMD is the production web (gunicorn), as a non-root user;
     compose has web, worker, scheduler and db, each with a healthcheck, and the migrations as
     a one-off service (scripts/serve.sh prepare). Read, not run: no Docker here."""
     import yaml

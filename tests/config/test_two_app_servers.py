@@ -1,4 +1,4 @@
-"""Two production app servers against one database (issue 26 point 8).
+"""Two production app servers against one database.
 
 Two gunicorn servers (tests/app_servers.py: config.wsgi, DEBUG off, the same SECRET_KEY and
 settings, one worker process each) on free ports, started once for the module, serve the test

@@ -1,6 +1,6 @@
-"""The corrections after reception (issue 16 point 4) the authorization matrix acts on
-(tests/authorization_table.py): received CTRs of Alfa at the ATT, and a correction in each
-state a step starts from, one per step and interface (each check changes its own)."""
+"""The corrections after reception the authorization matrix acts on (tests/authorization_table.py):
+received CTRs of Alfa at the ATT, and a correction in each state a step starts from, one per step
+and interface (each check changes its own)."""
 
 from __future__ import annotations
 

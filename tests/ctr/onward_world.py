@@ -1,4 +1,4 @@
-"""Sorted waste leaving the world's ATT (issue 14): inbound CTRs received there, onward CTRs
+"""Sorted waste leaving the world's ATT: inbound CTRs received there, onward CTRs
 from it, as tests/ctr/test_ctr_onward.py and test_facility_stock.py build them."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The Certificado de Destinação Final (issue 14, point 4): a worksite's loads, or a
-generator's over a period, followed through the ATTs to their final destinations (art. 9 p.ú.
-II, art. 13 p.ú.); conclusive only when every cubic metre got there, and why not otherwise. Its
-PDF with a QR code, its public page (personal data masked), its code, and the API."""
+"""The Certificado de Destinação Final: a worksite's loads, or a generator's over a period, followed
+through the ATTs to their final destinations (art. 9 p.ú. II, art. 13 p.ú.); conclusive only when
+every cubic metre got there, and why not otherwise. Its PDF with a QR code, its public page
+(personal data masked), its code, and the API."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Destinations across borders (issue 24 point 5): a facility lies in one municipality; a
+"""Destinations across borders: a facility lies in one municipality; a
 municipality lists the others whose facilities its CTRs may use (a consortium's shared
 landfill); a destination outside that list is refused with its reason (Lei 3.978/2007 art. 2
 caput, art. 4 §2 II). The landfill's municipality sees the loads that arrive at it, the

@@ -1,8 +1,8 @@
-"""A correction that moves a facility's stock (issue 16 point 4 × issue 14 point 2): approved,
-or decided by the Núcleo, it is refused when the corrected values leave the facility with less
-of a class than already left it on onward CTRs (or in processing), past the sorting tolerance
-(Lei 3.978/2007 art. 3 III; OVER_FACILITY_STOCK's bound); nothing is written. Raising a
-volume, or correcting at a facility that shipped nothing, passes as before."""
+"""A correction that moves a facility's stock: approved, or decided by the Núcleo, it is refused
+when the corrected values leave the facility with less of a class than already left it on onward
+CTRs (or in processing), past the sorting tolerance (Lei 3.978/2007 art. 3 III;
+OVER_FACILITY_STOCK's bound); nothing is written. Raising a volume, or correcting at a facility that
+shipped nothing, passes as before."""
 
 from __future__ import annotations
 

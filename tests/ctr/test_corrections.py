@@ -1,4 +1,4 @@
-"""Corrections after reception (issue 16 point 4): the transporter or the receiver proposes, the
+"""Corrections after reception: the transporter or the receiver proposes, the
 other party decides, the Núcleo settles a disagreement; the CTR's values change, the history
 keeps the originals, and what reads the CTR (fees, stock, certificates, pages) follows."""
 

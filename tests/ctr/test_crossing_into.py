@@ -1,4 +1,4 @@
-"""CTR.crossing_into (issue 24 point 10): the municipality a load crosses into, on an index of
+"""CTR.crossing_into: the municipality a load crosses into, on an index of
 its own, so that the scope of the CTRs (CTRQuerySet.municipal_q: the origin's municipality or
 the destination facility's) rides on two indexes. Written alike by the issue path and the bulk
 path, kept by the database when a facility moves, and read as the subquery of the facilities

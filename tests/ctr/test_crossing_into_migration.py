@@ -1,4 +1,4 @@
-"""Migration ctr 0021 (issue 24 point 10): the CTRs already issued get the municipality they
+"""Migration ctr 0021: the CTRs already issued get the municipality they
 cross into from their destination facility; back, the column, its index and the trigger go."""
 
 from __future__ import annotations

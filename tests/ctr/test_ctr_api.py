@@ -186,7 +186,7 @@ def test_unknown_equipment(world):
 
 
 def test_a_wrong_plate_is_a_plate_problem_not_an_equipment_one(world):
-    # Issue 25 point 14: the right caçamba on a plate outside the fleet (Beta's) is refused
+    # The right caçamba on a plate outside the fleet (Beta's) is refused
     # for the vehicle alone, and the message names the plate.
     response = issue(world, vehicle_plate="XYZ-9876", equipment_code="C-01")
     assert error_codes(response) == ["VEHICLE_NOT_REGISTERED"]
@@ -355,7 +355,7 @@ def test_volume_within_tolerance_is_no_finding(world, issued):
 
 
 def test_reception_away_from_the_facility_is_a_warning_not_a_refusal(world, issued):
-    # Issue 16 point 5: it was a 422 (DESTINATION_OUTSIDE_FACILITY); a phone's fix can be off
+    # It was a 422 (DESTINATION_OUTSIDE_FACILITY); a phone's fix can be off
     # by hundreds of metres, so the reception stands and the Núcleo sees the distance.
     outside = {"type": "Point", "coordinates": list(world.origin.coords)}
     response = post(
@@ -512,9 +512,9 @@ def test_rules_catalogue_is_public_and_complete():
     body = APIClient().get("/api/v1/rules/").json()
     codes = {r["code"] for r in body}
     assert codes == set(rules.REGISTRY)
-    # 14, the five of the onward CTR (issue 14), ORIGIN_OUTSIDE_WORKSITE, the three of where
-    # and when a reception was confirmed (issue 16 points 5-6), PROVISIONAL_SYNC_LATE (point 3),
-    # DESTINATION_OUTSIDE_AGREEMENT (issue 24 point 5), VEHICLE_NOT_REGISTERED (issue 25 point 14)
+    # The first 14, the five of the onward CTR, ORIGIN_OUTSIDE_WORKSITE, the three of where
+    # and when a reception was confirmed, PROVISIONAL_SYNC_LATE,
+    # DESTINATION_OUTSIDE_AGREEMENT and VEHICLE_NOT_REGISTERED.
     assert len(codes) == 26
     assert all(r["article"].startswith("Lei 3.978/2007") for r in body)
 
@@ -617,7 +617,7 @@ def test_issue_answers_the_stored_ctr_without_reading_it_back(world, django_asse
     # Token auth with the membership and transporter in one query; the rules' lookups; the
     # transaction, here also creating the generator and the worksite (number, CTR, waste,
     # event). It was 28 with the read-back and the lookups made one by one. One of the
-    # lookups is the transporter's licence in the CTR's municipality (issue 24: the rules read
+    # lookups is the transporter's licence in the CTR's municipality (the rules read
     # it, no longer fields of the transporter row the token brought). The last one reads who
     # subscribes to webhooks, which a process keeps for a few seconds (webhooks.outbox
     # .Subscriptions): dropped first, so that the count is the same whatever ran before.

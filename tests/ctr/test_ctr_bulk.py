@@ -151,8 +151,7 @@ def build_mixed_world():
         transporter=world.alfa, code="C-09", nominal_capacity_m3=Decimal("9"), active=False
     )
     # Each transporter's licences (art. 13), per municipality: (the town's, the neighbour's),
-    # None where it has none. A suspension in the town does not stop its CTRs from the
-    # neighbour (issue 24 point 4).
+    # None where it has none. A suspension in the town does not stop its CTRs from the neighbour.
     specs = {
         "suspended_t": (
             dict(status="SUSPENDED", status_since=D(2026, 6, 1), suspended_until=D(2026, 6, 30)),
@@ -183,7 +182,7 @@ def build_mixed_world():
         )
         f[key] = transporter
     # Alfa is licensed in the neighbour too; the neighbour sends its waste to the town's areas
-    # (a consortium's shared landfill), not the reverse (issue 24 point 5).
+    # (a consortium's shared landfill), not the reverse.
     licence(world.alfa, neighbour, "VZ-001", D(2025, 1, 1), D(2027, 12, 31))
     neighbour.accepted_destinations.add(town)
     # Numbering continues from what is there: the town's 2026 sequence is at 41.
@@ -419,10 +418,9 @@ def test_every_issue_rule_has_a_set_based_counterpart():
     for code in issue_rules:
         item = rules.REGISTRY[code]
         assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
-    # Every rule checked at issue runs in bulk: the onward CTR's (issue 14, point 6) and the
-    # PGRCC's, on the worksite a row names by its generator and address (issue 15, point 3).
-    # Issue 16 point 3: a CSV row has no provisional number (ctr.offline), so the late sync
-    # of a provisional CTR is the one rule the import cannot meet.
+    # Every rule checked at issue runs in bulk: the onward CTR's and the PGRCC's, on the worksite
+    # a row names by its generator and address. A CSV row has no provisional number
+    # (ctr.offline), so the late sync of a provisional CTR is the one rule the import cannot meet.
     assert {"PROVISIONAL_SYNC_LATE"} == bulk.NOT_APPLICABLE_RULES
     assert set(bulk.RULE_SQL) == bulk.IMPLEMENTED_RULES
 
@@ -637,7 +635,7 @@ CASES = [
     ("vehicle inactive, equipment inactive", "alfa",
      {"vehicle_plate": "INA-1234", "equipment_code": "C-09"},
      {"VEHICLE_NOT_REGISTERED", "EQUIPMENT_NOT_REGISTERED"}),
-    # Issue 25 point 14: a plate and a caçamba each answer for themselves.
+    # A plate and a caçamba each answer for themselves.
     ("caçamba not in the fleet, the plate of the fleet", "alfa", {"equipment_code": "X-77"},
      {"EQUIPMENT_NOT_REGISTERED"}),
     ("plate known to nobody, the caçamba of the fleet", "alfa", {"vehicle_plate": "ZZZ9Z99"},
@@ -674,7 +672,7 @@ CASES = [
     ("origin far from a worksite of another generator at that address", "alfa",
      {"worksite_address": "Rua 0, 0", "generator_document": cpf(100_001),
       "origin": m_at(3000, 3000)}, set()),
-    # Issue 24 point 4: the licence of the CTR's municipality, the origin's.
+    # The licence of the CTR's municipality, the origin's.
     ("licensed in the town, not in the neighbour", "late_t",
      {"origin": m_at(11_000, 0), "destination": "landfill_n", "waste": "A=3"},
      {"TRANSPORTER_NOT_LICENSED"}),
@@ -684,7 +682,7 @@ CASES = [
     ("revoked in the town, its licence in the neighbour expired", "revoked",
      {"origin": m_at(11_000, 0), "destination": "landfill_n", "waste": "A=3"},
      {"TRANSPORTER_NOT_LICENSED"}),
-    # Issue 24 point 5: the areas of the CTR's municipality and of those it lists.
+    # The areas of the CTR's municipality and of those it lists.
     ("from the neighbour to the town's ATT, under the neighbour's agreement", "alfa",
      {"origin": m_at(11_000, 0)}, set()),
     ("from the town to the neighbour's landfill, outside any agreement", "alfa",
@@ -735,7 +733,7 @@ def test_bulk_and_per_ctr_paths_word_every_case_alike(mixed):
 
 
 def test_a_wrong_plate_and_a_wrong_cacamba_are_told_apart_in_both_paths(mixed):
-    # Issue 25 point 14: a plate outside the fleet is a plate problem (VEHICLE_NOT_REGISTERED,
+    # A plate outside the fleet is a plate problem (VEHICLE_NOT_REGISTERED,
     # in the plate's column), never EQUIPMENT_NOT_REGISTERED; a caçamba outside it on the
     # fleet's own truck is EQUIPMENT_NOT_REGISTERED alone.
     world, f, _ = mixed
@@ -1060,7 +1058,7 @@ def test_an_error_while_reporting_stops_the_reader(mixed, monkeypatch):
     assert not reader_threads()
 
 
-# --- onward CTRs: rows that ship sorted waste out of an ATT or a PEV (issue 14) ----------------
+# --- onward CTRs: rows that ship sorted waste out of an ATT or a PEV ---------------------------
 
 OPERATOR = ("Triagem Vale Ltda.", "12.345.678/0001-95")
 D1, D2 = D(2026, 11, 20), D(2026, 11, 25)

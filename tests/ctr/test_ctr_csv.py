@@ -265,7 +265,7 @@ def test_the_example_file_follows_the_format():
 
 
 def test_portuguese_column_names_import_as_the_english_ones(world):
-    """Issue 25 point 14: the header in Portuguese (the example file's), in any case, the
+    """The header in Portuguese (the example file's), in any case, the
     English names still accepted."""
     english = csv_bytes([row(world)]).decode()
     header, rest = english.split("\n", 1)
@@ -280,7 +280,7 @@ def test_portuguese_column_names_import_as_the_english_ones(world):
 
 @pytest.mark.usefixtures("frozen_today")
 def test_the_example_file_is_the_transporter_s_and_imports_without_a_finding(world):
-    """Issue 25 point 14: the site's example is built for the signed-in transporter (its own
+    """The site's example is built for the signed-in transporter (its own
     plates and caçambas, a facility licensed in its municipality) and imports as it is."""
     client = client_for(world.alfa_user)
     example = client.get("/transportador/ctrs/importar/exemplo.csv")
@@ -331,7 +331,7 @@ def test_upload_shows_a_report_per_row(world):
 
 
 def test_a_wrong_plate_is_shown_as_a_plate_problem_in_the_plate_column(world):
-    # Issue 25 point 14: the plate outside the fleet, with the fleet's own caçamba.
+    # The plate outside the fleet, with the fleet's own caçamba.
     data = csv_bytes([row(world, vehicle_plate="ZZZ9Z99"), row(world, equipment_code="X-77")])
     response = upload(client_for(world.alfa_user), data, dry_run="on")
     html = response.content.decode()
@@ -438,7 +438,7 @@ def test_command_dry_run_and_refusals(world, tmp_path):
         call_command("import_ctrs", str(path), user="alfa")
 
 
-# --- onward CTRs: the origin_facility column (issue 14) ----------------------------------------
+# --- onward CTRs: the origin_facility column ---------------------------------------------------
 
 PREFEITURA = {"generator_name": "Prefeitura (teste)", "generator_document": "46.643.466/0001-06"}
 

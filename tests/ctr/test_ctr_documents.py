@@ -284,7 +284,7 @@ def test_verification_form_redirects_to_the_number_typed(world):
     ],
 )
 def test_verification_takes_the_number_as_the_gate_search_does(world, typed):
-    """Issue 25 point 17: with or without the prefix and the dashes (ctr.reports.lookup_q)."""
+    """The CTR's number with or without the prefix and the dashes (ctr.reports.lookup_q)."""
     ctr = issue(world)
     response = Client().get("/verificar/", {"numero": typed(ctr.number)})
     assert response.status_code == 302
@@ -315,8 +315,8 @@ def test_verification_takes_the_last_digits_with_the_municipality_chosen(world):
 
 
 def test_the_last_digits_name_the_chosen_municipality_s_ctr_only(world):
-    """Issue 25 point 17 with two municipalities: A's and B's first CTRs end in the same
-    digits; the municipality chosen (or the page's) says which one the digits name."""
+    """A CTR looked up by its last digits with two municipalities: A's and B's first CTRs end in the
+    same digits; the municipality chosen (or the page's) says which one the digits name."""
     from tests.config.test_authorization_matrix import other_municipality
 
     in_a = issue(world)
@@ -400,7 +400,7 @@ def test_report_of_a_site_with_every_load_received_is_conclusive(world):
     ctr = receive(world, issue(world))
     page = report_page(world.fiscal, ctr.worksite)
     assert "Todos os 1 CTR(s) da obra foram recebidos" in page
-    # Issue 14: received at the ATT, which has not shipped it on yet, the load is sorted but
+    # Received at the ATT, which has not shipped it on yet, the load is sorted but
     # not yet destined (art. 3 III, art. 9 p.ú. II); once shipped to the recycling area, it is.
     assert "a destinação final ainda não está comprovada" in page
     assert "3 m³ de classe A ainda em estoque na área “ATT”" in page
@@ -594,7 +594,7 @@ def test_nucleo_sees_a_summary_and_any_transporters_statement(world, fee_month):
         )
     )
     assert [r[0] for r in rows[1:]] == ["Caçambas Alfa Ltda.", "Entulhos Beta ME"]
-    # Per municipality, with the transporter's licence there (issue 24).
+    # Per municipality, with the transporter's licence there.
     assert rows[0][2:4] == ["Município", "Licença"]
     assert rows[1][2:4] == ["Guaratinguetá (teste)/SP", "TR-001"]
     assert rows[1][4:7] == ["1", "1,00", "1234,56"]

@@ -1,4 +1,4 @@
-"""The generator's name as declared (issue 11): a name typed on a CTR was silently replaced by
+"""The generator's name as declared: a name typed on a CTR was silently replaced by
 the one stored earlier for the same CPF/CNPJ. The CTR records what was declared on every path
 (web form, API, CSV per row and in bulk), the documents show it, and the web form shows the
 stored name and asks which one goes on the CTR."""

@@ -1,4 +1,4 @@
-"""The web CSV import with DEBUG on and off (issue 11): `make run` serves with DEBUG on, where
+"""The web CSV import with DEBUG on and off: `make run` serves with DEBUG on, where
 Django wraps every cursor in CursorDebugWrapper, whose copy_expert does not take psycopg2's
 `size` keyword; the page answered 500. Both modes, through the page."""
 

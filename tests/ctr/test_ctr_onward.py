@@ -1,6 +1,5 @@
-"""Onward CTRs (issue 14, points 1, 6, 9): sorted waste leaving an ATT or a PEV (Lei 3.978/2007
-art. 3 III), its own rules each just inside and just outside its bound, and the API's refusals
-that write nothing."""
+"""Onward CTRs: sorted waste leaving an ATT or a PEV (Lei 3.978/2007 art. 3 III), its own rules each
+just inside and just outside its bound, and the API's refusals that write nothing."""
 
 from decimal import Decimal
 

@@ -1,4 +1,4 @@
-"""Onward CTRs from one facility at once (issue 14): each sees the stock the previous left; the
+"""Onward CTRs from one facility at once: each sees the stock the previous left; the
 allocation rebuilt by readers at once is stored once."""
 
 import threading

@@ -90,7 +90,7 @@ def test_two_operators_confirming_at_once_exactly_one_wins(live_server):
 
 
 def test_ten_syncs_of_one_provisional_ctr_at_once_issue_it_once(live_server, frozen_today):
-    """Issue 25 point 22: one provisional CTR sent ten times at once (two tabs, a retry racing
+    """One provisional CTR sent ten times at once (two tabs, a retry racing
     the first send, each under its own Idempotency-Key): one 201, and every other send gets the
     documented 409 naming the official number, never a 500."""
     import datetime

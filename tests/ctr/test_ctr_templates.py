@@ -1,4 +1,4 @@
-"""CTR templates (issue 16 point 1): saved from a CTR or from scratch, the transporter's own,
+"""CTR templates: saved from a CTR or from scratch, the transporter's own,
 issued again with the day and the volumes, and checked again by every rule of that day."""
 
 from __future__ import annotations

@@ -203,7 +203,7 @@ def test_broken_rules_are_shown_beside_their_fields_and_nothing_is_stored(world)
         "PROHIBITED_WASTE",
     ):
         assert code in summary
-    # The licence is the origin's municipality's (issue 24): from the town, after alfa's
+    # The licence is the origin's municipality's: from the town, after alfa's
     # licence there ends, beside the transport date.
     late = client_for(world.alfa_user).post(NEW, form_data(world, transport_date="2028-01-05"))
     assert late.status_code == 422
@@ -389,7 +389,7 @@ def test_detail_shows_waste_and_history(world):
 
 
 def test_detail_shows_origin_discharge_point_and_facility_on_a_map_with_the_distance(world):
-    """Issue 25 point 21: a small map of the CTR (origin, discharge point, the destination
+    """A small map of the CTR (origin, discharge point, the destination
     facility's area) and the distance from the origin to the discharge point, on the earth's
     surface (PostGIS geography), as the page prints a number (decimal comma)."""
     from django.contrib.gis.db.models.functions import Distance

@@ -1,4 +1,4 @@
-"""Migration 0006 merges the duplicate worksites concurrent issues left behind (issue 11)
+"""Migration 0006 merges the duplicate worksites concurrent issues left behind
 before it builds the unique index: the CTRs point to the oldest of each group, the PGRCC lists
 and flags are joined, and every existing CTR gets the registry's name as its declared one."""
 

@@ -1,5 +1,5 @@
 """Concurrent issues naming the same new worksite (two drivers at one site, a client's
-retries): one worksite, no 5xx, gapless numbers (issue 11). Real HTTP against a live server,
+retries): one worksite, no 5xx, gapless numbers. Real HTTP against a live server,
 each request in its own server thread and database connection."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The chain of custody (issue 14, point 3): FIFO allocation of inbound loads to the onward CTRs
+"""The chain of custody: FIFO allocation of inbound loads to the onward CTRs
 and processing that took them on, rebuilt when a movement changes, and a worksite's loads
 followed to where they are now."""
 

@@ -1,4 +1,4 @@
-"""Many loads at once (issue 14, point 5): a period's worksite loads followed to where they
+"""Many loads at once: a period's worksite loads followed to where they
 are now, summed per bacia, first facility, end, class and month (custody.flows); and each
 facility's stock day by day (stock.stock_series), which must agree with the balance."""
 

@@ -1,4 +1,4 @@
-"""On-site processing through the API (issue 14, points 2, 6 and 9):
+"""On-site processing through the API:
 `POST /api/v1/facilities/<id>/processing/` records recycled aggregate produced or material
 reused at the facility, within its stock; `GET` lists it. Bad input is a 4xx in Portuguese and
 writes nothing; only the facility's operator records, the municipality reads."""

@@ -1,4 +1,4 @@
-"""The stock of a facility per class (issue 14, point 2): received − shipped onward − processed
+"""The stock of a facility per class: received − shipped onward − processed
 on site, over a period; the stale-stock alert; the balance endpoint and who may read it."""
 
 import datetime

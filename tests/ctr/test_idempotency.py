@@ -1,4 +1,4 @@
-"""Safe retries (issue 16 point 2): the Idempotency-Key header on issue, receive, refuse and
+"""Safe retries: the Idempotency-Key header on issue, receive, refuse and
 cancel (ctr/idempotency.py). The first tests go through Django's test client; the races run
 real HTTP against the live server, each request in its own thread and database connection."""
 

@@ -1,4 +1,4 @@
-"""How many SQL statements one CTR issue sends (issue 27 point 3): a count is behaviour, not a
+"""How many SQL statements one CTR issue sends: a count is behaviour, not a
 timing. The path as the bench measures it (bench/p2_http.py): a transporter's token, an
 Idempotency-Key, a webhook endpoint hearing every event, a known generator, the facility
 named. A change that adds a round trip to every issue fails here and says which."""
@@ -24,8 +24,8 @@ URL = "/api/v1/ctrs/"
 # number, row, waste lines, event and the webhook's outbox row (one statement); the response
 # stored on the key; and the savepoints: the key's transaction (a savepoint and its release
 # here, inside the test's transaction) and the one a refusal rolls back to (never released:
-# the COMMIT ends it). 20 before issue 27 point 3; 10 with the outbox row in a statement of
-# its own and that savepoint released.
+# the COMMIT ends it). 20 before the issue path was trimmed; 10 with the outbox row in a statement
+# of its own and that savepoint released.
 STATEMENTS = 8
 
 

@@ -1,4 +1,4 @@
-"""Migration ctr 0020 (issue 24 point 4): each transporter's registration becomes its licence
+"""Migration ctr 0020: each transporter's registration becomes its licence
 in that municipality, with nothing lost, and back: the first licence returns to the fields."""
 
 from __future__ import annotations

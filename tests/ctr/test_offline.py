@@ -1,4 +1,4 @@
-"""The offline provisional CTR (issue 16 point 3), on the server's side: the CTR a driver's
+"""The offline provisional CTR, on the server's side: the CTR a driver's
 phone kept without a connection arrives with its provisional number and departure, is issued
 dated by its departure (in the past), warns when it arrived past the municipality's limit
 (PROVISIONAL_SYNC_LATE, Lei 3.978/2007 art. 3 VI, art. 13), is never issued twice, and the

@@ -1,7 +1,7 @@
-"""The facility operator's web side of onward transport and on-site processing (issue 14,
-point 6), through Django's test client: "Emitir CTR de saída" from the reception page, every
-finding beside its field with the input kept and nothing written, the CTR's page, the stock
-page (balance of a period, stale stock in words, onward CTRs) and its processing form."""
+"""The facility operator's web side of onward transport and on-site processing, through Django's
+test client: "Emitir CTR de saída" from the reception page, every finding beside its field with the
+input kept and nothing written, the CTR's page, the stock page (balance of a period, stale stock in
+words, onward CTRs) and its processing form."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_the_form_offers_the_registered_active_transporters_only(world):
     )
     expired = Transporter.objects.create(name="Vencida Ltda.", document="11222333000343")
     licence(expired, world.town, "TR-004", D(2025, 1, 1), D(2026, 11, 29))
-    # Licensed in another municipality only: not where the ATT is (art. 13, issue 24).
+    # Licensed in another municipality only: not where the ATT is (art. 13).
     elsewhere = Transporter.objects.create(name="De Fora Ltda.", document="11222333000424")
     licence(elsewhere, municipality("3502507", "Aparecida (teste)", east_m=20_000), "AP-1")
     offered = options_of(client_for(world.operator).get(NEW).content.decode(), "id_transporter")

@@ -1,4 +1,4 @@
-"""Where the confirmation was given (issue 16 point 5, Lei 3.978/2007 art. 13 p.ú.).
+"""Where the confirmation was given (Lei 3.978/2007 art. 13 p.ú.).
 
 The ATT of the test world is a 100 m square whose south-west corner lies 1,500 m east of
 ORIGIN; the municipality's GPS tolerance is 15 m. A reception carries the device's location;

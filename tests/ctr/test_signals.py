@@ -1,5 +1,5 @@
 """ctr.signals: the apps above ctr hear of every CTR event inside the transaction that
-writes it (issue 16, point 7: an outbox row written with the event is never lost)."""
+writes it (an outbox row written with the event is never lost)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A transporter's licence per municipality (issue 24 point 4, Lei 3.978/2007 art. 13): one
+"""A transporter's licence per municipality (Lei 3.978/2007 art. 13): one
 company, one fleet, a licence in each municipality that licensed it; its validity written once
 (SQL, queryset, memory); the rules read the licence of the CTR's municipality; who sees it."""
 

@@ -1,4 +1,4 @@
-"""Travel-time plausibility at reception (issue 16 point 6).
+"""Travel-time plausibility at reception.
 
 A load 8 km west of the ATT's discharge point (in a straight line): with the default detour
 factor 1.4 its road is about 11.2 km, which takes at least about 8.4 min at 80 km/h and at
@@ -160,7 +160,7 @@ def test_a_ctr_issued_the_day_before_departs_at_the_start_of_its_transport_day(w
 
 
 def test_a_provisional_departure_time_is_the_departure(world):
-    # The hook for the offline CTR (issue 16 point 3): its device's departure time counts.
+    # The hook for the offline CTR: its device's departure time counts.
     # Until CTR.provisional_departure_at exists (another part adds it), set on the instance.
     ctr = issue(world)
     assert plausibility.departure_of(ctr) == ctr.created_at

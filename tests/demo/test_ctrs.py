@@ -136,8 +136,8 @@ def test_documents_plates_and_places_are_valid(demo_output):
     assert all(normalize_plate(plate) == plate for plate in plates)
     assert any(plate[4].isalpha() for plate in plates)  # Mercosul
     assert any(plate[4].isdigit() for plate in plates)  # old format
-    # Each worksite lies in the municipality it names: the town's, or its neighbour's (issue 24
-    # point 9: Aparecida's loads to the shared landfill).
+    # Each worksite lies in the municipality it names: the town's, or its neighbour's (Aparecida's
+    # loads to the shared landfill).
     for worksite in Worksite.objects.select_related("municipality"):
         assert municipality_at(worksite.location).ibge_code == worksite.municipality.ibge_code
         assert worksite.municipality.ibge_code in {demo.IBGE_CODE, demo.NEIGHBOUR_IBGE}
@@ -185,7 +185,7 @@ def test_demo_account_roles(demo_output):
         name: set(StaffRole.objects.filter(user=users[name]).values_list("municipality", "role"))
         for name in ("nucleo", "fiscal", "autoridade")
     }
-    # Each holds its role in the town, and nowhere else (issue 24); penalties and appeal
+    # Each holds its role in the town, and nowhere else; penalties and appeal
     # decisions are the authority's (art. 35), not the inspector's.
     assert held == {
         "nucleo": {(town.pk, roles.NUCLEO)},
@@ -217,7 +217,7 @@ def test_demo_account_roles(demo_output):
 
 
 def test_the_neighbour_shares_the_landfill_with_its_own_nucleo(demo_output):
-    """Issue 24 point 9: Aparecida beside Guaratinguetá, its CTRs at the landfill they share,
+    """Aparecida beside Guaratinguetá, its CTRs at the landfill they share,
     transporter A licensed in both, a Núcleo for each and the consortium's auditor of both."""
     town = Municipality.objects.get(ibge_code=demo.IBGE_CODE)
     neighbour = Municipality.objects.get(ibge_code=demo.NEIGHBOUR_IBGE)
@@ -256,7 +256,7 @@ def test_second_load_changes_nothing(demo_output):
     assert demo.demo_ctrs().count() == before["CTR"]
 
 
-# --- issue 14: the ATTs ship onward; one certificate conclusive, one not ------------------------
+# --- the ATTs ship onward; one certificate conclusive, one not ----------------------------------
 
 
 def test_the_atts_ship_their_sorted_waste_onward(demo_output):

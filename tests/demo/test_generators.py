@@ -60,7 +60,7 @@ def test_a_registration_waits_in_the_nucleo_queue(demo_output):
     assert registration.status == RegistrationStatus.PENDING
     assert not registration.user.has_usable_password()
     assert roles.membership(registration.user) is None
-    # Issue 24: in the queue of the demo town's Núcleo, whose worksites it is about.
+    # In the queue of the demo town's Núcleo, whose worksites it is about.
     nucleo = get_user_model().objects.get(username="nucleo")
     assert (
         GeneratorRegistration.objects.visible_to(nucleo, current=True)

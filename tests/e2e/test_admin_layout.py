@@ -29,7 +29,7 @@ def test_facility_change_page_fits_a_desktop(browser_page, live_server):
 
 @WIDTHS
 def test_the_admin_drawing_tools_speak_portuguese(chromium, live_server, shot, viewport):
-    """Issue 25 point 19: Leaflet.draw's toolbars and tooltips on the admin's geometry widgets
+    """Leaflet.draw's toolbars and tooltips on the admin's geometry widgets
     (a worksite's point and its area, not drawn yet) in Portuguese, without console errors."""
     world = build_world()
     site = large_generator_site(world)
@@ -64,7 +64,7 @@ def test_the_admin_drawing_tools_speak_portuguese(chromium, live_server, shot, v
 
 @WIDTHS
 def test_the_admin_selects_say_what_choosing_nothing_is(chromium, live_server, shot, viewport):
-    """Issue 25 point 19: no "---------" in the admin's selects. A license's add page: its
+    """No "---------" in the admin's selects. A license's add page: its
     facility (a required foreign key) asks to choose; the licenses' list: its actions too."""
     build_world()
     admin = get_user_model().objects.create_superuser("gestor", "gestor@example.org", "x")

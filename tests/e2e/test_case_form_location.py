@@ -1,6 +1,6 @@
-"""The inspector opening a case where the facts are (issue 25 point 19): "Usar minha
-localização" on the case form puts the device's position in the latitude and longitude, as the
-dumping report's form does, at a phone's and a desktop's width; the case opened has it."""
+"""The inspector opening a case where the facts are: "Usar minha localização" on the case form puts
+the device's position in the latitude and longitude, as the dumping report's form does, at a phone's
+and a desktop's width; the case opened has it."""
 
 from __future__ import annotations
 

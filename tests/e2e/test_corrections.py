@@ -1,4 +1,4 @@
-"""Corrections after reception (issue 16 point 4) in a real headless Chromium, at a phone's
+"""Corrections after reception in a real headless Chromium, at a phone's
 390×844 and a desktop's 1280×800: the transporter opens its received CTR, proposes a smaller
 received volume (a zero is sent back beside its field first), the ATT's operator finds it from
 its receptions and refuses, the transporter sends it to the Núcleo, the Núcleo decides from

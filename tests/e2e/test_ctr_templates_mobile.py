@@ -1,6 +1,6 @@
-"""A driver on a phone (390×844, touch) issues a CTR from a template in a handful of taps
-(issue 16 point 8), and the template pages fit the screen and the finger at both widths, in a
-real headless Chromium. The layout rule is test_phone_layout's (measure_layout.js)."""
+"""A driver on a phone (390×844, touch) issues a CTR from a template in a handful of taps, and the
+template pages fit the screen and the finger at both widths, in a real headless Chromium. The layout
+rule is test_phone_layout's (measure_layout.js)."""
 
 from __future__ import annotations
 

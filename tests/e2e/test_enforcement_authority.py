@@ -1,7 +1,7 @@
-"""The authority's queue of records awaiting its decision (issue 25 point 1; Lei 3.978/2007
-art. 35) and a case page's steps not possible yet (point 16), in a real headless Chromium at a
-phone's and a desktop's width: the page fits, the fine is applied in one tap, nothing waits in
-the queue after it. Screenshots in the run's folder (tests/e2e/conftest.py: shot)."""
+"""The authority's queue of records awaiting its decision (Lei 3.978/2007 art. 35) and a case page's
+steps not possible yet, in a real headless Chromium at a phone's and a desktop's width: the page
+fits, the fine is applied in one tap, nothing waits in the queue after it. Screenshots in the run's
+folder (tests/e2e/conftest.py: shot)."""
 
 from __future__ import annotations
 

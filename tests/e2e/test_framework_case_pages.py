@@ -1,4 +1,4 @@
-"""The case page of the sibling frameworks (issue 25 point 7) in a real headless Chromium at a
+"""The case page of the sibling frameworks in a real headless Chromium at a
 phone's and a desktop's width: under Rio de Janeiro's law, no payment date but the statement
 that the law sets none; under Ferraz de Vasconcelos', the yearly IGP update of art. 9 §6 with
 the year not entered. The page fits; screenshots in the run's folder (conftest: shot)."""

@@ -1,10 +1,10 @@
-"""The PGRCC in a real headless Chromium, at a phone's 390×844 and a desktop's 1280×800 (issue
-15 point 3): the generator opens its worksite's plan, finds the volumes estimated from the
-built area, ticks an unlicensed transporter's id that a stale page still offered and is told
-its name and why beside the list, with what it typed kept; it sends a licensed one; the Núcleo
-finds the plan in its queue, reads the estimate beside the declared volumes, returns it
-without a note (refused at the field), then approves it; the generator sees the history. No
-sideways scrolling, no network beyond the live server, no JavaScript errors."""
+"""The PGRCC in a real headless Chromium, at a phone's 390×844 and a desktop's 1280×800: the
+generator opens its worksite's plan, finds the volumes estimated from the built area, ticks an
+unlicensed transporter's id that a stale page still offered and is told its name and why beside the
+list, with what it typed kept; it sends a licensed one; the Núcleo finds the plan in its queue,
+reads the estimate beside the declared volumes, returns it without a note (refused at the field),
+then approves it; the generator sees the history. No sideways scrolling, no network beyond the live
+server, no JavaScript errors."""
 
 from __future__ import annotations
 

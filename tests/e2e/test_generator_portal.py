@@ -1,9 +1,8 @@
-"""The generator's pages (issue 15, points 1 and 4) in a real headless Chromium, at a phone's
-390×844 and a desktop's 1366×900: from sign-in to its home (worksites, recent CTRs), the list
-narrowed to one worksite, the map of its loads (a line per CTR, coloured by status), and a
-CTR's page with the reception and where the waste is now, where it confirms the departure in
-the dialog. No sideways scrolling, every tap target at least 44 px, no network beyond the live
-server, no JavaScript errors."""
+"""The generator's pages in a real headless Chromium, at a phone's 390×844 and a desktop's 1366×900:
+from sign-in to its home (worksites, recent CTRs), the list narrowed to one worksite, the map of its
+loads (a line per CTR, coloured by status), and a CTR's page with the reception and where the waste
+is now, where it confirms the departure in the dialog. No sideways scrolling, every tap target at
+least 44 px, no network beyond the live server, no JavaScript errors."""
 
 from __future__ import annotations
 

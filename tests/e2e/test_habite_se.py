@@ -1,9 +1,9 @@
 """The Habite-se declaration in a real headless Chromium, at a phone's 390×844 and a desktop's
-1280×800 (issue 15 point 6): the generator sees why it cannot be issued yet (waste still in
-stock at the ATT) and asks for it; the Núcleo finds the request in its queue, tries to issue it
-and is told why not, with nothing written; once the stock reached the recycling area it issues
-it; anyone opens the public verification page. No sideways scrolling, no network beyond the
-live server, no JavaScript errors."""
+1280×800: the generator sees why it cannot be issued yet (waste still in stock at the ATT) and asks
+for it; the Núcleo finds the request in its queue, tries to issue it and is told why not, with
+nothing written; once the stock reached the recycling area it issues it; anyone opens the public
+verification page. No sideways scrolling, no network beyond the live server, no JavaScript
+errors."""
 
 from __future__ import annotations
 
@@ -109,9 +109,9 @@ def test_the_generator_asks_and_the_nucleo_issues_once_destined(chromium, live_s
 def test_a_load_after_the_page_opened_keeps_the_request_from_going(
     chromium, live_server, shot, width
 ):
-    """Issue 25 point 19: the page offered the form, then a load left the worksite; the
-    request sent from the open page is refused by the service (as the API's): the page says
-    why and lists the blocker, offers no form until it is destined, and writes nothing."""
+    """The page offered the form, then a load left the worksite; the request sent from the open page
+    is refused by the service (as the API's): the page says why and lists the blocker, offers no
+    form until it is destined, and writes nothing."""
     world = build_world()
     site = gama_site(world)
     load(world, site, {"A": "2"}, received="2", facility=world.recycling)

@@ -1,12 +1,12 @@
-"""A driver at the worksite puts the CTR's origin where the phone is (issue 16 points 3 and 8):
-"Usar minha localização" on the issue form, in a real headless Chromium whose context grants
-(or refuses) the geolocation and sets the device's position. Granted: the origin fields hold
-the position as a map click would write them, the marker and the map's centre are there, the
-status line says the precision, and the CTR issued has that origin, at a phone's 390×844 and a
-desktop's 1280×800. Refused: a message in Portuguese in the page (no alert), and the origin
-is still marked on the map. Without a connection (the form reloaded from the service worker)
-the button still works: the position comes from the device. A browser without geolocation
-shows no button. No sideways scrolling, no network beyond the live server, no JS errors."""
+"""A driver at the worksite puts the CTR's origin where the phone is: "Usar minha localização" on
+the issue form, in a real headless Chromium whose context grants (or refuses) the geolocation and
+sets the device's position. Granted: the origin fields hold the position as a map click would write
+them, the marker and the map's centre are there, the status line says the precision, and the CTR
+issued has that origin, at a phone's 390×844 and a desktop's 1280×800. Refused: a message in
+Portuguese in the page (no alert), and the origin is still marked on the map. Without a connection
+(the form reloaded from the service worker) the button still works: the position comes from the
+device. A browser without geolocation shows no button. No sideways scrolling, no network beyond the
+live server, no JS errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The issue form never moves the origin by surprise (issue 25 point 10), in a real Chromium at
+"""The issue form never moves the origin by surprise, in a real Chromium at
 a phone's and a desktop's width: the driver chooses a recent worksite (the origin fills), then
 taps an ATT on the map and "Usar como destino". The map's toggle used to stay on "Origem", so
 the tap moved the origin onto the ATT and the CTR left 3 km from the worksite. Once the origin

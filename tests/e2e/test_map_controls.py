@@ -1,7 +1,7 @@
-"""The maps in Portuguese and the issue map's facilities big enough to tap (issue 25, from
-point 19): Leaflet's own controls (zoom titles, attribution prefix, scale) speak pt-BR on every
-map of the site (they all come from maps.base.LocalAssetsMap), and on a phone each facility's
-marker on "Emitir CTR" is at least 44 px to tap (WCAG 2.5.5)."""
+"""The maps in Portuguese and the issue map's facilities big enough to tap: Leaflet's own controls
+(zoom titles, attribution prefix, scale) speak pt-BR on every map of the site (they all come from
+maps.base.LocalAssetsMap), and on a phone each facility's marker on "Emitir CTR" is at least 44 px
+to tap (WCAG 2.5.5)."""
 
 from __future__ import annotations
 

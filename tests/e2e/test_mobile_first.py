@@ -1,4 +1,4 @@
-"""Issue 16 point 8, mobile first: every page a transporter's driver or a facility's operator
+"""Mobile first: every page a transporter's driver or a facility's operator
 uses, in every state it shows (a list filtered, a CTR issued, received, refused, a form sent
 back with errors, a confirmation asked), at a phone's 390×844 in a real headless Chromium:
 
@@ -131,7 +131,7 @@ def cards_labelled(page):
     assert labels[:3] == ["Número", "Transporte", "Situação"], labels
 
 
-# Issue 16's pages (templates, corrections, webhooks, offline, the reception's location).
+# The pages of daily field work: templates, corrections, webhooks, offline, reception location.
 
 
 def template_volume_emptied(page):
@@ -247,14 +247,14 @@ TRANSPORTER = [
     Visit("/transportador/equipamentos/", empty_form),
     Visit("/transportador/geradores/convites/"),
     Visit("/transportador/geradores/convites/", empty_form),
-    # Issue 16 point 1: the templates.
+    # The templates.
     Visit("/transportador/modelos/"),
     Visit("/transportador/modelos/novo/"),
     Visit("/transportador/modelos/novo/", empty_form),
     Visit("/transportador/modelos/{template}/editar/"),
     Visit("/transportador/modelos/{template}/emitir/"),
     Visit("/transportador/modelos/{template}/emitir/", template_volume_emptied),
-    # Issue 16 point 4: the corrections (the CTR's section, proposing, answering, disputing).
+    # The corrections (the CTR's section, proposing, answering, disputing).
     Visit("/transportador/ctrs/{to_transporter}/"),
     Visit("/ctrs/{received}/correcoes/"),
     Visit("/ctrs/{received}/correcoes/", empty_form),
@@ -262,9 +262,9 @@ TRANSPORTER = [
     Visit("/ctrs/{to_transporter}/correcoes/", refuse_without_reason),
     Visit("/ctrs/{to_operator}/correcoes/"),
     Visit("/ctrs/{disputed}/correcoes/"),
-    # Issue 16 point 3: the offline pieces of the issue form (last under /transportador/).
+    # The offline pieces of the issue form (last under /transportador/).
     Visit("/transportador/ctrs/novo/", kept_on_the_phone),
-    # Issue 16 point 7: the webhooks.
+    # The webhooks.
     Visit("/integracoes/webhooks/"),
     Visit("/integracoes/webhooks/", empty_form),
     Visit("/integracoes/webhooks/", register_webhook),
@@ -291,16 +291,16 @@ OPERATOR = [
     Visit("/recebimentos/estoque/"),
     Visit("/recebimentos/estoque/", processing_over_stock),
     Visit("/verificar/{received}/"),
-    # Issue 16 point 5: the reception with the device's location.
+    # The reception with the device's location.
     Visit("/recebimentos/?busca={issued}", location_ready),
-    # Issue 16 point 4: the corrections.
+    # The corrections.
     Visit("/ctrs/{received}/correcoes/"),
     Visit("/ctrs/{to_operator}/correcoes/"),
     Visit("/ctrs/{to_operator}/correcoes/", refuse_without_reason),
     Visit("/ctrs/{to_transporter}/correcoes/"),
     Visit("/ctrs/{disputed}/correcoes/"),
     Visit("/verificar/{corrected}/"),
-    # Issue 16 point 7: the webhooks.
+    # The webhooks.
     Visit("/integracoes/webhooks/"),
     Visit("/integracoes/webhooks/{op_endpoint}/"),
     Visit("/integracoes/webhooks/{op_endpoint}/", rotate_secret),
@@ -314,7 +314,7 @@ ROLES = {"transporter": ("alfa_user", TRANSPORTER), "operator": ("operator", OPE
 @pytest.fixture
 def world():
     world = build_world()
-    # Issue 16 point 7: each party's webhook, to a real receiver on loopback that takes the
+    # Each party's webhook, to a real receiver on loopback that takes the
     # first delivery and answers 500 to every other one (out of attempts: failed).
     world.receiver = Receiver(statuses=[200, 500]).start()
     endpoint = webhooks.register(
@@ -334,7 +334,7 @@ def world():
     received = inbound(world, {"A": "4", "B": "1"}, received="5", worksite=site)
     inbound(world, {"A": "10", "B": "2"}, received="12")
     shipped = onward(world, {"A": "4"})
-    # Issue 16 point 1: a template; point 4: a correction for each party to answer, one
+    # A template; a correction for each party to answer, one
     # refused (to send to the Núcleo) and one approved.
     template = ctr_templates.from_ctr(received, world.alfa_user, "Rua das Obras, 9 → ATT Vale")
     less = corrections.Proposal(received_volume_m3=Decimal("2.5"))
@@ -381,7 +381,7 @@ def measure(chromium, live_server, world, role: str, size: tuple[int, int]) -> l
     user, visits = ROLES[role]
     width, height = size
     options = {}
-    if role == "operator":  # its device at the ATT's gate, its location allowed (point 5)
+    if role == "operator":  # its device at the ATT's gate, its location allowed
         gate = world.inside(world.att)
         options = {
             "geolocation": {"latitude": gate.y, "longitude": gate.x, "accuracy": 12},

@@ -1,4 +1,4 @@
-"""The Núcleo map in a real headless Chromium as issue 11 left it: the filter keeps the layers
+"""The Núcleo map in a real headless Chromium, usable on a phone: the filter keeps the layers
 the user switched off and shows the period applied; a tap on an overdue circle opens that
 circle's popup (not the popup of a flow line under it); on a phone the layer list starts
 collapsed and the header's links sit behind a "Menu" button."""

@@ -62,7 +62,7 @@ def test_nucleo_dashboard_shows_charts_and_choropleth(browser_page, live_server,
     assert page.locator("figure.chart svg[role=img]").count() >= 2
     map_ready(page, ".choropleth-map")
     assert page.locator(".choropleth-map .leaflet-container").count() == 1
-    # the five of before, and those of the flows, the recycling rate and the stock (issue 14)
+    # the five of before, and those of the flows, the recycling rate and the stock
     assert page.locator("table.data-table").count() == 9
     shot(page, "nucleo-painel.png")
     assert page.recorder.js_errors() == []

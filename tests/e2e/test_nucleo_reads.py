@@ -1,8 +1,7 @@
-"""The Núcleo's pages read in a minute, in a real headless Chromium at both widths (issue 25
-points 18 and 19): the dashboard's key figures first, its sections close, its "baixar CSV"
-links are 44 px tall on a phone and its counts are spaced from their words; the map's layer
-list closes and its legend is a key; the menu's queues open with their counts. Screenshots in
-the run's folder."""
+"""The Núcleo's pages read in a minute, in a real headless Chromium at both widths: the dashboard's
+key figures first, its sections close, its "baixar CSV" links are 44 px tall on a phone and its
+counts are spaced from their words; the map's layer list closes and its legend is a key; the menu's
+queues open with their counts. Screenshots in the run's folder."""
 
 from __future__ import annotations
 
@@ -49,13 +48,13 @@ def test_the_dashboard_reads_first_its_key_figures(
         assert not page.locator("#classes figure.chart").is_visible()
         section.locator("summary").click()
         assert section.evaluate("d => d.open") is True
-        # Issue 25 point 19: the CSV links are 44 px tall on a phone.
+        # The CSV links are 44 px tall on a phone.
         if width < 960:
             heights = page.locator("a.csv-link").evaluate_all(
                 "links => links.map(a => a.getBoundingClientRect().height)"
             )
             assert heights and min(heights) >= 44, heights
-        # Issue 25 point 19: "0 grande(s) gerador(es)", the count spaced from its words.
+        # "0 grande(s) gerador(es)", the count spaced from its words.
         idle = page.locator("#obras a", has_text="gerador(es)")
         if idle.count():
             text = idle.first.inner_text()

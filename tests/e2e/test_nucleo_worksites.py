@@ -1,4 +1,4 @@
-"""The Núcleo's worksites in a real headless Chromium (issue 15 point 7), on a phone (390×844)
+"""The Núcleo's worksites in a real headless Chromium, on a phone (390×844)
 and a desktop: the list and its filter, a worksite's page (alerts, chart, comparison, CTRs),
 and the map's worksite layers, which the layer list switches. No page scrolls sideways and
 every tap target is at least 44 px (tests/e2e/measure_layout.js)."""

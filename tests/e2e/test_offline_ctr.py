@@ -1,4 +1,4 @@
-"""The offline provisional CTR in a real Chromium (issue 16 point 3): a driver opens the issue
+"""The offline provisional CTR in a real Chromium: a driver opens the issue
 form once with a connection (the service worker keeps it, the phone keeps the offline
 bundle), loses the connection, reloads the form, fills it from a recent worksite and submits:
 the CTR stays on the phone with a provisional number and its departure time. Past the

@@ -1,7 +1,7 @@
-"""The CTRs kept on the phone in "Meus CTRs" (issue 25 point 13): the list page shows the
-provisional CTRs the phone keeps (late ones in red), online and offline, without a script
-error. The panel used to be inserted before a node that is not a child of <main> (the list's
-heading sits in .page-head), which threw and hid it."""
+"""The CTRs kept on the phone in "Meus CTRs": the list page shows the provisional CTRs the phone
+keeps (late ones in red), online and offline, without a script error. The panel used to be inserted
+before a node that is not a child of <main> (the list's heading sits in .page-head), which threw and
+hid it."""
 
 from __future__ import annotations
 

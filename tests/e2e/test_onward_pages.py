@@ -1,10 +1,9 @@
 """The facility operator's onward transport and stock pages in a real headless Chromium, at a
-phone's 390×844 and a desktop's 1280×800 (issue 14, point 6): from the reception page to
-"Emitir CTR de saída", the transporter's fleet narrowed to it, the destination chosen in the
-list marked on the map, a volume over the stock sent back beside its field with everything
-typed kept, then issued; on the stock page, processing over the stock refused at its field,
-then recorded. No sideways scrolling, no network beyond the live server, no JavaScript
-errors."""
+phone's 390×844 and a desktop's 1280×800: from the reception page to "Emitir CTR de saída", the
+transporter's fleet narrowed to it, the destination chosen in the list marked on the map, a volume
+over the stock sent back beside its field with everything typed kept, then issued; on the stock
+page, processing over the stock refused at its field, then recorded. No sideways scrolling, no
+network beyond the live server, no JavaScript errors."""
 
 from __future__ import annotations
 

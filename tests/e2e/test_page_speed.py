@@ -1,4 +1,4 @@
-"""Issue 27 point 2, what makes the phone pages fast, on each role's main pages at a phone's
+"""What makes the phone pages fast, on each role's main pages at a phone's
 390×844 in a real headless Chromium:
 
 - no render-blocking script: every `<script src>` of the served HTML is deferred (`defer`,

@@ -1,7 +1,6 @@
-"""The payment as the treasury records it and the partly upheld appeal (issue 25 point 15), and
-the fee statement (point 9), in Chromium at a phone's width and on a desktop: the forms take
-the amount and the guia, the case page says how the payment compares, no page scrolls
-sideways and none has a script error."""
+"""The payment as the treasury records it and the partly upheld appeal, and the fee statement, in
+Chromium at a phone's width and on a desktop: the forms take the amount and the guia, the case page
+says how the payment compares, no page scrolls sideways and none has a script error."""
 
 from __future__ import annotations
 

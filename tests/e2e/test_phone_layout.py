@@ -60,9 +60,9 @@ def world():
     world.report = DumpingReport.objects.order_by("pk").first()
     world.case = open_case(world, opened_at=at(2025, 3, 3, 9))
     # Loads on to their final destinations: the Núcleo's flow diagram, recycling rate and
-    # stock charts have something to draw (issue 14).
+    # stock charts have something to draw.
     build_flows(world)
-    # Stock at the ATT and sorted waste shipped onward (issue 14): the operator's stock pages.
+    # Stock at the ATT and sorted waste shipped onward: the operator's stock pages.
     inbound(world, {"A": "10", "B": "2"}, received="12")
     world.onward = onward(world, {"A": "4"})
     # A worksite's load through the ATT, partly on to the recycling area: its certificate.

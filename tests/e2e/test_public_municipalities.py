@@ -1,9 +1,9 @@
-"""Issue 24 point 6 in a real headless Chromium: the public pages of two municipalities side by
-side (the test town and a neighbour 20 km east), at a phone's 390×844 and a desktop's
-1366×900: no horizontal scrolling, every tap target at least 44 px (the rules of
-tests/e2e/test_phone_layout.py), no JavaScript error, and the map of the neighbour's page
-drawn around the neighbour with its own network. Screenshots of each page go to this run's
-folder (tests/e2e/conftest.py)."""
+"""Every municipality's public pages in a real headless Chromium: those of two
+municipalities side by side (the test town and a neighbour 20 km east), at a phone's 390×844 and a
+desktop's 1366×900: no horizontal scrolling, every tap target at least 44 px (the rules of
+tests/e2e/test_phone_layout.py), no JavaScript error, and the map of the neighbour's page drawn
+around the neighbour with its own network. Screenshots of each page go to this run's folder
+(tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The operator's reception page sends the device's location (issue 16 point 5), in a real
+"""The operator's reception page sends the device's location, in a real
 headless Chromium at a phone's 390×844 and a desktop's 1280×800: with the permission granted
 and the device 2 km from the ATT, the reception is confirmed and the CTR gets the warning with
 the distance; with the permission granted inside the ATT, no finding; with the permission

@@ -1,8 +1,8 @@
-"""The JavaScript of issue 11's point 4 in a real headless Chromium: the operator reads the QR
-code of a printed CTR (from a photo: the same decoder as the camera's frames), confirms in a
-dialog before an irreversible step, sees "Enviando…" while the post is on its way (and cannot
-send it twice), and the inspector's generator box suggests as one types. No network beyond the
-live server, no JavaScript errors."""
+"""The JavaScript of what each role needs next, in a real headless Chromium: the operator reads the
+QR code of a printed CTR (from a photo: the same decoder as the camera's frames), confirms in a
+dialog before an irreversible step, sees "Enviando…" while the post is on its way (and cannot send
+it twice), and the inspector's generator box suggests as one types. No network beyond the live
+server, no JavaScript errors."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def test_a_slow_post_shows_enviando_and_cannot_be_sent_twice(browser_page, live_
 
 def test_generator_box_suggests_as_you_type(browser_page, live_server, world):
     page = browser_page
-    # Generators of the town, each with a worksite there (issue 24: the suggestions are the
+    # Generators of the town, each with a worksite there (the suggestions are the
     # inspector's municipalities' generators).
     for name, document in (
         ("Maria da Silva Obras", CPF_GENERATOR),

@@ -1,4 +1,4 @@
-"""The link a new municipal staff account gets (issue 24 point 7, jurisdiction.accounts), in a
+"""The link a new municipal staff account gets (jurisdiction.accounts), in a
 real Chromium at a phone's 390×844 and a desktop's 1366×900: the page fits the screen and the
 finger, and the person sets its password and lands on its municipality's panel."""
 

@@ -1,6 +1,6 @@
-"""/verificar/ (issue 25 point 17) and the CTR page's map (point 21), at a phone's and a
-desktop's width: the box says what it takes, offers the municipality for the last digits, and
-the last digits lead to the CTR; the CTR's page shows its transport on a small map."""
+"""/verificar/ and the CTR page's map, at a phone's and a desktop's width: the box says what it
+takes, offers the municipality for the last digits, and the last digits lead to the CTR; the CTR's
+page shows its transport on a small map."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_the_last_digits_and_the_municipality_find_the_ctr(chromium, live_server
 
 @WIDTHS
 def test_the_ctr_page_shows_its_transport_on_a_map(chromium, live_server, shot, viewport):
-    """Issue 25 point 21: origin, discharge point and the facility's area on a small map."""
+    """Origin, discharge point and the facility's area on a small map."""
     world = build_world()
     ctr = recent_worksite_ctr(world)
     context, page, recorder = sized_page(chromium, live_server, viewport)

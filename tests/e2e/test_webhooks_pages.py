@@ -1,8 +1,7 @@
-"""The webhooks' page in a real headless Chromium at a phone's 390×844 and a desktop's
-1280×800 (issue 16 points 7-8): an operator registers a webhook, sees its secret once, a
-delivery to a real receiver on loopback fails and its attempt is listed with the answer, the
-replay puts it back in the queue. No sideways scrolling, tap targets of 44 px, no JavaScript
-errors."""
+"""The webhooks' page in a real headless Chromium at a phone's 390×844 and a desktop's 1280×800: an
+operator registers a webhook, sees its secret once, a delivery to a real receiver on loopback fails
+and its attempt is listed with the answer, the replay puts it back in the queue. No sideways
+scrolling, tap targets of 44 px, no JavaScript errors."""
 
 from __future__ import annotations
 

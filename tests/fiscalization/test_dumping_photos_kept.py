@@ -1,4 +1,4 @@
-"""Photos on /denunciar/ survive a form that comes back (issue 11): a browser cannot fill a
+"""Photos on /denunciar/ survive a form that comes back: a browser cannot fill a
 file input again, so the photos that passed the checks are kept under a signed token, shown as
 "Fotos já anexadas", and attached by the submission that goes through."""
 

@@ -1,4 +1,4 @@
-"""Authorship of the enforcement acts (issue 13 point 6; Lei 3.978/2007 art. 35): every act
+"""Authorship of the enforcement acts (Lei 3.978/2007 art. 35): every act
 stores who did it and in what capacity, fixed when it was done; the penalties of art. 25 II-V
 and the appeal decisions are the authority's ("As penalidades serão aplicadas pelo Secretário
 Municipal de Serviços Urbanos"), refused to an inspector by the service, the pages and the
@@ -271,8 +271,8 @@ def test_an_inspector_cannot_decide_an_appeal(world):
 
 def test_the_authority_role_in_the_case_municipality_is_what_counts(world):
     """An inspector of the town who is also the authority there applies the penalty as the
-    authority; the authority of another municipality does not even find the case (issue 24:
-    art. 35 gives the power to the municipality's own Secretary)."""
+    authority; the authority of another municipality does not even find the case
+    (art. 35 gives the power to the municipality's own Secretary)."""
     secretary = make_user("secretario", roles.FISCAL, world.town)
     StaffRole.objects.create(user=secretary, municipality=world.town, role=roles.AUTORIDADE)
     record = by_hand(world)
@@ -366,7 +366,7 @@ def test_only_the_authority_role_holds_both_powers(world):
 
 
 def test_the_record_pdf_prints_each_author_and_capacity(world):
-    # Issue 13 point 8: the documents say who did each act, and in what capacity (art. 35).
+    # The documents say who did each act, and in what capacity (art. 35).
     from tests.fiscalization.test_enforcement_procedure import pdf_text
 
     world.authority.first_name = "Ana"

@@ -140,7 +140,7 @@ def test_payment_after_an_upheld_appeal_counts_30_working_days_from_the_decision
     # Lei 3.978/2007 is silent after an appeal; Guaratinguetá's framework follows Lei
     # 3.190/2013 art. 15: 30 *working* days from the final decision (Sat 01/03/2025). Day 1 is
     # Mon 03/03 (Carnival is no holiday), day 30 is Fri 11/04 — not the 31/03 of 30 calendar
-    # days that the procedure used before issue 13.
+    # days the procedure once counted.
     drawn = at(2025, 1, 15, 14)
     assert pay_by(drawn, upheld_on=D(2025, 3, 1)) == D(2025, 4, 11)
     # Never fewer days than from the record: with 5 working days after a decision of 20/01

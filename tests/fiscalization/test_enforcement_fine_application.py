@@ -1,4 +1,4 @@
-"""Who imposes the fine (issue 25 point 1; Lei 3.978/2007 art. 35: "As penalidades … serão
+"""Who imposes the fine (Lei 3.978/2007 art. 35: "As penalidades … serão
 aplicadas pelo Secretário Municipal de Serviços Urbanos"; the fine of art. 25 I is one): the
 inspector draws up the record and proposes the fine, the authority applies it, and the payment
 deadline and the Dívida Ativa count from that act. The frameworks say, as data, who applies

@@ -50,7 +50,7 @@ def test_recidivist_pays_double_the_sum():
 
 def test_obstruction_has_no_factor_where_the_law_gives_none():
     # Lei 3.978/2007 art. 26 I names the aggravating circumstance without a figure: the
-    # record notes it, the fine stays (issue 13 removed the invented 1.5).
+    # record notes it, the fine stays (no invented factor such as 1.5).
     assert GUARA.obstruction_factor is None
     fine = fines.record_fine([Decimal("100")], GUARA, obstructed=True)
     assert fine.obstruction_factor == 1
@@ -137,7 +137,7 @@ def _earlier(world, status: str) -> InfractionRecord:
         (RecordStatus.ANNULLED, False),
         (RecordStatus.APPEALED, False),
         # Delivered by hand on 09/01, its appeal window ended on 08/02 with no appeal: final,
-        # paid or not (issue 13; tests/fiscalization/test_enforcement_recidivism.py).
+        # paid or not (tests/fiscalization/test_enforcement_recidivism.py).
         (RecordStatus.ISSUED, True),
     ],
 )

@@ -1,8 +1,7 @@
-"""The edital when individual notice is impracticable (issue 25 point 5; Lei 3.978/2007
-art. 28 §2: "As notificações individuais, quando negativas ou impraticáveis, serão supridas
-por editais"): the inspector records that the offender or his address is unknown and goes to
-the edital without a failed attempt; the documents quote the count as the law writes it ("a
-partir do primeiro dia útil da publicação")."""
+"""The edital when individual notice is impracticable (Lei 3.978/2007 art. 28 §2: "As notificações
+individuais, quando negativas ou impraticáveis, serão supridas por editais"): the inspector records
+that the offender or his address is unknown and goes to the edital without a failed attempt; the
+documents quote the count as the law writes it ("a partir do primeiro dia útil da publicação")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Payments as a treasury records them (issue 25 point 15; Lei 3.978/2007 art. 36: "cobrado com
+"""Payments as a treasury records them (Lei 3.978/2007 art. 36: "cobrado com
 base na UFESP, na data do pagamento ... recolhida em guia própria"): the amount paid and the
 guia/DAM, compared with what is due on the payment date; a short payment leaves the fine open
 for the rest."""

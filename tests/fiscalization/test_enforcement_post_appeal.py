@@ -1,8 +1,8 @@
-"""The payment after an upheld appeal within art. 36 (issue 25 point 6; Lei 3.978/2007
-art. 36: "no prazo máximo de 30 (trinta) dias, da lavratura do auto de infração"): where the
-framework's source gives no days of its own after the appeal, the appeal that suspends
-collection holds the count back from its filing to its decision, and only the rest of the
-law's days run after the decision — never more than the law's 30 in all."""
+"""The payment after an upheld appeal within art. 36 (Lei 3.978/2007 art. 36: "no prazo máximo de 30
+(trinta) dias, da lavratura do auto de infração"): where the framework's source gives no days of its
+own after the appeal, the appeal that suspends collection holds the count back from its filing to
+its decision, and only the rest of the law's days run after the decision — never more than the law's
+30 in all."""
 
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ def test_numbers_follow_each_other_per_municipality_year_and_kind(world):
     second = open_case(world, at(2025, 3, 4))
     next_year = open_case(world, at(2026, 1, 5))
     sao_paulo = municipality("3550308", "São Paulo (teste)")
-    own_framework(sao_paulo)  # issue 25 point 8: no case opens without one
+    own_framework(sao_paulo)  # no case opens without one
     # An inspector of both (a consortium's): each town numbers its own.
     StaffRole.objects.create(user=world.fiscal, municipality=sao_paulo, role=Role.FISCAL)
     forget(world.fiscal)
@@ -100,7 +100,7 @@ def test_numbers_follow_each_other_per_municipality_year_and_kind(world):
 
 
 def test_an_inspector_opens_no_case_in_a_municipality_not_his(world):
-    """Issue 24 point 3: the facts of another municipality are not his to act on (art. 21-22,
+    """The facts of another municipality are not his to act on (art. 21-22,
     35); for him that municipality's procedure does not exist (404), and nothing is written."""
     with pytest.raises(OutsideJurisdiction):
         enforcement.open_case(
@@ -489,7 +489,7 @@ def test_suspended_transporter_ctr_is_refused_by_rule(world):
 
 
 def test_a_suspension_in_the_town_does_not_stop_the_transporters_ctrs_in_the_neighbour(world):
-    """Issue 24 point 4: the case's municipality suspends its own licence (art. 25 IV, art.
+    """The case's municipality suspends its own licence (art. 25 IV, art.
     35); the neighbour that licensed the same company judges it on its own."""
     neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
     neighbour.accepted_destinations.add(world.town)  # a consortium: the town's ATT
@@ -768,12 +768,12 @@ def test_record_pdf_has_entries_totals_recidivism_and_certificate(world):
         "Recusou-se a assinar.",
         "Lei 3.978/2007 art. 36",
         "Lei 3.978/2007 art. 34",
-        # The framework's figures with their sources (issue 13 point 8).
+        # The framework's figures with their sources.
         "Fundamentação legal (Lei Municipal nº 3.978, de 9 de novembro de 2007",
         "Secretário Municipal de Serviços Urbanos (art. 35)",
         "agravante registrado, sem fator",
         # Lei 3.978/2007 has no appeal procedure and the municipality has not filled its
-        # norm: the record says so and cites no other municipality's law (issue 25 point 2).
+        # norm: the record says so and cites no other municipality's law.
         "o município ainda não cadastrou a norma própria",
     ):
         assert expected in text, expected

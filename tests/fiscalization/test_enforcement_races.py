@@ -57,7 +57,7 @@ def test_five_concurrent_assessments_make_one_charge():
     }
 
 
-# --- one act twice at once (issue 25 points 1 and 15) -----------------------------------------
+# --- one act twice at once --------------------------------------------------------------------
 #
 # Deterministic, with no sleep deciding the order (tests/races.py): the test holds the row's
 # lock itself while it starts the two callers, and lets go only once both are blocked on it. A

@@ -1,4 +1,4 @@
-"""Sanctions the law requires (issue 13 point 4): the daily fines of a disobeyed embargo become
+"""Sanctions the law requires: the daily fines of a disobeyed embargo become
 a charge (art. 31), paid at the UFESP of the payment date (art. 36) or sent to Dívida Ativa
 (art. 22 IV); a case does not close while a revocation the law requires is pending (art. 34,
 "deverá"), nor while the repair is owed after the fine is paid (art. 30 §2)."""

@@ -1,4 +1,4 @@
-"""What issue 25 added to the enforcement (the authority's queue of records awaiting it, art.
+"""The enforcement's queues (the authority's queue of records awaiting it, art.
 35; the menu's badges of what waits), tried with two municipalities that both have data
 (tests.neighbour_world): a person with roles in A and in B works in the one chosen
 (/municipio/), and sees and acts on that one's records only."""

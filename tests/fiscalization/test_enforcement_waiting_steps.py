@@ -1,8 +1,8 @@
-"""No button the server will refuse (issue 25 point 16): a case page offers only the steps
+"""No button the server will refuse: a case page offers only the steps
 possible now and lists the others with the reason and the date they open; the table's guard
 decides both, so a step listed as waiting is refused by its service, with the same reason.
 
-And the embargo's daily fines under appeal (point 4; Lei 3.978/2007 art. 31): not to Dívida
+And the embargo's daily fines under appeal (Lei 3.978/2007 art. 31): not to Dívida
 Ativa while an appeal that suspends collection is pending."""
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def test_once_the_deadlines_are_over_divida_ativa_is_offered_and_nothing_waits(w
     assert not any(w.startswith("Enviar à Dívida Ativa") for w in waiting_items(page))
 
 
-# --- point 4: the embargo's daily fines under a suspensive appeal (art. 31) ------------------
+# --- the embargo's daily fines under a suspensive appeal (art. 31) ---------------------------
 
 
 def embargo_charge(world):

@@ -1,4 +1,4 @@
-"""Ferraz de Vasconcelos as Lei 3.190/2013 writes its fines (issue 25 point 7): the R$ 350,00
+"""Ferraz de Vasconcelos as Lei 3.190/2013 writes its fines: the R$ 350,00
 of art. 9 I and the R$ 500,00 of art. 9 II are lines of its table, each citing its inciso, with
 the doubling of §1 and the tripling of §2; and their yearly update by the IGP (§6), from the
 variations the municipality enters with their source (no index figure ships), shown on the
@@ -245,7 +245,7 @@ def test_the_municipality_staff_enter_the_variations_in_the_admin_scoped_to_it(w
 
 
 def test_the_sum_of_the_fines_cites_only_the_record_s_own_law(world):
-    # Issue 25 point 2: "Soma das infrações (art. 30 §3)" was printed on every municipality's
+    # "Soma das infrações (art. 30 §3)" was printed on every municipality's
     # record; only Lei 3.978/2007 makes simultaneous fines cumulative (art. 30 §3).
     lines = ferraz(world)
     record = draw(world, at(2025, 3, 10, 9), lines["ART9-I"], lines["ART9-II"])

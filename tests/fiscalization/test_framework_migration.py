@@ -1,6 +1,6 @@
-"""Migrations 0010-0012 keep the cases that existed before penalty frameworks valid (issue 13
-point 9): each gets Guaratinguetá's framework, the procedure it was opened under; a recidivist
-record keeps its doubled fine, now with the factor frozen beside it; nothing is lost."""
+"""Migrations 0010-0012 keep the cases that existed before penalty frameworks valid: each gets
+Guaratinguetá's framework, the procedure it was opened under; a recidivist record keeps its doubled
+fine, now with the factor frozen beside it; nothing is lost."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Penalty frameworks as data (issue 13 point 7): the same facts through the three shipped
+"""Penalty frameworks as data: the same facts through the three shipped
 frameworks, each giving its own deadlines, discounts and escalations, with the article that
 gives each figure; a case keeps the framework in force when it opened; a framework that
 governs a case cannot change; every parameter cites its source."""
@@ -131,7 +131,7 @@ def test_the_same_case_under_each_framework_has_its_own_notice_rule(world):
         # Good Friday 18/04, Tiradentes 21/04 and 1 May, day 30 is Mon 26/05.
         (FERRAZ, D(2025, 4, 9), D(2025, 5, 26), "Lei 3.190/2013 art. 15"),
         # Rio de Janeiro: art. 148 gives the appeal's 30 days; the law gives no payment
-        # deadline (issue 25 point 7: none invented; art. 189 refers omissions to the other
+        # deadline (none invented; art. 189 refers omissions to the other
         # municipal norms, which the framework does not hold).
         (RIO, D(2025, 4, 9), None, "Art. 189"),
     ],
@@ -222,7 +222,7 @@ def test_guaratingueta_appeal_suspends_payment(world):
         (GUARATINGUETA, "200", ("100.00", "200.00", "200.00", "200.00"), "art. 30"),
         # Lei 3.190/2013 art. 9 §1-2: doubled; persisting, 3 × the last fine (here 200).
         (FERRAZ, "200", ("100.00", "200.00", "600.00", "600.00"), "art. 9 §2"),
-        # Issue 25 point 7: 3 × the last fine even when the doubled fine of §1 is more (no
+        # 3 × the last fine even when the doubled fine of §1 is more (no
         # max(…) the text lacks): last fine 50, persisting → 150, not 200.
         (FERRAZ, "50", ("100.00", "200.00", "150.00", "150.00"), "art. 9 §2"),
         # Rio de Janeiro: no recidivism rule (art. 177 §19 doubles the fines of a notice
@@ -265,7 +265,7 @@ def test_embargo_daily_fine_and_suspension_exist_only_where_the_law_gives_them(w
     record = record_without_notice(world)
     with pytest.raises(enforcement.EnforcementError, match="não prevê a suspensão"):
         enforcement.apply_suspension(record, D(2025, 3, 11), 5, by=world.authority)
-    # Lei 3.190/2013 art. 9-10: fines, seizure and cassação; no embargo (issue 25 point 7).
+    # Lei 3.190/2013 art. 9-10: fines, seizure and cassação; no embargo.
     with pytest.raises(enforcement.EnforcementError, match="não prevê o embargo") as refused:
         enforcement.apply_embargo(record, D(2025, 3, 11), "Depósito", by=world.authority)
     assert refused.value.code == "no_embargo" and "art. 9, 10" in refused.value.message
@@ -341,7 +341,7 @@ def test_the_authority_is_the_one_the_framework_names(world):
     assert seizure.applied_as.startswith("Autoridade: Comissão designada pelo Chefe do Executivo")
 
 
-# --- issue 25 point 2: appeals without borrowed law -------------------------------------------
+# --- appeals without borrowed law -------------------------------------------------------------
 
 OTHER_LAWS = {
     # The shipped frameworks' municipalities, and the laws that are not theirs.
@@ -398,7 +398,7 @@ def test_guaratingueta_ships_its_appeal_without_a_source_and_says_so(world):
     assert source in text
 
 
-# --- issue 25 point 7: the sibling frameworks as their laws write them ------------------------
+# --- the sibling frameworks as their laws write them ------------------------------------------
 
 
 def test_rio_revokes_after_a_suspension_and_lets_the_notice_deadline_be_extended():

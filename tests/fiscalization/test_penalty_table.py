@@ -1,4 +1,4 @@
-"""The art. 23 table as the municipality's data (issue 13, point 1): nothing invented is usable,
+"""The art. 23 table as the municipality's data: nothing invented is usable,
 the municipality fills its table (admin or CSV import with a simulation), and an issued record
 keeps the lines it was drawn up with."""
 
@@ -248,7 +248,7 @@ def test_confirming_needs_the_act(world):
 )
 def test_only_a_citation_of_the_law_that_words_the_table_confirms_it(world, act):
     # Lei 3.978/2007 art. 23 "(Redação dada pela Lei nº 4699/2017)": Guaratinguetá's framework
-    # names that law, and only an act citing it confirms the amounts (issue 25 point 3).
+    # names that law, and only an act citing it confirms the amounts.
     with pytest.raises(penalty_table.PenaltyTableError, match="Lei nº 4.699/2017") as refused:
         penalty_table.import_table(csv_bytes(*GOOD), world.town, confirm=True, act=act)
     assert "não de um decreto" in refused.value.message

@@ -116,7 +116,7 @@ def test_licence_not_yet_valid(world):
 
 
 def test_a_transporter_licensed_in_the_neighbour_only_has_no_licence_in_the_town(world):
-    """Art. 13, issue 24: the inspector reads the licence of the municipality it works in; a
+    """Art. 13: the inspector reads the licence of the municipality it works in; a
     licence elsewhere does not let the vehicle carry RCC here."""
     neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
     world.beta.licences.update(municipality=neighbour)
@@ -198,7 +198,7 @@ def test_api_suspended(world):
 
 def test_api_reads_the_licence_of_the_inspectors_current_municipality(world):
     """An inspector of a consortium (roles in the town and the neighbour) checks a plate in
-    the municipality it works in now (issue 24): the answer follows its choice."""
+    the municipality it works in now: the answer follows its choice."""
     neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
     inspector = make_user("fiscal_consorcio", "fiscal", neighbour)
     StaffRole.objects.create(user=inspector, municipality=world.town, role="fiscal")

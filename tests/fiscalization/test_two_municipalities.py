@@ -1,9 +1,9 @@
-"""Issue 24 in the fiscalização, with two municipalities (tests.neighbour_world): the dumping
-reports, hotspots, suspects, roadside checks and enforcement cases of A are A's. B's staff get
-a 404 on each of A's objects and lists without them; A's staff see theirs; A's auditor reads
-and gets a 403 on every act; a consortium's inspector sees each municipality's lists after
-choosing it. Point 3: a case is the municipality's where the facts happened (the report's, the
-location's), under its framework, opened only by its own staff."""
+"""A municipality's data is its own in the fiscalização, with two municipalities
+(tests.neighbour_world): the dumping reports, hotspots, suspects, roadside checks and enforcement
+cases of A are A's. B's staff get a 404 on each of A's objects and lists without them; A's staff see
+theirs; A's auditor reads and gets a 403 on every act; a consortium's inspector sees each
+municipality's lists after choosing it. A case is the municipality's where the facts
+happened (the report's, the location's), under its framework, opened only by its own staff."""
 
 from __future__ import annotations
 
@@ -304,7 +304,7 @@ def test_without_a_place_the_case_is_the_inspector_s_current_municipality_s(town
 
 
 def test_a_municipality_without_its_own_framework_opens_no_case(towns):
-    # Issue 25 point 8: Guaratinguetá's Lei 3.978/2007 governs Guaratinguetá only; B, with no
+    # Guaratinguetá's Lei 3.978/2007 governs Guaratinguetá only; B, with no
     # framework of its own, gets none and the case is refused with a message, not a 500.
     ensure_frameworks()
     page = web(towns.b_fiscal)

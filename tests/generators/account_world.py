@@ -18,7 +18,7 @@ INVITATION_TOKEN = "convite-da-matriz-de-autorizacao"
 def pending_registration(
     username: str, document: str = "52998224725", municipality=None
 ) -> GeneratorRegistration:
-    """A registration sent to the Núcleo of `municipality` (issue 24: the generator chooses
+    """A registration sent to the Núcleo of `municipality` (the generator chooses
     it)."""
     user = get_user_model().objects.create_user(username, f"{username}@example.org", "senha-teste")
     return GeneratorRegistration.objects.create(

@@ -1,4 +1,4 @@
-"""The Habite-se declaration's world (issue 15 point 6): a worksite of Construtora Gama (the
+"""The Habite-se declaration's world: a worksite of Construtora Gama (the
 generator with an account, tests/ctr_world.py), its loads to the ATT or straight to the
 recycling area, the ATT's sorted waste shipped on, as tests/ctr/test_certificates.py builds
 them."""
@@ -74,7 +74,7 @@ def ship(world: World, lines: dict[str, str], received: bool = True, to=None) ->
 
 def asked(world: World, site: Worksite, user=None, ended_on=ENDED) -> HabiteSeDeclaration:
     """The generator's request, through the service: refused while the worksite's review lists
-    blockers (issue 25 point 19)."""
+    blockers."""
     return declarations.request(site, user or world.generator_user, ended_on, "")
 
 

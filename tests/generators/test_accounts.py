@@ -1,6 +1,6 @@
-"""Generator accounts (issue 15 points 1 and 8): the Núcleo's and a transporter's invitations,
-whose e-mail reaches a real SMTP server and whose link opens the account; the
-self-registration that the Núcleo confirms or refuses; what a pending account cannot do."""
+"""Generator accounts: the Núcleo's and a transporter's invitations, whose e-mail reaches a real
+SMTP server and whose link opens the account; the self-registration that the Núcleo confirms or
+refuses; what a pending account cannot do."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Declared against transported against destined (issue 15 point 5): the approved PGRCC's
+"""Declared against transported against destined: the approved PGRCC's
 volumes by class, the worksite's CTRs (declared and received) and what the chain of custody
 took to a final destination, by class and month."""
 

@@ -1,7 +1,7 @@
-"""The generator's confirmation of a CTR's departure (issue 15, point 4): optional per
-municipality and off by default (Lei 3.978/2007 does not require it); once, only its own CTRs,
-never a cancelled or onward one; when on, a CTR left unconfirmed past the municipality's hours
-goes to the Núcleo's list and is e-mailed, once, to the Núcleo and the generator (point 8)."""
+"""The generator's confirmation of a CTR's departure: optional per municipality and off by default
+(Lei 3.978/2007 does not require it); once, only its own CTRs, never a cancelled or onward one; when
+on, a CTR left unconfirmed past the municipality's hours goes to the Núcleo's list and is e-mailed,
+once, to the Núcleo and the generator."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The Habite-se destination declaration (issue 15 point 6, Lei 3.978/2007 art. 9 p.ú. II): the
+"""The Habite-se destination declaration (Lei 3.978/2007 art. 9 p.ú. II): the
 generator asks for it when the work ends; the Núcleo issues it only when every load was
 received and, through the ATTs, destined, or refuses it with reasons; its PDF with a QR code to
-the public page (personal data masked), and the e-mails of point 8."""
+the public page (personal data masked), and its e-mails."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def test_a_worksite_without_loads_has_nothing_to_declare(world, site):
 
 
 def test_no_request_while_the_review_lists_blockers(world, site):
-    """Issue 25 point 19: the generator's request is refused, by the service the page and the
+    """The generator's request is refused, by the service the page and the
     API call, while the review lists what keeps the declaration from being issued."""
     with pytest.raises(DeclarationError) as caught:
         asked(world, site)
@@ -551,7 +551,7 @@ def test_an_inspector_sees_the_review_but_cannot_decide(world, site):
     assert client.post(f"/nucleo/habite-se/{declaration.pk}/emitir/").status_code == 403
 
 
-# --- the e-mails (point 8) ------------------------------------------------------------------------
+# --- the e-mails ----------------------------------------------------------------------------------
 
 
 def subject(message) -> str:

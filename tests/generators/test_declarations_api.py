@@ -1,4 +1,4 @@
-"""The Habite-se declaration in the API (issue 15 point 6): the generator asks and reads, the
+"""The Habite-se declaration in the API: the generator asks and reads, the
 Núcleo lists, issues and refuses; refusals are problem+json in Portuguese and write nothing;
 two Núcleo users issuing at once end with one declaration; every endpoint in the schema."""
 
@@ -82,7 +82,7 @@ def post(url: str, token: str, data: dict) -> tuple[int, str, dict]:
 
 @pytest.mark.django_db(transaction=True)
 def test_no_request_while_the_review_lists_blockers(live_server, frozen_today):
-    """Issue 25 point 19: the API refuses the request the generator's page does not offer,
+    """The API refuses the request the generator's page does not offer,
     while a load is on its way or its waste still in an ATT's stock: 409, problem+json in
     Portuguese with each blocker, nothing written. Once destined, the same request goes."""
     world = build_world()
@@ -140,7 +140,7 @@ def test_only_the_generator_asks_and_sees_it(world, site):
     response = api(world.nucleo).post(url, {"ended_on": "2026-11-20"}, format="json")
     assert response.status_code == 403
     assert "Só o gerador da obra pede" in response.json()["detail"]
-    # Whoever does not see the worksite (issue 24): as if it did not exist.
+    # Whoever does not see the worksite: as if it did not exist.
     assert (
         api(world.alfa_user).post(url, {"ended_on": "2026-11-20"}, format="json").status_code == 404
     )

@@ -1,4 +1,4 @@
-"""Migration generators 0006 (issue 24): the worksites a CTR created get the municipality of
+"""Migration generators 0006: the worksites a CTR created get the municipality of
 their location, the self-registrations and invitations the municipality they belong to; back,
 the registrations and invitations lose it again (0005 drops the column)."""
 

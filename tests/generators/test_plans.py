@@ -1,4 +1,4 @@
-"""The PGRCC (Lei 3.978/2007 art. 9; issue 15 point 3): the estimator from the municipality's
+"""The PGRCC (Lei 3.978/2007 art. 9): the estimator from the municipality's
 rates, the generator's versions, only licensed transporters and destinations (each refused
 with its name and why, nothing written), the Núcleo's approval or return with a note, the
 history, and the approved plan copied to the worksite that NOT_IN_GENERATOR_PLAN reads."""
@@ -125,7 +125,7 @@ def test_an_unlicensed_transporter_is_refused_with_its_name_and_why(world):
 
 def test_a_transporter_licensed_in_another_municipality_only_is_refused(world):
     """Art. 9 p.ú. I with art. 13: the plan names transporters licensed where the worksite is;
-    a licence in the neighbour does not count in the town (issue 24)."""
+    a licence in the neighbour does not count in the town."""
     neighbour = municipality("3502507", "Aparecida (teste)", east_m=20_000)
     world.beta.licences.update(municipality=neighbour)
     assert world.beta not in plans.licensed_transporters(TODAY, world.town)

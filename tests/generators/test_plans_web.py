@@ -1,7 +1,7 @@
-"""The PGRCC's pages and API (issue 15 point 3) and its e-mails (point 8): the generator's
-form prefilled by the estimator, an unlicensed agent refused by name and why (a 4xx, nothing
-written), the Núcleo's queue, review and decision, the rates page; the messages the Núcleo and
-the generator receive, read from a real SMTP server."""
+"""The PGRCC's pages, API and e-mails: the generator's form prefilled by the estimator, an
+unlicensed agent refused by name and why (a 4xx, nothing written), the Núcleo's queue, review and
+decision, the rates page; the messages the Núcleo and the generator receive, read from a real SMTP
+server."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_the_page_refuses_an_unlicensed_transporter_by_name(world):
 def test_another_generators_worksite_does_not_exist_and_the_nucleo_does_not_write(world):
     site = gama_site(world)
     other = make_user("outro_gerador")
-    # Issue 24: what a user does not see answers as if it did not exist.
+    # What a user does not see answers as if it did not exist.
     assert web(other).get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 404
     assert web(world.nucleo).get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 403
     assert Client().get(f"/gerador/obras/{site.pk}/pgrcc/").status_code == 302

@@ -1,4 +1,4 @@
-"""The generator's pages of its CTRs (issue 15, point 1): it sees every CTR that names it or
+"""The generator's pages of its CTRs: it sees every CTR that names it or
 its worksites, whichever transporter issued it, and nothing else, on its pages and in the API;
 status, reception, findings, history and where the waste is now; read only."""
 

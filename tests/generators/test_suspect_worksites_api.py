@@ -1,4 +1,4 @@
-"""GET /api/v1/suspect-worksites/ (issue 15 point 5): the worksites with an alert and their
+"""GET /api/v1/suspect-worksites/: the worksites with an alert and their
 figures, for the municipality only; filters by reason and municipality; 400 in Portuguese for
 a bad one; paginated; in the OpenAPI schema and the LGPD access log."""
 

@@ -1,6 +1,6 @@
-"""Suspect worksites (issue 15 point 5) and large generators without CTRs (point 7): each
-threshold with a case just inside and one just outside it, on TODAY (the frozen clock), with
-the municipality's parameters at their defaults unless a test changes them."""
+"""Suspect worksites and large generators without CTRs: each threshold with a case just inside and
+one just outside it, on TODAY (the frozen clock), with the municipality's parameters at their
+defaults unless a test changes them."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Issue 24 on the generator's side, with two municipalities (tests.neighbour_world): the
-registrations, invitations, worksites, PGRCC, Habite-se requests and unconfirmed CTRs of A are
-A's. B's staff get a 404 on each of A's objects and lists without them; A's staff see theirs;
-A's auditor reads and gets a 403 on every act; a consortium's inspector sees each
-municipality's lists after choosing it (/municipio/). Worksites always carry their
+"""A municipality's data is its own, on the generator's side, with two municipalities
+(tests.neighbour_world): the registrations, invitations, worksites, PGRCC, Habite-se requests and
+unconfirmed CTRs of A are A's. B's staff get a 404 on each of A's objects and lists without them;
+A's staff see theirs; A's auditor reads and gets a 403 on every act; a consortium's inspector sees
+each municipality's lists after choosing it (/municipio/). Worksites always carry their
 municipality, from their location."""
 
 from __future__ import annotations

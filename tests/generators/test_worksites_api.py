@@ -164,7 +164,7 @@ def test_the_generator_lists_only_its_worksites(gama, world, other):
 def test_the_nucleo_lists_every_worksite_and_filters_them(world, other):
     mine = registered(world.gama, municipality=world.town, is_large_generator=True)
     theirs = registered(other, "Av. Central, 1", municipality=world.town)
-    # Created by a CTR: in the CTR's municipality (issue 24).
+    # Created by a CTR: in the CTR's municipality.
     pending = Worksite.objects.create(
         generator=other, address="Rua X, 1", location=world.origin, municipality=world.town
     )

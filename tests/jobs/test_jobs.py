@@ -1,4 +1,4 @@
-"""The periodic jobs (issue 26 point 2): their due times in São Paulo, at most one run per due
+"""The periodic jobs: their due times in São Paulo, at most one run per due
 time however many schedulers queue it, each run recorded with its counts or its error, the
 worker's and the scheduler's heartbeats, the runs read-only in the admin."""
 

@@ -1,5 +1,5 @@
 """The one mechanism (jurisdiction.scope): where a person acts, the municipality it works in
-now, and what each model's `visible_to` gives it (issue 24 points 1-2)."""
+now, and what each model's `visible_to` gives it."""
 
 from __future__ import annotations
 

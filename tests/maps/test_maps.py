@@ -381,7 +381,7 @@ def test_home_page_links_to_the_public_pages(client):
         'href="/entrar/"',
     ):
         assert href in html
-    # A transporter or a citizen has nothing to do in the admin (issue 11).
+    # A transporter or a citizen has nothing to do in the admin.
     assert 'href="/admin/"' not in html
 
 

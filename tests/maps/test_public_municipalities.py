@@ -1,4 +1,4 @@
-"""Issue 24 point 6: the public pages serve every municipality of the platform. Two of them side
+"""The public pages serve every municipality of the platform. Two of them side
 by side: the test town (Guaratinguetá's IBGE code, whose waste law the platform knows) and a
 neighbour 20 km east (no law on record). Each page, by its own address (/m/<IBGE code>/…) and
 by the location it is about: the municipality's name, its network on the map and not the

@@ -1,4 +1,4 @@
-"""Loads of the tests' world followed to their final destinations (issue 14): worksite loads in
+"""Loads of the tests' world followed to their final destinations: worksite loads in
 a bacia to the ATT and straight to the landfill, the ATT's onward CTRs to the recycling area
 and the landfill, processing at the ATT, and what is left there in stock.
 

@@ -1,6 +1,6 @@
-"""The dashboard's charts are drawn on the server as SVG by hand (issue 25 point 18: the
-dashboard in ≤ 1 s; matplotlib took about a second for five charts): what they draw is what the
-tables say, their text is text, and their scales hold the values."""
+"""The dashboard's charts are drawn on the server as SVG by hand (the dashboard in ≤ 1 s; matplotlib
+took about a second for five charts): what they draw is what the tables say, their text is text, and
+their scales hold the values."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The Núcleo's dashboard is built in a fixed number of queries (issue 25 point 18: the
-server builds it in ≤ 1 s on the demo, bench/p7_dashboard.py): one more area holding stock,
-one more transporter, one more bacia add rows, not queries."""
+"""The Núcleo's dashboard is built in a fixed number of queries (the server builds it in ≤ 1 s on
+the demo, bench/p7_dashboard.py): one more area holding stock, one more transporter, one more bacia
+add rows, not queries."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Núcleo's dashboard reads in a minute (issue 25 point 18): the key figures come first,
+"""The Núcleo's dashboard reads in a minute: the key figures come first,
 each section opens and closes, and a long table is paged (its CSV keeps every row)."""
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def test_dashboard_page_has_charts_tables_and_map(world):
     response = nucleo(world).get("/nucleo/?date_from=2026-09-01&date_to=2026-11-30")
     assert response.status_code == 200
     html = response.content.decode()
-    # Classes, capacity and compliance; and the ATT's stock over time (issue 14): it keeps
+    # Classes, capacity and compliance; and the ATT's stock over time: it keeps
     # the loads it received, shipping nothing on.
     assert html.count('<svg role="img"') == 4
     assert "Bacia Origem" in html and "baixar CSV" in html

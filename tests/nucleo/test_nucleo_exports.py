@@ -149,7 +149,7 @@ def test_web_export_refuses_others_and_bad_input(world):
     assert bad.status_code == 400
 
 
-# --- onward flows (issue 14) ----------------------------------------------------------------
+# --- onward flows ---------------------------------------------------------------------------
 
 
 @pytest.fixture

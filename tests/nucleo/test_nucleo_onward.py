@@ -1,4 +1,4 @@
-"""The Núcleo's view of where the waste went (issue 14, point 5): the flow diagram from the
+"""The Núcleo's view of where the waste went: the flow diagram from the
 bacias through the first areas to the final destinations, the recycling rate of class A by
 month (art. 18 sole §), each ATT's stock over the period with its stale-stock alerts, and the
 map's layer of final destinations."""
@@ -106,7 +106,7 @@ def test_the_flow_diagram_is_drawn_for_the_phone_and_the_desktop_in_portuguese(w
     assert html.count('<svg xmlns="http://www.w3.org/2000/svg" role="img"') == 2
     assert re.search(r'class="flow-diagram" viewBox="0 0 960 ', html)
     assert re.search(r'class="flow-diagram" viewBox="0 0 350 ', html)
-    # Each section a <details> since issue 25 point 18.
+    # Each section a <details>, so the key figures read first and a section opens on a tap.
     sections = re.findall(r'<details class="dashboard-section" id="(?:fluxos|reciclagem|estoque)"'
                           r".*?</details>", html, re.S)  # fmt: skip
     assert len(sections) == 3

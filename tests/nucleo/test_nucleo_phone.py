@@ -1,4 +1,4 @@
-"""The Núcleo's map and dashboard as issue 11 left them: readable flows, the period applied
+"""The Núcleo's map and dashboard as a phone shows them: readable flows, the period applied
 shown in the filter, the default municipality named, overdue circles with their own popup,
 and a capacity section that says when no capacity is declared."""
 
@@ -62,7 +62,7 @@ def test_filter_shows_the_period_applied_and_names_the_municipality():
     html = client.get("/nucleo/mapa/").content.decode()
     assert 'name="date_from" value="2026-09-01"' in html
     assert 'name="date_to" value="2026-11-30"' in html
-    # The municipality is the one the user works in, named on the page (issue 24), not a
+    # The municipality is the one the user works in, named on the page, not a
     # filter of the form: the Núcleo of one town has no other to choose.
     assert 'name="municipality"' not in html
     assert re.search(r"Município: <strong>Guaratinguetá \(teste\)/SP</strong>", html)

@@ -1,4 +1,4 @@
-"""The Núcleo's worksites (issue 15 point 7): the list and each of its filters, its pages and
+"""The Núcleo's worksites: the list and each of its filters, its pages and
 CSV, a worksite's page (comparison, chart, CTRs, alerts), the map's worksite layers, the
 dashboard's counts and the suspects page of a dumping report; the LGPD access log."""
 
@@ -47,7 +47,7 @@ def world(frozen_today):
     world.ended = site(world, "Rua Encerrada, 5", start=days(-300), end=days(-200),
                        ended=days(-190), large=False, generator=other)  # fmt: skip
     plan(world.ended, status=PlanStatus.CHANGES_REQUESTED, A="10")
-    # Another municipality's worksite (issue 24): never on the town's pages.
+    # Another municipality's worksite: never on the town's pages.
     other_town = municipality("3550308", "Outra Cidade (teste)")
     world.elsewhere = site(world, "Rua Vizinha, 8", large=False, generator=other,
                            municipality=other_town)  # fmt: skip
@@ -110,7 +110,7 @@ def test_each_filter_filters(nucleo, world, query, expected):
 
 
 def test_another_municipality_s_worksites_are_neither_listed_nor_shown(nucleo, world):
-    # Issue 24: the list is the town's (the one the Núcleo works in); a parameter naming the
+    # The list is the town's (the one the Núcleo works in); a parameter naming the
     # other municipality changes nothing, and its worksite's page does not exist.
     assert "Rua Vizinha, 8" not in listed(nucleo)
     assert "Rua Vizinha, 8" not in listed(nucleo, f"municipality={world.other_town.pk}")

@@ -1,4 +1,4 @@
-"""Bringing a municipality in (issue 24 point 7): `manage.py onboard_municipality` and its
+"""Bringing a municipality in: `manage.py onboard_municipality` and its
 service, nucleo.onboarding, on the real boundaries of SP (fixtures/sp_estado_municipios_645_
 tbrugz.geojson, byte for byte the shared geodata's, provenance in fixtures/README.md)."""
 
@@ -305,7 +305,7 @@ def test_the_framework_copy_is_independent_of_its_source(frozen_today):
 
 
 def test_without_framework_none_governs_and_nothing_is_copied():
-    # Issue 25 point 8: Guaratinguetá's law does not govern another municipality.
+    # Guaratinguetá's law does not govern another municipality.
     before = PenaltyFramework.objects.count()
     out = run(*aparecida())
     assert PenaltyFramework.objects.count() == before

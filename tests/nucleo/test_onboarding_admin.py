@@ -1,4 +1,4 @@
-"""The admin's "Incluir município" (issue 24 point 7): nucleo.onboarding from a form, the
+"""The admin's "Incluir município": nucleo.onboarding from a form, the
 platform administrator's only, a simulation unless told otherwise."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/municipios.md, followed as a consortium's IT would (issue 24 point 7): the commands of
+"""docs/municipios.md, followed as a consortium's IT would: the commands of
 its "Passo a passo", as written and in order, on the real boundaries of SP (fixtures/, the
 shared geodata's file byte for byte) and beside Guaratinguetá with its detailed IBGE boundary;
 then the new Núcleo account sets its password from the e-mail, signs in, and works in its own

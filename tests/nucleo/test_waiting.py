@@ -1,4 +1,4 @@
-"""What waits for each role (issue 25 point 12): on its landing page and as a badge in its
+"""What waits for each role: on its landing page and as a badge in its
 menu, counted in the user's current municipality, with a fixed number of queries per request
 whatever the data."""
 

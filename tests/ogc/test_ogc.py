@@ -146,7 +146,7 @@ def test_datetime_filters_the_temporal_collection(world):
     assert get(url + "../2026-11-15T23:59:59Z", user=world.nucleo).json()["numberMatched"] == 2
 
 
-# --- the onward flows (issue 14) ------------------------------------------------------------
+# --- the onward flows -----------------------------------------------------------------------
 
 
 @pytest.fixture

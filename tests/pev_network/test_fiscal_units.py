@@ -1,5 +1,5 @@
-"""The UFESP by year (issue 25 points 9 and 15): one home, read by fees and fines; the admin and
-the Núcleo's dashboard warn from December when next year's value is missing."""
+"""The UFESP by year: one home, read by fees and fines; the admin and the Núcleo's dashboard warn
+from December when next year's value is missing."""
 
 from __future__ import annotations
 

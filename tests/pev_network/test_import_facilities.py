@@ -472,7 +472,7 @@ def test_polygons_with_z_are_stored_flat(tmp_path):
     assert not ReceivingFacility.objects.get().area.hasz
 
 
-# --- column names as Brazilian open data writes them (issue 11) ----------------------------------
+# --- column names as Brazilian open data writes them ---------------------------------------------
 
 
 def test_open_data_column_names_are_recognised_and_reported(tmp_path):

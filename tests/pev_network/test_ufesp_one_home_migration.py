@@ -1,4 +1,4 @@
-"""Migration pev_network 0015 (issue 25 point 9): the municipality's undated UFESP goes, the
+"""Migration pev_network 0015: the municipality's undated UFESP goes, the
 UFESP by year (UfespRate) stays its one home. A value a municipality registered for a year the
 table lacks is kept there; going back, each municipality gets the latest year's value."""
 

@@ -1,4 +1,4 @@
-"""Migration 0011 (issue 24 point 6): each municipality's waste law, printed on its documents.
+"""Migration 0011: each municipality's waste law, printed on its documents.
 Guaratinguetá's is filled in (the platform knows it); every other municipality's stays empty
 until it is told, and going back leaves the municipalities as they were."""
 

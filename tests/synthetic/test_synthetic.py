@@ -144,7 +144,7 @@ def test_destinations_inside_their_facility_of_the_same_or_an_accepted_municipal
         "JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id "
         "WHERE NOT ST_Covers(f.area, c.destination)"
     ) == 0  # fmt: skip
-    # Across the border only to a municipality the CTR's own accepts (issue 24 point 5).
+    # Across the border only to a municipality the CTR's own accepts.
     assert scalar(
         "SELECT count(*) FROM ctr_ctr c "
         "JOIN pev_network_receivingfacility f ON f.id = c.destination_facility_id "
@@ -215,9 +215,9 @@ def test_staff_per_municipality_each_in_its_own(dataset):
 
 
 def test_some_transporters_of_a_member_are_licensed_in_the_hub_too(dataset):
-    """One company, one fleet, a licence in each municipality that licensed it (issue 24 point
-    4): the first of Osasco's transporters holds one in the capital too, with the dates of its
-    first, and carries there as well."""
+    """One company, one fleet, a licence in each municipality that licensed it: the first of
+    Osasco's transporters holds one in the capital too, with the dates of its first, and carries
+    there as well."""
     capital = Municipality.objects.get(ibge_code=CAPITAL)
     osasco = Municipality.objects.get(ibge_code=OSASCO)
     own = TransporterLicence.objects.filter(municipality=osasco).order_by("pk")
@@ -294,7 +294,7 @@ def test_volumes_fees_and_waste_lines(dataset):
     # The equipment and vehicle belong to the CTR's transporter.
     assert not others.exclude(equipment__transporter=F("transporter")).exists()
     assert not CTR.objects.exclude(vehicle__transporter=F("transporter")).exists()
-    # Each CTR's transporter is licensed in the CTR's municipality (art. 13, issue 24).
+    # Each CTR's transporter is licensed in the CTR's municipality (art. 13).
     licensed_there = TransporterLicence.objects.filter(
         transporter=OuterRef("transporter"), municipality=OuterRef("municipality")
     )

@@ -1,4 +1,4 @@
-"""Deliveries to real HTTP receivers on loopback (issue 16 point 7): signed, retried with
+"""Deliveries to real HTTP receivers on loopback: signed, retried with
 exponential backoff on the worker's clock, given up on a hanging receiver's timeout, and the
 endpoint disabled by a 410 Gone."""
 

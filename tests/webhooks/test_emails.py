@@ -1,4 +1,4 @@
-"""E-mail for people without a system (issue 16 point 7), through the outbox, against the real
+"""E-mail for people without a system, through the outbox, against the real
 SMTP fixture: a refused load to the transporter's users, a correction to decide to the
 counterpart, a citizen's report changing status to the e-mail they left."""
 

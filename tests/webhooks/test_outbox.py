@@ -1,4 +1,4 @@
-"""The outbox is written in the event's transaction (issue 16 point 7): it commits and rolls
+"""The outbox is written in the event's transaction: it commits and rolls
 back with the event; one INSERT per event when an endpoint hears it, no query when none does;
 the CSV import writes a chunk's rows in one statement."""
 
