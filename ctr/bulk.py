@@ -58,6 +58,7 @@ from django.utils import timezone, translation
 from pev_network.models import (
     DEFAULT_SORTING_TOLERANCE_PCT,
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     licensed_sql,
 )
@@ -883,8 +884,8 @@ def _rule_rows() -> list[tuple[str, str, str, int, int]]:
 
 
 def _static_params(transporter: Transporter) -> dict:
-    default_limit = Municipality._meta.get_field("small_volume_limit_m3").default
-    default_tolerance = Municipality._meta.get_field("gps_tolerance_m").default
+    default_limit = MunicipalParameters._meta.get_field("small_volume_limit_m3").default
+    default_tolerance = MunicipalParameters._meta.get_field("gps_tolerance_m").default
     return {
         **rules.sql_params(transporter),
         "transporter": transporter.pk,

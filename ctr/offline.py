@@ -22,7 +22,13 @@ from django.utils import timezone
 
 from config.br import br_datetime
 from config.errors import DomainError
-from pev_network.models import FacilityKind, Municipality, ReceivingFacility, licensed_sql
+from pev_network.models import (
+    FacilityKind,
+    Municipality,
+    MunicipalParameters,
+    ReceivingFacility,
+    licensed_sql,
+)
 
 from .models import CTR, Equipment, Generator, Transporter, Vehicle, Worksite
 
@@ -148,7 +154,7 @@ def sync_facts(
     limit = (
         municipality.provisional_sync_max_hours
         if municipality
-        else Municipality._meta.get_field("provisional_sync_max_hours").default
+        else MunicipalParameters._meta.get_field("provisional_sync_max_hours").default
     )
     return {
         "provisional_number": number,
@@ -211,7 +217,7 @@ def registered_shape(site: Worksite) -> dict:
     tolerance = (
         site.municipality.gps_tolerance_m
         if site.municipality is not None
-        else Municipality._meta.get_field("gps_tolerance_m").default
+        else MunicipalParameters._meta.get_field("gps_tolerance_m").default
     )
     area = None
     if site.area is not None:
@@ -269,7 +275,7 @@ def bundle(
         "provisional_sync_max_hours": (
             municipality.provisional_sync_max_hours
             if municipality
-            else Municipality._meta.get_field("provisional_sync_max_hours").default
+            else MunicipalParameters._meta.get_field("provisional_sync_max_hours").default
         ),
         "vehicles": [
             {"id": v.pk, "plate": v.plate}

@@ -29,6 +29,7 @@ from config.br_forms import format_point
 from pev_network.models import (
     FacilityKind,
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     licensed_sql,
@@ -406,7 +407,7 @@ class CTRDraft:
         for place in (self.facility and self.facility.municipality, self.municipality):
             if place is not None:
                 return place.small_volume_limit_m3
-        return Municipality._meta.get_field("small_volume_limit_m3").default
+        return MunicipalParameters._meta.get_field("small_volume_limit_m3").default
 
 
 # --- the catalogue -----------------------------------------------------------------------

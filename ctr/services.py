@@ -20,6 +20,7 @@ from pev_network.models import (
     DEFAULT_SORTING_TOLERANCE_PCT,
     FacilityKind,
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     licensed_exists,
@@ -271,7 +272,7 @@ def destination_agreed(
 
 
 def default_tolerance_m() -> Decimal:
-    return Municipality._meta.get_field("gps_tolerance_m").default
+    return MunicipalParameters._meta.get_field("gps_tolerance_m").default
 
 
 def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:

@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from django.db import connection
 
-from pev_network.models import Municipality, ReceivingFacility
+from pev_network.models import MunicipalParameters, ReceivingFacility
 
 from .models import CTR, CTRStatus, CTRWaste, OnSiteProcessing
 
@@ -162,7 +162,7 @@ def alert_days_of(facility: ReceivingFacility) -> int:
     `stock_alert_days`."""
     municipality = facility.municipality
     if municipality is None:
-        return Municipality._meta.get_field("stock_alert_days").default
+        return MunicipalParameters._meta.get_field("stock_alert_days").default
     return municipality.stock_alert_days
 
 

@@ -37,7 +37,7 @@ from django.db.models.functions import Coalesce
 from config.br import br_date, br_number
 from config.replica import read_connection
 from ctr.models import Worksite
-from pev_network.models import Municipality
+from pev_network.models import Municipality, MunicipalParameters
 
 from . import comparison
 from .models import PlanStatus, WastePlan
@@ -63,7 +63,7 @@ SHORT = {
 
 
 def _default(name: str):
-    return Municipality._meta.get_field(name).default
+    return MunicipalParameters._meta.get_field(name).default
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_safe
 from config.br import br_number
 from jurisdiction.access import DataScope, declare
 from pev_network import public_layers, services
-from pev_network.models import Municipality
+from pev_network.models import Municipality, MunicipalParameters
 
 from . import bounds, municipal, network
 from .base import render_parts
@@ -181,7 +181,7 @@ def onde_descartar(request, ibge: str | None = None):
     if outline:
         small_volume_limit = Decimal(outline["properties"]["small_volume_limit_m3"])
     else:
-        small_volume_limit = Municipality._meta.get_field("small_volume_limit_m3").default
+        small_volume_limit = MunicipalParameters._meta.get_field("small_volume_limit_m3").default
 
     m = network.public_network_map(
         facilities,

@@ -282,7 +282,96 @@ class Municipality(models.Model):
         "art. 12 §3). Vazio: o extrato diz que o órgão ainda não foi informado.",
     )
 
-    # Legal parameters: the law's figures are data, editable by the municipality.
+    # A consortium's shared landfill or ATT. The waste generated here goes
+    # to the areas of this municipality's plan (Lei 3.978/2007 art. 2 caput, art. 4 §2 II); a
+    # municipality lists the others whose areas its CTRs may use (one way: B listed by A
+    # receives A's loads, not the reverse). Rule DESTINATION_OUTSIDE_AGREEMENT reads it.
+    accepted_destinations = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="destination_for",
+        verbose_name="municípios cujas áreas recebem os CTRs deste",
+        help_text="Consórcio ou convênio: os CTRs com origem neste município podem ter como "
+        "destino as áreas licenciadas destes municípios (Lei 3.978/2007 art. 2 e art. 4 §2 II). "
+        "As áreas do próprio município valem sempre.",
+    )
+
+    objects = MunicipalityQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "município"
+        verbose_name_plural = "municípios"
+        ordering = ["uf", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name}/{self.uf}"
+
+    def save(self, *args, **kwargs):
+        # Every municipality has a set of parameters from its first day: the law's defaults
+        # until its Núcleo adds another (the readers in SQL join it without a fallback).
+        created = self._state.adding
+        super().save(*args, **kwargs)
+        if created:
+            MunicipalParameters.objects.get_or_create(municipality=self, valid_from=FIRST_SET_FROM)
+
+    def parameters_on(self, day: datetime.date) -> MunicipalParameters:
+        """The parameters in force on `day` (a CTR's transport date, or today for what has no
+        CTR): the latest set that starts on or before it. Before the first set, the first; a
+        municipality with none (made by bulk_create) has the law's defaults."""
+        sets = MunicipalParameters.objects.filter(municipality_id=self.pk)
+        found = sets.filter(valid_from__lte=day).order_by("-valid_from").first()
+        found = found or sets.order_by("valid_from").first()
+        return found or MunicipalParameters(municipality=self, valid_from=FIRST_SET_FROM)
+
+
+# The parameters a municipality sets, by name: what MunicipalParameters holds beside its
+# municipality and its start date.
+def parameter_names() -> tuple[str, ...]:
+    return tuple(
+        f.name
+        for f in MunicipalParameters._meta.concrete_fields
+        if f.name not in ("id", "municipality", "valid_from", "act")
+    )
+
+
+# The set that precedes every set a Núcleo adds: the parameters had no dates before they were
+# sets, and governed every CTR on record (migration 0016).
+FIRST_SET_FROM = datetime.date(2000, 1, 1)
+
+
+class MunicipalParametersQuerySet(ScopedQuerySet):
+    def municipal_q(self, ids) -> Q:
+        return Q(municipality_id__in=list(ids))
+
+
+class MunicipalParameters(models.Model):
+    """A municipality's legal and operating parameters from a date on, like a penalty
+    framework: the law's figures are data the municipality edits, and a CTR is judged by the
+    set in force on its transport date, whenever it is checked (at issue, at reception, on a
+    correction). A later set changes what comes after its date, never what came before.
+
+    Scope: the municipality's (its Núcleo edits them; everyone may read them, as they are in
+    the public law)."""
+
+    municipality = models.ForeignKey(
+        "Municipality",
+        on_delete=models.CASCADE,
+        related_name="parameter_sets",
+        verbose_name="município",
+    )
+    valid_from = models.DateField(
+        "vigente desde",
+        help_text="Os CTRs com data de transporte a partir deste dia seguem estes parâmetros.",
+    )
+    act = models.CharField(
+        "ato que os fixou",
+        max_length=300,
+        blank=True,
+        default="",
+        help_text="A lei, o decreto ou a portaria que fixou estes valores, se houver.",
+    )
+
     small_volume_limit_m3 = models.DecimalField(
         "limite de pequeno volume (m³ por descarga)",
         max_digits=6,
@@ -452,30 +541,21 @@ class Municipality(models.Model):
         help_text="CTR emitido sem conexão (provisório) que chega ao sistema depois deste prazo "
         "desde a saída recebe um aviso (art. 3 VI, art. 13).",
     )
-    # A consortium's shared landfill or ATT. The waste generated here goes
-    # to the areas of this municipality's plan (Lei 3.978/2007 art. 2 caput, art. 4 §2 II); a
-    # municipality lists the others whose areas its CTRs may use (one way: B listed by A
-    # receives A's loads, not the reverse). Rule DESTINATION_OUTSIDE_AGREEMENT reads it.
-    accepted_destinations = models.ManyToManyField(
-        "self",
-        symmetrical=False,
-        blank=True,
-        related_name="destination_for",
-        verbose_name="municípios cujas áreas recebem os CTRs deste",
-        help_text="Consórcio ou convênio: os CTRs com origem neste município podem ter como "
-        "destino as áreas licenciadas destes municípios (Lei 3.978/2007 art. 2 e art. 4 §2 II). "
-        "As áreas do próprio município valem sempre.",
-    )
 
-    objects = MunicipalityQuerySet.as_manager()
+    objects = MunicipalParametersQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "município"
-        verbose_name_plural = "municípios"
-        ordering = ["uf", "name"]
+        verbose_name = "parâmetros do município"
+        verbose_name_plural = "parâmetros do município (por vigência)"
+        ordering = ["municipality", "-valid_from"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["municipality", "valid_from"], name="one_parameter_set_per_start_day"
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.name}/{self.uf}"
+        return f"Parâmetros de {self.municipality} desde {self.valid_from:%d/%m/%Y}"
 
     def generation_rate(self, work_kind: str, waste_class: str) -> Decimal:
         """m³ per m² of `work_kind` for `waste_class`; a kind or class the municipality left
@@ -488,6 +568,35 @@ class Municipality(models.Model):
         return Decimal(
             str((self.sorting_tolerance_pct or {}).get(waste_class, DEFAULT_SORTING_TOLERANCE_PCT))
         )
+
+
+def parameters_sql(municipality_id: str, day: str) -> str:
+    """The set in force on `day` for the municipality `municipality_id` (SQL expressions), as
+    a subquery to join laterally: `JOIN LATERAL {parameters_sql("m.id", "c.transport_date")}
+    AS mp ON true`. The same choice as Municipality.parameters_on: the latest set on or before
+    the day, else the first."""
+    return (
+        "(SELECT * FROM pev_network_municipalparameters p"
+        f" WHERE p.municipality_id = {municipality_id}"
+        f" ORDER BY p.valid_from > {day},"
+        f" CASE WHEN p.valid_from <= {day} THEN p.valid_from END DESC, p.valid_from"
+        " LIMIT 1)"
+    )
+
+
+# TRANSITIONAL (removed once every reader asks for a day): the parameters read as attributes
+# of the municipality give today's set.
+def _todays(name: str) -> property:
+    def read(municipality: Municipality):
+        from django.utils import timezone
+
+        return getattr(municipality.parameters_on(timezone.localdate()), name)
+
+    return property(read)
+
+
+for _name in parameter_names():
+    setattr(Municipality, _name, _todays(_name))
 
 
 class MunicipalityPiece(models.Model):
@@ -721,3 +830,11 @@ class CatchmentBasin(models.Model):
     def clean(self):
         if self.served_by_id and self.served_by.kind != FacilityKind.PEV:
             raise ValidationError({"served_by": "Uma bacia de captação é atendida por um PEV."})
+
+
+Municipality.generation_rate = lambda self, work_kind, waste_class: self.parameters_on(
+    __import__("django.utils.timezone").utils.timezone.localdate()
+).generation_rate(work_kind, waste_class)
+Municipality.sorting_tolerance_of = lambda self, waste_class: self.parameters_on(
+    __import__("django.utils.timezone").utils.timezone.localdate()
+).sorting_tolerance_of(waste_class)

@@ -19,6 +19,7 @@ from .models import (
     FacilityKind,
     Municipality,
     MunicipalityPiece,
+    MunicipalParameters,
     ReceivingFacility,
     known_law_fields,
 )
@@ -263,7 +264,7 @@ def legal_destinations_by_distance(
     day = on or today()
     point_sql, point_params = _geography_of(point)
     table = ReceivingFacility._meta.db_table
-    default_limit = Municipality._meta.get_field("small_volume_limit_m3").default
+    default_limit = MunicipalParameters._meta.get_field("small_volume_limit_m3").default
     pev_allowed = Q(municipality__small_volume_limit_m3__gte=volume_m3)
     if volume_m3 <= default_limit:
         pev_allowed |= Q(municipality__isnull=True)

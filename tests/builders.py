@@ -8,7 +8,13 @@ import math
 
 from django.contrib.gis.geos import MultiPolygon, Point, Polygon
 
-from pev_network.models import FacilityLicense, Municipality, ReceivingFacility
+from pev_network.models import (
+    FIRST_SET_FROM,
+    FacilityLicense,
+    Municipality,
+    MunicipalParameters,
+    ReceivingFacility,
+)
 
 METRES_PER_DEGREE_LAT = 111_320.0
 # Near Guaratinguetá (SP), where the demo and the law live.
@@ -77,9 +83,19 @@ def municipality(
     municipality, _ = save_municipality(ibge_code, name, "SP", multi(square(lon, lat, size_m)))
     # The tests' CTRs are received seconds after they are issued, which the travel-time check
     # would flag on every one: tests/ctr/test_travel_time.py turns it on.
-    Municipality.objects.filter(pk=municipality.pk).update(travel_check_enabled=False)
-    municipality.travel_check_enabled = False
+    set_parameters(municipality, travel_check_enabled=False)
     return municipality
+
+
+def set_parameters(municipality: Municipality, **values) -> MunicipalParameters:
+    """Changes the municipality's first set of parameters (in force on every day until a later
+    set starts) and returns it."""
+    first = MunicipalParameters.objects.get(municipality=municipality, valid_from=FIRST_SET_FROM)
+    for name, value in values.items():
+        setattr(first, name, value)
+    first.full_clean()
+    first.save()
+    return first
 
 
 def licence(

@@ -17,7 +17,7 @@ from ctr import services
 from ctr.models import CTR, CTRAction
 from generators import confirmation
 from generators.models import UnconfirmedDepartureNotice
-from pev_network.models import Municipality
+from pev_network.models import MunicipalParameters
 from tests.ctr.onward_world import onward
 from tests.ctr_world import build_world, make_user
 from tests.generators.portal_world import MARIA, api_client, issue
@@ -48,7 +48,7 @@ def confirm(user, ctr: CTR):
 
 
 def test_off_by_default_because_the_law_does_not_require_it(db):
-    field = Municipality._meta.get_field("generator_confirmation_required")
+    field = MunicipalParameters._meta.get_field("generator_confirmation_required")
     assert field.default is False
     assert "não exige" in field.help_text and "art. 3 VI" in field.help_text
 
