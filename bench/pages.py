@@ -6,8 +6,8 @@ a database of its own (``ctr_bench_pages`` beside ``ctr_bench``, or
 ``BENCH_PAGES_DATABASE_URL``) where the demonstration is loaded (the four `load_*demo`
 commands, as `make run`), so that each role's pages have real content. What runs:
 
-- gunicorn with deploy/gunicorn.conf.py (bench/soak.py's Production, without the worker), DEBUG
-  off, static files hashed by `collectstatic` and served by WhiteNoise, HTML compressed
+- gunicorn with deploy/gunicorn.conf.py (bench/production.py's Production, without the worker),
+  DEBUG off, static files hashed by `collectstatic` and served by WhiteNoise, HTML compressed
   (config.middleware.CompressedTextMiddleware), behind an HTTPS proxy (each request carries
   `X-Forwarded-Proto: https`); with CSP's upgrade-insecure-requests off (there is no TLS on
   127.0.0.1 for the browser to upgrade to);
@@ -279,10 +279,10 @@ def session_cookie(username: str) -> str:
 
 
 def production_env(static_root: str, tile_url: str) -> dict[str, str]:
-    from .soak import production_env as soak_env
+    from . import production
 
     return {
-        **soak_env(static_root),
+        **production.production_env(static_root),
         # No TLS on 127.0.0.1: CSP's upgrade-insecure-requests would send Chromium to https.
         "DJANGO_SECURE_SSL_REDIRECT": "false",
         "CTR_MAP_TILE_URL": tile_url,
@@ -319,7 +319,7 @@ def measure(
 ) -> tuple[list[Measure], str]:
     """Lighthouse `runs` times on each of `pages` (PAGES' rows) against gunicorn started with
     `env`: the median run of each page, and the server's command line."""
-    from .soak import Production
+    from .production import Production
 
     cookies = {user: session_cookie(user) for _l, _r, user, _p in pages if user}
     out = []

@@ -2,7 +2,7 @@
 before it by `manage.py load_demo`): small functions, one per thing shown, each idempotent (a
 second load creates nothing and undoes nothing a demo user did), run in order by `load()`.
 
-The generator account "gerador" acts for Construtora Horizonte (demo.ctrs.COMPANIES[0]), the
+The generator account "gerador" acts for Construtora Horizonte (demo.cast.COMPANIES[0]), the
 owner of the README's conclusive certificate worksite (Rua Fictícia do Certificado, 100). That
 worksite is registered, its PGRCC approved, and its Habite-se declaration waits for the
 Núcleo (every load was received and destined: the Núcleo can issue it). Horizonte's large
@@ -28,14 +28,15 @@ from ctr.models import Generator, Membership, WorkKind, Worksite
 from generators import declarations, estimator, plans, worksites
 from generators.models import GeneratorRegistration, HabiteSeDeclaration, RegistrationStatus
 
+from . import cast
 from . import ctrs as ctr_demo
 
 GENERATOR_USERNAME = "gerador"
-GENERATOR_DOCUMENT = ctr_demo.COMPANIES[0][1]
+GENERATOR_DOCUMENT = cast.COMPANIES[0][1]
 # A self-registration waiting in the Núcleo's queue: a company of the CTR demo, whose CNPJ the
 # registry already knows (confirming links the account to it).
 REGISTRANT_USERNAME = "reformas-exemplo"
-REGISTRANT_NAME, REGISTRANT_DOCUMENT = ctr_demo.COMPANIES[2][:2]
+REGISTRANT_NAME, REGISTRANT_DOCUMENT = cast.COMPANIES[2][:2]
 CERTIFICATE_ADDRESS = "Rua Fictícia do Certificado, 100"
 
 
@@ -48,12 +49,12 @@ class DemoWorksite:
     built_area_m2: Decimal
     started_days_ago: int
     expected_end_days_ago: int
-    transporter_keys: tuple[str, ...]  # demo.ctrs.TRANSPORTERS' keys
+    transporter_keys: tuple[str, ...]  # demo.cast.TRANSPORTERS' keys
     facility_codes: tuple[str, ...]
 
 
-# The certificate worksite's loads go from 33 to 19 days ago (demo.ctrs.SHOWCASE): a renovation
-# of about the size its 14 m³ predict (estimator: 0.125 m³/m²).
+# The certificate worksite's loads go from 33 to 19 days ago (demo.ctr_history.SHOWCASE): a
+# renovation of about the size its 14 m³ predict (estimator: 0.125 m³/m²).
 CERTIFICATE_WORKSITE = DemoWorksite(
     WorkKind.RENOVATION, Decimal("110"), 45, 15, ("A",), ("ATT-01", "REC-01")
 )
@@ -158,7 +159,7 @@ def ensure_approved_plan(worksite: Worksite, spec: DemoWorksite, account):
     if plans.latest(worksite) is not None:
         return plans.in_force(worksite)
     today = timezone.localdate()
-    keys = {t.key: t.document for t in ctr_demo.TRANSPORTERS}
+    keys = {t.key: t.document for t in cast.TRANSPORTERS}
     documents = {keys[key] for key in spec.transporter_keys}
     place = plans.worksite_municipality(worksite)
     transporters = [
@@ -186,7 +187,7 @@ def ensure_declaration_request(worksite: Worksite, account) -> HabiteSeDeclarati
 
 
 def _suspect_worksite(generator: Generator) -> Worksite | None:
-    """Horizonte's large worksite of the CTR demo (demo.ctrs.COMPANIES: its first)."""
+    """Horizonte's large worksite of the CTR demo (demo.cast.COMPANIES: its first)."""
     return (
         Worksite.objects.filter(generator=generator, is_large_generator=True)
         .exclude(address=CERTIFICATE_ADDRESS)

@@ -28,10 +28,11 @@ from ctr.roles import municipal_only
 from jurisdiction.scope import AUDITOR_REFUSAL
 
 from . import deadlines, enforcement, enforcement_pdf, intake, roadside
-from . import enforcement_forms as forms
-from .enforcement import EnforcementError, OffenderData, actions
+from .enforcement import EnforcementError, OffenderData, action_row, actions
 from .enforcement.authorship import Authors
 from .enforcement.facts import case_of
+from .enforcement_forms import STEP_FORMS
+from .enforcement_forms import cases as case_forms
 from .models import DumpingReport
 from .models.enforcement import (
     EmbargoFineCharge,
@@ -81,7 +82,7 @@ CASE_LIST_ORDER = ListOrder(
 @require_safe
 @municipal_only
 def case_list(request):
-    filters = forms.CaseFilterForm(request.GET or None)
+    filters = case_forms.CaseFilterForm(request.GET or None)
     cases = CASE_LIST_ORDER.apply(
         EnforcementCase.objects.visible_to(request.user, current=True).select_related(
             "offender", "municipality"
@@ -170,9 +171,11 @@ def _case_initial(params, user) -> dict:
 @municipal_only
 def case_new(request):
     if request.method == "POST":
-        form = forms.CaseForm(request.POST, user=request.user)
+        form = case_forms.CaseForm(request.POST, user=request.user)
     else:
-        form = forms.CaseForm(initial=_case_initial(request.GET, request.user), user=request.user)
+        form = case_forms.CaseForm(
+            initial=_case_initial(request.GET, request.user), user=request.user
+        )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         # With a report or a location the case is the municipality's where they are; the
@@ -224,9 +227,9 @@ def generator_suggestions(request):
     """GET ?q=: up to 10 generators for the case form's "Gerador vinculado" box, as JSON
     ({"results": [{"value": "CPF/CNPJ — nome", "id": …}]}). Municipal users only (the CPFs
     are personal data, LGPD)."""
-    found = forms.search_generators(request.GET.get("q", "")[:100], request.user)
+    found = case_forms.search_generators(request.GET.get("q", "")[:100], request.user)
     response = JsonResponse(
-        {"results": [{"id": g.pk, "value": forms.generator_label(g)} for g in found]},
+        {"results": [{"id": g.pk, "value": case_forms.generator_label(g)} for g in found]},
         json_dumps_params={"ensure_ascii": False},
     )
     response["Cache-Control"] = "private, no-store"
@@ -401,17 +404,17 @@ def records_awaiting(request):
 # Each kind of subject as a step's page loads it, and the case it belongs to.
 # The case of each subject is facts.case_of's to find.
 PAGE_SUBJECTS = {
-    actions.CASE: EnforcementCase.objects.select_related("offender"),
-    actions.NOTICE: Notice.objects.select_related("case__offender"),
-    actions.RECORD: InfractionRecord.objects.select_related("case__offender"),
-    actions.PENALTY: Penalty.objects.select_related("record__case__offender"),
-    actions.CHARGE: EmbargoFineCharge.objects.select_related("penalty__record__case__offender"),
+    action_row.CASE: EnforcementCase.objects.select_related("offender"),
+    action_row.NOTICE: Notice.objects.select_related("case__offender"),
+    action_row.RECORD: InfractionRecord.objects.select_related("case__offender"),
+    action_row.PENALTY: Penalty.objects.select_related("record__case__offender"),
+    action_row.CHARGE: EmbargoFineCharge.objects.select_related("penalty__record__case__offender"),
 }
 # Who may take a step (Action.who), as a view decorator.
-ROLE_CHECKS = {actions.MUNICIPAL: municipal_only}
+ROLE_CHECKS = {action_row.MUNICIPAL: municipal_only}
 
 
-def step_view(action: actions.Action):
+def step_view(action: action_row.Action):
     """The view of a step's page: GET shows its form, POST calls its service."""
 
     @require_http_methods(["GET", "POST"])
@@ -432,14 +435,14 @@ def step_page(request, pk: int, url: str, *url_args: str):
         # Who may take the step and why (art. 35: the case's framework names the authority;
         # the auditor reads the case and takes no step), before the page shows anything of it.
         message = (
-            actions.authority_refusal(action.needs(subject), subject)
+            action_row.authority_refusal(action.needs(subject), subject)
             if action.needs(subject)
             else AUDITOR_REFUSAL
         )
         return render(request, "ctr/forbidden.html", {"message": message}, status=403)
     if not action.has_page(subject):
         raise Http404
-    form = getattr(forms, action.form)(request.POST or None, subject=subject)
+    form = STEP_FORMS[action.form](request.POST or None, subject=subject)
     if request.method == "POST" and form.is_valid():
         try:
             service = getattr(enforcement, action.name)

@@ -29,6 +29,7 @@ Where each part lives:
   actions     what may happen next: the one table of steps (the states each is allowed from,
               who may take it, its button, page and form, legal reference and hint), read by
               the guards of the services below, the timeline's hints and the case page
+  action_row  a row of that table and its words: subjects, conditions, waits, the authority
   procedure   case, notice, record, their deliveries; closing a settled case
   appeals     appeal and decision;  payments   payment and Dívida Ativa
   penalties   embargo, seizure, suspension, revocation, and lifting them
@@ -45,7 +46,8 @@ capacity (authorship); a penalty or an appeal decision without the authority's p
 refused with AuthorityRequired.
 """
 
-from .actions import ACTIONS, PENALTIES, Action, allowed, check, for_url, hint, offered
+from .action_row import Action
+from .actions import ACTIONS, PENALTIES, allowed, check, for_url, hint, offered
 from .appeals import decide_appeal, file_appeal
 from .errors import AuthorityRequired, EnforcementError
 from .expiring import Due, expiring

@@ -16,7 +16,8 @@ import sys
 import pytest
 from django.db import connection
 
-from bench import soak
+from bench import soak, soak_load, soak_run
+from bench.production import Production
 from ctr.models import CTR, CTRStatus
 from tests.app_servers import BASE_DIR, database_url, server_environment
 
@@ -29,15 +30,15 @@ import json, sys
 import django
 django.setup()
 from rest_framework.authtoken.models import Token
-from bench import soak
+from bench import soak_load
 from tests.ctr_world import build_world, ctr_payload
 world = build_world()
-mine = soak.World(
+mine = soak_load.World(
     Token.objects.create(user=world.alfa_user).key,
     [json.dumps(ctr_payload(world))],
-    soak.operator_tokens([world.att.pk]),
+    soak_load.operator_tokens([world.att.pk]),
 )
-secret = soak.subscribe(mine, world.alfa, world.alfa_user, sys.argv[1])
+secret = soak_load.subscribe(mine, world.alfa, world.alfa_user, sys.argv[1])
 print(json.dumps({**mine.__dict__, "secret": secret, "transporter": world.alfa.pk}))
 """
 
@@ -52,7 +53,7 @@ def env():
     )
 
 
-def build(env: dict, url: str) -> tuple[soak.World, str, int]:
+def build(env: dict, url: str) -> tuple[soak_load.World, str, int]:
     made = subprocess.run(
         [sys.executable, "-c", WORLD_SCRIPT, url], cwd=BASE_DIR, env=env,
         capture_output=True, text=True, timeout=120,
@@ -61,14 +62,14 @@ def build(env: dict, url: str) -> tuple[soak.World, str, int]:
     data = json.loads(made.stdout.strip().splitlines()[-1])
     secret, transporter = data.pop("secret"), data.pop("transporter")
     data["operators"] = {int(k): v for k, v in data["operators"].items()}
-    return soak.World(**data), secret, transporter
+    return soak_load.World(**data), secret, transporter
 
 
 def test_a_short_soak_counts_every_delivery_through_a_killed_worker(env):
-    with soak.Receiver() as receiver:
+    with soak_run.Receiver() as receiver:
         world, receiver.secret, transporter = build(env, receiver.url)
-        with soak.Production(env) as production:
-            result = soak.run(
+        with Production(env) as production:
+            result = soak_run.run(
                 production, receiver, world, SECONDS,
                 capacity_seconds=1, lone_seconds=1, drain_seconds=60, warmup_seconds=1,
             )  # fmt: skip
@@ -76,7 +77,7 @@ def test_a_short_soak_counts_every_delivery_through_a_killed_worker(env):
     assert load.errors == 0 and result.lone.errors == 0, (load.statuses, result.lone.statuses)
     # The mix issued and received, in turn.
     assert load.count("issue") > 0 and load.count("receive") > 0
-    assert abs(load.count("issue") - load.count("receive")) <= 1 + soak.CONNECTIONS
+    assert abs(load.count("issue") - load.count("receive")) <= 1 + soak_load.CONNECTIONS
 
     # One event id per issue and per reception of the soak's CTRs (all phases), each
     # written to the outbox and delivered.

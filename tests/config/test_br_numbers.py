@@ -16,7 +16,8 @@ from django.test import Client
 from config.br import br_money, br_number
 from config.br_forms import BRDecimalField, parse_decimal
 from ctr import forms as ctr_forms
-from fiscalization import analysis_forms, enforcement_forms, intake_forms
+from fiscalization import analysis_forms, intake_forms
+from fiscalization.enforcement_forms import cases, fields, notices, payments, penalties, records
 from fiscalization.models.enforcement import EnforcementCase
 from maps import forms as maps_forms
 from nucleo import forms as nucleo_forms
@@ -25,7 +26,12 @@ from tests.ctr_world import build_world
 
 FORM_MODULES = [
     ctr_forms,
-    enforcement_forms,
+    cases,
+    fields,
+    notices,
+    records,
+    payments,
+    penalties,
     intake_forms,
     analysis_forms,
     maps_forms,
@@ -74,20 +80,20 @@ def test_every_decimal_field_reads_a_decimal_comma(name, field):
 
 @pytest.mark.parametrize("text", ["-22,799585", "-22.799585", " -22,799585 ", "−22,799585"])
 def test_coordinate_with_comma_or_point(text):
-    field = enforcement_forms.CaseForm.base_fields["latitude"]
+    field = cases.CaseForm.base_fields["latitude"]
     assert field.clean(text) == Decimal("-22.799585")
 
 
 @pytest.mark.parametrize("text", ["-22.799.585", "1.234,5", "1,234.5", "1,2,3", "22°47'", "nan"])
 def test_ambiguous_numbers_are_refused_in_portuguese(text):
-    field = enforcement_forms.CaseForm.base_fields["latitude"]
+    field = cases.CaseForm.base_fields["latitude"]
     with pytest.raises(forms.ValidationError) as error:
         field.clean(text)
     assert "vírgula" in error.value.messages[0] and "-22,799585" in error.value.messages[0]
 
 
 def test_coordinate_with_more_decimals_than_stored_is_rounded_not_refused():
-    field = enforcement_forms.CaseForm.base_fields["longitude"]
+    field = cases.CaseForm.base_fields["longitude"]
     assert field.clean("-45,19253049") == Decimal("-45.192530")
 
 

@@ -28,6 +28,7 @@ from ctr.models import (
 )
 from demo import ctrs as demo
 from demo import loading
+from demo.ctr_history import SHOWCASE
 from jurisdiction.models import StaffRole
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 from pev_network.services import municipality_at
@@ -270,7 +271,7 @@ def test_the_atts_ship_their_sorted_waste_onward(demo_output):
 
 
 def showcase(key: str) -> Worksite:
-    address = next(address for k, _doc, address, _loads in demo.SHOWCASE if k == key)
+    address = next(address for k, _doc, address, _loads in SHOWCASE if k == key)
     return Worksite.objects.select_related("generator").get(address=address)
 
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ctr.models import LicenceStatus, TransporterLicence
-from demo import fiscalization as demo
+from demo import fiscalization_cases as demo_cases
 from demo import loading
 from fiscalization import enforcement, hotspots, intake
 from fiscalization.models import (
@@ -55,7 +55,7 @@ def loaded(django_db_setup, django_db_blocker):
         loading.load_network()
         loading.load_ctrs()
         carrier = TransporterLicence.objects.get(
-            transporter__document=demo.SUSPENDED_TRANSPORTER.document
+            transporter__document=demo_cases.SUSPENDED_TRANSPORTER.document
         )
         before = (carrier.status, carrier.status_since, carrier.suspended_until)
         yield load(), before
@@ -143,7 +143,7 @@ def test_hotspots_at_default_settings_one_recurring_after_cleaning(loaded):
 
 
 def test_notice_by_hand_repaired_in_time(loaded):
-    case = case_of(demo.REPAIRER[1])
+    case = case_of(demo_cases.REPAIRER[1])
     assert case.status == CaseStatus.REPAIRED
     notice = case.notices.get()
     assert notice.delivery_method == "HAND"
@@ -153,7 +153,7 @@ def test_notice_by_hand_repaired_in_time(loaded):
 
 
 def test_expired_notice_then_signed_record_of_two_entries(loaded):
-    case = case_of(demo.CLANDESTINE[1])
+    case = case_of(demo_cases.CLANDESTINE[1])
     assert case.status == CaseStatus.RECORDED
     notice = case.notices.get()
     assert notice.repaired_at is None
@@ -166,10 +166,10 @@ def test_expired_notice_then_signed_record_of_two_entries(loaded):
 
 
 def test_recidivist_record_is_doubled(loaded):
-    first = case_of(demo.RECIDIVIST[1], CaseStatus.CLOSED)
+    first = case_of(demo_cases.RECIDIVIST[1], CaseStatus.CLOSED)
     earlier = first.records.get()
     assert earlier.status == RecordStatus.PAID and earlier.paid_brl > 0
-    case = case_of(demo.RECIDIVIST[1], CaseStatus.RECORDED)
+    case = case_of(demo_cases.RECIDIVIST[1], CaseStatus.RECORDED)
     record = case.records.get()
     assert record.recidivist and not case.notices.exists()
     base = sum(item.fine_ufesp for item in record.items.all())
@@ -178,7 +178,7 @@ def test_recidivist_record_is_doubled(loaded):
 
 
 def test_appeal_pending(loaded):
-    record = case_of(demo.APPELLANT[1]).records.get()
+    record = case_of(demo_cases.APPELLANT[1]).records.get()
     assert record.status == RecordStatus.APPEALED
     assert record.delivery_method == "MAIL" and not record.signed_by_offender
     appeal = record.appeal
@@ -187,7 +187,7 @@ def test_appeal_pending(loaded):
 
 
 def test_a_notice_is_still_running(loaded):
-    case = case_of(demo.NOTIFIED[1])
+    case = case_of(demo_cases.NOTIFIED[1])
     assert case.status == CaseStatus.NOTIFIED
     assert enforcement.notice_due(case.notices.get()) > timezone.now()
 
@@ -195,7 +195,7 @@ def test_a_notice_is_still_running(loaded):
 def test_suspension_explains_the_suspended_transporter(loaded):
     _output, before = loaded
     carrier = TransporterLicence.objects.get(
-        transporter__document=demo.SUSPENDED_TRANSPORTER.document
+        transporter__document=demo_cases.SUSPENDED_TRANSPORTER.document
     )
     assert (carrier.status, carrier.status_since, carrier.suspended_until) == before
     assert carrier.status == LicenceStatus.SUSPENDED
@@ -214,7 +214,7 @@ def test_every_case_has_a_timeline(loaded):
 
 def test_pages_show_the_demo_to_the_inspector(loaded, client):
     client.force_login(get_user_model().objects.get(username="fiscal"))
-    case = case_of(demo.CLANDESTINE[1])
+    case = case_of(demo_cases.CLANDESTINE[1])
     report = case.dumping_report
     other = EnforcementCase.objects.exclude(pk=case.pk).order_by("opened_at").first()
     pages = {  # each page and what of the demo it must show

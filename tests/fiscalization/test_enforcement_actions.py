@@ -12,8 +12,10 @@ import pytest
 from django.test import Client
 from django.urls import resolve, reverse
 
-from fiscalization import enforcement, enforcement_forms
-from fiscalization.enforcement import ACTIONS, EnforcementError, actions
+from fiscalization import enforcement
+from fiscalization.enforcement import ACTIONS, EnforcementError, action_row
+from fiscalization.enforcement_forms import STEP_FORMS
+from fiscalization.enforcement_forms.fields import StepForm
 from fiscalization.models.enforcement import CaseStatus, ChargeStatus, PenaltyKind, RecordStatus
 from tests.ctr_world import build_world
 from tests.enforcement_world import D, record_for
@@ -22,11 +24,11 @@ pytestmark = pytest.mark.django_db
 
 # Every state of each kind of subject (a notice's state is its case's).
 STATES = {
-    actions.CASE: set(CaseStatus.values),
-    actions.NOTICE: set(CaseStatus.values),
-    actions.RECORD: set(RecordStatus.values),
-    actions.PENALTY: set(PenaltyKind.values),
-    actions.CHARGE: set(ChargeStatus.values),
+    action_row.CASE: set(CaseStatus.values),
+    action_row.NOTICE: set(CaseStatus.values),
+    action_row.RECORD: set(RecordStatus.values),
+    action_row.PENALTY: set(PenaltyKind.values),
+    action_row.CHARGE: set(ChargeStatus.values),
 }
 
 
@@ -39,7 +41,7 @@ def names(rows) -> list[str]:
     return [row.name for row in rows]
 
 
-def conditions_of(action: actions.Action) -> list[str]:
+def conditions_of(action: action_row.Action) -> list[str]:
     named = [*action.refused_if, *action.offered_if, *action.page_if]
     named += [condition for condition, _ in action.relabel]
     if isinstance(action.primary, str):
@@ -50,7 +52,7 @@ def conditions_of(action: actions.Action) -> list[str]:
 @pytest.mark.parametrize("name", list(ACTIONS))
 def test_every_state_a_step_is_refused_in_has_its_portuguese_refusal(name):
     action = ACTIONS[name]
-    if action.allowed_from is actions.ANY:
+    if action.allowed_from is action_row.ANY:
         return
     assert action.allowed_from <= STATES[action.subject]
     for state in STATES[action.subject] - action.allowed_from:
@@ -61,7 +63,7 @@ def test_every_state_a_step_is_refused_in_has_its_portuguese_refusal(name):
 @pytest.mark.parametrize("name", list(ACTIONS))
 def test_every_step_names_known_conditions_a_button_and_a_url(name):
     action = ACTIONS[name]
-    assert set(conditions_of(action)) <= set(actions.CONDITIONS), name
+    assert set(conditions_of(action)) <= set(action_row.CONDITIONS), name
     assert action.label and action.who in ("municipal",)
     assert enforcement.for_url(action.url, *action.url_args) is action
     reverse(action.url, args=[1, *action.url_args])
@@ -73,9 +75,9 @@ def test_every_step_page_has_its_service_and_its_form(name):
     service = getattr(enforcement, action.name)
     parameters = list(inspect.signature(service).parameters)
     assert parameters[0] == action.subject  # the subject first, then the form's arguments
-    form = getattr(enforcement_forms, action.form)
-    assert issubclass(form, enforcement_forms.StepForm)
-    if form.arguments is enforcement_forms.StepForm.arguments:
+    form = STEP_FORMS[action.form]
+    assert issubclass(form, StepForm)
+    if form.arguments is StepForm.arguments:
         assert set(form.base_fields) <= set(parameters[1:]), (name, form.base_fields)
     match = resolve(reverse(action.url, args=[1, *action.url_args]))
     assert match.url_name == action.url.removeprefix("enforcement:")
