@@ -163,15 +163,21 @@ def request_session_settings() -> dict[str, str]:
 _requests_only = False
 
 
-def serve_requests_only() -> None:
+def serve_requests_only(on: bool = True) -> None:
     """Called by a process that serves requests and nothing else (config/wsgi.py, bench.urls):
     its connections get the request settings once (the first request on each) and keep them,
     instead of a SET before and a reset after every request, two round trips per request.
     A process where other code shares the connections (tests, management
     commands, the in-process benchmarks) does not call it: the settings are undone after each
-    request there."""
+    request there. `on=False` goes back to that, the connections' kept settings undone (a test
+    that serves a stretch of requests as gunicorn does, then runs its own queries)."""
     global _requests_only
-    _requests_only = True
+    _requests_only = on
+    if not on:
+        for connection in connections.all(initialized_only=True):
+            scope = connection.__dict__.pop("ctr_request_settings", None)
+            if scope is not None:
+                scope.reset(connection)
 
 
 def requests_only() -> bool:

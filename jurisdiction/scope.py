@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.db import connections, router
 from django.db.models import Q, QuerySet
 
 from config.errors import DomainError
@@ -105,20 +106,34 @@ def forget(user) -> None:
         del user._jurisdiction
 
 
+def _rows_sql() -> str:
+    town = municipalities().model._meta.db_table
+    return (
+        "SELECT r.municipality_id, r.role, m.name, m.uf"
+        f" FROM {StaffRole._meta.db_table} r JOIN {town} m ON m.id = r.municipality_id"
+        " WHERE r.user_id = %(user)s"
+        " UNION ALL"
+        " SELECT c.municipality_id, NULL, m.name, m.uf"
+        f" FROM {CurrentMunicipality._meta.db_table} c JOIN {town} m ON m.id = c.municipality_id"
+        " WHERE c.user_id = %(user)s"
+    )
+
+
 def _read(user) -> Jurisdiction:
+    # The roles and the chosen municipality in one round trip: every signed-in request reads
+    # them. The chosen one is the row without a role.
     roles: dict[int, set[str]] = {}
     names: dict[int, str] = {}
-    for municipality_id, role, name, uf in StaffRole.objects.filter(user=user).values_list(
-        "municipality_id", "role", "municipality__name", "municipality__uf"
-    ):
-        roles.setdefault(municipality_id, set()).add(role)
-        names[municipality_id] = f"{name}/{uf}"
+    chosen = None
+    with connections[router.db_for_read(StaffRole)].cursor() as cursor:
+        cursor.execute(_rows_sql(), {"user": user.pk})
+        for municipality_id, role, name, uf in cursor.fetchall():
+            if role is None:
+                chosen = (municipality_id, name, uf)
+                continue
+            roles.setdefault(municipality_id, set()).add(role)
+            names[municipality_id] = f"{name}/{uf}"
     everywhere = bool(user.is_superuser)
-    chosen = (
-        CurrentMunicipality.objects.filter(user=user)
-        .values_list("municipality_id", "municipality__name", "municipality__uf")
-        .first()
-    )
     current_id, current_name = None, ""
     if chosen is not None and (everywhere or chosen[0] in roles):
         current_id, current_name = chosen[0], f"{chosen[1]}/{chosen[2]}"

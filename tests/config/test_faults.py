@@ -29,7 +29,7 @@ from pathlib import Path
 
 import psycopg2
 import pytest
-from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections
+from django.db import InterfaceError, OperationalError, connection
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -237,7 +237,7 @@ def test_a_process_that_serves_only_requests_sets_each_connection_once(settings,
         made(self, on, statement)
 
     monkeypatch.setattr(middleware.RequestSessionSettings, "_set", recorded)
-    monkeypatch.setattr(middleware, "_requests_only", True, raising=False)
+    middleware.serve_requests_only()
     once = "SET statement_timeout = 1234; SET max_parallel_workers_per_gather = 0"
     try:
         for _ in range(3):
@@ -247,12 +247,10 @@ def test_a_process_that_serves_only_requests_sets_each_connection_once(settings,
         assert APIClient().get("/api/v1/rules/").json() == {"statement_timeout": "1234ms"}
         assert sent == [once, once]
     finally:
-        # The test's connection goes on serving other tests (and their flush): back to the
-        # session's defaults. The wrapper itself, not django.db.connection, a proxy to it.
-        wrapper = connections[DEFAULT_DB_ALIAS]
-        kept = vars(wrapper).pop("ctr_request_settings", None)
-        if kept is not None:
-            kept.reset(wrapper)
+        # The test's connection goes on serving other tests (and their flush): back to a
+        # process that does more than serve requests, with the session's defaults.
+        middleware.serve_requests_only(on=False)
+    assert not middleware.requests_only()
     assert current_statement_timeout() != "1234ms"
 
 

@@ -68,6 +68,21 @@ def test_the_current_municipality_is_the_first_by_name_until_one_is_chosen(towns
     assert jurisdiction_of(again).current_name == "Guaratinguetá (teste)/SP"
 
 
+def test_the_roles_and_the_choice_are_read_in_one_round_trip(towns, django_assert_num_queries):
+    # Every signed-in request reads them: one statement, not one per table.
+    person = make_user("consorcio", Role.NUCLEO, towns["guara"])
+    StaffRole.objects.create(user=person, municipality=towns["apa"], role=Role.AUDITOR)
+    choose(person, towns["guara"].pk)
+    again = get_user_model().objects.get(pk=person.pk)
+    with django_assert_num_queries(1):
+        j = jurisdiction_of(again)
+    assert j.roles == {
+        towns["guara"].pk: frozenset({Role.NUCLEO}),
+        towns["apa"].pk: frozenset({Role.AUDITOR}),
+    }
+    assert (j.current_id, j.current_name) == (towns["guara"].pk, "Guaratinguetá (teste)/SP")
+
+
 def test_a_municipality_not_its_own_cannot_be_chosen(towns):
     person = make_user("fiscal", Role.FISCAL, towns["guara"])
     with pytest.raises(OutsideJurisdiction):
