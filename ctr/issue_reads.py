@@ -44,9 +44,19 @@ FACILITY = Columns(ReceivingFacility, "f")
 FACILITY_MUNICIPALITY = Columns(Municipality, "fm", deferred=("boundary",))
 LICENCE = Columns(TransporterLicence, "l")
 # The parameters in force on the transport date of the origin's municipality and of the
-# facility's (the rules judge a CTR by its own day's set).
-PARAMETERS = Columns(MunicipalParameters, "mp")
-FACILITY_PARAMETERS = Columns(MunicipalParameters, "fmp")
+# facility's (the rules judge a CTR by its own day's set): only the figures the issue reads
+# (the GPS tolerance, the small-volume limit of the fee and the PEV, the offline sync limit);
+# the other columns cost more to convert than the rest of the statement takes
+# (docs/performance.md); another one read later is loaded then, as a deferred field.
+READ_PARAMETERS = (
+    "id", "municipality", "valid_from", "gps_tolerance_m", "small_volume_limit_m3",
+    "provisional_sync_max_hours",
+)  # fmt: skip
+_UNREAD = tuple(
+    f.name for f in MunicipalParameters._meta.concrete_fields if f.name not in READ_PARAMETERS
+)
+PARAMETERS = Columns(MunicipalParameters, "mp", deferred=_UNREAD)
+FACILITY_PARAMETERS = Columns(MunicipalParameters, "fmp", deferred=_UNREAD)
 PARTS = (
     VEHICLE, EQUIPMENT, GENERATOR, MUNICIPALITY, FACILITY, FACILITY_MUNICIPALITY, LICENCE,
     PARAMETERS, FACILITY_PARAMETERS,
