@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from ctr import analytics, corrections, services, stock
+from ctr import analytics, corrections, printing, services, stock
 from ctr.corrections import Proposal
 from ctr.models import CTR
 from ctr.rules import WasteLine
@@ -23,6 +23,7 @@ from tests.builders import ORIGIN, offset, point, set_parameters
 from tests.clock import FROZEN_NOW
 from tests.ctr.onward_world import codes as error_codes
 from tests.ctr.onward_world import inbound, onward_findings
+from tests.ctr.test_ctr_documents import pdf_text
 from tests.ctr_world import TODAY, build_world, issue_hours_ago
 
 pytestmark = pytest.mark.django_db
@@ -117,6 +118,16 @@ def test_the_fee_at_issue_is_charged_by_the_limit_of_the_transport_date(world):
     later_set(world, valid_from=TODAY, small_volume_limit_m3=Decimal("5"))
     assert issue_for(world, YESTERDAY).fee_ufesp == Decimal("1")  # 3 m³ over 1 m³
     assert issue_for(world, TODAY).fee_ufesp == Decimal("0")  # 3 m³ within 5 m³
+
+
+def test_the_printed_ctr_states_the_limit_of_its_transport_date(world):
+    later_set(world, valid_from=TODAY, small_volume_limit_m3=Decimal("5"))
+    printed = {
+        day: " ".join(pdf_text(printing.ctr_pdf(issue_for(world, day), "https://x/v/")).split())
+        for day in (YESTERDAY, TODAY)
+    }
+    assert "1,00 UFESP por descarga acima de 1 m³" in printed[YESTERDAY]
+    assert "Isento: pequeno volume (até 5 m³ por descarga)." in printed[TODAY]
 
 
 def test_the_gps_tolerance_at_issue_is_the_transport_date_s(world):
