@@ -183,9 +183,12 @@ def stale_stocks(
     found: dict[int, list[StaleStock]] = {f.pk: [] for f in facilities}
     if not facilities:
         return found
-    limit = {
-        f.pk: alert_days if alert_days is not None else alert_days_of(f, day) for f in facilities
-    }
+    by_town: dict[int | None, int] = {}  # one read of the day's set per municipality
+    limit = {}
+    for f in facilities:
+        if alert_days is None and f.municipality_id not in by_town:
+            by_town[f.municipality_id] = alert_days_of(f, day)
+        limit[f.pk] = alert_days if alert_days is not None else by_town[f.municipality_id]
     with connection.cursor() as cursor:
         cursor.execute(
             STALE_SQL,
