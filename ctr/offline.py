@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import re
+from collections.abc import Callable
 from decimal import ROUND_DOWN, Decimal
 
 from django.db import IntegrityError, connection, transaction
@@ -208,16 +210,18 @@ def recent_worksites(transporter: Transporter, today: datetime.date) -> list[Wor
     return [by_id[pk] for pk in ids if pk in by_id]
 
 
-def registered_shape(site: Worksite, day: datetime.date) -> dict:
+def registered_shape(
+    site: Worksite, parameters_of: Callable[[Municipality], MunicipalParameters]
+) -> dict:
     """What the issue form needs to warn, before issuing, of an origin outside a registered
     worksite: its polygon ([lon, lat] rings) or none, and the GPS tolerance
-    ORIGIN_OUTSIDE_WORKSITE applies (its municipality's set in force on `day`, the day the
-    bundle is made, as no CTR has a date yet; services.worksite_facts). A worksite without a
+    ORIGIN_OUTSIDE_WORKSITE applies (`parameters_of` its municipality: the set in force on the
+    day the bundle is made, as no CTR has a date yet; services.worksite_facts). A worksite without a
     registration has no location to hold the origin to: nothing."""
     if site.registered_at is None:
         return {"registered": False, "tolerance_m": None, "area": None}
     tolerance = (
-        site.municipality.parameters_on(day).gps_tolerance_m
+        parameters_of(site.municipality).gps_tolerance_m
         if site.municipality is not None
         else MunicipalParameters._meta.get_field("gps_tolerance_m").default
     )
@@ -266,6 +270,8 @@ def bundle(
     sites = recent_worksites(transporter, today)
     points = [(s.location.x, s.location.y) for s in sites]
     municipality = transporter.home_municipality()
+    # Today's set of each worksite's municipality, read once per municipality.
+    in_force = functools.cache(lambda town: town.parameters_on(today))
     if not points and municipality is not None:
         centre = Municipality.objects.filter(pk=municipality.pk).values_list("boundary", flat=True)[
             0
@@ -295,7 +301,7 @@ def bundle(
                 "neighbourhood": s.neighbourhood,
                 "generator": {"name": s.generator.name, "document": s.generator.document},
                 "point": [round(s.location.x, 6), round(s.location.y, 6)],
-                **registered_shape(s, today),
+                **registered_shape(s, in_force),
             }
             for s in sites
         ],

@@ -14,9 +14,9 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from ctr import analytics, corrections, printing, services, stock
+from ctr import analytics, corrections, offline, printing, services, stock
 from ctr.corrections import Proposal
-from ctr.models import CTR
+from ctr.models import CTR, Worksite
 from ctr.rules import WasteLine
 from pev_network.models import MunicipalParameters
 from tests.builders import ORIGIN, offset, point, set_parameters
@@ -207,3 +207,18 @@ def test_the_stock_alert_of_a_day_reads_that_day_s_set(world):
     assert [a.waste_class for a in stock.stale_stock(world.att, YESTERDAY)] == ["A"]
     assert stock.stale_stock(world.att, TODAY) == []
     assert stock.alert_days_of(world.att, TODAY) == 60
+
+
+# --- what has no CTR yet: today's set -----------------------------------------------------------
+
+
+def test_the_offline_bundle_carries_today_s_set(world):
+    worksite = services.WorksiteData("Rua das Flores, 10", world.origin)
+    services.issue(world.alfa, world.alfa_user, request_for(world, TODAY, worksite=worksite))
+    Worksite.objects.update(registered_at=FROZEN_NOW)
+    later_set(world, valid_from=TODAY, gps_tolerance_m=Decimal("25"), provisional_sync_max_hours=48)
+    later_set(world, valid_from=TODAY + datetime.timedelta(days=1), provisional_sync_max_hours=6)
+    bundle, _ = offline.bundle(world.alfa)
+    assert bundle["provisional_sync_max_hours"] == 48
+    [site] = bundle["worksites"]
+    assert (site["registered"], site["tolerance_m"]) == (True, 25.0)
