@@ -14,7 +14,6 @@ issued (a certificate with its digest) is not rewritten.
 from __future__ import annotations
 
 import datetime
-import functools
 from dataclasses import dataclass
 from decimal import Decimal
 from types import SimpleNamespace
@@ -609,8 +608,8 @@ def check_stock(facilities: list[ReceivingFacility], before: dict[int, list]) ->
     for facility in facilities:
         was = {(o.waste_class, o.day): o for o in before[facility.pk]}
         short: dict[str, list[stock.Outflow]] = {}
-        # Each day's bound with the tolerance in force that day (read once a class and day).
-        tolerance_on = functools.cache(functools.partial(services.sorting_tolerance, facility))
+        # Each day's bound with the tolerance in force that day.
+        tolerance_on = services.sorting_tolerances(facility)
         for outflow in stock.outflows(facility):
             tolerance = tolerance_on(outflow.waste_class, outflow.day)
             now = _allowed(outflow, tolerance)

@@ -4,6 +4,7 @@ transaction each, raising CTRError subclasses with Portuguese messages."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -18,6 +19,7 @@ from jurisdiction.scope import jurisdiction_of
 from pev_network import services as network
 from pev_network.models import (
     DEFAULT_SORTING_TOLERANCE_PCT,
+    FIRST_SET_FROM,
     FacilityKind,
     Municipality,
     MunicipalParameters,
@@ -729,13 +731,12 @@ def later_shortfall(
     day on which what had left the class would then pass OVER_FACILITY_STOCK's bound, and the
     most that could leave on `day` without that (the least of the later days' bounds). The
     bound only falls on a day something leaves, so those days are the ones to read."""
+    tolerance_on = sorting_tolerances(facility)
     later = [
         (
             outflow,
             rules.OriginStock(
-                outflow.closing,
-                outflow.received_to_date,
-                sorting_tolerance(facility, waste_class, outflow.day),
+                outflow.closing, outflow.received_to_date, tolerance_on(waste_class, outflow.day)
             ),
         )
         for outflow in stock.outflows(facility)
@@ -745,6 +746,26 @@ def later_shortfall(
     if not short:
         return None
     return short[0], min(bound.allowed_m3 for _, bound in later)
+
+
+def sorting_tolerances(
+    facility: ReceivingFacility,
+) -> Callable[[str, datetime.date], Decimal]:
+    """sorting_tolerance for many days (each outflow of a facility on its own day) from one
+    read of its municipality's sets: each day gets the set Municipality.parameters_on would
+    choose, the latest that starts on or before it, else the first."""
+    place = facility.municipality
+    if place is None:
+        return lambda waste_class, day: Decimal(DEFAULT_SORTING_TOLERANCE_PCT)
+    # Without a set (a municipality made by bulk_create), the law's defaults.
+    sets = list(place.parameter_sets.order_by("valid_from"))
+    sets = sets or [place.parameters_on(FIRST_SET_FROM)]
+
+    def tolerance_on(waste_class: str, day: datetime.date) -> Decimal:
+        started = [s for s in sets if s.valid_from <= day]
+        return (started[-1] if started else sets[0]).sorting_tolerance_of(waste_class)
+
+    return tolerance_on
 
 
 def sorting_tolerance(facility: ReceivingFacility, waste_class: str, day: datetime.date) -> Decimal:

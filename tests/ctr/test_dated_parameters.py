@@ -222,3 +222,16 @@ def test_the_offline_bundle_carries_today_s_set(world):
     assert bundle["provisional_sync_max_hours"] == 48
     [site] = bundle["worksites"]
     assert (site["registered"], site["tolerance_m"]) == (True, 25.0)
+
+
+def test_the_tolerances_of_many_days_choose_the_set_as_parameters_on_does(world):
+    later_set(world, valid_from=D(2026, 6, 1), sorting_tolerance_pct={"A": "0", "B": "3"})
+    later_set(world, valid_from=D(2026, 9, 1), sorting_tolerance_pct={"A": "25"})
+    tolerance_on = services.sorting_tolerances(world.att)
+    days = [D(1999, 12, 31), D(2000, 1, 1), D(2026, 5, 31), D(2026, 6, 1), D(2026, 8, 31)]
+    days += [D(2026, 9, 1), D(2027, 1, 1)]
+    for day in days:
+        for waste_class in ("A", "B"):
+            one = services.sorting_tolerance(world.att, waste_class, day)
+            assert tolerance_on(waste_class, day) == one, (day, waste_class)
+    assert [tolerance_on("A", day) for day in days[2:]] == [10, 0, 0, 25, 25]
