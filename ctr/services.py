@@ -715,10 +715,11 @@ def lock_facility(facility: ReceivingFacility) -> None:
 
 def origin_stock(facility: ReceivingFacility, day: datetime.date) -> dict[str, rules.OriginStock]:
     """Each class's stock at the facility at the end of `day`, with what it received of it and
-    its municipality's sorting tolerance (ctr.stock)."""
+    its municipality's sorting tolerance in force that day (ctr.stock)."""
+    tolerance_on = sorting_tolerances(facility)  # one read for every class
     return {
         waste_class: rules.OriginStock(
-            line.closing, line.received_to_date, sorting_tolerance(facility, waste_class, day)
+            line.closing, line.received_to_date, tolerance_on(waste_class, day)
         )
         for waste_class, line in stock.stock_on(facility, day).items()
     }
