@@ -61,6 +61,7 @@ from pev_network.models import (
     MunicipalParameters,
     ReceivingFacility,
     licensed_sql,
+    parameters_sql,
 )
 
 from . import rules, services, signals, stock
@@ -278,13 +279,15 @@ RESOLVE_SQL = [
     + """ AS licensed
         FROM ctr_bulk_near n
         LEFT JOIN ctr_bulk_place pl ON pl.line = n.line
-        LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
-        WHERE coalesce(m.gps_tolerance_m::float8, %(default_tolerance)s) >= %(max_tolerance)s
+        LEFT JOIN LATERAL """
+    + parameters_sql("pl.municipality_id", "n.transport_date")
+    + """ mp ON true
+        WHERE coalesce(mp.gps_tolerance_m::float8, %(default_tolerance)s) >= %(max_tolerance)s
            OR ST_DWithin(
                   (SELECT f.area FROM pev_network_receivingfacility f WHERE f.id = n.facility_id)
                       ::geography,
                   n.destination::geography,
-                  coalesce(m.gps_tolerance_m::float8, %(default_tolerance)s))
+                  coalesce(mp.gps_tolerance_m::float8, %(default_tolerance)s))
     ) c
     """,
     # Every fact the rules read, one row per staged row. Licensed first, then the nearest (ties
@@ -316,7 +319,7 @@ RESOLVE_SQL = [
     + ACCEPTED_DESTINATIONS
     + """ ad WHERE ad.from_municipality_id = pl.municipality_id
                    AND ad.to_municipality_id = f.municipality_id)) AS destination_agreed,
-           coalesce(fm.small_volume_limit_m3, m.small_volume_limit_m3, %(default_limit)s)
+           coalesce(fmp.small_volume_limit_m3, mp.small_volume_limit_m3, %(default_limit)s)
                AS small_volume_limit,
            (SELECT sum(x) FROM unnest(r.volumes) x) AS total,
            -- An onward row (ctr.services.onward_facts), when its facility is known and the
@@ -329,7 +332,7 @@ RESOLVE_SQL = [
     + """ END AS origin_licensed,
            CASE WHEN o.id IS NOT NULL THEN ST_DWithin(
                o.area::geography, r.origin::geography,
-               coalesce(m.gps_tolerance_m::float8, %(default_tolerance)s)) END AS origin_inside,
+               coalesce(mp.gps_tolerance_m::float8, %(default_tolerance)s)) END AS origin_inside,
            op.document AS operator_document,
            -- The draft's generator (ctr.services.onward_generator): on an onward row that
            -- leaves it empty, the operator's. None yet: then the operator is the one an
@@ -352,6 +355,11 @@ RESOLVE_SQL = [
     FROM ctr_bulk_row r
     LEFT JOIN ctr_bulk_place pl ON pl.line = r.line
     LEFT JOIN pev_network_municipality m ON m.id = pl.municipality_id
+    -- The parameters in force on the row's transport date, of its municipality and of its
+    -- facility's (ctr.issue_reads reads the same two for one CTR).
+    LEFT JOIN LATERAL """
+    + parameters_sql("pl.municipality_id", "r.transport_date")
+    + """ mp ON true
     -- One licence per (transporter, municipality): the unique index finds it.
     LEFT JOIN """
     + TransporterLicence._meta.db_table
@@ -383,6 +391,9 @@ RESOLVE_SQL = [
     ) c ON c.line = r.line
     LEFT JOIN pev_network_receivingfacility f ON f.id = c.facility_id
     LEFT JOIN pev_network_municipality fm ON fm.id = f.municipality_id
+    LEFT JOIN LATERAL """
+    + parameters_sql("f.municipality_id", "r.transport_date")
+    + """ fmp ON true
     -- ctr.services.find_worksite: the lowest id, through the unique index's expression.
     LEFT JOIN LATERAL (
         SELECT w.id, w.is_large_generator
@@ -423,12 +434,14 @@ RESOLVE_SQL = [
     """
     CREATE TEMP TABLE ctr_bulk_origin_class AS
     SELECT f.line, x.waste_class, x.sub, x.volume, d.closing, round(d.received, 3) AS received,
-           coalesce((om.sorting_tolerance_pct ->> x.waste_class)::numeric,
+           coalesce((omp.sorting_tolerance_pct ->> x.waste_class)::numeric,
                     %(default_sorting_tolerance)s::numeric) AS tolerance
     FROM ctr_bulk_fact f
     JOIN ctr_bulk_row r ON r.line = f.line
     JOIN pev_network_receivingfacility o ON o.id = f.origin_facility_id
-    LEFT JOIN pev_network_municipality om ON om.id = o.municipality_id
+    LEFT JOIN LATERAL """
+    + parameters_sql("o.municipality_id", "r.transport_date")
+    + """ omp ON true
     CROSS JOIN LATERAL (
         SELECT u.c AS waste_class, (min(u.i) - 1)::int AS sub, sum(u.v) AS volume
         FROM unnest(r.classes, r.volumes) WITH ORDINALITY u(c, v, i)
@@ -449,12 +462,12 @@ RESOLVE_SQL = [
     """
     CREATE TEMP TABLE ctr_bulk_worksite AS
     SELECT r.line, w.address, w.area IS NOT NULL AS has_area,
-           coalesce(wm.gps_tolerance_m, %(default_tolerance)s::numeric) AS tolerance,
+           coalesce(wmp.gps_tolerance_m, %(default_tolerance)s::numeric) AS tolerance,
            """
     + services.WITHIN_WORKSITE_SQL.format(
         w="w",
         point="r.origin",
-        tolerance="coalesce(wm.gps_tolerance_m::float8, %(default_tolerance)s)",
+        tolerance="coalesce(wmp.gps_tolerance_m::float8, %(default_tolerance)s)",
     )
     + """ AS origin_inside
     FROM ctr_bulk_row r
@@ -467,7 +480,9 @@ RESOLVE_SQL = [
     + " = "
     + ADDRESS_KEY_SQL.format("r.worksite_address")
     + """
-    LEFT JOIN pev_network_municipality wm ON wm.id = w.municipality_id
+    LEFT JOIN LATERAL """
+    + parameters_sql("w.municipality_id", "r.transport_date")
+    + """ wmp ON true
     WHERE r.origin_facility_id IS NULL AND w.registered_at IS NOT NULL
     """,
 ]
@@ -1121,7 +1136,9 @@ class BulkImporter:
             cursor.execute(statement)
         cursor.executemany("INSERT INTO ctr_bulk_rule VALUES (%s, %s, %s, %s, %s)", _rule_rows())
         cursor.execute(
-            "SELECT greatest(max(gps_tolerance_m)::float8, %s) FROM pev_network_municipality",
+            # Of every set, whatever its dates: a bound on any row's tolerance.
+            "SELECT greatest(max(gps_tolerance_m)::float8, %s) FROM "
+            + MunicipalParameters._meta.db_table,
             [self.params["default_tolerance"]],
         )
         self.params["max_tolerance"] = cursor.fetchone()[0]

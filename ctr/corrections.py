@@ -252,7 +252,9 @@ def proposed_values(ctr: CTR, proposal: Proposal) -> dict:
         facility = ctr.destination_facility
         # The discharge point moves inside the facility that received the load, never to
         # another one (that would be another CTR): within its area and the GPS tolerance.
-        if not network.point_within_facility(point, facility, ctr.municipality.gps_tolerance_m):
+        # The GPS tolerance of the CTR's own day (Lei 3.978/2007 art. 13 p.ú.).
+        tolerance = ctr.parameters().gps_tolerance_m
+        if not network.point_within_facility(point, facility, tolerance):
             raise CorrectionError(
                 f"O ponto de descarga corrigido não está dentro da área “{facility.name}”.",
                 field="destination",
@@ -475,12 +477,16 @@ def _reception_codes() -> set[str]:
 
 def reception_findings(ctr: CTR) -> list[rules.Finding]:
     """The reception-stage rules on the CTR's current values (as services.receive runs them):
-    where the reception was confirmed and when stay what they were."""
-    place, travel = plausibility.reception_facts(ctr, ctr.received_location, ctr.closed_at)
+    where the reception was confirmed and when stay what they were, and the figures are
+    those of the set in force on the CTR's transport date, not today's."""
+    parameters = ctr.parameters()
+    place, travel = plausibility.reception_facts(
+        ctr, ctr.received_location, ctr.closed_at, parameters
+    )
     facts = rules.ReceptionFacts(
         declared_m3=ctr.total_volume_m3,
         received_m3=ctr.received_volume_m3,
-        tolerance_pct=ctr.municipality.received_volume_tolerance_pct,
+        tolerance_pct=parameters.received_volume_tolerance_pct,
         place=place,
         travel=travel,
     )
@@ -530,7 +536,7 @@ def _apply(
         ctr.fee_ufesp = services.fee_ufesp(
             SimpleNamespace(
                 total_volume=ctr.total_volume_m3,
-                small_volume_limit=ctr.municipality.small_volume_limit_m3,
+                small_volume_limit=ctr.parameters().small_volume_limit_m3,
             )
         )
         fields += ["total_volume_m3", "fee_ufesp"]
@@ -602,8 +608,10 @@ def check_stock(facilities: list[ReceivingFacility], before: dict[int, list]) ->
     for facility in facilities:
         was = {(o.waste_class, o.day): o for o in before[facility.pk]}
         short: dict[str, list[stock.Outflow]] = {}
+        # Each day's bound with the tolerance in force that day.
+        tolerance_on = services.sorting_tolerances(facility)
         for outflow in stock.outflows(facility):
-            tolerance = services.sorting_tolerance(facility, outflow.waste_class)
+            tolerance = tolerance_on(outflow.waste_class, outflow.day)
             now = _allowed(outflow, tolerance)
             old = was.get((outflow.waste_class, outflow.day))
             if now < 0 and (old is None or now < _allowed(old, tolerance)):
@@ -621,7 +629,7 @@ def _over_stock_text(facility: ReceivingFacility, waste_class: str, days: list) 
     """One class short at the facility: its first short day's figures, and what left it on
     every short day (the onward CTRs, by number, and processing)."""
     first = days[0]
-    tolerance = services.sorting_tolerance(facility, waste_class)
+    tolerance = services.sorting_tolerance(facility, waste_class, first.day)
     limit = first.received_to_date * (1 + tolerance / 100)
     dates = [outflow.day for outflow in days]
     shipped = (

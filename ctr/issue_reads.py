@@ -24,7 +24,13 @@ from django.contrib.gis.geos import Point
 from django.db import connection
 
 from config.rows import Columns, parts_of
-from pev_network.models import Municipality, ReceivingFacility, licensed_sql
+from pev_network.models import (
+    Municipality,
+    MunicipalParameters,
+    ReceivingFacility,
+    licensed_sql,
+    parameters_sql,
+)
 from pev_network.services import MUNICIPALITY_AT_SQL
 
 from .models import Equipment, Generator, TransporterLicence, Vehicle
@@ -37,7 +43,24 @@ MUNICIPALITY = Columns(Municipality, "m", deferred=("boundary",))
 FACILITY = Columns(ReceivingFacility, "f")
 FACILITY_MUNICIPALITY = Columns(Municipality, "fm", deferred=("boundary",))
 LICENCE = Columns(TransporterLicence, "l")
-PARTS = (VEHICLE, EQUIPMENT, GENERATOR, MUNICIPALITY, FACILITY, FACILITY_MUNICIPALITY, LICENCE)
+# The parameters in force on the transport date of the origin's municipality and of the
+# facility's (the rules judge a CTR by its own day's set): only the figures the issue reads
+# (the GPS tolerance, the small-volume limit of the fee and the PEV, the offline sync limit);
+# the other columns cost more to convert than the rest of the statement takes
+# (docs/performance.md); another one read later is loaded then, as a deferred field.
+READ_PARAMETERS = (
+    "id", "municipality", "valid_from", "gps_tolerance_m", "small_volume_limit_m3",
+    "provisional_sync_max_hours",
+)  # fmt: skip
+_UNREAD = tuple(
+    f.name for f in MunicipalParameters._meta.concrete_fields if f.name not in READ_PARAMETERS
+)
+PARAMETERS = Columns(MunicipalParameters, "mp", deferred=_UNREAD)
+FACILITY_PARAMETERS = Columns(MunicipalParameters, "fmp", deferred=_UNREAD)
+PARTS = (
+    VEHICLE, EQUIPMENT, GENERATOR, MUNICIPALITY, FACILITY, FACILITY_MUNICIPALITY, LICENCE,
+    PARAMETERS, FACILITY_PARAMETERS,
+)  # fmt: skip
 
 _HERE = "ST_SetSRID(ST_MakePoint(%(dx)s, %(dy)s), 4326)::geography"
 
@@ -68,13 +91,14 @@ LEFT JOIN LATERAL (
     WHERE x.id = ({MUNICIPALITY_AT_SQL.replace("%s, %s", "%(ox)s, %(oy)s")})
     ORDER BY x.uf, x.name LIMIT 1
 ) m ON true
+LEFT JOIN LATERAL {parameters_sql("m.id", "%(day)s::date")} mp ON true
 LEFT JOIN LATERAL (
     SELECT {FACILITY.inner("x")},
            {licensed_sql("x.id", "%(day)s")} AS is_licensed,
            ST_Distance(x.area::geography, {_HERE}) AS distance_m
     FROM {facility_table} x
     WHERE ST_DWithin(x.area::geography, {_HERE},
-                     coalesce(m.gps_tolerance_m, %(default_tolerance)s)::float8)
+                     coalesce(mp.gps_tolerance_m, %(default_tolerance)s)::float8)
       AND (%(requested)s::bigint IS NULL OR x.id = %(requested)s::bigint)
       AND NOT %(requested_out_of_range)s
     ORDER BY is_licensed DESC, distance_m, x.id LIMIT 1
@@ -83,6 +107,7 @@ LEFT JOIN LATERAL (
     SELECT {FACILITY_MUNICIPALITY.inner("x")} FROM {Municipality._meta.db_table} x
     WHERE x.id = f.municipality_id
 ) fm ON true
+LEFT JOIN LATERAL {parameters_sql("fm.id", "%(day)s::date")} fmp ON true
 LEFT JOIN LATERAL (
     SELECT {LICENCE.inner("x")} FROM {TransporterLicence._meta.db_table} x
     WHERE x.transporter_id = %(transporter)s AND x.municipality_id = m.id
@@ -100,6 +125,8 @@ class References:
     facility: ReceivingFacility | None
     facility_licensed: bool
     licence: TransporterLicence | None
+    parameters: MunicipalParameters | None
+    facility_parameters: MunicipalParameters | None
 
 
 def fetch(
@@ -137,7 +164,8 @@ def fetch(
         cursor.execute(_sql(), params)
         row = cursor.fetchone()
     built = parts_of(PARTS, row)
-    vehicle, equipment, generator, municipality, facility, facility_town, licence = built
+    vehicle, equipment, generator, municipality, facility, facility_town, licence = built[:7]
+    parameters, facility_parameters = built[7:]
     start = sum(len(part) for part in PARTS)
     licensed = bool(row[start])
     if facility is not None:
@@ -147,5 +175,5 @@ def fetch(
         facility.municipality = facility_town
     return References(
         vehicle, equipment, generator, municipality, facility, licensed and facility is not None,
-        licence,
+        licence, parameters, facility_parameters if facility is not None else None,
     )  # fmt: skip

@@ -18,6 +18,7 @@ from jurisdiction.scope import ScopedQuerySet, scoped
 from pev_network.models import (
     FacilityKind,
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     in_period,
@@ -831,9 +832,16 @@ class CTR(models.Model):
         stored without one (before the field, or by hand) show the registry's."""
         return self.generator_name or self.generator.name
 
+    def parameters(self) -> MunicipalParameters:
+        """The municipality's parameters in force on the transport date: every rule, alert and
+        fee judges the CTR by its own day's set, whenever it is checked (at issue, at
+        reception, on a correction)."""
+        return self.municipality.parameters_on(self.transport_date)
+
     @property
     def is_large_volume(self) -> bool:
-        return self.total_volume_m3 > self.municipality.small_volume_limit_m3
+        # Lei 3.978/2007 art. 12 §3: the limit of the transport date's set.
+        return self.total_volume_m3 > self.parameters().small_volume_limit_m3
 
     @property
     def goes_to_pev(self) -> bool:

@@ -7,14 +7,16 @@ comes back it posts the CTR to /api/v1/ctrs/ with the provisional number as its
 Idempotency-Key. The CTR is then issued like any other, through every rule, dated by its
 departure (the departure's day is the transport date, in the past if need be), and the rule
 PROVISIONAL_SYNC_LATE warns when it arrived later than the municipality allows
-(Municipality.provisional_sync_max_hours). The JavaScript side is ctr/static/ctr/offline/.
+(MunicipalParameters.provisional_sync_max_hours). The JavaScript side is ctr/static/ctr/offline/.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import re
+from collections.abc import Callable
 from decimal import ROUND_DOWN, Decimal
 
 from django.db import IntegrityError, connection, transaction
@@ -141,19 +143,20 @@ def provisional_sent_once(transporter: Transporter, number: str):
 def sync_facts(
     number: str,
     departure: datetime.datetime | None,
-    municipality: Municipality | None,
+    parameters: MunicipalParameters | None,
     now: datetime.datetime | None = None,
 ) -> dict:
     """The facts of PROVISIONAL_SYNC_LATE for the CTRDraft: the provisional number, the hours
     from departure to arrival here (cut to a tenth, never rounded up past the limit) and the
-    municipality's limit."""
+    limit of the municipality's set in force on the transport date (`parameters`; None
+    without a municipality)."""
     if not number or departure is None:
         return {}
     now = now or timezone.now()
     hours = Decimal((now - departure).total_seconds()) / 3600
     limit = (
-        municipality.provisional_sync_max_hours
-        if municipality
+        parameters.provisional_sync_max_hours
+        if parameters
         else MunicipalParameters._meta.get_field("provisional_sync_max_hours").default
     )
     return {
@@ -207,15 +210,18 @@ def recent_worksites(transporter: Transporter, today: datetime.date) -> list[Wor
     return [by_id[pk] for pk in ids if pk in by_id]
 
 
-def registered_shape(site: Worksite) -> dict:
+def registered_shape(
+    site: Worksite, parameters_of: Callable[[Municipality], MunicipalParameters]
+) -> dict:
     """What the issue form needs to warn, before issuing, of an origin outside a registered
     worksite: its polygon ([lon, lat] rings) or none, and the GPS tolerance
-    ORIGIN_OUTSIDE_WORKSITE applies (its municipality's; services.worksite_facts). A worksite
-    without a registration has no location to hold the origin to: nothing."""
+    ORIGIN_OUTSIDE_WORKSITE applies (`parameters_of` its municipality: the set in force on the
+    day the bundle is made, as no CTR has a date yet; services.worksite_facts). A worksite without a
+    registration has no location to hold the origin to: nothing."""
     if site.registered_at is None:
         return {"registered": False, "tolerance_m": None, "area": None}
     tolerance = (
-        site.municipality.gps_tolerance_m
+        parameters_of(site.municipality).gps_tolerance_m
         if site.municipality is not None
         else MunicipalParameters._meta.get_field("gps_tolerance_m").default
     )
@@ -264,6 +270,8 @@ def bundle(
     sites = recent_worksites(transporter, today)
     points = [(s.location.x, s.location.y) for s in sites]
     municipality = transporter.home_municipality()
+    # Today's set of each worksite's municipality, read once per municipality.
+    in_force = functools.cache(lambda town: town.parameters_on(today))
     if not points and municipality is not None:
         centre = Municipality.objects.filter(pk=municipality.pk).values_list("boundary", flat=True)[
             0
@@ -272,8 +280,9 @@ def bundle(
     data = {
         "generated_at": now.isoformat(),
         "transporter": {"id": transporter.pk, "name": transporter.name},
+        # Today's set: the CTRs the phone keeps will mostly be for today.
         "provisional_sync_max_hours": (
-            municipality.provisional_sync_max_hours
+            municipality.parameters_on(today).provisional_sync_max_hours
             if municipality
             else MunicipalParameters._meta.get_field("provisional_sync_max_hours").default
         ),
@@ -292,7 +301,7 @@ def bundle(
                 "neighbourhood": s.neighbourhood,
                 "generator": {"name": s.generator.name, "document": s.generator.document},
                 "point": [round(s.location.x, 6), round(s.location.y, 6)],
-                **registered_shape(s),
+                **registered_shape(s, in_force),
             }
             for s in sites
         ],

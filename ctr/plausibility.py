@@ -31,7 +31,7 @@ from django.contrib.gis.geos import Point
 from django.db import connection
 from django.utils import timezone
 
-from pev_network.models import ReceivingFacility
+from pev_network.models import MunicipalParameters, ReceivingFacility
 
 from .models import CTR
 
@@ -117,42 +117,48 @@ def departure_of(ctr: CTR) -> datetime.datetime:
     return max(ctr.created_at, day_start)
 
 
-def travel_of(ctr: CTR, received_at: datetime.datetime) -> Travel | None:
-    """The trip of `ctr` from its departure to `received_at`, with its municipality's bounds;
-    None where the municipality turned the check off (Municipality.travel_check_enabled).
+def travel_of(
+    ctr: CTR, received_at: datetime.datetime, parameters: MunicipalParameters | None = None
+) -> Travel | None:
+    """The trip of `ctr` from its departure to `received_at`, with the bounds of its
+    municipality's set in force on the transport date (`parameters`, read when not given);
+    None where that set turns the check off (MunicipalParameters.travel_check_enabled).
 
     The distance is from the origin to the declared discharge point (inside the facility,
     within the GPS tolerance), not to the polygon's nearest edge: the load goes to the gate.
     """
-    municipality = ctr.municipality
-    if not municipality.travel_check_enabled:
+    parameters = parameters or ctr.parameters()
+    if not parameters.travel_check_enabled:
         return None
     straight = straight_km(ctr)
-    road = straight * float(municipality.travel_detour_factor)
+    road = straight * float(parameters.travel_detour_factor)
     elapsed = (received_at - departure_of(ctr)).total_seconds() / 60
     return Travel(
         straight_km=straight,
         road_km=road,
         elapsed_min=elapsed,
-        fastest_min=road / float(municipality.travel_max_speed_kmh) * 60,
-        slowest_min=road / float(municipality.travel_min_speed_kmh) * 60
-        + municipality.travel_slack_minutes,
-        max_speed_kmh=municipality.travel_max_speed_kmh,
-        min_speed_kmh=municipality.travel_min_speed_kmh,
-        slack_min=municipality.travel_slack_minutes,
+        fastest_min=road / float(parameters.travel_max_speed_kmh) * 60,
+        slowest_min=road / float(parameters.travel_min_speed_kmh) * 60
+        + parameters.travel_slack_minutes,
+        max_speed_kmh=parameters.travel_max_speed_kmh,
+        min_speed_kmh=parameters.travel_min_speed_kmh,
+        slack_min=parameters.travel_slack_minutes,
     )
 
 
-def place_of(ctr: CTR, location: Point | None) -> Place | None:
+def place_of(
+    ctr: CTR, location: Point | None, parameters: MunicipalParameters | None = None
+) -> Place | None:
     """Where the reception was confirmed, or None when the device sent no location (no
-    permission, no fix, an API client that does not send it): then nothing is found."""
+    permission, no fix, an API client that does not send it): then nothing is found. The GPS
+    tolerance is the transport date's set's (`parameters`, read when not given)."""
     if location is None:
         return None
     facility = ctr.destination_facility
     return Place(
         facility.name,
         distance_to_facility_m(location, facility),
-        ctr.municipality.gps_tolerance_m,
+        (parameters or ctr.parameters()).gps_tolerance_m,
     )
 
 
@@ -169,7 +175,12 @@ def duration_text(minutes: float) -> str:
 
 
 def reception_facts(
-    ctr: CTR, location: Point | None, received_at: datetime.datetime
+    ctr: CTR,
+    location: Point | None,
+    received_at: datetime.datetime,
+    parameters: MunicipalParameters | None = None,
 ) -> tuple[Place | None, Travel | None]:
-    """What the reception rules read besides the volumes (ctr.rules.ReceptionFacts)."""
-    return place_of(ctr, location), travel_of(ctr, received_at)
+    """What the reception rules read besides the volumes (ctr.rules.ReceptionFacts), by the
+    set in force on the CTR's transport date (`parameters`, read when not given)."""
+    parameters = parameters or ctr.parameters()
+    return place_of(ctr, location, parameters), travel_of(ctr, received_at, parameters)

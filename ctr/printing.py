@@ -210,7 +210,8 @@ def ctr_pdf(ctr: CTR, verify_url: str, compress: bool = True) -> bytes:
         story += [section("Correções após o recebimento"), *(p(n, SMALL) for n in notes)]
         story.append(Spacer(0, 3 * mm))
 
-    limit = reports.br_volume(ctr.municipality.small_volume_limit_m3)
+    # The limit of the set in force on the transport date, the one the fee was charged by.
+    limit = reports.br_volume(ctr.parameters().small_volume_limit_m3)
     if ctr.fee_ufesp > 0:
         fee = reports.fee_text(ctr, limit)
     else:

@@ -361,6 +361,10 @@ class CTRDraft:
     plan_transporter_ids: set[int] = field(default_factory=set)
     plan_facility_ids: set[int] = field(default_factory=set)
     municipality: Municipality | None = None
+    # The parameters in force on the transport date: the municipality's, and the facility's
+    # municipality's (ctr.issue_reads reads both in the issue's one statement).
+    parameters: MunicipalParameters | None = None
+    facility_parameters: MunicipalParameters | None = None
     # The transporter's licence in the CTR's municipality (any status), None without one
     # (TRANSPORTER_NOT_LICENSED, TRANSPORTER_SUSPENDED).
     licence: TransporterLicence | None = None
@@ -403,10 +407,11 @@ class CTRDraft:
 
     @property
     def small_volume_limit(self) -> Decimal:
-        # A PEV is the municipality's own public equipment: its municipality's limit applies.
-        for place in (self.facility and self.facility.municipality, self.municipality):
-            if place is not None:
-                return place.small_volume_limit_m3
+        # A PEV is the municipality's own public equipment: its municipality's limit applies,
+        # as in force on the transport date (Lei 3.978/2007 art. 12 §3).
+        for parameters in (self.facility_parameters, self.parameters):
+            if parameters is not None:
+                return parameters.small_volume_limit_m3
         return MunicipalParameters._meta.get_field("small_volume_limit_m3").default
 
 

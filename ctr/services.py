@@ -4,6 +4,7 @@ transaction each, raising CTRError subclasses with Portuguese messages."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -18,12 +19,14 @@ from jurisdiction.scope import jurisdiction_of
 from pev_network import services as network
 from pev_network.models import (
     DEFAULT_SORTING_TOLERANCE_PCT,
+    FIRST_SET_FROM,
     FacilityKind,
     Municipality,
     MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     licensed_exists,
+    parameters_sql,
 )
 
 from . import (
@@ -321,8 +324,9 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         # the PGRCC in force that NOT_IN_GENERATOR_PLAN reads (ctr.bulk resolves it alike).
         worksite = find_worksite(generator, request.worksite.address)
     large = bool(worksite and worksite.is_large_generator)
-    municipality = found.municipality
-    tolerance = municipality.gps_tolerance_m if municipality else default_tolerance_m()
+    municipality, parameters = found.municipality, found.parameters
+    # The GPS tolerance of the transport date's set (Lei 3.978/2007 art. 13 p.ú.).
+    tolerance = parameters.gps_tolerance_m if parameters else default_tolerance_m()
     requested_id = request.destination_facility_id
     facility, licensed = found.facility, found.facility_licensed
     requested = None
@@ -350,6 +354,8 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
         plan_transporter_ids={t.pk for t in worksite.plan_transporters.all()} if large else set(),
         plan_facility_ids={f.pk for f in worksite.plan_facilities.all()} if large else set(),
         municipality=municipality,
+        parameters=parameters,
+        facility_parameters=found.facility_parameters,
         licence=fetched_licence(transporter, municipality, found.licence),
         requested_facility=requested,
         facility=facility,
@@ -363,10 +369,14 @@ def build_draft(transporter: Transporter, request: IssueRequest) -> CTRDraft:
             and recycling_area_available(municipality, request.transport_date)
         ),
         **(onward_facts(origin_facility, request, tolerance) if origin_facility else {}),
-        **worksite_facts(registered_worksite(request, worksite, generator), request.origin),
+        **worksite_facts(
+            registered_worksite(request, worksite, generator),
+            request.origin,
+            request.transport_date,
+        ),
         # How late a provisional CTR arrives (PROVISIONAL_SYNC_LATE).
         **offline.sync_facts(
-            request.provisional_number, request.provisional_departure_at, municipality
+            request.provisional_number, request.provisional_departure_at, parameters
         ),
     )
 
@@ -392,23 +402,30 @@ def registered_worksite(
     return site if site is not None and site.registered_at is not None else None
 
 
-def worksite_facts(site: Worksite | None, origin: Point | None) -> dict:
+def worksite_facts(site: Worksite | None, origin: Point | None, day: datetime.date) -> dict:
     """What ORIGIN_OUTSIDE_WORKSITE reads: whether the origin lies within the registered
-    worksite, with its municipality's GPS tolerance. One query."""
+    worksite, with the GPS tolerance of its municipality's set in force on the transport date
+    `day`. One query."""
     if site is None or origin is None:
         return {}
-    table, places = Worksite._meta.db_table, Municipality._meta.db_table
+    table = Worksite._meta.db_table
     within = WITHIN_WORKSITE_SQL.format(
         w="w",
-        point="ST_SetSRID(ST_MakePoint(%s, %s), 4326)",
-        tolerance="coalesce(m.gps_tolerance_m, %s)::float8",
+        point="ST_SetSRID(ST_MakePoint(%(x)s, %(y)s), 4326)",
+        tolerance="coalesce(mp.gps_tolerance_m, %(default)s)::float8",
     )
-    default = default_tolerance_m()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {within}, coalesce(m.gps_tolerance_m, %s) FROM {table} w "
-            f"LEFT JOIN {places} m ON m.id = w.municipality_id WHERE w.id = %s",
-            [origin.x, origin.y, default, default, site.pk],
+            f"SELECT {within}, coalesce(mp.gps_tolerance_m, %(default)s) FROM {table} w "
+            f"LEFT JOIN LATERAL {parameters_sql('w.municipality_id', '%(day)s::date')} mp "
+            "ON true WHERE w.id = %(site)s",
+            {
+                "x": origin.x,
+                "y": origin.y,
+                "default": default_tolerance_m(),
+                "day": day,
+                "site": site.pk,
+            },
         )
         inside, tolerance = cursor.fetchone()
     return {
@@ -698,10 +715,11 @@ def lock_facility(facility: ReceivingFacility) -> None:
 
 def origin_stock(facility: ReceivingFacility, day: datetime.date) -> dict[str, rules.OriginStock]:
     """Each class's stock at the facility at the end of `day`, with what it received of it and
-    its municipality's sorting tolerance (ctr.stock)."""
+    its municipality's sorting tolerance in force that day (ctr.stock)."""
+    tolerance_on = sorting_tolerances(facility)  # one read for every class
     return {
         waste_class: rules.OriginStock(
-            line.closing, line.received_to_date, sorting_tolerance(facility, waste_class)
+            line.closing, line.received_to_date, tolerance_on(waste_class, day)
         )
         for waste_class, line in stock.stock_on(facility, day).items()
     }
@@ -714,9 +732,14 @@ def later_shortfall(
     day on which what had left the class would then pass OVER_FACILITY_STOCK's bound, and the
     most that could leave on `day` without that (the least of the later days' bounds). The
     bound only falls on a day something leaves, so those days are the ones to read."""
-    tolerance = sorting_tolerance(facility, waste_class)
+    tolerance_on = sorting_tolerances(facility)
     later = [
-        (outflow, rules.OriginStock(outflow.closing, outflow.received_to_date, tolerance))
+        (
+            outflow,
+            rules.OriginStock(
+                outflow.closing, outflow.received_to_date, tolerance_on(waste_class, outflow.day)
+            ),
+        )
         for outflow in stock.outflows(facility)
         if outflow.waste_class == waste_class and outflow.day > day
     ]
@@ -726,12 +749,33 @@ def later_shortfall(
     return short[0], min(bound.allowed_m3 for _, bound in later)
 
 
-def sorting_tolerance(facility: ReceivingFacility, waste_class: str) -> Decimal:
-    """How far sorting may change a class's volume at the facility (%): its municipality's."""
+def sorting_tolerances(
+    facility: ReceivingFacility,
+) -> Callable[[str, datetime.date], Decimal]:
+    """sorting_tolerance for many days (each outflow of a facility on its own day) from one
+    read of its municipality's sets: each day gets the set Municipality.parameters_on would
+    choose, the latest that starts on or before it, else the first."""
+    place = facility.municipality
+    if place is None:
+        return lambda waste_class, day: Decimal(DEFAULT_SORTING_TOLERANCE_PCT)
+    # Without a set (a municipality made by bulk_create), the law's defaults.
+    sets = list(place.parameter_sets.order_by("valid_from"))
+    sets = sets or [place.parameters_on(FIRST_SET_FROM)]
+
+    def tolerance_on(waste_class: str, day: datetime.date) -> Decimal:
+        started = [s for s in sets if s.valid_from <= day]
+        return (started[-1] if started else sets[0]).sorting_tolerance_of(waste_class)
+
+    return tolerance_on
+
+
+def sorting_tolerance(facility: ReceivingFacility, waste_class: str, day: datetime.date) -> Decimal:
+    """How far sorting may change a class's volume at the facility (%) on `day` (an onward
+    CTR's transport date, the day of an outflow): its municipality's set in force then."""
     place = facility.municipality
     if place is None:
         return Decimal(DEFAULT_SORTING_TOLERANCE_PCT)
-    return place.sorting_tolerance_of(waste_class)
+    return place.parameters_on(day).sorting_tolerance_of(waste_class)
 
 
 def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
@@ -795,11 +839,13 @@ def receive(
         at = at or timezone.now()
         # A location away from the facility and an implausible trip are
         # findings for the Núcleo, not a refusal (ctr.plausibility says why).
-        place, travel = plausibility.reception_facts(locked, location, at)
+        # Judged by the set in force on the CTR's transport date (Lei 3.978/2007 art. 13 p.ú.).
+        parameters = locked.parameters()
+        place, travel = plausibility.reception_facts(locked, location, at, parameters)
         facts = rules.ReceptionFacts(
             declared_m3=locked.total_volume_m3,
             received_m3=received_volume_m3,
-            tolerance_pct=locked.municipality.received_volume_tolerance_pct,
+            tolerance_pct=parameters.received_volume_tolerance_pct,
             place=place,
             travel=travel,
         )
@@ -935,19 +981,15 @@ def open_since_sql(alias: str) -> tuple[str, list]:
 
 
 def with_hours_open(queryset: QuerySet, now: datetime.datetime | None = None) -> QuerySet:
-    """Annotate `hours_open` (since the transport began) and `alert_hours` (the
-    municipality's threshold)."""
+    """Annotate `hours_open` (since the transport began) and `alert_hours` (the threshold of
+    the municipality's set in force on each CTR's transport date)."""
     now = now or timezone.now()
     table = CTR._meta.db_table
-    municipality_table = Municipality._meta.db_table
     since_sql, since_params = open_since_sql(table)
+    in_force = parameters_sql(f"{table}.municipality_id", f"{table}.transport_date")
     return queryset.annotate(
         hours_open=RawSQL(f"EXTRACT(EPOCH FROM (%s - {since_sql})) / 3600", [now, *since_params]),
-        alert_hours=RawSQL(
-            f"(SELECT open_ctr_alert_hours FROM {municipality_table} m "
-            f"WHERE m.id = {table}.municipality_id)",
-            [],
-        ),
+        alert_hours=RawSQL(f"(SELECT mp.open_ctr_alert_hours FROM {in_force} mp)", []),
     )
 
 

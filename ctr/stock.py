@@ -157,13 +157,14 @@ class StaleStock:
     days: int
 
 
-def alert_days_of(facility: ReceivingFacility) -> int:
-    """How many days of stock above zero make an alert at the facility: its municipality's
-    `stock_alert_days`."""
+def alert_days_of(facility: ReceivingFacility, day: datetime.date) -> int:
+    """How many days of stock above zero make an alert at the facility on `day`: its
+    municipality's `stock_alert_days` in the set in force that day (the alert has no CTR: the
+    day the stock is judged on, today on the stock page)."""
     municipality = facility.municipality
     if municipality is None:
         return MunicipalParameters._meta.get_field("stock_alert_days").default
-    return municipality.stock_alert_days
+    return municipality.parameters_on(day).stock_alert_days
 
 
 def stale_stock(
@@ -182,7 +183,12 @@ def stale_stocks(
     found: dict[int, list[StaleStock]] = {f.pk: [] for f in facilities}
     if not facilities:
         return found
-    limit = {f.pk: alert_days if alert_days is not None else alert_days_of(f) for f in facilities}
+    by_town: dict[int | None, int] = {}  # one read of the day's set per municipality
+    limit = {}
+    for f in facilities:
+        if alert_days is None and f.municipality_id not in by_town:
+            by_town[f.municipality_id] = alert_days_of(f, day)
+        limit[f.pk] = alert_days if alert_days is not None else by_town[f.municipality_id]
     with connection.cursor() as cursor:
         cursor.execute(
             STALE_SQL,

@@ -1074,7 +1074,7 @@ def _render_stock(request, processing: ProcessingForm | None = None, status: int
             "today": today,
             "balance": stock.balance(facility, date_from, date_to),
             "stale": stock.stale_stock(facility, today),
-            "alert_days": stock.alert_days_of(facility),
+            "alert_days": stock.alert_days_of(facility, today),
             "stock_rows": stock_rows,
             "page": page,
             "query": query.urlencode(),

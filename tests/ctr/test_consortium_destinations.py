@@ -234,7 +234,9 @@ def test_issuing_services_resolve_the_neighbours_landfill_by_its_point(consortiu
     agreement, not the boundary, decides whether it may be used."""
     world = consortium["world"]
     facility, licensed = services.resolve_destination(
-        world.inside(consortium["landfill_b"]), world.town.gps_tolerance_m, TODAY
+        world.inside(consortium["landfill_b"]),
+        world.town.parameters_on(TODAY).gps_tolerance_m,
+        TODAY,
     )
     assert (facility, licensed) == (consortium["landfill_b"], True)
     assert services.destination_agreed(world.town, facility)

@@ -25,6 +25,7 @@ from ctr.models import (
     ProcessingKind,
 )
 from ctr.rules import WasteLine
+from tests.builders import set_parameters
 from tests.ctr.onward_world import api_client, inbound, onward, web_client
 from tests.ctr_world import TODAY, build_world, make_user
 from tests.races import wait_until_blocked
@@ -143,8 +144,7 @@ def test_lowering_it_a_litre_past_the_bound_is_refused_naming_the_onward_ctr(wor
 
 
 def test_without_tolerance_the_bound_is_the_stock_itself(world):
-    world.town.sorting_tolerance_pct = {"A": "0"}
-    world.town.save()
+    set_parameters(world.town, sorting_tolerance_pct={"A": "0"})
     ctr, _ = loaded(world, "6")
     with pytest.raises(CorrectionOverStock, match=r"tolerância de triagem de 0% \(5,999 m³\)"):
         corrections.approve(proposed(world, ctr, **volume("5.999")), world.operator)
@@ -373,8 +373,7 @@ def test_an_onward_ctr_and_an_approval_at_once_cannot_both_pass(frozen_today, mo
     CTR goes on only once the approval waits on its lock (tests/races.py): no sleep orders
     them, and an approval that does not wait fails the test."""
     world = build_world()
-    world.town.sorting_tolerance_pct = {"A": "0"}
-    world.town.save()
+    set_parameters(world.town, sorting_tolerance_pct={"A": "0"})
     ctr = CTR.objects.get(pk=inbound(world, {"A": "10"}, received="10").pk)
     correction = proposed(world, ctr, **volume("5"))
     read, results, threads = threading.Event(), {}, []

@@ -492,7 +492,7 @@ def test_list_filters(world, issued):
 
 def test_open_too_long_listed_as_overdue(world, issued):
     ctr = CTR.objects.get(number=issued)
-    later = timezone.now() + datetime.timedelta(hours=world.town.open_ctr_alert_hours + 1)
+    later = timezone.now() + datetime.timedelta(hours=ctr.parameters().open_ctr_alert_hours + 1)
     assert list(services.overdue(CTR.objects.all(), later)) == [ctr]
     assert list(services.overdue(CTR.objects.all(), timezone.now())) == []
     alerts = services.open_alerts(CTR.objects.all(), later)

@@ -31,9 +31,14 @@ from ctr.models import (
     Vehicle,
     Worksite,
 )
-from pev_network.models import FacilityKind, FacilityLicense, ReceivingFacility
+from pev_network.models import (
+    FacilityKind,
+    FacilityLicense,
+    MunicipalParameters,
+    ReceivingFacility,
+)
 from pev_network.services import save_municipality
-from tests.builders import ORIGIN, licence, licensed_facility, offset, square
+from tests.builders import ORIGIN, licence, licensed_facility, offset, set_parameters, square
 from tests.ctr.onward_world import inbound
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world, make_user
 
@@ -84,9 +89,9 @@ def build_mixed_world():
     neighbour, _ = save_municipality(
         "3550308", "Vizinho (teste)", "SP", MultiPolygon(east, srid=4326)
     )
-    neighbour.gps_tolerance_m = Decimal("5.0")
-    neighbour.small_volume_limit_m3 = Decimal("0.500")
-    neighbour.save()
+    set_parameters(
+        neighbour, gps_tolerance_m=Decimal("5.0"), small_volume_limit_m3=Decimal("0.500")
+    )
 
     f = {"town": town, "neighbour": neighbour, "lon1": lon1, "lat0": lat0, "lat1": lat1}
     f["pev"], f["att"], f["landfill"], f["recycling"] = (
@@ -478,12 +483,10 @@ def message_variant(finding: rules.Finding) -> tuple[str, str]:
     return finding.code, max(matching)[1]
 
 
-def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
-    world, f, per_transporter = mixed
-    assert sum(len(rows) for rows in per_transporter.values()) == 1000
-    seen_codes: set[str] = set()
-    seen_messages: set[tuple[str, str]] = set()
-    several = 0
+def checked_alike(world, f, per_transporter) -> list[rules.Finding]:
+    """Check every row in bulk (a dry run) and one by one (ctr.services.check), require the
+    same findings and problems; returns the findings of the rows checked."""
+    found = []
     for key, rows in per_transporter.items():
         transporter = f[key]
         lines = parsed_rows(csv_text(rows))
@@ -504,9 +507,21 @@ def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
             assert as_tuples(result.findings) == as_tuples(expected), (key, line, row)
             errors = [p for p in expected if p.severity == rules.Severity.ERROR]
             assert result.checked == (not errors)
-            seen_codes |= {x.code for x in expected}
-            seen_messages |= {message_variant(x) for x in expected}
-            several += len({x.code for x in errors}) > 1
+            found.append(expected)
+    return found
+
+
+def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
+    world, f, per_transporter = mixed
+    assert sum(len(rows) for rows in per_transporter.values()) == 1000
+    seen_codes: set[str] = set()
+    seen_messages: set[tuple[str, str]] = set()
+    several = 0
+    for expected in checked_alike(world, f, per_transporter):
+        errors = [p for p in expected if p.severity == rules.Severity.ERROR]
+        seen_codes |= {x.code for x in expected}
+        seen_messages |= {message_variant(x) for x in expected}
+        several += len({x.code for x in errors}) > 1
     # The mix exercises every rule that can apply to a CSV row from a worksite, often several
     # at once, and every message of each (so the SQL of each message met its Python check);
     # the onward rows' rules are the onward files' below.
@@ -517,6 +532,47 @@ def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
         for variant in rules.REGISTRY[code].messages
     }
     assert several > 50
+
+
+def test_both_paths_judge_each_row_by_the_parameters_of_its_transport_date(mixed):
+    """Both municipalities adopt new figures from 1/7/2026 (a tighter GPS tolerance and a
+    larger PEV limit in the town, the reverse in the neighbour): the rows dated before are
+    judged by the first sets and the rows after by the later ones, alike in bulk and one by
+    one; the fee of each CTR issued follows its own day's limit (art. 12 §3)."""
+    world, f, per_transporter = mixed
+    later = D(2026, 7, 1)
+    MunicipalParameters.objects.create(
+        municipality=f["town"],
+        valid_from=later,
+        gps_tolerance_m=Decimal("5"),
+        small_volume_limit_m3=Decimal("3"),
+        sorting_tolerance_pct={"A": "0"},
+    )
+    MunicipalParameters.objects.create(
+        municipality=f["neighbour"],
+        valid_from=later,
+        gps_tolerance_m=Decimal("25"),
+        small_volume_limit_m3=Decimal("2"),
+    )
+    rows = {"alfa": per_transporter["alfa"]}
+    found = [x for expected in checked_alike(world, f, rows) for x in expected]
+    pev_limits = {
+        re.search(r"recebe até ([\d,]+) m³", x.message).group(1)
+        for x in found
+        if x.code == "LARGE_VOLUME_AT_PEV"
+    }
+    assert {"1", "3"} <= pev_limits  # the town's PEV before and after 1/7
+
+    same_by_bulk_and_one_by_one(
+        parsed_rows(csv_text(rows["alfa"])), f["alfa"], world.alfa_user, chunk_rows=97
+    )
+    fees = {
+        (ctr.transport_date >= later, ctr.fee_ufesp)
+        for ctr in CTR.objects.filter(
+            total_volume_m3=3, destination_facility__municipality=f["town"]
+        )
+    }
+    assert fees == {(False, Decimal("1")), (True, Decimal("0"))}
 
 
 def test_coordinates_are_printed_as_python_prints_them():
@@ -1316,8 +1372,7 @@ def test_onward_rows_word_every_message_of_the_onward_rules_alike(onward_world):
     ReceivingFacility.objects.filter(pk=world.att.pk).update(name=ODD_NAME)
     # 12,6 m³ of A in stock and 13,6 received: 12,6 + 1,6405 m³ may leave, 14,24 to the
     # thousandth half to even (PostgreSQL's round() would give 14,241).
-    world.town.sorting_tolerance_pct = {"A": "12.0625", "B": 0}
-    world.town.save()
+    set_parameters(world.town, sorting_tolerance_pct={"A": "12.0625", "B": 0})
     rows = [
         onward_row(world, "A=13,26; A=1,1; B=0,001; C=1; B=0,9", origin=(world.origin.x, 0.0)),
         onward_row(world, "A=1", day=D(2026, 11, 27)),

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from ctr import errors, services
 from ctr.models import CTR, FacilityOperator
 from pev_network.models import FacilityLicense
-from tests.builders import offset, point
+from tests.builders import offset, point, set_parameters
 from tests.ctr.onward_world import (
     CNPJ_OPERATOR,
     api_client,
@@ -115,8 +115,7 @@ def test_volume_up_to_stock_plus_tolerance_is_allowed_and_beyond_is_refused(worl
 
 
 def test_the_tolerance_is_the_municipality_s_per_class(world):
-    world.town.sorting_tolerance_pct = {"A": "0"}
-    world.town.save()
+    set_parameters(world.town, sorting_tolerance_pct={"A": "0"})
     assert "OVER_FACILITY_STOCK" not in codes(onward_findings(world, {"A": "10"}))
     assert "OVER_FACILITY_STOCK" in codes(onward_findings(world, {"A": "10.001"}))
 

@@ -9,6 +9,7 @@ from rest_framework.authtoken.models import Token
 
 from ctr import custody
 from ctr.models import CTR, CustodyAllocation, CustodyStale, FacilityOperator
+from tests.builders import set_parameters
 from tests.ctr.onward_world import inbound, onward, onward_payload
 from tests.ctr.test_ctr_races import all_at_once, call
 from tests.ctr_world import build_world, make_user
@@ -19,8 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_onward_ctrs_issued_at_once_never_ship_more_than_the_stock(live_server, frozen_today):
     world = build_world()
-    world.town.sorting_tolerance_pct = {"A": "0"}
-    world.town.save()
+    set_parameters(world.town, sorting_tolerance_pct={"A": "0"})
     inbound(world, {"A": "10"}, received="10")
     second = make_user("operador2", facility=world.att)
     tokens = [Token.objects.create(user=u).key for u in (world.operator, second)]
@@ -80,8 +80,7 @@ def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_st
     from tests.ctr.test_ctr_bulk import csv_text, onward_row
 
     world = build_world()
-    world.town.sorting_tolerance_pct = {"A": "0"}
-    world.town.save()
+    set_parameters(world.town, sorting_tolerance_pct={"A": "0"})
     inbound(world, {"A": "10"}, received="10")
     locked, results, threads = threading.Event(), {}, []
 

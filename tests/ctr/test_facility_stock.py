@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from ctr import errors, services, stock
 from ctr.models import OnSiteProcessing, ProcessingKind
+from tests.builders import set_parameters
 from tests.ctr.onward_world import inbound, onward
 from tests.ctr_world import TODAY, build_world
 
@@ -87,8 +88,7 @@ def test_a_period_has_an_opening_its_movements_and_a_closing(world):
 
 
 def test_stock_above_zero_longer_than_the_municipality_s_days_is_an_alert(world):
-    world.town.stock_alert_days = 10
-    world.town.save()
+    set_parameters(world.town, stock_alert_days=10)
     world.att.refresh_from_db()
     inbound(world, {"A": "5", "B": "1"}, received="6", day=D(2026, 11, 1))
     onward(world, {"A": "5"}, day=D(2026, 11, 5))  # class A empty on the 5th

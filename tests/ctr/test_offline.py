@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from ctr import bulk, offline, rules
 from ctr.models import CTR
+from tests.builders import set_parameters
 from tests.clock import FROZEN_NOW
 from tests.ctr_world import TODAY, build_world, ctr_payload
 
@@ -92,8 +93,7 @@ def test_provisional_ctr_just_inside_the_limit_has_no_warning(world):
 
 
 def test_the_limit_is_the_municipality_s_parameter(world):
-    world.town.provisional_sync_max_hours = 4
-    world.town.save(update_fields=["provisional_sync_max_hours"])
+    set_parameters(world.town, provisional_sync_max_hours=4)
     response = provisional(world, hours_ago=5)
     assert response.status_code == 201, response.content
     late = [f for f in response.json()["findings"] if f["code"] == "PROVISIONAL_SYNC_LATE"]

@@ -22,7 +22,7 @@ from ctr.models import (
     Transporter,
     Vehicle,
 )
-from tests.builders import licence, municipality
+from tests.builders import licence, municipality, set_parameters
 from tests.ctr.onward_world import (
     CNPJ_OPERATOR,
     inbound,
@@ -273,8 +273,7 @@ def test_a_period_that_ends_before_it_starts_is_a_400_in_portuguese(world):
 
 
 def test_stale_stock_is_an_alert_in_words_with_the_municipality_s_days(world):
-    world.town.stock_alert_days = 10
-    world.town.save()
+    set_parameters(world.town, stock_alert_days=10)
     inbound(world, {"B": "1"}, received="1", day=D(2026, 11, 1))
     html = client_for(world.operator).get(STOCK).content.decode()
     alerts = html[html.index('id="secao-alertas"') : html.index('id="secao-balanco"')]

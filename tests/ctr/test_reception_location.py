@@ -15,7 +15,7 @@ from django.test import Client
 from ctr import plausibility, services
 from ctr.models import CTR, CTREvent
 from nucleo import layers
-from tests.builders import ORIGIN, offset, point
+from tests.builders import ORIGIN, offset, point, set_parameters
 from tests.ctr_world import build_world, issue_hours_ago
 
 pytestmark = pytest.mark.django_db
@@ -74,8 +74,7 @@ def test_just_beyond_the_gps_tolerance_is_a_warning_with_the_distance(world):
 
 
 def test_the_municipality_tolerance_is_what_counts(world):
-    world.town.gps_tolerance_m = Decimal("25")
-    world.town.save()
+    set_parameters(world.town, gps_tolerance_m=Decimal("25"))
     assert codes(receive_at(world, east_of_fence(20))) == []
 
 

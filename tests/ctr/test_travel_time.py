@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from ctr import plausibility, rules, services
 from ctr.rules import WasteLine
-from tests.builders import ORIGIN, offset, point
+from tests.builders import ORIGIN, offset, point, set_parameters
 from tests.clock import FROZEN_NOW
 from tests.ctr_world import build_world
 
@@ -32,9 +32,13 @@ HALF_MINUTE = datetime.timedelta(seconds=30)
 @pytest.fixture
 def world(frozen_today):
     world = build_world()
-    world.town.travel_check_enabled = True  # off in the tests' builder (tests/builders.py)
-    world.town.save()
+    set_parameters(world.town, travel_check_enabled=True)  # off in tests/builders.municipality
     return world
+
+
+def in_force(world):
+    """The town's parameters on the frozen day (the only set the tests give it)."""
+    return world.town.parameters_on(FROZEN_NOW.date())
 
 
 def issue(world, at=ISSUED_AT, transport_date=None):
@@ -61,17 +65,17 @@ def straight_km() -> float:
 
 
 def road_km(world) -> float:
-    return straight_km() * float(world.town.travel_detour_factor)
+    return straight_km() * float(in_force(world).travel_detour_factor)
 
 
 def fastest(world) -> datetime.timedelta:
-    return datetime.timedelta(hours=road_km(world) / float(world.town.travel_max_speed_kmh))
+    return datetime.timedelta(hours=road_km(world) / float(in_force(world).travel_max_speed_kmh))
 
 
 def slowest(world) -> datetime.timedelta:
     return datetime.timedelta(
-        hours=road_km(world) / float(world.town.travel_min_speed_kmh),
-        minutes=world.town.travel_slack_minutes,
+        hours=road_km(world) / float(in_force(world).travel_min_speed_kmh),
+        minutes=in_force(world).travel_slack_minutes,
     )
 
 
@@ -124,26 +128,22 @@ def test_just_slower_than_plausible_is_an_alert_of_a_likely_detour(world):
 
 def test_the_municipality_speeds_are_what_counts(world):
     # At 40 km/h the fastest trip takes twice as long: 10 min is now too fast.
-    world.town.travel_max_speed_kmh = Decimal("40")
-    world.town.save()
+    set_parameters(world.town, travel_max_speed_kmh=Decimal("40"))
     received = receive(world, issue(world), datetime.timedelta(minutes=10))
     assert travel_codes(received) == ["TRAVEL_TOO_FAST"]
 
 
 def test_the_detour_factor_lengthens_the_road(world):
     # At factor 1 the road is the straight line: 6,5 min is possible at 80 km/h (6 min).
-    world.town.travel_detour_factor = Decimal("1")
-    world.town.save()
+    set_parameters(world.town, travel_detour_factor=Decimal("1"))
     assert travel_codes(receive(world, issue(world), datetime.timedelta(minutes=6.5))) == []
 
 
 def test_the_slack_lengthens_the_slowest(world):
-    world.town.travel_slack_minutes = 0
-    world.town.save()
+    set_parameters(world.town, travel_slack_minutes=0)
     late = slowest(world) + HALF_MINUTE  # the slowest without slack, plus half a minute
     assert travel_codes(receive(world, issue(world), late)) == ["TRAVEL_TOO_SLOW"]
-    world.town.travel_slack_minutes = 60
-    world.town.save()
+    set_parameters(world.town, travel_slack_minutes=60)
     assert travel_codes(receive(world, issue(world), late)) == []
 
 
@@ -171,8 +171,7 @@ def test_a_provisional_departure_time_is_the_departure(world):
 
 
 def test_the_municipality_may_turn_the_check_off(world):
-    world.town.travel_check_enabled = False
-    world.town.save()
+    set_parameters(world.town, travel_check_enabled=False)
     assert travel_codes(receive(world, issue(world), datetime.timedelta(seconds=10))) == []
 
 
