@@ -18,6 +18,7 @@ from ctr.models import CTR, CTRAction
 from generators import confirmation
 from generators.models import UnconfirmedDepartureNotice
 from pev_network.models import MunicipalParameters
+from tests.builders import set_parameters
 from tests.ctr.onward_world import onward
 from tests.ctr_world import build_world, make_user
 from tests.generators.portal_world import MARIA, api_client, issue
@@ -30,9 +31,11 @@ HOURS = datetime.timedelta(hours=1)
 @pytest.fixture
 def world(frozen_today):
     world = build_world()
-    world.town.generator_confirmation_required = True
-    world.town.generator_confirmation_hours = 24
-    world.town.save()
+    set_parameters(
+        world.town,
+        generator_confirmation_required=True,
+        generator_confirmation_hours=24,
+    )
     world.clock = frozen_today
     return world
 
@@ -54,8 +57,7 @@ def test_off_by_default_because_the_law_does_not_require_it(db):
 
 
 def test_a_municipality_that_does_not_ask_refuses_the_confirmation(world):
-    world.town.generator_confirmation_required = False
-    world.town.save()
+    set_parameters(world.town, generator_confirmation_required=False)
     ctr = issue(world)
     response = confirm(world.generator_user, ctr)
     assert response.status_code == 409

@@ -23,7 +23,7 @@ from pev_network.models import (
     default_generation_rates,
     validate_generation_rates,
 )
-from tests.builders import municipality
+from tests.builders import municipality, set_parameters
 from tests.ctr_world import TODAY, build_world
 
 pytestmark = pytest.mark.django_db
@@ -75,8 +75,7 @@ def test_default_rates_come_from_pinto_150_kg_per_m2_at_1200_kg_per_m3():
 
 
 def test_estimate_multiplies_the_area_by_the_municipalitys_rates(world):
-    world.town.waste_generation_rates = {"renovation": {"A": "0.2", "B": "0.0333"}}
-    world.town.save()
+    set_parameters(world.town, waste_generation_rates={"renovation": {"A": "0.2", "B": "0.0333"}})
     result = estimator.estimate(M3("150"), WorkKind.RENOVATION, world.town)
     assert result.of_class("A") == M3("30.00")
     assert result.of_class("B") == M3("5.00")  # 4,995 half up

@@ -10,6 +10,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from ctr.models import Membership
@@ -155,8 +156,8 @@ def test_the_nucleo_edits_the_rates_of_its_municipality(world):
     data["rate_demolition_A"] = "0,75"
     assert web(world.fiscal).post("/nucleo/pgrcc/indices/", data).status_code == 403
     assert web(world.nucleo).post("/nucleo/pgrcc/indices/", data).status_code == 302
-    world.town.refresh_from_db()
-    assert world.town.waste_generation_rates["demolition"]["A"] == "0.75"
+    rates = world.town.parameters_on(timezone.localdate()).waste_generation_rates
+    assert rates["demolition"]["A"] == "0.75"
 
 
 # --- the API ------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from generators import suspects
 from generators.comparison import worksite_comparison
 from generators.models import PlanStatus
 from generators.suspects import Reason, Scope
-from tests.builders import offset, point
+from tests.builders import offset, point, set_parameters
 from tests.ctr_world import TODAY, build_world
 from tests.generators.suspects_world import M3, days, load, plan, site
 
@@ -56,8 +56,7 @@ def test_a_worksite_whose_end_was_declared_is_not_overdue(world):
 
 
 def test_the_municipality_sets_the_grace(world):
-    world.town.worksite_overdue_days = 10
-    world.town.save()
+    set_parameters(world.town, worksite_overdue_days=10)
     assert reasons_of(site(world, "Rua A, 4", start=days(-90), end=days(-11), large=False)) == (
         Reason.OVERDUE,
     )
@@ -143,9 +142,11 @@ def test_past_the_expected_end_the_whole_plan_is_expected(world):
 
 
 def test_the_municipality_sets_the_share_and_the_start(world):
-    world.town.worksite_low_volume_pct = Decimal("60")
-    world.town.worksite_low_volume_min_elapsed_pct = Decimal("10")
-    world.town.save()
+    set_parameters(
+        world.town,
+        worksite_low_volume_pct=Decimal("60"),
+        worksite_low_volume_min_elapsed_pct=Decimal("10"),
+    )
     worksite = site(world, "Rua B, 9", start=days(-20), end=days(180))  # 10 % elapsed
     approved(worksite, A="100")
     load(world, worksite, "5.9", day=days(-1))  # 5,9 < 60 % of 10 m³

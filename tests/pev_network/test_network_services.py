@@ -20,7 +20,16 @@ from pev_network.models import (
     licensed_sql,
     valid_on_sql,
 )
-from tests.builders import ORIGIN, licensed_facility, multi, municipality, offset, point, square
+from tests.builders import (
+    ORIGIN,
+    licensed_facility,
+    multi,
+    municipality,
+    offset,
+    point,
+    set_parameters,
+    square,
+)
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -231,9 +240,7 @@ def test_exactly_one_cubic_metre_is_still_a_small_volume(small_network):
 
 
 def test_municipality_with_a_lower_limit_is_respected(small_network):
-    Municipality.objects.filter(pk=small_network["town"].pk).update(
-        small_volume_limit_m3=Decimal("0.5")
-    )
+    set_parameters(small_network["town"], small_volume_limit_m3=Decimal("0.5"))
     assert "PEV perto" not in nearest_names("0.8")
 
 
@@ -264,7 +271,7 @@ def test_nearest_uses_the_knn_index(small_network):
             plan = queryset.explain()
         finally:
             cursor.execute("RESET enable_seqscan; RESET enable_sort")
-    assert "Index Scan using pev_facility_area_geog_idx" in plan
+    assert "Index Scan using pev_facility_area_geog_idx" in plan, plan
     assert "Order By: ((area)::geography <->" in plan
 
 
@@ -357,9 +364,9 @@ def test_all_645_sp_municipalities_load_and_islands_are_found():
 
 
 def test_reimport_keeps_legal_parameters_and_replaces_the_boundary(guaratingueta):
-    Municipality.objects.filter(pk=guaratingueta.pk).update(gps_tolerance_m=Decimal("25"))
+    set_parameters(guaratingueta, gps_tolerance_m=Decimal("25"))
     report = import_municipalities(FIXTURES / "sp_estado_municipios_645_tbrugz.geojson")
     assert report.updated == 1 and report.created == 644
     guaratingueta.refresh_from_db()
-    assert guaratingueta.gps_tolerance_m == Decimal("25")
+    assert guaratingueta.parameters_on(datetime.date(2026, 6, 1)).gps_tolerance_m == Decimal("25")
     assert guaratingueta.boundary_source == "sp_estado_municipios_645_tbrugz.geojson"
