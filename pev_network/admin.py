@@ -161,16 +161,24 @@ class MunicipalParametersAdmin(admin.ModelAdmin):
             initial.update({name: getattr(in_force, name) for name in parameter_names()})
         return initial
 
+    @staticmethod
+    def _started(obj) -> bool:
+        # As stored: a refused form has already put its (refused) start date on `obj`, and the
+        # page that shows the refusal must stay the form.
+        return (
+            obj is not None
+            and obj.pk is not None
+            and MunicipalParameters.objects.filter(
+                pk=obj.pk, valid_from__lte=services.today()
+            ).exists()
+        )
+
     def has_change_permission(self, request, obj=None):
         # Shown read-only (the admin's view of a row it may not change).
-        if obj is not None and obj.in_force_by(services.today()):
-            return False
-        return super().has_change_permission(request, obj)
+        return not self._started(obj) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.in_force_by(services.today()):
-            return False
-        return super().has_delete_permission(request, obj)
+        return not self._started(obj) and super().has_delete_permission(request, obj)
 
 
 class FacilityLicenseInline(admin.TabularInline):

@@ -14,6 +14,7 @@ from pev_network.models import (
     FacilityKind,
     FacilityLicense,
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     in_period,
@@ -242,6 +243,18 @@ def test_exactly_one_cubic_metre_is_still_a_small_volume(small_network):
 def test_municipality_with_a_lower_limit_is_respected(small_network):
     set_parameters(small_network["town"], small_volume_limit_m3=Decimal("0.5"))
     assert "PEV perto" not in nearest_names("0.8")
+
+
+def test_the_small_volume_limit_is_the_one_in_force_on_the_day_searched(small_network):
+    # Lei 3.978/2007 art. 12 §1-2: the municipality lowers its limit from 01/12/2026 on.
+    MunicipalParameters.objects.create(
+        municipality=small_network["town"],
+        valid_from=D(2026, 12, 1),
+        small_volume_limit_m3=Decimal("0.5"),
+    )
+    assert "PEV perto" in nearest_names("0.8")  # on 30/11: the first set's 1 m³
+    found = services.nearest_legal_facilities(point(*ORIGIN), Decimal("0.8"), on=D(2026, 12, 1))
+    assert "PEV perto" not in [f.name for f in found]
 
 
 def test_waste_class_filters_out_facilities_that_do_not_accept_it(small_network):
