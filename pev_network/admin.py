@@ -173,6 +173,17 @@ class MunicipalParametersAdmin(admin.ModelAdmin):
             ).exists()
         )
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, object_id)
+        if self._started(obj):
+            messages.info(
+                request,
+                f"Estes parâmetros valem desde {obj.valid_from:%d/%m/%Y} e já se aplicam aos "
+                "CTRs desses dias: não mudam nem são excluídos. Para mudar um valor, cadastre "
+                "novos parâmetros a partir de hoje ou depois.",
+            )
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def has_change_permission(self, request, obj=None):
         # Shown read-only (the admin's view of a row it may not change).
         return not self._started(obj) and super().has_change_permission(request, obj)

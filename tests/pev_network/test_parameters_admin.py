@@ -105,6 +105,7 @@ def test_a_set_in_force_is_shown_read_only_and_kept(town):
     html = page.content.decode()
     assert page.status_code == 200
     assert not re.search(r'<input[^>]+name="gps_tolerance_m"', html)
+    assert "Para mudar um valor, cadastre novos parâmetros a partir de hoje" in html
     assert 'name="_save"' not in html
     data = form_data(client.get(f"{ADD}?municipality={town.pk}"))
     data.update(valid_from="01/01/2000", gps_tolerance_m="99")
