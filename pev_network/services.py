@@ -289,7 +289,7 @@ def legal_destinations_by_distance(
         pev_allowed |= Q(municipality__isnull=True)
     queryset = (
         ReceivingFacility.objects.licensed_on(day)
-        .annotate(small_volume_limit_m3=parameter_on("small_volume_limit_m3", day))
+        .alias(small_volume_limit_m3=parameter_on("small_volume_limit_m3", day))
         .filter(~Q(kind=FacilityKind.PEV) | pev_allowed)
         .select_related("municipality")
         .defer("municipality__boundary")
