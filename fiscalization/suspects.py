@@ -44,7 +44,7 @@ from django.utils import timezone
 from ctr.models import CTR, CTRStatus, Transporter, TransporterLicence, Vehicle, Worksite
 from ctr.services import open_since_sql
 from generators import suspects as worksite_alerts
-from pev_network.models import Municipality, ReceivingFacility
+from pev_network.models import ReceivingFacility, parameters_sql
 
 from .hotspots import Hotspot
 from .models import DumpingReport
@@ -260,11 +260,12 @@ def _sql(
                        AS bearing_destination,
                    CASE WHEN c.status = %s
                         THEN EXTRACT(EPOCH FROM (%s - {since_sql})) / 3600 END AS hours_open,
-                   m.open_ctr_alert_hours AS alert_hours,
+                   mp.open_ctr_alert_hours AS alert_hours,
                    c.findings @> %s::jsonb AS slow
             FROM {CTR._meta.db_table} c
             CROSS JOIN spot
-            JOIN {Municipality._meta.db_table} m ON m.id = c.municipality_id
+            -- The open-CTR alert of the set in force on each CTR's own transport date.
+            JOIN LATERAL {parameters_sql("c.municipality_id", "c.transport_date")} AS mp ON true
             JOIN {ReceivingFacility._meta.db_table} f ON f.id = c.destination_facility_id
             WHERE c.transport_date BETWEEN %s AND %s AND c.created_at <= %s
               AND c.origin && ST_Expand(spot.g, %s, %s)

@@ -1,16 +1,20 @@
 """The generator's confirmation of a CTR's departure, and the CTRs left
 unconfirmed past the municipality's hours.
 
-Optional, per municipality (`Municipality.generator_confirmation_required`, off by default):
-Lei 3.978/2007 does not require it. The CTR is the transporter's document (art. 3 VI), and the
-transporter proves the destination to whoever hired it (art. 13 p.ú.); no article asks the
-generator to confirm anything. São Paulo's SIGOR has the generator fill in or accept each CTR,
-and a municipality that wants the same check (a transporter cannot then declare a load in a
-generator's name behind its back) turns it on.
+Optional, per municipality (`MunicipalParameters.generator_confirmation_required`, off by
+default): Lei 3.978/2007 does not require it. The CTR is the transporter's document (art. 3
+VI), and the transporter proves the destination to whoever hired it (art. 13 p.ú.); no article
+asks the generator to confirm anything. São Paulo's SIGOR has the generator fill in or accept
+each CTR, and a municipality that wants the same check (a transporter cannot then declare a
+load in a generator's name behind its back) turns it on.
 
 What is confirmed is a load leaving a worksite: an onward CTR (sorted waste leaving an ATT or a
 PEV) is issued by the facility's operator itself, so it has nothing to confirm, and a cancelled
 CTR carried nothing. A received or refused CTR may still be confirmed: the load did leave.
+
+Whether a CTR asks for the confirmation, and in how many hours, is the municipality's set of
+parameters in force on the CTR's transport date: a set that starts later (turning it on, or
+changing the hours) asks nothing more of the loads of the days before it.
 
 Services: no request objects; one transaction each; refusals are `ConfirmationRefused` (409)
 or `ctr.errors.NotAllowed` (403), with nothing written.
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, OuterRef, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,6 +38,7 @@ from ctr import errors, lifecycle, roles, services
 from ctr.models import CTR, CTRAction, Membership
 from jurisdiction.scope import staff_of
 from pev_network.letterhead import common_letterhead, letterheads
+from pev_network.models import parameter_on
 
 from .models import UnconfirmedDepartureNotice
 
@@ -45,22 +50,25 @@ class ConfirmationRefused(errors.CTRError):
     code = "confirmation"
 
 
+def _required(ctr: CTR) -> bool:
+    return ctr.municipality.parameters_on(ctr.transport_date).generator_confirmation_required
+
+
 def needs_confirmation(ctr: CTR) -> bool:
     """Whether the generator may still confirm this CTR's departure (what the page offers)."""
     return (
-        ctr.municipality.generator_confirmation_required
-        and not ctr.is_onward
+        not ctr.is_onward
+        and _required(ctr)
         and lifecycle.in_state(CTRAction.CONFIRM_DEPARTURE, ctr)
         and ctr.generator_confirmed_at is None
     )
 
 
 def _refusal(ctr: CTR) -> ConfirmationRefused | None:
-    municipality = ctr.municipality
-    if not municipality.generator_confirmation_required:
+    if not _required(ctr):
         return ConfirmationRefused(
-            f"O município {municipality} não exige a confirmação do gerador: o {ctr.number} "
-            "vale sem ela.",
+            f"O município {ctr.municipality} não exige a confirmação do gerador para CTRs "
+            f"de {ctr.transport_date:%d/%m/%Y}: o {ctr.number} vale sem ela.",
             code="confirmation_not_required",
         )
     if ctr.is_onward:
@@ -112,8 +120,9 @@ def confirm_departure(ctr: CTR, user, at: datetime.datetime | None = None) -> CT
 def awaiting(queryset: QuerySet) -> QuerySet:
     """Of `queryset`, the CTRs whose departure the generator may still confirm (the queryset
     form of `needs_confirmation`)."""
-    return queryset.filter(
-        municipality__generator_confirmation_required=True,
+    required = parameter_on("generator_confirmation_required", OuterRef("transport_date"))
+    return queryset.annotate(confirmation_required=required).filter(
+        confirmation_required=True,
         generator_confirmed_at__isnull=True,
         origin_facility__isnull=True,
         status__in=lifecycle.row(CTRAction.CONFIRM_DEPARTURE).allowed_from,
@@ -125,10 +134,10 @@ def unconfirmed(queryset: QuerySet | None = None, now: datetime.datetime | None 
     confirmation and which are still unconfirmed more than its hours after their transport
     began (the later of the issue and the start of the transport day, as OPEN_TOO_LONG counts:
     a CTR issued today for next week is not late yet). Annotated `hours_open`."""
-    waiting = awaiting(CTR.objects.all() if queryset is None else queryset)
-    return services.with_hours_open(waiting, now).filter(
-        hours_open__gt=F("municipality__generator_confirmation_hours")
+    waiting = awaiting(CTR.objects.all() if queryset is None else queryset).annotate(
+        confirmation_hours=parameter_on("generator_confirmation_hours", OuterRef("transport_date"))
     )
+    return services.with_hours_open(waiting, now).filter(hours_open__gt=F("confirmation_hours"))
 
 
 # --- telling the Núcleo and the generator (manage.py unconfirmed_ctrs) -----------------------

@@ -1,7 +1,8 @@
 """The PGRCC estimator (Lei 3.978/2007 art. 9): the volume a work is
 expected to generate of each waste class, from its built area and its kind of work, at its
-municipality's rates (pev_network.Municipality.waste_generation_rates, m³ per m²; the
-defaults and their published sources are in pev_network.models and docs/legal.md).
+municipality's rates in force today (pev_network.MunicipalParameters.waste_generation_rates,
+m³ per m²: an estimate is made now, for no CTR's day; the defaults and their published sources
+are in pev_network.models and docs/legal.md).
 
 The plan's form starts from these figures (the generator may change them), the Núcleo's
 review shows them beside the declared ones."""
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+
+from django.utils import timezone
 
 from config.errors import DomainError
 from ctr.models import WorkKind, Worksite
@@ -79,11 +82,14 @@ def estimate(
             f"Tipo de obra desconhecido: “{work_kind}”. Use {kinds}.", "kind_invalid", "work_kind"
         )
     defaults = default_generation_rates()[work_kind]
+    parameters = (
+        municipality.parameters_on(timezone.localdate()) if municipality is not None else None
+    )
     classes = []
     for waste_class in WasteClass.values:
         rate = (
-            municipality.generation_rate(work_kind, waste_class)
-            if municipality is not None
+            parameters.generation_rate(work_kind, waste_class)
+            if parameters is not None
             else Decimal(defaults[waste_class])
         )
         volume = (area * rate).quantize(CENT, rounding=ROUND_HALF_UP)

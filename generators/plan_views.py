@@ -5,6 +5,7 @@ or return with a note), and the estimator's rates. Thin: generators.plans decide
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal
 
 from django import forms
@@ -22,8 +23,10 @@ from ctr import roles
 from ctr.models import Transporter, WorkKind, Worksite
 from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import choices, jurisdiction_of
+from pev_network import services as network
 from pev_network.models import (
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     default_generation_rates,
@@ -326,7 +329,7 @@ RATE = "rate_{}_{}"
 
 
 class RatesForm(forms.Form):
-    """m³ per m² for each kind of work and class (pev_network.Municipality.
+    """m³ per m² for each kind of work and class (pev_network.MunicipalParameters.
     waste_generation_rates); every cell required, so an empty form changes nothing."""
 
     def __init__(self, *args, **kwargs):
@@ -363,12 +366,20 @@ class RatesForm(forms.Form):
         }
 
 
-def _rates_initial(municipality: Municipality) -> dict:
+def _rates_initial(parameters: MunicipalParameters) -> dict:
     return {
-        RATE.format(kind, c): municipality.generation_rate(kind, c)
+        RATE.format(kind, c): parameters.generation_rate(kind, c)
         for kind in WorkKind.values
         for c in WasteClass.values
     }
+
+
+def _rates_start(municipality: Municipality, today: datetime.date) -> datetime.date:
+    """The day new rates start: today, in a new set of the municipality's parameters; when a
+    set started today already (rates saved earlier today), tomorrow: a set in force is never
+    changed (MunicipalParameters.clean), and a set that has not started yet may be."""
+    started_today = municipality.parameter_sets.filter(valid_from=today).exists()
+    return today + datetime.timedelta(days=1) if started_today else today
 
 
 @roles.municipal_only
@@ -387,6 +398,7 @@ def plan_rates(request):
         current = jurisdiction_of(request.user).current_id
         municipality = next((m for m in municipalities if m.pk == current), municipalities[0])
     municipality = Municipality.objects.defer("boundary").get(pk=municipality.pk)
+    today = timezone.localdate()
     status = 200
     can_edit = plans.is_nucleo(request.user, municipality.pk)
     if request.method == "POST":
@@ -394,13 +406,17 @@ def plan_rates(request):
             return _forbidden(request)
         form = RatesForm(request.POST)
         if form.is_valid():
-            municipality.waste_generation_rates = form.rates()
-            municipality.save(update_fields=["waste_generation_rates"])
-            messages.success(request, f"Índices de {municipality} salvos.")
+            start = _rates_start(municipality, today)
+            network.parameters_from(municipality, start, waste_generation_rates=form.rates())
+            messages.success(
+                request, f"Índices de {municipality} salvos: valem a partir de {start:%d/%m/%Y}."
+            )
             return redirect(f"{request.path}?municipio={municipality.pk}")
         status = 400
     else:
-        form = RatesForm(initial=_rates_initial(municipality))
+        # The figures a save would change: today's, or those saved earlier today.
+        shown = municipality.parameters_on(_rates_start(municipality, today))
+        form = RatesForm(initial=_rates_initial(shown))
     defaults = default_generation_rates()
     context = {
         "municipality": municipality,

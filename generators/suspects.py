@@ -2,8 +2,9 @@
 alerts the Núcleo and the fiscalização see, with the figures that raised them.
 
 A worksite is measured on `today` (from the caller, never the database's clock), against its
-municipality's parameters (pev_network.Municipality; the model's defaults for a worksite
-without a municipality). Three reasons, each an alert of its own:
+municipality's parameters in force on `today` (pev_network.MunicipalParameters: an alert has no
+CTR whose day would choose them; the model's defaults for a worksite without a municipality).
+Three reasons, each an alert of its own:
 
 - OVERDUE: no end declared (`ended_on` empty) and `today` more than `worksite_overdue_days`
   days after `expected_end`. The PGRCC (Lei 3.978/2007 art. 9) describes a work that should
@@ -37,7 +38,7 @@ from django.db.models.functions import Coalesce
 from config.br import br_date, br_number
 from config.replica import read_connection
 from ctr.models import Worksite
-from pev_network.models import Municipality, MunicipalParameters
+from pev_network.models import MunicipalParameters, parameters_sql
 
 from . import comparison
 from .models import PlanStatus, WastePlan
@@ -74,17 +75,6 @@ class Thresholds:
     low_volume_pct: Decimal
     min_elapsed_pct: Decimal
     idle_days: int
-
-    @classmethod
-    def of(cls, municipality: Municipality | None) -> Thresholds:
-        if municipality is None:
-            return DEFAULT_THRESHOLDS
-        return cls(
-            municipality.worksite_overdue_days,
-            municipality.worksite_low_volume_pct,
-            municipality.worksite_low_volume_min_elapsed_pct,
-            municipality.large_generator_idle_days,
-        )
 
 
 DEFAULT_THRESHOLDS = Thresholds(
@@ -281,13 +271,13 @@ def _sql(today: datetime.date, scope: Scope) -> tuple[str, list]:
     -- planner, guessing a million rows, spent seconds compiling the query (JIT) at 5,000.
     site AS NOT MATERIALIZED (
         SELECT w.id, w.start_date, w.expected_end, w.ended_on, w.is_large_generator, t.today,
-               COALESCE(m.worksite_overdue_days, %s) AS overdue_after,
-               COALESCE(m.worksite_low_volume_pct, %s) AS low_pct,
-               COALESCE(m.worksite_low_volume_min_elapsed_pct, %s) AS min_elapsed_pct,
-               COALESCE(m.large_generator_idle_days, %s) AS idle_after
+               COALESCE(mp.worksite_overdue_days, %s) AS overdue_after,
+               COALESCE(mp.worksite_low_volume_pct, %s) AS low_pct,
+               COALESCE(mp.worksite_low_volume_min_elapsed_pct, %s) AS min_elapsed_pct,
+               COALESCE(mp.large_generator_idle_days, %s) AS idle_after
         FROM {Worksite._meta.db_table} w
         CROSS JOIN t
-        LEFT JOIN {Municipality._meta.db_table} m ON m.id = w.municipality_id
+        LEFT JOIN LATERAL {parameters_sql("w.municipality_id", "t.today")} AS mp ON true
         WHERE (w.start_date IS NOT NULL OR w.expected_end IS NOT NULL){where}
     ),
     expected AS ({expected_sql}),

@@ -212,6 +212,7 @@ def worksite_detail(request, pk: int):
         "outside": outside,
         "municipal": roles.is_municipal(request.user),
         "large_by_rule": worksites.large_generator_by_rule(worksite),
+        "large_min_area": worksites.large_generator_min_area(worksite.municipality),
         "map": worksite_layers.worksite_map(worksite, ctrs),
         "comparison": worksite_comparison(worksite),
     }

@@ -359,14 +359,23 @@ def _date_problems(start, end) -> list[tuple[str, str]]:
     return problems
 
 
+def large_generator_min_area(municipality: Municipality | None) -> Decimal | None:
+    """The municipality's built-area threshold of a large generator (Lei 3.978/2007 art. 9
+    p.ú. III, MunicipalParameters.large_generator_min_area_m2) in force today: registering a
+    worksite is no CTR whose day would choose it."""
+    if municipality is None:
+        return None
+    return municipality.parameters_on(timezone.localdate()).large_generator_min_area_m2
+
+
 def large_generator_by_rule(worksite: Worksite | Registration, municipality=None) -> bool:
     """Art. 9 caput: a work that needs a building permit (its number registered) makes its
     generator a large generator, from the municipality's built-area threshold on
-    (Municipality.large_generator_min_area_m2, the size of art. 9 p.ú. III)."""
+    (large_generator_min_area)."""
     municipality = municipality or getattr(worksite, "municipality", None)
     if not worksite.permit_number or worksite.built_area_m2 is None or municipality is None:
         return False
-    return worksite.built_area_m2 >= municipality.large_generator_min_area_m2
+    return worksite.built_area_m2 >= large_generator_min_area(municipality)
 
 
 def register(generator: Generator, data: Registration, by) -> Worksite:

@@ -171,7 +171,7 @@ def onde_descartar(request, ibge: str | None = None):
     here = place.municipality
     if nearby is not None:
         rows = _result_rows(nearby, here)
-    outline = public_layers.municipality_outline_geojson(here.ibge_code) if here else None
+    outline = public_layers.municipality_outline_geojson(here.ibge_code, day) if here else None
     window = bounds.window(outline)
     # Its own network, not its neighbours': without a municipality loaded,
     # every licensed facility, as before.

@@ -12,10 +12,12 @@ superuser's, the command the server's operator's; `by`, when given, must be a su
 Choices, with their reasons:
 - The boundary comes from a file of one municipality or of many (IBGE's mesh of a state, the
   645 of SP in fixtures/): only the feature of the IBGE code is read and judged.
-- The parameters are the model's defaults (the figures of Lei 3.978/2007 and the documented
-  judgements of docs/legal.md), or every parameter of another municipality (a consortium's
-  members usually adopt the same figures). PARAMETERS names them; a new field of Municipality
-  must be classified here (tests/nucleo/test_onboarding.py fails until it is).
+- The parameters (the municipality's first set, pev_network.MunicipalParameters, in force
+  from FIRST_SET_FROM) are the model's defaults (the figures of Lei 3.978/2007 and the
+  documented judgements of docs/legal.md), or every parameter of the set another municipality
+  has in force today (a consortium's members usually adopt the same figures). PARAMETERS
+  names them (pev_network.models.parameter_names); a new field of Municipality must be
+  classified here as its identity (tests/nucleo/test_onboarding.py fails until it is).
 - The penalty framework: without `framework_from`, the municipality has none and opens no
   enforcement case until one is registered (no other municipality's law governs
   it; fiscalization.enforcement.frameworks); with it, a copy of that municipality's framework
@@ -62,33 +64,12 @@ from pev_network.boundaries import (
     read_boundary,
 )
 from pev_network.geofile import GEOD
-from pev_network.models import Municipality
+from pev_network.models import Municipality, parameter_names
 from pev_network.services import NetworkError, refresh_municipality_pieces
 
-# The legal parameters of a municipality (pev_network.models.Municipality): copied whole from
-# another municipality, or left at their defaults.
-PARAMETERS = (
-    "small_volume_limit_m3",
-    "gps_tolerance_m",
-    "received_volume_tolerance_pct",
-    "sorting_tolerance_pct",
-    "waste_generation_rates",
-    "stock_alert_days",
-    "open_ctr_alert_hours",
-    "large_generator_min_area_m2",
-    "generator_confirmation_required",
-    "generator_confirmation_hours",
-    "worksite_overdue_days",
-    "worksite_low_volume_pct",
-    "worksite_low_volume_min_elapsed_pct",
-    "large_generator_idle_days",
-    "travel_check_enabled",
-    "travel_detour_factor",
-    "travel_max_speed_kmh",
-    "travel_min_speed_kmh",
-    "travel_slack_minutes",
-    "provisional_sync_max_hours",
-)
+# The legal parameters of a municipality, a set of pev_network.models.MunicipalParameters:
+# copied whole from another municipality's set in force today, or left at their defaults.
+PARAMETERS = parameter_names()
 # What a municipality is, not how it applies the law: never copied from another (its own
 # waste law among them: a document never cites another municipality's law).
 IDENTITY = (
@@ -400,7 +381,9 @@ def onboard(
     try:
         with transaction.atomic():
             step(STAGES[0], 0, 1)
-            municipality = _create_municipality(new, boundary, found["parameters_from"], report)
+            municipality = _create_municipality(
+                new, boundary, found["parameters_from"], report, today
+            )
             step(STAGES[0], 1, 1)
             step(STAGES[1], 1, 1)
             _framework(municipality, new, found, report, today)
@@ -417,11 +400,24 @@ def onboard(
     return report
 
 
+def _valid_or_refused(row, clean: bool = True) -> None:
+    try:
+        if clean:
+            row.full_clean()
+        else:
+            row.clean_fields()
+    except ValidationError as error:
+        raise OnboardingRefused(
+            [f"{name}: {' '.join(msgs)}" for name, msgs in error.message_dict.items()]
+        ) from error
+
+
 def _create_municipality(
     new: NewMunicipality,
     boundary: Boundary,
     parameters_from: Municipality | None,
     report: OnboardingReport,
+    today: datetime.date,
 ) -> Municipality:
     municipality = Municipality(
         ibge_code=boundary.ibge_code,
@@ -431,20 +427,18 @@ def _create_municipality(
         boundary_source=new.boundary_source.strip() or boundary.source,
         waste_law=new.waste_law.strip(),
     )
+    _valid_or_refused(municipality)
+    municipality.save()  # with its first set of parameters, the defaults
     if parameters_from is not None:
-        for name in PARAMETERS:
-            # JSON parameters are dicts: a deep copy, so the two never share one.
-            setattr(municipality, name, copy.deepcopy(getattr(parameters_from, name)))
+        first = municipality.parameter_sets.get()
+        first.take_values_of(parameters_from.parameters_on(today))
+        # The field rules only: the start rules of MunicipalParameters.clean protect the CTRs
+        # a set judged, and the municipality has none yet.
+        _valid_or_refused(first, clean=False)
+        first.save()
         report.parameters = f"copiados de {parameters_from} ({len(PARAMETERS)} parâmetros)"
     else:
         report.parameters = "os padrões (Lei 3.978/2007 e docs/legal.md); edite-os no admin"
-    try:
-        municipality.full_clean()
-    except ValidationError as error:
-        raise OnboardingRefused(
-            [f"{name}: {' '.join(msgs)}" for name, msgs in error.message_dict.items()]
-        ) from error
-    municipality.save()
     # The subdivided copy the point lookups use (a CTR's municipality, the network's areas).
     refresh_municipality_pieces([municipality.pk])
     # Geodesic area on the WGS 84 ellipsoid, for the IT to see it got the right polygon.

@@ -570,6 +570,8 @@ def nucleo_dashboard(request):
             step=fiscal_units.NUCLEO_STEP, fine_unit=_fine_unit(municipality)
         ),
         "municipality": municipality,
+        # Today's set: the stock alert has no CTR to take a day from.
+        "parameters": municipality.parameters_on(timezone.localdate()) if municipality else None,
         "totals": totals,
         # The figures read first, before the sections.
         "key": _key_figures(flt, data, totals, timezone.localdate()),
@@ -586,11 +588,13 @@ def nucleo_dashboard(request):
             else {"csv": f"{prefix}csv={key}"}
             for key, (header, rows) in tables.items()
         },
-        # Where a municipality asks for the generator's confirmation.
+        # Where a municipality asks, or asked on some days, for the generator's confirmation
+        # (each CTR by the parameters of its transport date).
         "unconfirmed": confirmation.unconfirmed()
         .filter(municipality_id=flt.municipality_id)
         .count()
-        if municipality is not None and municipality.generator_confirmation_required
+        if municipality is not None
+        and municipality.parameter_sets.filter(generator_confirmation_required=True).exists()
         else None,
     }
     return render(request, "nucleo/painel.html", context)

@@ -6,13 +6,14 @@ page through thousands of them, and per-feature serialization in Python is the s
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctr import roles
 from ctr.exports import onward_flows_sql
 from ctr.models import CTR
-from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility
+from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility, parameters_sql
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,17 @@ class Collection:
 
     def is_visible(self, user) -> bool:
         return self.visible_to is None or self.visible_to(user)
+
+    def properties_sql(self, today: datetime.date) -> dict[str, str]:
+        """The properties' SQL with TODAY as the day of the request (a date literal made from a
+        date, never from the request's text)."""
+        day = f"DATE '{today.isoformat()}'"
+        return {name: expr.replace(TODAY, day) for name, expr in self.properties.items()}
+
+
+# The request's day in a property's SQL (Collection.properties_sql): a municipality's
+# parameters are shown as they are today, the set in force on it.
+TODAY = "{today}"
 
 
 # The IBGE code of the row's municipality, for collections that have one.
@@ -95,7 +107,8 @@ COLLECTIONS = {
                 "ibge_code": "t.ibge_code",
                 "name": "t.name",
                 "uf": "t.uf",
-                "small_volume_limit_m3": "t.small_volume_limit_m3",
+                "small_volume_limit_m3": "(SELECT mp.small_volume_limit_m3 FROM "
+                f"{parameters_sql('t.id', TODAY)} mp)",
             },
         ),
         Collection(

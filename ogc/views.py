@@ -12,6 +12,7 @@ import math
 
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -338,7 +339,10 @@ def items_sql(
         if end:
             where.append(f"t.{collection.temporal} <= %s")
             params.append(end)
-    properties = ", ".join(f"'{name}', {expr}" for name, expr in collection.properties.items())
+    today = timezone.localdate()
+    properties = ", ".join(
+        f"'{name}', {expr}" for name, expr in collection.properties_sql(today).items()
+    )
     feature = (
         "json_build_object('type', 'Feature', 'id', t.id, "
         f"'geometry', ST_AsGeoJSON(t.{collection.geometry}, 7)::json, "

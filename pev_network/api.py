@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import django_filters
-from django.db.models import prefetch_related_objects
+from django.db.models import OuterRef, prefetch_related_objects
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -39,6 +39,7 @@ from .models import (
     Municipality,
     ReceivingFacility,
     WasteClass,
+    parameter_on,
 )
 
 # --- schema of errors and of paginated GeoJSON (shared by the API modules) ---------------------
@@ -248,21 +249,51 @@ class FacilityViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(NearbyFacilitySerializer(nearby, many=True).data)
 
 
-class MunicipalitySerializer(GeoFeatureModelSerializer):
+# The parameters the API shows beside a municipality: the set in force today (a municipality
+# as it is now; a CTR's own day is the CTR's business), annotated by with_todays_parameters.
+SHOWN_PARAMETERS = (
+    "small_volume_limit_m3", "gps_tolerance_m", "open_ctr_alert_hours",
+    "generator_confirmation_required", "generator_confirmation_hours",
+)  # fmt: skip
+TODAY = "today_{}"
+
+
+def with_todays_parameters(queryset):
+    day = services.today()
+    return queryset.annotate(
+        **{TODAY.format(n): parameter_on(n, day, OuterRef("pk")) for n in SHOWN_PARAMETERS}
+    )
+
+
+class TodaysParametersSerializer(serializers.ModelSerializer):
+    small_volume_limit_m3 = serializers.DecimalField(
+        6, 3, source=TODAY.format("small_volume_limit_m3"), read_only=True
+    )
+    gps_tolerance_m = serializers.DecimalField(
+        6, 1, source=TODAY.format("gps_tolerance_m"), read_only=True
+    )
+    open_ctr_alert_hours = serializers.IntegerField(
+        source=TODAY.format("open_ctr_alert_hours"), read_only=True
+    )
+    generator_confirmation_required = serializers.BooleanField(
+        source=TODAY.format("generator_confirmation_required"), read_only=True
+    )
+    generator_confirmation_hours = serializers.IntegerField(
+        source=TODAY.format("generator_confirmation_hours"), read_only=True
+    )
+
     class Meta:
         model = Municipality
+        fields = ["id", "ibge_code", "name", "uf", *SHOWN_PARAMETERS]
+
+
+class MunicipalitySerializer(GeoFeatureModelSerializer, TodaysParametersSerializer):
+    class Meta(TodaysParametersSerializer.Meta):
         geo_field = "boundary"
-        fields = [
-            "id", "ibge_code", "name", "uf", "small_volume_limit_m3", "gps_tolerance_m",
-            "open_ctr_alert_hours",
-            "generator_confirmation_required", "generator_confirmation_hours",
-        ]  # fmt: skip
 
 
-class MunicipalityPropertiesSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Municipality
-        fields = [f for f in MunicipalitySerializer.Meta.fields]
+class MunicipalityPropertiesSerializer(TodaysParametersSerializer):
+    pass
 
 
 class MunicipalityFilter(django_filters.FilterSet):
@@ -289,6 +320,10 @@ class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = MunicipalityFilter
     queryset = Municipality.objects.order_by("uf", "name")
 
+    def get_queryset(self):
+        # Per request: today is the request's day, not the day the module was imported.
+        return with_todays_parameters(super().get_queryset())
+
     @extend_schema(
         summary="Município que contém um ponto",
         parameters=[
@@ -306,6 +341,9 @@ class MunicipalityViewSet(viewsets.ReadOnlyModelViewSet):
         municipality = services.municipality_at(parse_lon_lat(request.query_params))
         if municipality is None:
             raise NotFound("Nenhum município cadastrado contém este ponto.")
+        municipality = with_todays_parameters(
+            Municipality.objects.defer("boundary").filter(pk=municipality.pk)
+        ).get()
         return Response(MunicipalityPropertiesSerializer(municipality).data)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime
 from decimal import Decimal
 
@@ -9,7 +10,9 @@ from django.contrib.gis.db import models
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from jurisdiction.scope import ScopedQuerySet
 
@@ -557,6 +560,60 @@ class MunicipalParameters(models.Model):
     def __str__(self) -> str:
         return f"Parâmetros de {self.municipality} desde {self.valid_from:%d/%m/%Y}"
 
+    def take_values_of(self, other: MunicipalParameters) -> None:
+        """Every parameter of `other` (not its municipality, start or act); JSON parameters
+        are deep copies, so the two sets never share a dict."""
+        for name in parameter_names():
+            setattr(self, name, copy.deepcopy(getattr(other, name)))
+
+    def in_force_by(self, day: datetime.date) -> bool:
+        """Whether the set has started by `day` (then it may have judged CTRs: it is kept as
+        it is, to judge them again the same way on a correction)."""
+        return self.valid_from is not None and self.valid_from <= day
+
+    def clean(self):
+        # In clean(), not in a form: the admin, the pages and the scripts that validate all
+        # meet the same two rules. A later set changes what comes after its date, and a set
+        # that has started judged the CTRs of its days (a correction re-checks them by it).
+        super().clean()
+        today = timezone.localdate()
+        stored = MunicipalParameters.objects.filter(pk=self.pk).first() if self.pk else None
+        if stored is not None and stored.in_force_by(today):
+            changed = [
+                str(f.verbose_name)
+                for f in self._meta.concrete_fields
+                if getattr(self, f.attname) != getattr(stored, f.attname)
+            ]
+            if changed:
+                raise ValidationError(
+                    f"Os parâmetros vigentes desde {stored.valid_from:%d/%m/%Y} já valem para "
+                    f"CTRs e não mudam (alterado: {'; '.join(changed)}). Para mudar um valor, "
+                    f"cadastre um novo conjunto vigente a partir de hoje ({today:%d/%m/%Y}) ou "
+                    "depois.",
+                    code="parameters_in_force",
+                )
+        new_start = stored is None or stored.valid_from != self.valid_from
+        if new_start and self.valid_from is not None and self.valid_from < today:
+            raise ValidationError(
+                {
+                    "valid_from": ValidationError(
+                        "Os parâmetros não mudam para trás: “vigente desde” é hoje "
+                        f"({today:%d/%m/%Y}) ou depois; os CTRs de antes seguem os parâmetros "
+                        "do seu dia.",
+                        code="parameters_backwards",
+                    )
+                }
+            )
+
+    def delete(self, *args, **kwargs):
+        if self.in_force_by(timezone.localdate()):
+            raise ValidationError(
+                f"Os parâmetros vigentes desde {self.valid_from:%d/%m/%Y} já valem para CTRs "
+                "e não podem ser excluídos.",
+                code="parameters_in_force",
+            )
+        return super().delete(*args, **kwargs)
+
     def generation_rate(self, work_kind: str, waste_class: str) -> Decimal:
         """m³ per m² of `work_kind` for `waste_class`; a kind or class the municipality left
         out takes the default."""
@@ -582,6 +639,22 @@ def parameters_sql(municipality_id: str, day: str) -> str:
         f" CASE WHEN p.valid_from <= {day} THEN p.valid_from END DESC, p.valid_from"
         " LIMIT 1)"
     )
+
+
+def parameter_on(name: str, day, municipality=None) -> Coalesce:
+    """The parameter `name` of the set in force on `day` (a date, or an expression such as
+    OuterRef("transport_date") for each row's own day) for `municipality` (by default the
+    row's OuterRef("municipality_id")), as a subquery to annotate or filter a queryset with.
+    The same choice as Municipality.parameters_on and parameters_sql."""
+    day = day if hasattr(day, "resolve_expression") else Value(day)
+    sets = MunicipalParameters.objects.filter(
+        municipality_id=OuterRef("municipality_id") if municipality is None else municipality
+    )
+    # Two index walks on (municipality, valid_from), no sort: the latest started, else the
+    # first. Every parameter is NOT NULL, so a NULL is only "no such set".
+    latest = sets.filter(valid_from__lte=day).order_by("-valid_from").values(name)[:1]
+    first = sets.order_by("valid_from").values(name)[:1]
+    return Coalesce(Subquery(latest), Subquery(first))
 
 
 # TRANSITIONAL (removed once every reader asks for a day): the parameters read as attributes

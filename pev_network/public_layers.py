@@ -24,6 +24,7 @@ from .models import (
     ReceivingFacility,
     WasteClass,
     licensed_sql,
+    parameters_sql,
     valid_on_sql,
 )
 
@@ -210,10 +211,11 @@ def catchment_basins_geojson(
     return fetch_json(sql, params)
 
 
-def municipality_outline_geojson(ibge_code: str) -> dict | None:
+def municipality_outline_geojson(ibge_code: str, day: datetime.date | None = None) -> dict | None:
     """The boundary of a municipality as a GeoJSON Feature with its `bbox`, or None.
 
-    Properties: id, ibge_code, name, uf, small_volume_limit_m3 (as a string, exact).
+    Properties: id, ibge_code, name, uf, small_volume_limit_m3 (as a string, exact; of the
+    set of parameters in force on `day`, today by default: the map has no CTR's day).
     """
     sql = f"""
         SELECT json_build_object(
@@ -228,10 +230,11 @@ def municipality_outline_geojson(ibge_code: str) -> dict | None:
                 'ibge_code', m.ibge_code,
                 'name', m.name,
                 'uf', m.uf,
-                'small_volume_limit_m3', m.small_volume_limit_m3::text
+                'small_volume_limit_m3', mp.small_volume_limit_m3::text
             )
         )
         FROM {Municipality._meta.db_table} m
+        JOIN LATERAL {parameters_sql("m.id", "%(day)s::date")} AS mp ON true
         WHERE m.ibge_code = %(ibge_code)s
     """
-    return fetch_json(sql, {"ibge_code": ibge_code})
+    return fetch_json(sql, {"ibge_code": ibge_code, "day": day or timezone.localdate()})

@@ -22,6 +22,7 @@ from .models import (
     MunicipalParameters,
     ReceivingFacility,
     known_law_fields,
+    parameter_on,
 )
 
 # Vertices per piece of a subdivided boundary: small enough that a point test is cheap,
@@ -35,6 +36,23 @@ class NetworkError(DomainError):
 
 def today() -> datetime.date:
     return timezone.localdate()
+
+
+@transaction.atomic
+def parameters_from(municipality: Municipality, day: datetime.date, **values):
+    """The municipality's parameters change from `day` on to `values`: the set starting that
+    day if there is one (it must not have started yet), else a new one with the figures of the
+    set in force on `day` and `values`. Validated by the model (MunicipalParameters.clean:
+    nothing changes backwards), so a refusal is a ValidationError and nothing is written."""
+    found = MunicipalParameters.objects.filter(municipality=municipality, valid_from=day).first()
+    if found is None:
+        found = MunicipalParameters(municipality=municipality, valid_from=day)
+        found.take_values_of(municipality.parameters_on(day))
+    for name, value in values.items():
+        setattr(found, name, value)
+    found.full_clean()
+    found.save()
+    return found
 
 
 def as_multipolygon(geom: GEOSGeometry) -> MultiPolygon:
@@ -265,11 +283,13 @@ def legal_destinations_by_distance(
     point_sql, point_params = _geography_of(point)
     table = ReceivingFacility._meta.db_table
     default_limit = MunicipalParameters._meta.get_field("small_volume_limit_m3").default
-    pev_allowed = Q(municipality__small_volume_limit_m3__gte=volume_m3)
+    # The limit in force on the day searched for (today, unless a CTR's transport date).
+    pev_allowed = Q(small_volume_limit_m3__gte=volume_m3)
     if volume_m3 <= default_limit:
         pev_allowed |= Q(municipality__isnull=True)
     queryset = (
         ReceivingFacility.objects.licensed_on(day)
+        .alias(small_volume_limit_m3=parameter_on("small_volume_limit_m3", day))
         .filter(~Q(kind=FacilityKind.PEV) | pev_allowed)
         .select_related("municipality")
         .defer("municipality__boundary")

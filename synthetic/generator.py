@@ -77,7 +77,13 @@ from ctr.models import (
 )
 from fiscalization.models import DumpingCategory, ReporterKind, ReportStatus
 from jurisdiction.models import Role
-from pev_network.models import DEFAULT_ACCEPTED_CLASSES, FacilityKind, LicenseStatus, Municipality
+from pev_network.models import (
+    DEFAULT_ACCEPTED_CLASSES,
+    FacilityKind,
+    LicenseStatus,
+    Municipality,
+    parameters_sql,
+)
 
 SP_FIXTURE = (
     Path(__file__).resolve().parent.parent / "fixtures" / "sp_estado_municipios_645_tbrugz.geojson"
@@ -314,11 +320,14 @@ LARGEST_MUNICIPALITIES = {
 }
 LOGNORMAL_SIGMA = 0.9
 
-MUNI_SQL = """
+# The alert hours and the small-volume limit are those of the set in force today for every
+# synthetic CTR (a municipality that changed them within the period would see its older CTRs
+# drawn by today's figures: a load test's world, not a record to judge).
+MUNI_SQL = f"""
 CREATE TEMP TABLE syn_muni AS
 WITH base AS (
-    SELECT m.id, m.ibge_code, m.name, m.open_ctr_alert_hours AS alert_hours,
-           m.small_volume_limit_m3 AS small_limit,
+    SELECT m.id, m.ibge_code, m.name, mp.open_ctr_alert_hours AS alert_hours,
+           mp.small_volume_limit_m3 AS small_limit,
            coalesce((%(largest)s::jsonb ->> m.ibge_code)::float8,
                     -- the others: the rest of the population, log-normal around its mean
                     %(rest_mean)s * exp(%(sigma)s
@@ -326,7 +335,9 @@ WITH base AS (
                         * cos(2 * pi() * pg_temp.syn_hash01(m.ibge_code || ':u2'))
                         - %(sigma)s * %(sigma)s / 2)) AS w,
            (pg_temp.syn_hash01(m.ibge_code || ':k') < 0.5)::int AS parity
-    FROM pev_network_municipality m WHERE m.id = ANY(%(ids)s)
+    FROM pev_network_municipality m
+    JOIN LATERAL {parameters_sql("m.id", "%(today)s::date")} AS mp ON true
+    WHERE m.id = ANY(%(ids)s)
 )
 SELECT b.id, b.ibge_code, b.name, b.alert_hours, b.small_limit, b.parity,
        b.w / sum(b.w) OVER () AS share, count(*) OVER () AS n_muni

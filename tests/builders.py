@@ -93,7 +93,9 @@ def set_parameters(municipality: Municipality, **values) -> MunicipalParameters:
     first = MunicipalParameters.objects.get(municipality=municipality, valid_from=FIRST_SET_FROM)
     for name, value in values.items():
         setattr(first, name, value)
-    first.full_clean()
+    # The fields' rules only: a test's world rewrites its first set, which the model's clean()
+    # refuses as a set in force (its CTRs' figures never change after the fact).
+    first.clean_fields()
     first.save()
     return first
 

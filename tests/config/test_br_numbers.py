@@ -21,7 +21,6 @@ from fiscalization.enforcement_forms import cases, fields, notices, payments, pe
 from fiscalization.models.enforcement import EnforcementCase
 from maps import forms as maps_forms
 from nucleo import forms as nucleo_forms
-from pev_network.models import Municipality
 from tests.ctr_world import build_world
 
 FORM_MODULES = [
@@ -168,15 +167,18 @@ def test_admin_decimal_fields_read_a_comma():
 
 
 @pytest.mark.django_db
-def test_admin_saves_a_municipality_parameter_typed_with_a_comma():
+def test_admin_saves_a_municipality_parameter_typed_with_a_comma(frozen_today):
     from tests.builders import municipality
+    from tests.ctr_world import TODAY
 
     town = municipality()
     user = get_user_model().objects.create_superuser("gestor", "g@example.org", "x")
     web = Client()
     web.force_login(user)
-    url = f"/admin/pev_network/municipality/{town.pk}/change/"
-    page = web.get(url)
+    # A new set of the municipality's parameters, from today (the add page starts from the
+    # figures in force).
+    url = "/admin/pev_network/municipalparameters/add/"
+    page = web.get(f"{url}?municipality={town.pk}")
     assert page.status_code == 200
     form = page.context["adminform"].form
     data = {}
@@ -189,11 +191,10 @@ def test_admin_saves_a_municipality_parameter_typed_with_a_comma():
         # sent back as JSON.
         shown = field.widget.format_value(field.prepare_value(value)) if value is not None else None
         data[name] = "" if shown is None else shown
-    data["boundary"] = town.boundary.geojson
     data["small_volume_limit_m3"] = "1,25"
     response = web.post(url, data)
     assert response.status_code == 302, response.content.decode()[:3000]
-    assert Municipality.objects.get(pk=town.pk).small_volume_limit_m3 == Decimal("1.25")
+    assert town.parameters_on(TODAY).small_volume_limit_m3 == Decimal("1.25")
 
 
 # --- showing numbers: config.br.br_number, the one function every page, PDF, CSV and message

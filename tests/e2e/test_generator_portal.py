@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from ctr import services
+from tests.builders import set_parameters
 from tests.ctr.onward_world import onward
 from tests.ctr_world import build_world, make_user
 from tests.e2e.conftest import Recorder, log_in, map_ready
@@ -26,8 +27,7 @@ MEASURE = (Path(__file__).parent / "measure_layout.js").read_text(encoding="utf-
 
 def gama_world():
     world = build_world()
-    world.town.generator_confirmation_required = True
-    world.town.save()
+    set_parameters(world.town, generator_confirmation_required=True)
     recycling_operator = make_user("operador_reciclagem", facility=world.recycling)
     world.received = issue(world, "alfa")
     services.receive(world.received, world.operator, Decimal("3"))

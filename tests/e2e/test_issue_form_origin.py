@@ -14,8 +14,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from ctr.models import CTR
-from pev_network.models import Municipality
-from tests.builders import offset, square
+from tests.builders import offset, set_parameters, square
 from tests.ctr_world import build_world
 from tests.e2e.conftest import log_in, map_ready
 from tests.e2e.test_offline_ctr import comma, recent_worksite_ctr
@@ -82,7 +81,7 @@ def registered_worksite_form(chromium, live_server, viewport, side_m: float = 0)
     corner = offset(world.origin.x, world.origin.y, -side_m / 2, -side_m / 2)
     site.area = square(*corner, side_m) if side_m else None
     site.save(update_fields=["registered_at", "municipality", "area"])
-    Municipality.objects.filter(pk=site.municipality_id).update(gps_tolerance_m=40)
+    set_parameters(site.municipality, gps_tolerance_m=40)
     context, page, recorder = issue_form(chromium, live_server, viewport, world)
     page.select_option("#obra-recente", index=1)
     assert page.input_value("#id_origin_lat") == comma(world.origin.y)

@@ -16,6 +16,7 @@ from ctr.models import Equipment, Vehicle
 from ctr.rules import WasteLine
 from fiscalization import hotspots, suspects
 from fiscalization.models import DumpingReport
+from pev_network.models import MunicipalParameters
 from tests.builders import ORIGIN, offset, point
 from tests.ctr_world import build_world, make_user
 
@@ -110,6 +111,17 @@ def by_number(found: suspects.Suspects) -> dict[str, list[str]]:
 def names(scenario, found) -> dict[str, list[str]]:
     number_to_name = {ctr.number: name for name, ctr in scenario.ctrs.items()}
     return {number_to_name[n]: reasons for n, reasons in by_number(found).items()}
+
+
+def test_a_ctr_is_overdue_by_the_alert_hours_of_its_own_transport_date(scenario):
+    # From the 18th on the municipality allows 96 h: the CTR of the 17th, 74 h open at the
+    # report, is still judged by its day's 48 h (Lei 3.978/2007 art. 2 §1: a load not received
+    # in time is a sign of dumping).
+    MunicipalParameters.objects.create(
+        municipality=scenario.world.town, valid_from=D(2026, 11, 18), open_ctr_alert_hours=96
+    )
+    found = suspects.find_suspects(suspects.Spot.of_report(scenario.report))
+    assert names(scenario, found)["overdue"] == ["OVERDUE"]
 
 
 def test_exactly_the_suspects_and_why(scenario):

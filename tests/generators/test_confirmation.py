@@ -18,6 +18,7 @@ from ctr.models import CTR, CTRAction
 from generators import confirmation
 from generators.models import UnconfirmedDepartureNotice
 from pev_network.models import MunicipalParameters
+from tests.builders import set_parameters
 from tests.ctr.onward_world import onward
 from tests.ctr_world import build_world, make_user
 from tests.generators.portal_world import MARIA, api_client, issue
@@ -30,9 +31,11 @@ HOURS = datetime.timedelta(hours=1)
 @pytest.fixture
 def world(frozen_today):
     world = build_world()
-    world.town.generator_confirmation_required = True
-    world.town.generator_confirmation_hours = 24
-    world.town.save()
+    set_parameters(
+        world.town,
+        generator_confirmation_required=True,
+        generator_confirmation_hours=24,
+    )
     world.clock = frozen_today
     return world
 
@@ -54,8 +57,7 @@ def test_off_by_default_because_the_law_does_not_require_it(db):
 
 
 def test_a_municipality_that_does_not_ask_refuses_the_confirmation(world):
-    world.town.generator_confirmation_required = False
-    world.town.save()
+    set_parameters(world.town, generator_confirmation_required=False)
     ctr = issue(world)
     response = confirm(world.generator_user, ctr)
     assert response.status_code == 409
@@ -158,6 +160,41 @@ def test_a_ctr_issued_ahead_counts_from_its_transport_day(world):
     assert not confirmation.unconfirmed().exists()
     world.clock.shift(40 * HOURS)  # 2026-12-03 8h: 32 h into its transport day
     assert list(confirmation.unconfirmed()) == [ctr]
+
+
+def test_a_ctr_is_asked_for_by_the_set_of_its_transport_date(world):
+    """From 01/12 the municipality stops asking: today's CTR still awaits its generator and
+    goes to the Núcleo after its day's 24 h; the CTR for 01/12 asks nothing."""
+    MunicipalParameters.objects.create(
+        municipality=world.town,
+        valid_from=datetime.date(2026, 12, 1),
+        generator_confirmation_required=False,
+    )
+    todays = issue(world)
+    ahead = issue(world, day=datetime.date(2026, 12, 1))
+    world.clock.shift(25 * HOURS)  # 01/12, 11h: the new set is in force
+    assert confirmation.needs_confirmation(todays)
+    assert not confirmation.needs_confirmation(ahead)
+    assert list(confirmation.unconfirmed()) == [todays]
+    assert confirm(world.generator_user, ahead).status_code == 409
+    dashboard = web(world.nucleo).get("/nucleo/").content.decode()
+    assert "CTRs sem confirmação do gerador (1)" in dashboard
+    assert confirm(world.generator_user, todays).status_code == 200
+
+
+def test_the_hours_are_those_of_the_ctr_s_transport_date(world):
+    """From 01/12 the municipality allows 72 h: today's CTR keeps its day's 24 h."""
+    MunicipalParameters.objects.create(
+        municipality=world.town,
+        valid_from=datetime.date(2026, 12, 1),
+        generator_confirmation_required=True,
+        generator_confirmation_hours=72,
+    )
+    todays = issue(world)
+    issue(world, day=datetime.date(2026, 12, 1))
+    world.clock.shift(73 * HOURS)  # 03/12, 11h: 59 h into the transport day of 01/12
+    assert list(confirmation.unconfirmed()) == [todays]
+    assert [c.confirmation_hours for c in confirmation.unconfirmed()] == [24]
 
 
 def test_the_nucleo_sees_the_unconfirmed_ctrs_from_its_dashboard(world):

@@ -19,11 +19,12 @@ from generators.models import PlanAction, PlanStatus, WastePlan
 from pev_network.models import (
     WORK_KINDS,
     FacilityLicense,
+    MunicipalParameters,
     WasteClass,
     default_generation_rates,
     validate_generation_rates,
 )
-from tests.builders import municipality
+from tests.builders import municipality, set_parameters
 from tests.ctr_world import TODAY, build_world
 
 pytestmark = pytest.mark.django_db
@@ -74,9 +75,20 @@ def test_default_rates_come_from_pinto_150_kg_per_m2_at_1200_kg_per_m3():
     assert M3(rates["demolition"]["A"]) == M3("0.61667")  # 1 000 / 1 200 × 74 %
 
 
+def test_the_estimate_uses_the_rates_in_force_today(world):
+    # An estimate is made now: a set that started yesterday holds, not tomorrow's.
+    for days, rate in ((-1, "0.2"), (1, "0.9")):
+        MunicipalParameters.objects.create(
+            municipality=world.town,
+            valid_from=TODAY + datetime.timedelta(days=days),
+            waste_generation_rates={"renovation": {"A": rate}},
+        )
+    result = estimator.estimate(M3("150"), WorkKind.RENOVATION, world.town)
+    assert result.of_class("A") == M3("30.00")
+
+
 def test_estimate_multiplies_the_area_by_the_municipalitys_rates(world):
-    world.town.waste_generation_rates = {"renovation": {"A": "0.2", "B": "0.0333"}}
-    world.town.save()
+    set_parameters(world.town, waste_generation_rates={"renovation": {"A": "0.2", "B": "0.0333"}})
     result = estimator.estimate(M3("150"), WorkKind.RENOVATION, world.town)
     assert result.of_class("A") == M3("30.00")
     assert result.of_class("B") == M3("5.00")  # 4,995 half up

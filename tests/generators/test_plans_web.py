@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import datetime
 import re
+from decimal import Decimal
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from ctr.models import Membership
 from generators import plans
 from generators.models import PlanStatus, WastePlan
-from tests.ctr_world import build_world, make_user
+from pev_network.models import default_generation_rates
+from tests.ctr_world import TODAY, build_world, make_user
 from tests.generators.test_plans import gama_site, plan_input
 
 pytestmark = pytest.mark.django_db
@@ -155,8 +158,31 @@ def test_the_nucleo_edits_the_rates_of_its_municipality(world):
     data["rate_demolition_A"] = "0,75"
     assert web(world.fiscal).post("/nucleo/pgrcc/indices/", data).status_code == 403
     assert web(world.nucleo).post("/nucleo/pgrcc/indices/", data).status_code == 302
-    world.town.refresh_from_db()
-    assert world.town.waste_generation_rates["demolition"]["A"] == "0.75"
+    rates = world.town.parameters_on(timezone.localdate()).waste_generation_rates
+    assert rates["demolition"]["A"] == "0.75"
+
+
+def test_new_rates_are_a_set_from_today_and_a_second_change_starts_tomorrow(world):
+    """The rates are a set of the municipality's parameters: saved, they hold from today in a
+    new set (the figures before today stay as they were); saved again the same day, from
+    tomorrow, as a set in force never changes."""
+    data = {"municipio": world.town.pk}
+    for kind in ("new_building", "renovation", "demolition"):
+        for waste_class in ("A", "B", "C", "D", "VOLUMOSO"):
+            data[f"rate_{kind}_{waste_class}"] = "0,1"
+    saved = web(world.nucleo).post("/nucleo/pgrcc/indices/", data, follow=True)
+    assert "valem a partir de 30/11/2026" in saved.content.decode()
+    data["rate_demolition_A"] = "0,2"
+    saved = web(world.nucleo).post("/nucleo/pgrcc/indices/", data, follow=True)
+    assert "valem a partir de 01/12/2026" in saved.content.decode()
+    # The page shows what was saved last, the figures a new save would change.
+    assert 'value="0,2"' in saved.content.decode()
+    rate = {
+        day: world.town.parameters_on(day).generation_rate("demolition", "A")
+        for day in (TODAY - datetime.timedelta(days=1), TODAY, TODAY + datetime.timedelta(days=1))
+    }
+    default = Decimal(default_generation_rates()["demolition"]["A"])
+    assert list(rate.values()) == [default, Decimal("0.1"), Decimal("0.2")]
 
 
 # --- the API ------------------------------------------------------------------------------------

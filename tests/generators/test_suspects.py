@@ -14,7 +14,8 @@ from generators import suspects
 from generators.comparison import worksite_comparison
 from generators.models import PlanStatus
 from generators.suspects import Reason, Scope
-from tests.builders import offset, point
+from pev_network.models import MunicipalParameters
+from tests.builders import offset, point, set_parameters
 from tests.ctr_world import TODAY, build_world
 from tests.generators.suspects_world import M3, days, load, plan, site
 
@@ -56,8 +57,7 @@ def test_a_worksite_whose_end_was_declared_is_not_overdue(world):
 
 
 def test_the_municipality_sets_the_grace(world):
-    world.town.worksite_overdue_days = 10
-    world.town.save()
+    set_parameters(world.town, worksite_overdue_days=10)
     assert reasons_of(site(world, "Rua A, 4", start=days(-90), end=days(-11), large=False)) == (
         Reason.OVERDUE,
     )
@@ -142,10 +142,27 @@ def test_past_the_expected_end_the_whole_plan_is_expected(world):
     assert reasons_of(worksite) == (Reason.OVERDUE,)  # 50 of 100 m³: not below half
 
 
+def test_the_grace_is_the_one_in_force_on_the_day_measured(world):
+    # A set that started ten days ago shortens it to 10 days; one that starts tomorrow (60)
+    # does not hold yet. An alert has no CTR: the day is the one measured.
+    MunicipalParameters.objects.create(
+        municipality=world.town, valid_from=days(-10), worksite_overdue_days=10
+    )
+    MunicipalParameters.objects.create(
+        municipality=world.town, valid_from=days(1), worksite_overdue_days=60
+    )
+    late = site(world, "Rua A, 5", start=days(-90), end=days(-11), large=False)
+    assert reasons_of(late) == (Reason.OVERDUE,)  # 11 days past its end
+    # Measured the day after tomorrow, 13 days past its end, the 60 days hold.
+    assert suspects.of_worksite(late, days(2)).reasons == ()
+
+
 def test_the_municipality_sets_the_share_and_the_start(world):
-    world.town.worksite_low_volume_pct = Decimal("60")
-    world.town.worksite_low_volume_min_elapsed_pct = Decimal("10")
-    world.town.save()
+    set_parameters(
+        world.town,
+        worksite_low_volume_pct=Decimal("60"),
+        worksite_low_volume_min_elapsed_pct=Decimal("10"),
+    )
     worksite = site(world, "Rua B, 9", start=days(-20), end=days(180))  # 10 % elapsed
     approved(worksite, A="100")
     load(world, worksite, "5.9", day=days(-1))  # 5,9 < 60 % of 10 m³

@@ -19,7 +19,7 @@ from generators.models import (
     RegistrationStatus,
 )
 from jurisdiction.scope import ReadOnlyRole
-from tests.builders import municipality
+from tests.builders import municipality, set_parameters
 from tests.ctr_world import CNPJ_GAMA, ctr_payload, issue_hours_ago
 from tests.generators.account_world import pending_registration
 from tests.generators.declaration_world import waiting
@@ -340,8 +340,7 @@ def test_b_staff_do_not_see_or_decide_a_habite_se_request(towns):
 
 
 def test_the_unconfirmed_ctrs_are_each_municipality_s_own(towns):
-    towns.a.generator_confirmation_required = True
-    towns.a.save(update_fields=["generator_confirmation_required"])
+    set_parameters(towns.a, generator_confirmation_required=True)
     ctr = issue_hours_ago(towns.world, hours_ago=30)
     path = "/nucleo/geradores/ctrs-sem-confirmacao/"
     assert [c.pk for c in web(towns.world.nucleo).get(path).context["page"]] == [ctr.pk]

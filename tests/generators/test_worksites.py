@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from audit.models import AccessLog
 from ctr.models import CTR, Generator, Worksite
 from generators import worksites
+from tests.builders import set_parameters
 from tests.ctr_world import CNPJ_ALFA, CNPJ_GAMA, build_world, ctr_payload
 from tests.generators.worksite_world import (
     A_LINE,
@@ -410,8 +411,7 @@ def test_a_generator_lists_only_its_own_worksites(generator_client, world):
 def test_a_large_generator_is_the_permit_and_the_municipal_threshold_or_the_declaration(
     generator_client, world, permit, area, declared, large
 ):
-    world.town.large_generator_min_area_m2 = Decimal("500")
-    world.town.save()
+    set_parameters(world.town, large_generator_min_area_m2=Decimal("500"))
     data = form_data(permit_number=permit, built_area_m2=area)
     if declared:
         data["declared_large_generator"] = "on"

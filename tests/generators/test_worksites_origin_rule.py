@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from ctr import csv_import, rules, services
 from ctr.models import CTR, Worksite
 from ctr.rules import WasteLine
-from tests.builders import point
+from tests.builders import point, set_parameters
 from tests.ctr_world import CNPJ_GAMA, TODAY, build_world, ctr_payload
 from tests.generators.worksite_world import ADDRESS, at, registered, square_m
 
@@ -102,8 +102,7 @@ def test_without_a_contour_the_origin_is_held_to_the_point_plus_the_tolerance(wo
 
 
 def test_the_tolerance_is_the_worksites_municipality(world, marked):
-    world.town.gps_tolerance_m = Decimal("40.0")
-    world.town.save()
+    set_parameters(world.town, gps_tolerance_m=Decimal("40.0"))
     assert outside_findings(world, at(30, 0)) == []
     (finding,) = outside_findings(world, at(50, 0))
     assert "a mais de 40 m" in finding.message

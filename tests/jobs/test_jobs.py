@@ -122,7 +122,7 @@ def test_open_ctr_alerts_counts_per_municipality_without_personal_data(frozen_to
     from tests.ctr_world import issue_hours_ago
 
     world = build_world()
-    hours = world.town.open_ctr_alert_hours
+    hours = world.town.parameters_on(FROZEN_NOW.date()).open_ctr_alert_hours
     issue_hours_ago(world, hours + 2)
     issue_hours_ago(world, 1)
     summary = schedule.open_ctr_alerts(FROZEN_NOW)

@@ -7,17 +7,19 @@ municipality's law and never the other's."""
 
 from __future__ import annotations
 
+import datetime
 import re
+from decimal import Decimal
 
 import pytest
 from django.test import override_settings
 
 from ctr.models import CTR
 from fiscalization.models import DumpingReport
-from pev_network.models import FacilityKind, Municipality
+from pev_network.models import FacilityKind, Municipality, MunicipalParameters
 from tests import dumping_fixtures as fx
 from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
-from tests.ctr_world import build_world, issue_hours_ago
+from tests.ctr_world import TODAY, build_world, issue_hours_ago
 
 pytestmark = [
     pytest.mark.django_db,
@@ -85,6 +87,18 @@ def test_each_municipalitys_map_page_at_its_own_address_shows_its_name_and_netwo
     for name in ("Aterro", "Reciclagem"):
         assert f'"{name}"' in town and f'"{name}"' not in neighbour
     assert "Aparecida (teste)/SP: 1 área licenciada no mapa" in " ".join(neighbour.split())
+
+
+def test_the_map_page_states_the_small_volume_limit_in_force_today(client, world):
+    # Lei 3.978/2007 art. 12 §1-2: a set that started yesterday holds, not tomorrow's.
+    for days, limit in ((-1, "0.5"), (1, "2")):
+        MunicipalParameters.objects.create(
+            municipality=world.town,
+            valid_from=TODAY + datetime.timedelta(days=days),
+            small_volume_limit_m3=Decimal(limit),
+        )
+    html = page(client, f"/m/{TOWN}/onde-descartar/")
+    assert "até 0,5 m³" in html and "até 1 m³" not in html
 
 
 def test_the_map_page_without_an_address_is_the_default_municipalitys(client, world):

@@ -16,7 +16,7 @@ from decimal import Decimal
 from ctr import services
 from ctr.models import ProcessingKind
 from pev_network.models import CatchmentBasin
-from tests.builders import multi, square
+from tests.builders import multi, set_parameters, square
 from tests.ctr.onward_world import inbound, onward
 from tests.ctr_world import World, make_user
 
@@ -26,8 +26,7 @@ D = datetime.date
 def build_flows(world: World) -> World:
     # The ATT's class A stock, above zero since 10/10, is an alert on TODAY (51 days); its
     # class B, since 03/11 (27 days), is not yet.
-    world.town.stock_alert_days = 30
-    world.town.save(update_fields=["stock_alert_days"])
+    set_parameters(world.town, stock_alert_days=30)
     world.basin = CatchmentBasin.objects.create(
         municipality=world.town, name="Bacia Centro", code="B-CENTRO", served_by=world.pev,
         area=multi(square(*world.origin.coords, 300)),

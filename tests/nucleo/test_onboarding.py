@@ -22,14 +22,17 @@ from jurisdiction.models import Role, StaffRole
 from jurisdiction.scope import jurisdiction_of
 from nucleo import onboarding
 from pev_network.models import (
+    FIRST_SET_FROM,
     FacilityLicense,
     Municipality,
     MunicipalityPiece,
+    MunicipalParameters,
     ReceivingFacility,
+    parameter_names,
 )
-from tests.builders import ORIGIN, municipality, offset, square
+from tests.builders import ORIGIN, municipality, offset, set_parameters, square
 from tests.clock import FROZEN_NOW
-from tests.ctr_world import make_user
+from tests.ctr_world import TODAY, make_user
 from tests.enforcement_world import FERRAZ, GUARATINGUETA, ensure_frameworks
 
 pytestmark = pytest.mark.django_db
@@ -88,7 +91,7 @@ def test_onboarding_creates_the_municipality_its_framework_copy_nucleo_and_netwo
     # The boundary is the file's, and the point lookups know it (its subdivided pieces).
     assert town.boundary.contains(town.boundary.point_on_surface)
     assert MunicipalityPiece.objects.filter(municipality=town).exists()
-    assert town.small_volume_limit_m3 == Decimal("1.000")  # the defaults
+    assert town.parameters_on(TODAY).small_volume_limit_m3 == Decimal("1.000")  # the defaults
     framework = PenaltyFramework.objects.get(ibge_code=APARECIDA)
     assert framework.name.startswith("Aparecida — cópia de Ferraz de Vasconcelos")
     assert framework.valid_from == FROZEN_NOW.date()
@@ -338,28 +341,56 @@ def test_copying_a_framework_over_a_shipped_one_is_refused():
 
 def test_parameters_copied_from_another_municipality_are_independent():
     guaratingueta = municipality(GUARATINGUETA, "Guaratinguetá")
-    guaratingueta.small_volume_limit_m3 = Decimal("1.500")
-    guaratingueta.gps_tolerance_m = Decimal("22.5")
-    guaratingueta.sorting_tolerance_pct = {"A": "12"}
-    guaratingueta.generator_confirmation_required = True
-    guaratingueta.save()
+    source = set_parameters(
+        guaratingueta,
+        small_volume_limit_m3=Decimal("1.500"),
+        gps_tolerance_m=Decimal("22.5"),
+        sorting_tolerance_pct={"A": "12"},
+        generator_confirmation_required=True,
+    )
     out = run(*aparecida("--parameters-from", GUARATINGUETA))
     town = Municipality.objects.get(ibge_code=APARECIDA)
+    (copied,) = town.parameter_sets.all()
     for name in onboarding.PARAMETERS:
-        assert getattr(town, name) == getattr(guaratingueta, name), name
+        assert getattr(copied, name) == getattr(source, name), name
     assert town.name == "Aparecida" and town.boundary_source == SP.name
     assert f"Parâmetros: copiados de {guaratingueta}" in out
-    town.sorting_tolerance_pct["A"] = "20"
-    town.save()
-    guaratingueta.refresh_from_db()
-    assert guaratingueta.sorting_tolerance_pct == {"A": "12"}
+    copied.sorting_tolerance_pct["A"] = "20"
+    copied.save()
+    source.refresh_from_db()
+    assert source.sorting_tolerance_pct == {"A": "12"}
+
+
+def test_the_parameters_copied_are_the_set_the_source_has_in_force_today(frozen_today):
+    """A consortium's new member takes the figures its neighbour applies now: not the
+    neighbour's first set, which a later one replaced, nor a set that starts tomorrow; they are
+    the new municipality's first set, in force from its first day."""
+    guaratingueta = municipality(GUARATINGUETA, "Guaratinguetá")
+    set_parameters(guaratingueta, gps_tolerance_m=Decimal("15.0"))
+    MunicipalParameters.objects.create(
+        municipality=guaratingueta,
+        valid_from=TODAY - datetime.timedelta(days=30),
+        gps_tolerance_m=Decimal("22.5"),
+        open_ctr_alert_hours=72,
+    )
+    MunicipalParameters.objects.create(
+        municipality=guaratingueta,
+        valid_from=TODAY + datetime.timedelta(days=1),
+        gps_tolerance_m=Decimal("99.0"),
+    )
+    run(*aparecida("--parameters-from", GUARATINGUETA))
+    (copied,) = Municipality.objects.get(ibge_code=APARECIDA).parameter_sets.all()
+    assert (copied.gps_tolerance_m, copied.open_ctr_alert_hours) == (Decimal("22.5"), 72)
+    assert copied.valid_from == FIRST_SET_FROM
 
 
 def test_every_field_of_a_municipality_is_a_parameter_or_its_identity():
     """A new field of Municipality must be classified: copied to a new municipality from
     another (a legal parameter) or never (what the municipality is)."""
     fields = {f.name for f in Municipality._meta.concrete_fields}
-    assert fields == set(onboarding.PARAMETERS) | set(onboarding.IDENTITY)
+    assert fields == set(onboarding.IDENTITY)
+    # The parameters are a set of their own, copied whole.
+    assert set(onboarding.PARAMETERS) == set(parameter_names())
 
 
 def test_the_nucleo_account_holds_its_role_only_in_the_new_municipality(

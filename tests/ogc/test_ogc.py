@@ -1,11 +1,16 @@
 """OGC API – Features (Part 1 core, GeoJSON): the requirements a client relies on."""
 
+import datetime
+from decimal import Decimal
+
 import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.ctr_world import build_world, ctr_payload
+from pev_network.models import MunicipalParameters
+from tests.builders import municipality
+from tests.ctr_world import TODAY, build_world, ctr_payload
 
 pytestmark = pytest.mark.django_db
 
@@ -205,3 +210,16 @@ def test_flows_collection_has_the_extent_of_its_lines(flows_world):
     near = get(f"/ogc/collections/flows/items?bbox={lon - 0.001},{lat - 0.001},{lon + 0.001},"
                f"{lat + 0.001}", user=flows_world.nucleo).json()  # fmt: skip
     assert [f["properties"]["destination_facility"] for f in near["features"]] == ["Reciclagem"]
+
+
+def test_a_municipality_shows_the_parameters_in_force_today(frozen_today):
+    """A set that started yesterday holds today; one that starts tomorrow does not yet."""
+    town = municipality()
+    for days, limit in ((-1, "0.5"), (1, "2")):
+        MunicipalParameters.objects.create(
+            municipality=town,
+            valid_from=TODAY + datetime.timedelta(days=days),
+            small_volume_limit_m3=Decimal(limit),
+        )
+    feature = get(f"/ogc/collections/municipalities/items/{town.pk}").json()
+    assert feature["properties"]["small_volume_limit_m3"] == 0.5

@@ -2,12 +2,14 @@
 
 import datetime
 import json
+from decimal import Decimal
 
 import pytest
 from django.test import Client
 
-from pev_network.models import FacilityKind
+from pev_network.models import FacilityKind, MunicipalParameters
 from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
+from tests.ctr_world import TODAY
 from tests.portuguese import assert_portuguese
 
 pytestmark = pytest.mark.django_db
@@ -162,6 +164,32 @@ def test_municipality_lookup(client, network):
     body = get_json(client, f"/api/v1/municipalities/lookup/?lon={ORIGIN[0]}&lat={ORIGIN[1]}")
     assert body["ibge_code"] == network["town"].ibge_code
     assert body["small_volume_limit_m3"] == "1.000"
+
+
+def test_the_municipality_and_the_search_use_the_parameters_in_force_today(
+    client, network, frozen_today
+):
+    """A set that started yesterday holds today; one that starts tomorrow does not yet."""
+    day = datetime.timedelta(days=1)
+    MunicipalParameters.objects.create(
+        municipality=network["town"],
+        valid_from=TODAY - day,
+        small_volume_limit_m3=Decimal("0.5"),
+        open_ctr_alert_hours=72,
+    )
+    MunicipalParameters.objects.create(
+        municipality=network["town"],
+        valid_from=TODAY + day,
+        small_volume_limit_m3=Decimal("2"),
+        open_ctr_alert_hours=96,
+    )
+    body = get_json(client, f"/api/v1/municipalities/lookup/?lon={ORIGIN[0]}&lat={ORIGIN[1]}")
+    assert (body["small_volume_limit_m3"], body["open_ctr_alert_hours"]) == ("0.500", 72)
+    (feature,) = get_json(client, "/api/v1/municipalities/")["features"]
+    assert feature["properties"]["small_volume_limit_m3"] == "0.500"
+    # 0,8 m³ is over today's limit of the PEV (Lei 3.978/2007 art. 12 §1-2).
+    body = nearest(client, lon=ORIGIN[0], lat=ORIGIN[1], volume_m3="0.8")
+    assert [f["properties"]["name"] for f in body["features"]] == ["ATT Leste"]
 
 
 def test_municipality_lookup_outside_everything_is_404_in_portuguese(client, network):

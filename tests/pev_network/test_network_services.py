@@ -14,13 +14,23 @@ from pev_network.models import (
     FacilityKind,
     FacilityLicense,
     Municipality,
+    MunicipalParameters,
     ReceivingFacility,
     WasteClass,
     in_period,
     licensed_sql,
     valid_on_sql,
 )
-from tests.builders import ORIGIN, licensed_facility, multi, municipality, offset, point, square
+from tests.builders import (
+    ORIGIN,
+    licensed_facility,
+    multi,
+    municipality,
+    offset,
+    point,
+    set_parameters,
+    square,
+)
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -231,10 +241,20 @@ def test_exactly_one_cubic_metre_is_still_a_small_volume(small_network):
 
 
 def test_municipality_with_a_lower_limit_is_respected(small_network):
-    Municipality.objects.filter(pk=small_network["town"].pk).update(
-        small_volume_limit_m3=Decimal("0.5")
-    )
+    set_parameters(small_network["town"], small_volume_limit_m3=Decimal("0.5"))
     assert "PEV perto" not in nearest_names("0.8")
+
+
+def test_the_small_volume_limit_is_the_one_in_force_on_the_day_searched(small_network):
+    # Lei 3.978/2007 art. 12 §1-2: the municipality lowers its limit from 01/12/2026 on.
+    MunicipalParameters.objects.create(
+        municipality=small_network["town"],
+        valid_from=D(2026, 12, 1),
+        small_volume_limit_m3=Decimal("0.5"),
+    )
+    assert "PEV perto" in nearest_names("0.8")  # on 30/11: the first set's 1 m³
+    found = services.nearest_legal_facilities(point(*ORIGIN), Decimal("0.8"), on=D(2026, 12, 1))
+    assert "PEV perto" not in [f.name for f in found]
 
 
 def test_waste_class_filters_out_facilities_that_do_not_accept_it(small_network):
@@ -264,7 +284,7 @@ def test_nearest_uses_the_knn_index(small_network):
             plan = queryset.explain()
         finally:
             cursor.execute("RESET enable_seqscan; RESET enable_sort")
-    assert "Index Scan using pev_facility_area_geog_idx" in plan
+    assert "Index Scan using pev_facility_area_geog_idx" in plan, plan
     assert "Order By: ((area)::geography <->" in plan
 
 
@@ -357,9 +377,9 @@ def test_all_645_sp_municipalities_load_and_islands_are_found():
 
 
 def test_reimport_keeps_legal_parameters_and_replaces_the_boundary(guaratingueta):
-    Municipality.objects.filter(pk=guaratingueta.pk).update(gps_tolerance_m=Decimal("25"))
+    set_parameters(guaratingueta, gps_tolerance_m=Decimal("25"))
     report = import_municipalities(FIXTURES / "sp_estado_municipios_645_tbrugz.geojson")
     assert report.updated == 1 and report.created == 644
     guaratingueta.refresh_from_db()
-    assert guaratingueta.gps_tolerance_m == Decimal("25")
+    assert guaratingueta.parameters_on(datetime.date(2026, 6, 1)).gps_tolerance_m == Decimal("25")
     assert guaratingueta.boundary_source == "sp_estado_municipios_645_tbrugz.geojson"
