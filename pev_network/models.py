@@ -657,21 +657,6 @@ def parameter_on(name: str, day, municipality=None) -> Coalesce:
     return Coalesce(Subquery(latest), Subquery(first))
 
 
-# TRANSITIONAL (removed once every reader asks for a day): the parameters read as attributes
-# of the municipality give today's set.
-def _todays(name: str) -> property:
-    def read(municipality: Municipality):
-        from django.utils import timezone
-
-        return getattr(municipality.parameters_on(timezone.localdate()), name)
-
-    return property(read)
-
-
-for _name in parameter_names():
-    setattr(Municipality, _name, _todays(_name))
-
-
 class MunicipalityPiece(models.Model):
     """A small piece of a boundary (ST_Subdivide), for fast point lookups.
 
@@ -903,11 +888,3 @@ class CatchmentBasin(models.Model):
     def clean(self):
         if self.served_by_id and self.served_by.kind != FacilityKind.PEV:
             raise ValidationError({"served_by": "Uma bacia de captação é atendida por um PEV."})
-
-
-Municipality.generation_rate = lambda self, work_kind, waste_class: self.parameters_on(
-    __import__("django.utils.timezone").utils.timezone.localdate()
-).generation_rate(work_kind, waste_class)
-Municipality.sorting_tolerance_of = lambda self, waste_class: self.parameters_on(
-    __import__("django.utils.timezone").utils.timezone.localdate()
-).sorting_tolerance_of(waste_class)
