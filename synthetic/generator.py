@@ -339,8 +339,11 @@ WITH base AS (
     JOIN LATERAL {parameters_sql("m.id", "%(today)s::date")} AS mp ON true
     WHERE m.id = ANY(%(ids)s)
 )
+-- The shares summed in numeric, exact in any order: the lateral join of the parameters lets the
+-- plan pick the order of the rows, and a float8 sum in another order differs in its last bits
+-- (and so would the CTRs drawn).
 SELECT b.id, b.ibge_code, b.name, b.alert_hours, b.small_limit, b.parity,
-       b.w / sum(b.w) OVER () AS share, count(*) OVER () AS n_muni
+       (b.w::numeric / sum(b.w::numeric) OVER ())::float8 AS share, count(*) OVER () AS n_muni
 FROM base b
 """
 

@@ -8,6 +8,7 @@ municipality, from their location."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from ctr import services
 from ctr.models import CTR, Generator, Worksite
@@ -299,8 +300,8 @@ def test_the_rates_page_is_of_the_user_s_municipalities(towns):
         b_nucleo.post("/nucleo/pgrcc/indices/", {**rates, "municipio": towns.a.pk}).status_code
         == 404
     )
-    towns.a.refresh_from_db()
-    assert towns.a.generation_rate("demolition", "A") != 0.2
+    rates_in_force = towns.a.parameters_on(timezone.localdate())
+    assert rates_in_force.generation_rate("demolition", "A") != 0.2
 
 
 # --- Habite-se --------------------------------------------------------------------------------
