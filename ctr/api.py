@@ -297,7 +297,7 @@ class ReceiveInput(serializers.Serializer):
     )
     location = GeoJSONPointField(
         required=False,
-        help_text="Onde estava o aparelho do receptor ao confirmar (opcional; issue 16). Longe "
+        help_text="Onde estava o aparelho do receptor ao confirmar (opcional). Longe "
         "da área além da tolerância do GPS do município não é recusa: fica a constatação "
         "RECEPTION_AWAY_FROM_FACILITY (aviso), com a distância. Um ponto inválido é 400.",
     )

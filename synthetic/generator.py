@@ -322,12 +322,16 @@ LOGNORMAL_SIGMA = 0.9
 
 # The alert hours and the small-volume limit are those of the set in force today for every
 # synthetic CTR (a municipality that changed them within the period would see its older CTRs
-# drawn by today's figures: a load test's world, not a record to judge).
+# drawn by today's figures: a load test's world, not a record to judge). Scalar subqueries, not
+# a join: the municipalities are scanned as before, in the order the seed's draws follow.
 MUNI_SQL = f"""
 CREATE TEMP TABLE syn_muni AS
 WITH base AS (
-    SELECT m.id, m.ibge_code, m.name, mp.open_ctr_alert_hours AS alert_hours,
-           mp.small_volume_limit_m3 AS small_limit,
+    SELECT m.id, m.ibge_code, m.name,
+           (SELECT mp.open_ctr_alert_hours FROM {parameters_sql("m.id", "%(today)s::date")} mp)
+               AS alert_hours,
+           (SELECT mp.small_volume_limit_m3 FROM {parameters_sql("m.id", "%(today)s::date")} mp)
+               AS small_limit,
            coalesce((%(largest)s::jsonb ->> m.ibge_code)::float8,
                     -- the others: the rest of the population, log-normal around its mean
                     %(rest_mean)s * exp(%(sigma)s
@@ -335,15 +339,10 @@ WITH base AS (
                         * cos(2 * pi() * pg_temp.syn_hash01(m.ibge_code || ':u2'))
                         - %(sigma)s * %(sigma)s / 2)) AS w,
            (pg_temp.syn_hash01(m.ibge_code || ':k') < 0.5)::int AS parity
-    FROM pev_network_municipality m
-    JOIN LATERAL {parameters_sql("m.id", "%(today)s::date")} AS mp ON true
-    WHERE m.id = ANY(%(ids)s)
+    FROM pev_network_municipality m WHERE m.id = ANY(%(ids)s)
 )
--- The shares summed in numeric, exact in any order: the lateral join of the parameters lets the
--- plan pick the order of the rows, and a float8 sum in another order differs in its last bits
--- (and so would the CTRs drawn).
 SELECT b.id, b.ibge_code, b.name, b.alert_hours, b.small_limit, b.parity,
-       (b.w::numeric / sum(b.w::numeric) OVER ())::float8 AS share, count(*) OVER () AS n_muni
+       b.w / sum(b.w) OVER () AS share, count(*) OVER () AS n_muni
 FROM base b
 """
 
