@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import time_machine
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.gis.geos import Point
@@ -75,8 +76,20 @@ def dataset(django_db_setup, django_db_blocker, tmp_path_factory):
     rolled back at the end."""
     with django_db_blocker.unblock(), transaction.atomic():
         load_municipalities(CODES, tmp_path_factory.mktemp("syn"))
+        GENERATED_AT.append(timezone.now())
         yield generate()
         transaction.set_rollback(True)
+
+
+# When the dataset was generated. The data depend on that instant (a CTR is still open or
+# already overdue by the hours since it left), and a test that generates them again to compare
+# does so at the same instant: with pytest-xdist the module's tests may run minutes after
+# their dataset was made.
+GENERATED_AT: list[datetime.datetime] = []
+
+
+def at_the_dataset_instant() -> time_machine.travel:
+    return time_machine.travel(GENERATED_AT[-1], tick=True)
 
 
 def scalar(sql: str, params=None):
@@ -527,7 +540,8 @@ def test_reset_removes_only_synthetic_rows_and_the_seed_gives_the_same_data(data
         ("3518404", real.sequence)
     ]
 
-    generate()
+    with at_the_dataset_instant():
+        generate()
     assert synthetic_digest() == before
     assert CTR.objects.count() == CTRS + 1
     assert CTR.objects.filter(pk=real.pk).exists()
@@ -580,7 +594,7 @@ def test_the_seed_gives_the_same_data_whatever_the_plans(dataset):
     of its own, so that other plans (no sequential scans, no hash joins) give the same data."""
     before = synthetic_digest()
     call_command("generate_synthetic", reset=True, stdout=io.StringIO())
-    with connection.cursor() as cursor:
+    with connection.cursor() as cursor, at_the_dataset_instant():
         cursor.execute("SET enable_seqscan = off")
         cursor.execute("SET enable_hashjoin = off")
         try:
