@@ -484,25 +484,25 @@ FACILITY_SQL = [
         FROM (
             SELECT c.municipality_id, c.slot, c.try, c.kind, c.kind_n, c.ibge_code, c.mname,
                    ST_Multi(ST_SetSRID(ST_Translate(ST_Scale(ST_Rotate(
-                       ST_MakeEnvelope(-d.hw, -d.hh, d.hw, d.hh), random() * pi()),
+                       ST_MakeEnvelope(-d.hw, -d.hh, d.hw, d.hh), c.u_turn * pi()),
                        1 / (111320 * cos(radians(ST_Y(c.pt)))), 1 / 110574.0),
                        ST_X(c.pt), ST_Y(c.pt)), 4326)) AS poly
             FROM (
+                -- The draws are made in this ordered list, never in a LATERAL subquery: a plan
+                -- may memoize one (on kind and slot) and hand a later row the same rectangle.
                 SELECT c.municipality_id, c.slot, c.try, c.pt, s.kind, s.kind_n, s.ibge_code,
-                       s.mname
+                       s.mname, random() AS u_w, random() AS u_h, random() AS u_turn
                 FROM syn_cand c
                 JOIN syn_slot s USING (municipality_id, slot)
                 ORDER BY c.municipality_id, c.slot, c.try
             ) c
             CROSS JOIN LATERAL (SELECT
-                CASE c.kind WHEN %(kind_pev)s THEN 13 + 9 * random()
-                     WHEN %(kind_att)s THEN 35 + 30 * random()
-                     WHEN %(kind_recycling)s THEN 60 + 40 * random() ELSE 140 + 100 * random() END
-                     + 0 * c.slot AS hw,
-                CASE c.kind WHEN %(kind_pev)s THEN 11 + 7 * random()
-                     WHEN %(kind_att)s THEN 30 + 20 * random()
-                     WHEN %(kind_recycling)s THEN 50 + 30 * random() ELSE 110 + 80 * random() END
-                     + 0 * c.slot AS hh) d
+                CASE c.kind WHEN %(kind_pev)s THEN 13 + 9 * c.u_w
+                     WHEN %(kind_att)s THEN 35 + 30 * c.u_w
+                     WHEN %(kind_recycling)s THEN 60 + 40 * c.u_w ELSE 140 + 100 * c.u_w END AS hw,
+                CASE c.kind WHEN %(kind_pev)s THEN 11 + 7 * c.u_h
+                     WHEN %(kind_att)s THEN 30 + 20 * c.u_h
+                     WHEN %(kind_recycling)s THEN 50 + 30 * c.u_h ELSE 110 + 80 * c.u_h END AS hh) d
         ) q
         JOIN pev_network_municipality b ON b.id = q.municipality_id
     ) r
@@ -1471,13 +1471,17 @@ FROM (
            least(q.created_at + (1 + 29 * q.u6) * interval '1 day', %(now)s::timestamptz)
                AS closed
     FROM (
-        SELECT p.municipality_id, p.pt, row_number() OVER (ORDER BY p.municipality_id, p.k) AS n,
-               %(now)s::timestamptz - d.age_days * interval '1 day' AS created_at, d.age_days,
-               random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS u5,
-               random() AS u6
-        FROM syn_pts p
-        CROSS JOIN LATERAL (SELECT %(period)s * random() + 0 * p.k AS age_days) d
-        ORDER BY p.municipality_id, p.k
+        SELECT d.*, %(now)s::timestamptz - d.age_days * interval '1 day' AS created_at
+        FROM (
+            -- Drawn in this ordered list, not in a LATERAL subquery a plan may memoize.
+            SELECT p.municipality_id, p.pt,
+                   row_number() OVER (ORDER BY p.municipality_id, p.k) AS n,
+                   %(period)s * random() AS age_days,
+                   random() AS u1, random() AS u2, random() AS u3, random() AS u4,
+                   random() AS u5, random() AS u6
+            FROM syn_pts p
+            ORDER BY p.municipality_id, p.k
+        ) d
     ) q
 ) r
 ORDER BY r.n
