@@ -140,7 +140,6 @@ LONG_ALLOWED = {
     # list as it comes under it.
     "ctr/api.py",
     "ctr/bulk.py",
-    "ctr/models.py",
     "ctr/rules.py",
     "ctr/services.py",
     "ctr/views.py",
