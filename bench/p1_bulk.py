@@ -230,7 +230,7 @@ class _Null(io.TextIOBase):
 
 def per_row(path: Path, transporter, user) -> tuple[float, int, int]:
     """Seconds for the sample through ctr.services (parse, check, issue per row), rows, issued."""
-    from ctr import csv_import
+    from ctr.bulk import csv_import
 
     data = path.read_bytes()
     started = time.perf_counter()
@@ -241,7 +241,8 @@ def per_row(path: Path, transporter, user) -> tuple[float, int, int]:
 
 def bulk_in_process(path: Path, transporter, user, dry_run: bool = False) -> tuple[float, object]:
     """Seconds for the whole file through the command's service (streamed), and its totals."""
-    from ctr import bulk, csv_import
+    from ctr.bulk import csv_import
+    from ctr.bulk import importer as bulk
 
     importer = bulk.BulkImporter(transporter, user, dry_run=dry_run)
     started = time.perf_counter()
@@ -380,7 +381,8 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from ctr import bulk, csv_import
+    from ctr.bulk import csv_import
+    from ctr.bulk import importer as bulk
     from ctr.models import CTRStatus
 
     plans = []
@@ -600,19 +602,19 @@ def render(fig: Figures) -> str:
 
 
 def parallel_step() -> str:
-    from ctr import bulk
+    from ctr.bulk import importer as bulk
 
     return bulk.PARSE_STEP
 
 
 def first_chunk() -> int:
-    from ctr import bulk
+    from ctr.bulk import importer as bulk
 
     return min(bulk.FIRST_CHUNK_ROWS, bulk.CHUNK_ROWS)
 
 
 def bulk_chunk() -> int:
-    from ctr import bulk
+    from ctr.bulk import importer as bulk
 
     return bulk.CHUNK_ROWS
 

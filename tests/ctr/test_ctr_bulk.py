@@ -18,7 +18,9 @@ from django.contrib.gis.geos import MultiPolygon, Point, Polygon
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from ctr import bulk, csv_format, csv_import, rules, services
+from ctr import rules, services
+from ctr.bulk import csv_format, csv_import
+from ctr.bulk import importer as bulk
 from ctr.errors import CTRError
 from ctr.models import (
     CTR,

@@ -1,8 +1,8 @@
 """The set-based CSV import: the same findings and the same CTRs as the per-row path
-(ctr.csv_import with ctr.services.issue), for files of any size.
+(ctr.bulk.csv_import with ctr.services.issue), for files of any size.
 
-The rows are parsed in Python (ctr.csv_format.parse_values, shared with the per-row path) and
-streamed in chunks; each chunk goes through PostgreSQL as sets, never as a Python loop over
+The rows are parsed in Python (ctr.bulk.csv_format.parse_values, shared with the per-row path)
+and streamed in chunks; each chunk goes through PostgreSQL as sets, never as a Python loop over
 rows:
 
 1. COPY the parsed rows into a temporary staging table (points as EWKB, waste as arrays);
@@ -64,17 +64,8 @@ from pev_network.models import (
     parameters_sql,
 )
 
-from . import rules, services, signals, stock
-from .csv_format import (
-    FINDING_COLUMNS,
-    Problem,
-    RowResult,
-    RowValues,
-    error_problem,
-    finding_problem,
-    parse_values,
-)
-from .models import (
+from .. import rules, services, signals, stock
+from ..models import (
     ADDRESS_KEY_SQL,
     CROSSING_INTO_SQL,
     WORKSITE_CONFLICT_SQL,
@@ -84,6 +75,15 @@ from .models import (
     Transporter,
     TransporterLicence,
     Worksite,
+)
+from .csv_format import (
+    FINDING_COLUMNS,
+    Problem,
+    RowResult,
+    RowValues,
+    error_problem,
+    finding_problem,
+    parse_values,
 )
 
 CHUNK_ROWS = 50_000
