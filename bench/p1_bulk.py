@@ -1,5 +1,5 @@
 """P1 of "Performance at real sizes": `manage.py import_ctrs FILE.csv` (the service of the web
-CSV upload) checks every rule and stores 100k CTRs, set-based (ctr/bulk.py).
+CSV upload) checks every rule and stores 100k CTRs, set-based (ctr/bulk/).
 
 In the same run, on the same data:
 
@@ -383,6 +383,7 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
 
     from ctr.bulk import csv_import
     from ctr.bulk import importer as bulk
+    from ctr.bulk import sql as bulk_sql
     from ctr.models import CTRStatus
 
     plans = []
@@ -410,13 +411,13 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
             )
         )
         params = importer.params
-        for statement in bulk.RESOLVE_SQL:
+        for statement in bulk_sql.RESOLVE_SQL:
             label = _label(statement, RESOLVE_LABELS)
             if label:
                 explain(cursor, label, statement, params)
             else:
                 cursor.execute(statement, params)
-        for code, statement in bulk.CHECK_SQL:
+        for code, statement in bulk_sql.CHECK_SQL:
             if code:
                 explain(cursor, (f"regra {code}", False), statement, params)
             else:
@@ -429,7 +430,7 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
         }
         with transaction.atomic():
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            for statement in bulk.ISSUE_SQL:
+            for statement in bulk_sql.ISSUE_SQL:
                 label = _label(statement, ISSUE_LABELS)
                 if label:
                     explain(cursor, label, statement, issue_params)
