@@ -1,5 +1,5 @@
 """P1 of "Performance at real sizes": `manage.py import_ctrs FILE.csv` (the service of the web
-CSV upload) checks every rule and stores 100k CTRs, set-based (ctr/bulk.py).
+CSV upload) checks every rule and stores 100k CTRs, set-based (ctr/bulk/).
 
 In the same run, on the same data:
 
@@ -230,7 +230,7 @@ class _Null(io.TextIOBase):
 
 def per_row(path: Path, transporter, user) -> tuple[float, int, int]:
     """Seconds for the sample through ctr.services (parse, check, issue per row), rows, issued."""
-    from ctr import csv_import
+    from ctr.bulk import csv_import
 
     data = path.read_bytes()
     started = time.perf_counter()
@@ -241,7 +241,8 @@ def per_row(path: Path, transporter, user) -> tuple[float, int, int]:
 
 def bulk_in_process(path: Path, transporter, user, dry_run: bool = False) -> tuple[float, object]:
     """Seconds for the whole file through the command's service (streamed), and its totals."""
-    from ctr import bulk, csv_import
+    from ctr.bulk import csv_import
+    from ctr.bulk import importer as bulk
 
     importer = bulk.BulkImporter(transporter, user, dry_run=dry_run)
     started = time.perf_counter()
@@ -380,7 +381,9 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from ctr import bulk, csv_import
+    from ctr.bulk import csv_import
+    from ctr.bulk import importer as bulk
+    from ctr.bulk import sql as bulk_sql
     from ctr.models import CTRStatus
 
     plans = []
@@ -408,13 +411,13 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
             )
         )
         params = importer.params
-        for statement in bulk.RESOLVE_SQL:
+        for statement in bulk_sql.RESOLVE_SQL:
             label = _label(statement, RESOLVE_LABELS)
             if label:
                 explain(cursor, label, statement, params)
             else:
                 cursor.execute(statement, params)
-        for code, statement in bulk.CHECK_SQL:
+        for code, statement in bulk_sql.CHECK_SQL:
             if code:
                 explain(cursor, (f"regra {code}", False), statement, params)
             else:
@@ -427,7 +430,7 @@ def explain_chunk(path: Path, transporter, user, rows: int) -> list[tuple[str, f
         }
         with transaction.atomic():
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            for statement in bulk.ISSUE_SQL:
+            for statement in bulk_sql.ISSUE_SQL:
                 label = _label(statement, ISSUE_LABELS)
                 if label:
                     explain(cursor, label, statement, issue_params)
@@ -600,19 +603,19 @@ def render(fig: Figures) -> str:
 
 
 def parallel_step() -> str:
-    from ctr import bulk
+    from ctr.bulk import importer as bulk
 
     return bulk.PARSE_STEP
 
 
 def first_chunk() -> int:
-    from ctr import bulk
+    from ctr.bulk import importer as bulk
 
     return min(bulk.FIRST_CHUNK_ROWS, bulk.CHUNK_ROWS)
 
 
 def bulk_chunk() -> int:
-    from ctr import bulk
+    from ctr.bulk import importer as bulk
 
     return bulk.CHUNK_ROWS
 

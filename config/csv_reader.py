@@ -1,5 +1,5 @@
-"""Reading a CSV file someone uploads: the one reader of the CTR import (ctr.csv_import) and the
-art. 23 penalty table (fiscalization.penalty_table).
+"""Reading a CSV file someone uploads: the one reader of the CTR import (ctr.bulk.csv_import)
+and the art. 23 penalty table (fiscalization.penalty_table).
 
 UTF-8 or Latin-1 (what Excel in Portuguese saves), `;` or `,` (whichever separates the
 header), a header of column names, blank lines skipped, a size and a row limit, and every
@@ -28,7 +28,7 @@ class CSVFileError(DomainError):
 
     code = "csv_file"
     # The rows that refuse the file, each with its problems, when it is refused for them
-    # (the caller's row results: ctr.csv_format.RowResult).
+    # (the caller's row results: ctr.bulk.csv_format.RowResult).
     rows: tuple = ()
 
 

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from config.br import br_number
-from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.csv_import)
+from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.bulk.csv_format)
     DECIMAL_RE,
     BRDecimalField,
     BRDecimalInput,

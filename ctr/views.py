@@ -36,8 +36,6 @@ from pev_network.models import ReceivingFacility, waste_class_short
 
 from . import (
     corrections,
-    csv_format,
-    csv_import,
     ctr_templates,
     fleet,
     lifecycle,
@@ -47,6 +45,7 @@ from . import (
     services,
     stock,
 )
+from .bulk import csv_format, csv_import
 from .errors import CTRError, RuleViolation
 from .forms import (
     FINDING_FIELDS,

@@ -33,7 +33,7 @@ from config.br import br_date
 from config.br_forms import parse_decimal
 from config.csv_reader import check_size, decode, read_rows
 from config.errors import DomainError
-from ctr.csv_format import Problem, parse_date
+from ctr.bulk.csv_format import Problem, parse_date
 from pev_network.models import Municipality
 
 from .models.enforcement import EntryStatus, OffenderRole, PenaltyTableEntry

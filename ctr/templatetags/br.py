@@ -15,7 +15,7 @@ from django import template
 
 from config.br import br_number
 from ctr import rules
-from ctr.csv_format import PORTUGUESE_NAMES
+from ctr.bulk.csv_format import PORTUGUESE_NAMES
 from ctr.documents import format_document
 from pev_network.models import facility_kind_short, waste_class_short
 

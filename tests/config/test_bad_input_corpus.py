@@ -35,7 +35,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from shapely.geometry import Polygon
 
-from ctr import csv_import, rules, services
+from ctr import rules, services
+from ctr.bulk import csv_import
 from ctr.models import CTR, Equipment
 from pev_network import importing
 from tests.ctr_world import TODAY, World, build_world, ctr_payload

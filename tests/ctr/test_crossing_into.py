@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from ctr import csv_import
+from ctr.bulk import csv_import
 from ctr.models import CTR
 from jurisdiction.models import Role, StaffRole
 from tests.ctr.test_consortium_destinations import b_origin, build_consortium

@@ -18,7 +18,10 @@ from django.contrib.gis.geos import MultiPolygon, Point, Polygon
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from ctr import bulk, csv_format, csv_import, rules, services
+from ctr import rules, services
+from ctr.bulk import csv_format, csv_import
+from ctr.bulk import importer as bulk
+from ctr.bulk import sql as bulk_sql
 from ctr.errors import CTRError
 from ctr.models import (
     CTR,
@@ -419,15 +422,15 @@ def mixed():
 def test_every_issue_rule_has_a_set_based_counterpart():
     bulk.check_catalogue()
     issue_rules = {c for c, r in rules.REGISTRY.items() if r.stage == rules.Stage.ISSUE}
-    assert issue_rules == bulk.IMPLEMENTED_RULES | bulk.NOT_APPLICABLE_RULES
+    assert issue_rules == bulk_sql.IMPLEMENTED_RULES | bulk_sql.NOT_APPLICABLE_RULES
     for code in issue_rules:
         item = rules.REGISTRY[code]
         assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
     # Every rule checked at issue runs in bulk: the onward CTR's and the PGRCC's, on the worksite
     # a row names by its generator and address. A CSV row has no provisional number
     # (ctr.offline), so the late sync of a provisional CTR is the one rule the import cannot meet.
-    assert {"PROVISIONAL_SYNC_LATE"} == bulk.NOT_APPLICABLE_RULES
-    assert set(bulk.RULE_SQL) == bulk.IMPLEMENTED_RULES
+    assert {"PROVISIONAL_SYNC_LATE"} == bulk_sql.NOT_APPLICABLE_RULES
+    assert set(bulk_sql.RULE_SQL) == bulk_sql.IMPLEMENTED_RULES
 
 
 def test_an_issue_rule_without_its_sql_part_is_refused_where_it_is_declared():
@@ -525,10 +528,10 @@ def test_bulk_findings_equal_the_per_ctr_checks_on_1000_mixed_rows(mixed):
     # The mix exercises every rule that can apply to a CSV row from a worksite, often several
     # at once, and every message of each (so the SQL of each message met its Python check);
     # the onward rows' rules are the onward files' below.
-    assert seen_codes == bulk.IMPLEMENTED_RULES - ONWARD_RULES
+    assert seen_codes == bulk_sql.IMPLEMENTED_RULES - ONWARD_RULES
     assert seen_messages == {
         (code, variant)
-        for code in bulk.IMPLEMENTED_RULES - ONWARD_RULES
+        for code in bulk_sql.IMPLEMENTED_RULES - ONWARD_RULES
         for variant in rules.REGISTRY[code].messages
     }
     assert several > 50
@@ -782,7 +785,7 @@ def test_bulk_and_per_ctr_paths_word_every_case_alike(mixed):
     assert any(ODD_NAME in message for message in messages)
     every_message = {
         (code, variant)
-        for code in bulk.IMPLEMENTED_RULES - ONWARD_RULES
+        for code in bulk_sql.IMPLEMENTED_RULES - ONWARD_RULES
         for variant in rules.REGISTRY[code].messages
     }
     assert seen_messages == every_message

@@ -14,7 +14,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from config import csv_reader
-from ctr import csv_format, csv_import, roles
+from ctr import roles
+from ctr.bulk import csv_format, csv_import
 from ctr.models import CTR
 from tests.ctr.onward_world import inbound
 from tests.ctr_world import TODAY, build_world, make_user

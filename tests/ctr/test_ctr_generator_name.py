@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from ctr import csv_import, services
+from ctr import services
+from ctr.bulk import csv_import
 from ctr.models import CTR, Generator, Worksite
 from tests.ctr.test_ctr_csv import IMPORT, csv_bytes, row
 from tests.ctr.test_ctr_documents import pdf_text

@@ -75,7 +75,8 @@ def test_a_bulk_import_waits_for_an_onward_ctr_from_its_facility_and_sees_its_st
     (tests/races.py): an import that does not wait fails the test."""
     from django.db import connection, transaction
 
-    from ctr import csv_import, services
+    from ctr import services
+    from ctr.bulk import csv_import
     from tests.ctr.onward_world import onward_request
     from tests.ctr.test_ctr_bulk import csv_text, onward_row
 

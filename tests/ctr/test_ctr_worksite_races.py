@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.authtoken.models import Token
 
-from ctr import csv_import, services
+from ctr import services
+from ctr.bulk import csv_import
 from ctr.models import CTR, Generator, Worksite
 from tests.ctr.test_ctr_csv import csv_bytes, row
 from tests.ctr.test_ctr_races import all_at_once, call

@@ -16,7 +16,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import bulk, offline, rules
+from ctr import offline, rules
+from ctr.bulk import sql as bulk_sql
 from ctr.models import CTR
 from tests.builders import set_parameters
 from tests.clock import FROZEN_NOW
@@ -190,7 +191,7 @@ def test_the_rule_is_declared_out_of_the_csv_import(world):
     rule = rules.REGISTRY["PROVISIONAL_SYNC_LATE"]
     assert rule.severity == rules.Severity.WARNING and rule.stage == rules.Stage.ISSUE
     assert "CSV" in rule.not_in_bulk
-    assert "PROVISIONAL_SYNC_LATE" in bulk.NOT_APPLICABLE_RULES
+    assert "PROVISIONAL_SYNC_LATE" in bulk_sql.NOT_APPLICABLE_RULES
 
 
 # --- detail and print -------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from ctr import csv_import
+from ctr.bulk import csv_import
 from generators import plans
 from generators.models import PlanStatus
 from tests.ctr.test_ctr_bulk import csv_text, worksite_row

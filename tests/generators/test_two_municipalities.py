@@ -241,9 +241,9 @@ def test_a_worksite_a_ctr_creates_takes_the_municipality_of_its_location(towns):
 
 
 def test_a_worksite_the_csv_import_creates_is_the_ctr_s_municipality_s(towns):
-    """The set-based path (ctr/bulk.py) as the per-CTR one: the worksite of a new address is
+    """The set-based path (ctr/bulk/) as the per-CTR one: the worksite of a new address is
     created in the municipality of its CTR."""
-    from ctr import csv_import
+    from ctr.bulk import csv_import
     from tests.ctr.test_ctr_csv import csv_bytes, row
 
     world = towns.world

@@ -14,7 +14,8 @@ import pytest
 from django.contrib.gis.geos import GEOSGeometry, Polygon
 from rest_framework.test import APIClient
 
-from ctr import csv_import, rules, services
+from ctr import rules, services
+from ctr.bulk import csv_import
 from ctr.models import CTR, Worksite
 from ctr.rules import WasteLine
 from tests.builders import point, set_parameters

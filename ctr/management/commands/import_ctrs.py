@@ -17,7 +17,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from config import csv_reader
-from ctr import bulk, csv_import, roles
+from ctr import roles
+from ctr.bulk import csv_import
+from ctr.bulk import importer as bulk
 
 
 class Command(BaseCommand):

@@ -3,14 +3,14 @@
 Every row is parsed and checked; a row with any problem (a value that does not parse, or a
 rule of the catalogue broken with severity error) issues nothing and is reported with every
 problem; the good rows are issued with gap-free numbers. The checks and the issue are
-set-based (ctr.bulk, one transaction per chunk of rows); the per-row path (ctr.services.issue
-for each row, one transaction per CTR) stays as the reference, with the same results. No
-request object here: the web page and the `import_ctrs` command share it; the command streams
-files of any size (open_stream), the page takes up to config.csv_reader's MAX_ROWS rows and
-MAX_BYTES.
+set-based (ctr.bulk.importer, one transaction per chunk of rows); the per-row path
+(ctr.services.issue for each row, one transaction per CTR) stays as the reference, with the
+same results. No request object here: the web page and the `import_ctrs` command share it; the
+command streams files of any size (open_stream), the page takes up to config.csv_reader's
+MAX_ROWS rows and MAX_BYTES.
 
 config.csv_reader reads the file (encoding, delimiter, header, rows), with the CTR file's
-columns here; the format of a row and its result are ctr.csv_format's.
+columns here; the format of a row and its result are ctr.bulk.csv_format's.
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ from config.br import br_number
 from config.csv_reader import CSVFileError, StreamedFile, check_size, decode
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 
-from . import bulk, rules, services
+from .. import rules, services
+from ..errors import CTRError, NotAllowed, RuleViolation
+from ..models import Transporter, TransporterLicence
+from . import importer
 from .csv_format import (
     COLUMNS,
     ENGLISH_NAMES,
@@ -46,8 +49,6 @@ from .csv_format import (
     origin_facility_problem,
     parse_values,
 )
-from .errors import CTRError, NotAllowed, RuleViolation
-from .models import Transporter, TransporterLicence
 
 
 class OriginRefused(CSVFileError):
@@ -188,9 +189,9 @@ def import_ctrs(
     only check it). Raises CSVFileError when the file as a whole is unusable: too big, empty,
     binary, without the required columns or with too many rows; then nothing is issued.
 
-    The rows go through the set-based import (ctr.bulk); `per_row` takes the reference path
-    instead, ctr.services.check/issue once per row (one transaction per CTR). Both give the
-    same findings and the same CTRs (tests/ctr/test_ctr_bulk.py)."""
+    The rows go through the set-based import (ctr.bulk.importer); `per_row` takes the reference
+    path instead, ctr.services.check/issue once per row (one transaction per CTR). Both give
+    the same findings and the same CTRs (tests/ctr/test_ctr_bulk.py)."""
     check_size(len(data))
     text, encoding = decode(data)
     columns, rows, delimiter, ignored = read_rows(text)
@@ -200,7 +201,8 @@ def import_ctrs(
     report.dry_run = dry_run
     if per_row:
         # A dry run issues each row as the import would, then takes it all back: an onward
-        # row ships stock that the rows after it no longer find (as ctr.bulk counts it).
+        # row ships stock that the rows after it no longer find (as ctr.bulk.importer counts
+        # it).
         with transaction.atomic() if dry_run else contextlib.nullcontext():
             for index, (line, row) in enumerate(rows, start=1):
                 report.rows.append(import_row(line, row, transporter, user, dry_run))
@@ -210,7 +212,7 @@ def import_ctrs(
                 transaction.set_rollback(True)
         return report
 
-    bulk.import_rows(
+    importer.import_rows(
         rows,
         transporter,
         user,

@@ -2,8 +2,8 @@
 
 The columns, what each holds, how a row parses into plain values (RowValues) or problems,
 and the result of each row (RowResult, Problem). Both import paths read it: the per-row one
-(ctr.csv_import, through ctr.services) and the set-based one (ctr.bulk); it imports neither,
-so the arrows run csv_import -> bulk -> csv_format.
+(ctr.bulk.csv_import, through ctr.services) and the set-based one (ctr.bulk.importer); it
+imports neither, so the arrows run csv_import -> importer -> csv_format.
 
 The format (docs/transportador.md): a header row with the column names below, ';' or ','
 between fields, UTF-8 (with or without BOM) or Latin-1, decimal comma or point.
@@ -24,10 +24,10 @@ from django.core.exceptions import ValidationError
 
 from config.errors import DomainError
 
-from . import rules
-from .documents import normalize_document, normalize_plate
-from .forms import DECIMAL_RE, MAX_LINE_VOLUME, MAX_WASTE_LINES, parse_decimal
-from .models import CTRWasteClass
+from .. import rules
+from ..documents import normalize_document, normalize_plate
+from ..forms import DECIMAL_RE, MAX_LINE_VOLUME, MAX_WASTE_LINES, parse_decimal
+from ..models import CTRWasteClass
 
 REQUIRED_COLUMNS = (
     "transport_date",
