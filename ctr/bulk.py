@@ -14,7 +14,7 @@ rows:
    the facility it leaves (who may ship from it: ctr.services.onward_origins, one
    query for the chunk; locked when issuing, as ctr.services.issue_onward locks its one), its
    license, whether the origin is inside it, its operator, and its stock per class at the end
-   of the transport day (ctr.stock.moves_sql);
+   of the transport day (ctr.custody.stock.moves_sql);
 3. one INSERT … SELECT per rule into a findings table: the SQL that ctr.rules declares with
    each message, the message built in SQL from the same template (format()/to_char); errors
    first, then warnings, each in catalogue order, as rules.evaluate orders them. The rules
@@ -64,7 +64,7 @@ from pev_network.models import (
     parameters_sql,
 )
 
-from . import rules, services, signals, stock
+from . import rules, services, signals
 from .csv_format import (
     FINDING_COLUMNS,
     Problem,
@@ -74,6 +74,7 @@ from .csv_format import (
     finding_problem,
     parse_values,
 )
+from .custody import stock
 from .models import (
     ADDRESS_KEY_SQL,
     CROSSING_INTO_SQL,
@@ -410,8 +411,8 @@ RESOLVE_SQL = [
     ) ws ON true
     """,
     "ANALYZE ctr_bulk_fact (line)",
-    # The stock of the facilities the onward rows ship from (ctr.stock.moves_sql, and what the
-    # chunks before this one would have shipped in a dry run): at the end of each day with a
+    # The stock of the facilities the onward rows ship from (ctr.custody.stock.moves_sql, and what
+    # the chunks before this one would have shipped in a dry run): at the end of each day with a
     # movement, per class, unrounded (ctr.services.origin_stock rounds the stock the row finds).
     """
     CREATE TEMP TABLE ctr_bulk_origin_day AS
@@ -555,7 +556,7 @@ WALK_SQL = [
     "ANALYZE ctr_bulk_onward",
     # Each step: the generator's refusal (ctr.services.onward_generator: none declared before
     # the facility has an operator, or another than its operator), the stock of each class
-    # once the shipments of the rows before it up to its day are taken (ctr.stock: a move
+    # once the shipments of the rows before it up to its day are taken (ctr.custody.stock: a move
     # counts on its day), and whether it is issued.
     f"""
     CREATE TEMP TABLE ctr_bulk_walk AS

@@ -16,7 +16,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import bulk, offline, rules
+from ctr import bulk, rules
+from ctr.field import offline
 from ctr.models import CTR
 from tests.builders import set_parameters
 from tests.clock import FROZEN_NOW
