@@ -1,4 +1,4 @@
-"""P6 of "Performance at real sizes": the chain of custody (ctr/custody.py)
+"""P6 of "Performance at real sizes": the chain of custody (ctr/custody/chain.py)
 with 1M synthetic CTRs, 20 % of them onward CTRs leaving the PEVs and ATTs
 (synthetic/generator.py, ``--onward-share 0.2``), with the processing recorded on site.
 
@@ -16,7 +16,7 @@ In the same run, on the same data:
 - P6b: a worksite's CDF page against the CTR detail page, through
   gunicorn as in production (bench/p2_http.Server), one client on a keep-alive connection,
   signed-in sessions: the Núcleo's for the worksite, the transporter's for its CTR. The CDF
-  page (`/obras/<id>/cdf/`, ctr/certificates.py) follows the site's loads to their ends and
+  page (`/obras/<id>/cdf/`, ctr/custody/certificates.py) follows the site's loads to their ends and
   issues the certificate (the same facts give back the stored one); the worksite report
   page and the walk alone (in this process) are measured beside it. The worksite is the worst
   realistic case: of the busiest municipality's worksites with the most loads through an
@@ -146,7 +146,7 @@ def prepare(ctrs: int, seed: int, reuse: bool, reports: int = 0) -> Data:
         counts = synthetic.counts()
     else:
         say(f"Dados de {ctrs} CTRs ({onward} de saída) reaproveitados.")
-    from ctr import custody
+    from ctr.custody import chain as custody
 
     custody.refresh()  # nothing stale is left for the first measurement to rebuild
     with connection.cursor() as cursor:
@@ -229,9 +229,9 @@ def choose_case(today: datetime.date | None = None) -> Case:
     from django.db import connection
     from django.utils import timezone
 
-    from ctr import custody
+    from ctr.custody import chain as custody
+    from ctr.custody.stock import SHIPPED_STATUSES
     from ctr.models import CTR, CTRStatus, Worksite
-    from ctr.stock import SHIPPED_STATUSES
     from pev_network.models import FacilityKind, ReceivingFacility
 
     today = today or timezone.localdate()
@@ -339,7 +339,7 @@ class Allocation:
 def mark_stale(facilities: list[int]) -> None:
     from django.db import connection
 
-    from ctr import custody
+    from ctr.custody import chain as custody
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -352,7 +352,7 @@ def mark_stale(facilities: list[int]) -> None:
 def measure_allocation(case: Case, runs: int, explain: bool = True) -> Allocation:
     from django.db import connection
 
-    from ctr import custody
+    from ctr.custody import chain as custody
 
     # The sweep as allocation_rows() runs it, counted in the database instead of fetched.
     sweep = slowest_query(lambda: custody.allocation_rows(case.facilities))
@@ -489,7 +489,7 @@ class HTTPFetch:
 
 def measure_pages(case: Case, fetch: Fetch, requests: int, explain: bool = True) -> Pages:
 
-    from ctr import custody
+    from ctr.custody import chain as custody
 
     nucleo, carrier = bench_users(case)
     paths = {
@@ -563,7 +563,7 @@ def _yes(flag: bool) -> str:
 
 
 def render(fig: Figures) -> str:
-    from ctr.custody import Outcome
+    from ctr.custody.chain import Outcome
 
     from .report import thousands
 
@@ -758,7 +758,7 @@ def measure_all(
     )
     from django.db import connection
 
-    from ctr import custody
+    from ctr.custody import chain as custody
 
     with connection.cursor() as cursor:  # the rebuilds' dead rows, for the next run
         cursor.execute(f"VACUUM (ANALYZE) {custody.ALLOCATION_TABLE}")

@@ -192,7 +192,7 @@ class FacilityOperatorAdmin(admin.ModelAdmin):
 
 @admin.register(OnSiteProcessing)
 class OnSiteProcessingAdmin(admin.ModelAdmin):
-    """What the operators recorded as recycled or reused at their facility (ctr.stock)."""
+    """What the operators recorded as recycled or reused at their facility (ctr.custody.stock)."""
 
     list_display = ["facility", "day", "waste_class", "kind", "volume_m3", "recorded_by"]
     list_filter = ["kind", "waste_class", "facility__kind"]
@@ -205,7 +205,7 @@ class OnSiteProcessingAdmin(admin.ModelAdmin):
 
 @admin.register(CTRTemplate)
 class CTRTemplateAdmin(ReadOnly, LeafletGeoAdmin):
-    """Read-only: a template is the transporter's own, kept on its page (ctr/ctr_templates.py),
+    """Read-only: a template is the transporter's own, kept on its page (ctr/field/templates.py),
     which re-validates it against the fleet and the network."""
 
     list_display = ["name", "transporter", "generator_name", "destination_facility", "updated_at"]
@@ -217,7 +217,7 @@ class CTRTemplateAdmin(ReadOnly, LeafletGeoAdmin):
 @admin.register(CTRCorrection)
 class CTRCorrectionAdmin(ReadOnly, admin.ModelAdmin):
     """Read-only: a correction is proposed, answered and decided on its pages
-    (ctr/corrections.py), which keep the CTR's append-only history."""
+    (ctr/field/corrections.py), which keep the CTR's append-only history."""
 
     list_display = ["pk", "ctr", "status", "proposed_side", "proposed_by", "proposed_at"]
     list_filter = ["status", "proposed_side"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from config.replica import read_connection
 from pev_network.models import CatchmentBasin, ReceivingFacility, parameters_sql
 
-from . import custody
+from .custody import chain as custody
 from .models import CTR, CTRStatus, CTRWaste
 from .services import open_since_sql
 
@@ -305,7 +305,7 @@ def transporter_compliance(flt: CTRFilter, now: datetime.datetime) -> list[Compl
 
 def custody_flows(flt: CTRFilter) -> list[custody.Flow]:
     """The filtered loads from worksites (not the onward CTRs, which the walk follows) taken
-    to where they are now (ctr.custody), per bacia, first facility, end, class and month."""
+    to where they are now (ctr.custody.chain), per bacia, first facility, end, class and month."""
     where, params = flt.where()
     # The filter's positional parameters bound into the text (quoted by the driver): the walk
     # takes named ones, and psycopg2 cannot mix the two styles in one query.

@@ -34,8 +34,10 @@ from jurisdiction.scope import jurisdiction_of
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import fleet, lifecycle, offline, roles, rules, services, stock
+from . import fleet, lifecycle, roles, rules, services
+from .custody import stock
 from .documents import normalize_document, normalize_plate
+from .field import offline
 from .idempotency import idempotent  # safe retries
 from .models import (
     CTR,

@@ -1,8 +1,8 @@
 """REST API of the final destinations: a worksite's loads, or a generator's over a
-period, followed through the chain of custody to where they are now (ctr/certificates.py), with
-the addresses of the Certificado de Destinação Final. Same access as the certificate: the
-municipality, the generator its own, and a transporter for the loads it carried (art. 13
-p.ú.)."""
+period, followed through the chain of custody to where they are now
+(ctr/custody/certificates.py), with the addresses of the Certificado de Destinação Final. Same
+access as the certificate: the municipality, the generator its own, and a transporter for the
+loads it carried (art. 13 p.ú.)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from config.api_errors import Problem
 from jurisdiction.access import DataScope
 from pev_network.api import problems
 
-from . import certificates, roles
+from . import roles
 from .api import PERIOD_PARAMETERS, period
+from .custody import certificates
 from .models import Generator, Worksite
 
 VOLUME = {"max_digits": 14, "decimal_places": 3}

@@ -2,7 +2,6 @@ from django.urls import path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import SimpleRouter
 
-from . import api_corrections
 from .api import (
     CTRViewSet,
     EquipmentViewSet,
@@ -12,8 +11,9 @@ from .api import (
     VehicleViewSet,
 )
 from .api_destinations import GeneratorDestinationsView, WorksiteDestinationsView
-from .api_templates import CTRTemplateViewSet
-from .offline_views import OfflineBundleView
+from .field import correction_api as api_corrections
+from .field.offline_views import OfflineBundleView
+from .field.template_api import CTRTemplateViewSet
 
 router = SimpleRouter()
 router.register("ctrs", CTRViewSet, basename="ctr")
@@ -40,7 +40,7 @@ urlpatterns = [
         GeneratorDestinationsView.as_view(),
         name="generator-destinations",
     ),
-    # Corrections after reception: ctr.api_corrections
+    # Corrections after reception: ctr.field.correction_api
     path(
         "ctrs/<str:number>/corrections/",
         api_corrections.CTRCorrectionsView.as_view(),

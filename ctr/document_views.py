@@ -1,6 +1,6 @@
 """Pages of the printed CTR, its public verification, the worksite destination report, the
 Certificado de Destinação Final (and its public verification) and the monthly fee statement.
-Thin: parse, scope by role, call ctr.reports / ctr.certificates / ctr.printing, render."""
+Thin: parse, scope by role, call ctr.reports / ctr.custody.certificates / ctr.printing, render."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from maps import municipal
 from pev_network.letterhead import letterhead_of
 from pev_network.models import Municipality
 
-from . import certificates, corrections, printing, reports, roles
+from . import printing, reports, roles
+from .custody import certificates
+from .field import corrections
 from .models import CTR, DECLARATION_CODE_PREFIX, Generator, Transporter, Worksite
 
 ERROR_TEMPLATE = "ctr/documents/error.html"

@@ -28,10 +28,10 @@ from config.replica import read_alias
 from pev_network.exporting import write_layer
 from pev_network.models import facility_kind_short, waste_class_short
 
-from .custody import RECEIVED_SHARE_SQL
+from .custody.chain import RECEIVED_SHARE_SQL
+from .custody.stock import SHIPPED_STATUSES
 from .documents import format_document
 from .models import CTR, CTRStatus, CTRWaste
-from .stock import SHIPPED_STATUSES
 
 CHUNK = 50_000
 COLUMNS = [

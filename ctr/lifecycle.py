@@ -7,7 +7,7 @@ and the event a system outside hears (None: nobody outside hears it). Its reader
 cannot disagree:
 
 - the services' guards: `check_party(name, ctr, user)` and `check_state(name, ctr)` raise the
-  row's refusals (ctr.services, ctr.corrections, generators.confirmation);
+  row's refusals (ctr.services, ctr.field.corrections, generators.confirmation);
 - the CTR page: `offered(name, ctr, user)` says whether the row's button shows, with the
   same two checks, and the button's text is the row's;
 - the history: `history_label(action)` names each event (ctr.reports.event_rows);

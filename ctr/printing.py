@@ -1,6 +1,6 @@
 """PDFs: the printed CTR (Lei 3.978/2007 art. 3 VI, art. 13 p.ú.) with its verification QR
 code, the worksite destination report (art. 9 p.ú. II) and the Certificado de Destinação Final
-with its own QR code (ctr/certificates.py), drawn with the platform's PDF kit (config.pdf).
+with its own QR code (ctr/custody/certificates.py), drawn with the platform's PDF kit (config.pdf).
 
 Functions take domain objects and plain data and return the PDF bytes; they never see a request.
 """
@@ -42,8 +42,10 @@ from config.pdf import (
 from pev_network.letterhead import letterhead_of
 from pev_network.models import facility_kind_short, waste_class_short
 
-from . import certificates, corrections, offline, reports
+from . import reports
+from .custody import certificates
 from .documents import document_kind, format_document
+from .field import corrections, offline
 from .models import CTR, CTRStatus
 from .rules import REGISTRY, Severity
 

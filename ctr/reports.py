@@ -1,6 +1,6 @@
 """Queries behind the printed CTR, its public verification, the worksite destination report
 (Lei 3.978/2007 art. 9 p.ú. II; its final destinations come from the chain of custody, as the
-certificate's, ctr/certificates.py) and the monthly fee statement (art. 12 §3).
+certificate's, ctr/custody/certificates.py) and the monthly fee statement (art. 12 §3).
 
 Plain functions taking domain objects and returning plain data; the aggregations run in
 PostgreSQL (values/annotate), never as Python loops over a site's or a month's CTRs.
@@ -23,8 +23,10 @@ from django.utils import timezone
 from config.br import br_date, br_datetime, br_money, br_number
 from pev_network.models import FacilityKind, FacilityLicense, Municipality, UfespRate
 
-from . import certificates, corrections, lifecycle, rules
+from . import lifecycle, rules
+from .custody import certificates
 from .documents import PLATE_RE, format_document, mask_document, public_person_name
+from .field import corrections
 from .models import (
     CTR,
     CTRStatus,
@@ -325,7 +327,7 @@ class SiteCTRRow:
     status: str
     status_label: str
     flag: str  # "" for a received load
-    # Where its waste is now, followed through the ATTs and PEVs it passed (ctr/custody.py).
+    # Where its waste is now, followed through the ATTs and PEVs it passed (ctr/custody/chain.py).
     shares: tuple[certificates.Share, ...] = ()
 
 

@@ -33,14 +33,14 @@ from . import (
     issue_reads,
     issue_writes,
     lifecycle,
-    offline,
     plausibility,
     roles,
     rules,
     signals,
-    stock,
 )
+from .custody import stock
 from .errors import CTRError, NotAllowed, RuleViolation
+from .field import offline
 from .models import (
     CTR,
     CTRAction,

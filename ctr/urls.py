@@ -3,7 +3,8 @@ catalogue (pt-BR paths). The printable PDF is /ctrs/<number>/pdf/ (ctr.document_
 
 from django.urls import path
 
-from . import correction_views, offline_views, template_views, views
+from . import views
+from .field import correction_views, offline_views, template_views
 
 app_name = "ctr_web"
 
@@ -94,7 +95,7 @@ urlpatterns = [
         template_views.ctr_save_as_template,
         name="ctr-save-template",
     ),
-    # Corrections after reception: ctr.correction_views
+    # Corrections after reception: ctr.field.correction_views
     path("ctrs/<str:number>/correcoes/", correction_views.corrections_page, name="corrections"),
     path(
         "ctrs/<str:number>/correcoes/propor/",

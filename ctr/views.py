@@ -35,18 +35,18 @@ from maps import services as maps
 from pev_network.models import ReceivingFacility, waste_class_short
 
 from . import (
-    corrections,
-    ctr_templates,
     fleet,
     lifecycle,
     reports,
     roles,
     rules,
     services,
-    stock,
 )
 from .bulk import csv_format, csv_import
+from .custody import stock
 from .errors import CTRError, RuleViolation
+from .field import corrections
+from .field import templates as ctr_templates
 from .forms import (
     FINDING_FIELDS,
     ONWARD_FINDING_FIELDS,

@@ -13,7 +13,8 @@ from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 from django.contrib.gis.geos import Point
 from django.utils import timezone
 
-from ctr import rules, services, stock
+from ctr import rules, services
+from ctr.custody import stock
 from ctr.errors import RuleViolation
 from ctr.models import CTR, EquipmentKind, Generator, ProcessingKind, Transporter, Worksite
 from ctr.rules import WasteLine

@@ -9,8 +9,8 @@ idempotent: once the demo transporters have CTRs, a new load only restores the a
 The ATTs ship what they sorted once a week (art. 3 III): class A in onward CTRs to
 the recycling area, received there; the other classes recorded as reused on site. The last
 shipment is SHIP_LAG days ago, so what arrived since is still in stock. Two worksites with a
-scripted history show the certificate of final destination (ctr/certificates.py): every load of
-the first reached the recycling area, the last load of the second is still at ATT-02.
+scripted history show the certificate of final destination (ctr/custody/certificates.py):
+every load of the first reached the recycling area, the last load of the second is still at ATT-02.
 """
 
 from __future__ import annotations

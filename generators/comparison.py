@@ -1,7 +1,7 @@
 """Declared against transported against destined, for one worksite: what
 its approved PGRCC expects of each waste class (Lei 3.978/2007 art. 9), what its CTRs carried
 and what the receiving facilities accepted (art. 13 p.ú.), and what reached a final
-destination through the chain of custody (ctr.custody), by class and by month.
+destination through the chain of custody (ctr.custody.chain), by class and by month.
 
 The Habite-se declaration (art. 9 p.ú. II) and the suspect worksites read this one
 comparison; the Núcleo's pages show it."""
@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from django.db import connection
 
-from ctr import custody
+from ctr.custody import chain as custody
 from ctr.models import CTRStatus, Worksite
 from pev_network.models import WasteClass
 

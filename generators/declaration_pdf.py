@@ -30,7 +30,7 @@ from config.pdf import (
     section,
     signature_boxes,
 )
-from ctr import certificates
+from ctr.custody import certificates
 from ctr.documents import document_kind, format_document
 from pev_network.letterhead import letterhead_of
 from pev_network.models import waste_class_short

@@ -17,7 +17,8 @@ from django.views.decorators.http import require_POST, require_safe
 import audit
 from config.errors import DomainError, add_to_form
 from config.replica import replica_readable
-from ctr import certificates, roles
+from ctr import roles
+from ctr.custody import certificates
 from ctr.forms import DATE_FORMATS, DateInput
 from ctr.models import Worksite
 from jurisdiction.access import DataScope, declare

@@ -4,8 +4,8 @@ for the documentation of the "correto transporte, triagem e destinação" of the
 When the work ends its generator asks for the declaration (`request`, with the end date, which
 becomes `Worksite.ended_on`); the Núcleo reviews the worksite (`review`: the comparison of
 planned, transported and destined volumes, generators.comparison, and the Certificado de
-Destinação Final as the chain of custody stands, ctr.certificates) and issues it (`issue`) or
-refuses it with its reasons (`refuse`).
+Destinação Final as the chain of custody stands, ctr.custody.certificates) and issues it
+(`issue`) or refuses it with its reasons (`refuse`).
 
 **When it can be issued.** Every load of the worksite was received (none still issued, on its
 way to its first facility) and, where it went through an ATT or a PEV, followed by the chain of
@@ -40,7 +40,8 @@ from django.utils import timezone
 from config import mail
 from config.br import br_date, br_number
 from config.errors import DomainError
-from ctr import certificates, roles
+from ctr import roles
+from ctr.custody import certificates
 from ctr.models import (
     DECLARATION_CODE_PREFIX,
     CTRStatus,

@@ -403,9 +403,9 @@ class HabiteSeDeclaration(models.Model):
 
     Once issued it holds its facts as they were (`content`, their SHA-256 in `digest`), its own
     verification code, and the Certificado de Destinação Final issued at the same moment
-    (`certificate`, ctr.certificates): the chain of custody behind it. Never edited after the
-    decision: a paper in someone's hands points to it. A refused request stays as history; the
-    generator may ask again."""
+    (`certificate`, ctr.custody.certificates): the chain of custody behind it. Never edited after
+    the decision: a paper in someone's hands points to it. A refused request stays as history;
+    the generator may ask again."""
 
     worksite = models.ForeignKey(
         Worksite, on_delete=models.PROTECT, related_name="declarations", verbose_name="obra"

@@ -28,7 +28,8 @@ from django.utils import timezone
 from config import mail
 from config.br import br_date
 from config.errors import DomainError
-from ctr import certificates, roles
+from ctr import roles
+from ctr.custody import certificates
 from ctr.models import LicenceStatus, Transporter, TransporterLicence, Worksite
 from jurisdiction.scope import OutsideJurisdiction, jurisdiction_of, staff_of
 from pev_network.letterhead import letterhead_of

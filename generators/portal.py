@@ -1,5 +1,5 @@
 """What a generator sees of its CTRs: its worksites with their loads, the
-CTRs by status, and where each load's waste is now (the chain of custody, ctr.custody, as the
+CTRs by status, and where each load's waste is now (the chain of custody, ctr.custody.chain, as the
 Certificado de Destinação Final reads it). Which CTRs are its own is ctr.roles' rule
 (`generator_ctrs_q`, through `visible_ctrs`); this module only arranges them.
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Max, Q, QuerySet
 
-from ctr import certificates
+from ctr.custody import certificates
 from ctr.models import CTR, CTRStatus, Generator, Worksite
 
 RECENT_CTRS = 10
@@ -42,10 +42,10 @@ def status_counts(ctrs: QuerySet) -> list[dict]:
 
 
 def destination_of(ctr: CTR) -> certificates.Load | None:
-    """Where the load's waste is now, share by share (ctr.certificates: received at a recycling
-    area or landfill, processed at a facility, still in stock at an ATT or PEV, in transit,
-    refused), or None when there is no chain to follow: an onward CTR (not a worksite's load)
-    or a cancelled one (it carried nothing)."""
+    """Where the load's waste is now, share by share (ctr.custody.certificates: received at a
+    recycling area or landfill, processed at a facility, still in stock at an ATT or PEV, in
+    transit, refused), or None when there is no chain to follow: an onward CTR (not a worksite's
+    load) or a cancelled one (it carried nothing)."""
     if ctr.worksite_id is None or ctr.is_onward or ctr.status == CTRStatus.CANCELLED:
         return None
     scope = certificates.Scope.of_worksite(ctr.worksite)

@@ -1,7 +1,7 @@
 """Where the waste went, as the Núcleo reads it (Lei 3.978/2007 art. 3 III, art. 18 sole §):
 the loads of the period followed through their first facility to where they are now
-(ctr.custody), arranged for the dashboard's flow diagram, the map's lines and the recycling
-rate of class A; and each facility's stock over the period (ctr.stock).
+(ctr.custody.chain), arranged for the dashboard's flow diagram, the map's lines and the recycling
+rate of class A; and each facility's stock over the period (ctr.custody.stock).
 
 Every figure here reads the same `custody.Flow` rows, so the diagram, the map, the rate and
 their tables add up to the same cubic metres.
@@ -17,8 +17,8 @@ from decimal import Decimal
 
 from django.contrib.gis.db.models.functions import PointOnSurface
 
-from ctr import stock
-from ctr.custody import FINAL_KINDS, Flow, Outcome
+from ctr.custody import stock
+from ctr.custody.chain import FINAL_KINDS, Flow, Outcome
 from maps.legend import KIND_STYLES
 from pev_network.models import CatchmentBasin, FacilityKind, ReceivingFacility, WasteClass
 

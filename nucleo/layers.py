@@ -173,7 +173,7 @@ def add_flows(m: folium.Map, flows: Sequence[Flow], list_url: str) -> None:
 
 
 def add_destinations(m: folium.Map, lines: Sequence[MapLine]) -> None:
-    """Where each bacia's waste ended (ctr.custody): a line from the bacia through its first
+    """Where each bacia's waste ended (ctr.custody.chain): a line from the bacia through its first
     area to the final destination, in the colour of recycling areas or of landfills, its width
     by volume. Off until the user turns it on: over the CTR flows it would hide them."""
     group = folium.FeatureGroup(

@@ -69,7 +69,7 @@ class Waiting:
 
 
 def _transporter(user, transporter) -> Waiting:
-    # The two parties' corrections are theirs, as ctr.corrections.readable_ctrs reads them.
+    # The two parties' corrections are theirs, as ctr.field.corrections.readable_ctrs reads them.
     corrections = CTRCorrection.objects.filter(ctr__transporter=transporter)
     refused_since = timezone.now() - REFUSED_RECENTLY
     return Waiting(

@@ -103,7 +103,7 @@ class MunicipalParametersAdmin(admin.ModelAdmin):
                     "generator_confirmation_required",
                     "generator_confirmation_hours",
                     "waste_generation_rates",
-                    "provisional_sync_max_hours",  # offline CTRs (ctr/offline.py)
+                    "provisional_sync_max_hours",  # offline CTRs (ctr/field/offline.py)
                 ]
             },
         ),

@@ -535,8 +535,8 @@ class MunicipalParameters(models.Model):
         "não são desvio.",
     )
 
-    # Offline provisional CTRs (ctr/offline.py, rule PROVISIONAL_SYNC_LATE): the law sets no figure;
-    # a day covers a shift out of coverage and the night after it (docs/legal.md).
+    # Offline provisional CTRs (ctr/field/offline.py, rule PROVISIONAL_SYNC_LATE): the law sets no
+    # figure; a day covers a shift out of coverage and the night after it (docs/legal.md).
     provisional_sync_max_hours = models.PositiveIntegerField(
         "CTR provisório: prazo para sincronizar (horas)",
         default=24,

@@ -64,7 +64,7 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from config.br import br_number
-from ctr import custody
+from ctr.custody import chain as custody
 from ctr.models import (
     CROSSING_INTO_SQL,
     WORKSITE_CONFLICT_SQL,
@@ -1013,8 +1013,8 @@ ORDER BY s.id
 #
 # Consistent with the stock and FIFO-plausible: per facility and class, the outbound movements
 # (onward CTRs and processing) are withdrawals from the cumulative curve of what the facility
-# received (the share received of each line, ctr/stock.py). The facility keeps a buffer of some
-# days of its own inflow; withdrawal k of n, at progress q = k / n, happens on the first day
+# received (the share received of each line, ctr/custody/stock.py). The facility keeps a buffer
+# of some days of its own inflow; withdrawal k of n, at progress q = k / n, happens on the first day
 # the received volume reaches buffer + q × (all received − buffer), or up to a few days later.
 # So at the end of every day what left is at most what arrived minus the buffer, and each load
 # leaves about buffer-days after it arrived. Two passes: the PEVs first, then the ATTs, whose

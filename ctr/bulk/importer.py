@@ -14,7 +14,7 @@ rows (the statements are ctr.bulk.sql's):
    the facility it leaves (who may ship from it: ctr.services.onward_origins, one
    query for the chunk; locked when issuing, as ctr.services.issue_onward locks its one), its
    license, whether the origin is inside it, its operator, and its stock per class at the end
-   of the transport day (ctr.stock.moves_sql);
+   of the transport day (ctr.custody.stock.moves_sql);
 3. one INSERT … SELECT per rule into a findings table: the SQL that ctr.rules declares with
    each message, the message built in SQL from the same template (format()/to_char); errors
    first, then warnings, each in catalogue order, as rules.evaluate orders them. The rules
@@ -57,7 +57,8 @@ from django.utils import timezone, translation
 
 from pev_network.models import DEFAULT_SORTING_TOLERANCE_PCT, MunicipalParameters, ReceivingFacility
 
-from .. import rules, services, signals, stock
+from .. import rules, services, signals
+from ..custody import stock
 from ..models import CTRStatus, Transporter
 from .csv_format import (
     FINDING_COLUMNS,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pev_network.models import Municipality, licensed_sql, parameters_sql
 
-from .. import rules, services, stock
+from .. import rules, services
+from ..custody import stock
 from ..models import (
     ADDRESS_KEY_SQL,
     CROSSING_INTO_SQL,
@@ -314,8 +315,8 @@ RESOLVE_SQL = [
     ) ws ON true
     """,
     "ANALYZE ctr_bulk_fact (line)",
-    # The stock of the facilities the onward rows ship from (ctr.stock.moves_sql, and what the
-    # chunks before this one would have shipped in a dry run): at the end of each day with a
+    # The stock of the facilities the onward rows ship from (ctr.custody.stock.moves_sql, and what
+    # the chunks before this one would have shipped in a dry run): at the end of each day with a
     # movement, per class, unrounded (ctr.services.origin_stock rounds the stock the row finds).
     """
     CREATE TEMP TABLE ctr_bulk_origin_day AS
@@ -459,8 +460,8 @@ WALK_SQL = [
     "ANALYZE ctr_bulk_onward",
     # Each step: the generator's refusal (ctr.services.onward_generator: none declared before
     # the facility has an operator, or another than its operator), the stock of each class
-    # once the shipments of the rows before it up to its day are taken (ctr.stock: a move
-    # counts on its day), and whether it is issued.
+    # once the shipments of the rows before it up to its day are taken (ctr.custody.stock: a
+    # move counts on its day), and whether it is issued.
     f"""
     CREATE TEMP TABLE ctr_bulk_walk AS
     WITH RECURSIVE walk AS (

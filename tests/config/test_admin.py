@@ -102,8 +102,9 @@ def test_the_generators_side_is_read_only_in_the_admin(admin_client):
 def test_templates_and_corrections_are_read_only_in_the_admin(admin_client, frozen_today):
     """A template is kept on the transporter's page and a correction is decided on its pages
     (the CTR's append-only history): the admin lists and shows them, changes none."""
-    from ctr import corrections, services
-    from ctr.corrections import Proposal
+    from ctr import services
+    from ctr.field import corrections
+    from ctr.field.corrections import Proposal
     from ctr.models import CTRTemplate
     from tests.ctr_world import build_world, issue_hours_ago
 

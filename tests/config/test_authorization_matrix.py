@@ -28,7 +28,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import certificates, ctr_templates, roles, services
+from ctr import roles, services
+from ctr.custody import certificates
+from ctr.field import templates as ctr_templates
 from ctr.models import CTR, Equipment, Transporter, TransporterLicence, Vehicle, Worksite
 from fiscalization import enforcement, intake, photos
 from fiscalization.models.enforcement import DeliveryMethod

@@ -19,7 +19,8 @@ from django.template.loader import render_to_string
 
 from config import mail
 from config.letterhead import PLATFORM, Letterhead
-from ctr import certificates, printing, reports, services
+from ctr import printing, reports, services
+from ctr.custody import certificates
 from ctr.models import CTR, Worksite
 from fiscalization import enforcement, enforcement_pdf, intake, photos
 from fiscalization.models import EnforcementCase

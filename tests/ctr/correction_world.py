@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ctr import corrections, services
-from ctr.corrections import Proposal
+from ctr import services
+from ctr.field import corrections
+from ctr.field.corrections import Proposal
 from tests.ctr_world import World, issue_hours_ago
 
 

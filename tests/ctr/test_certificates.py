@@ -16,9 +16,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
-from ctr import certificates, services
-from ctr.certificates import Place, Scope, Share
-from ctr.custody import Outcome
+from ctr import services
+from ctr.custody import certificates
+from ctr.custody.certificates import Place, Scope, Share
+from ctr.custody.chain import Outcome
 from ctr.documents import public_person_name
 from ctr.models import DestinationCertificate, ProcessingKind, Worksite
 from ctr.rules import WasteLine

@@ -13,9 +13,11 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from ctr import corrections, services, stock
-from ctr.corrections import Proposal
+from ctr import services
+from ctr.custody import stock
 from ctr.errors import CorrectionOverStock
+from ctr.field import corrections
+from ctr.field.corrections import Proposal
 from ctr.models import (
     CTR,
     CorrectionStatus,

@@ -12,8 +12,10 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import certificates, corrections, errors, printing, reports, services, stock
-from ctr.corrections import Proposal
+from ctr import errors, printing, reports, services
+from ctr.custody import certificates, stock
+from ctr.field import corrections
+from ctr.field.corrections import Proposal
 from ctr.models import (
     CTR,
     CorrectionStatus,

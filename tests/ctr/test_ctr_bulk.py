@@ -428,7 +428,8 @@ def test_every_issue_rule_has_a_set_based_counterpart():
         assert item.not_in_bulk or item.sql or all(m.sql for m in item.messages.values()), code
     # Every rule checked at issue runs in bulk: the onward CTR's and the PGRCC's, on the worksite
     # a row names by its generator and address. A CSV row has no provisional number
-    # (ctr.offline), so the late sync of a provisional CTR is the one rule the import cannot meet.
+    # (ctr.field.offline), so the late sync of a provisional CTR is the one rule the import cannot
+    # meet.
     assert {"PROVISIONAL_SYNC_LATE"} == bulk_sql.NOT_APPLICABLE_RULES
     assert set(bulk_sql.RULE_SQL) == bulk_sql.IMPLEMENTED_RULES
 

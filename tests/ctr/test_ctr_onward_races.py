@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from ctr import custody
+from ctr.custody import chain as custody
 from ctr.models import CTR, CustodyAllocation, CustodyStale, FacilityOperator
 from tests.builders import set_parameters
 from tests.ctr.onward_world import inbound, onward, onward_payload

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from ctr import ctr_templates
+from ctr.field import templates as ctr_templates
 from ctr.models import CTR, CTRTemplate, Vehicle
 from pev_network.models import FacilityLicense
 from tests.ctr_world import TODAY, build_world, ctr_payload, make_user

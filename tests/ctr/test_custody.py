@@ -8,8 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from ctr import custody, services, stock
-from ctr.custody import Outcome
+from ctr import services
+from ctr.custody import chain as custody
+from ctr.custody import stock
+from ctr.custody.chain import Outcome
 from ctr.models import CustodyAllocation, CustodyStale, ProcessingKind, Worksite
 from tests.ctr.onward_world import inbound, onward
 from tests.ctr_world import build_world, make_user

@@ -7,8 +7,10 @@ from decimal import Decimal
 
 import pytest
 
-from ctr import analytics, custody, services, stock
-from ctr.custody import Outcome
+from ctr import analytics, services
+from ctr.custody import chain as custody
+from ctr.custody import stock
+from ctr.custody.chain import Outcome
 from pev_network.models import CatchmentBasin
 from tests.builders import multi, offset, square
 from tests.ctr.onward_world import inbound, onward

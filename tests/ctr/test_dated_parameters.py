@@ -14,8 +14,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from ctr import analytics, corrections, offline, printing, services, stock
-from ctr.corrections import Proposal
+from ctr import analytics, printing, services
+from ctr.custody import stock
+from ctr.field import corrections, offline
+from ctr.field.corrections import Proposal
 from ctr.models import CTR, Worksite
 from ctr.rules import WasteLine
 from pev_network.models import MunicipalParameters

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
-from ctr import stock
+from ctr.custody import stock
 from ctr.models import OnSiteProcessing
 from tests.ctr.onward_world import api_client, inbound, stocked_world
 from tests.ctr_world import TODAY

@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from ctr import errors, services, stock
+from ctr import errors, services
+from ctr.custody import stock
 from ctr.models import OnSiteProcessing, ProcessingKind
 from tests.builders import set_parameters
 from tests.ctr.onward_world import inbound, onward

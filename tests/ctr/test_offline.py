@@ -16,8 +16,9 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import offline, rules
+from ctr import rules
 from ctr.bulk import sql as bulk_sql
+from ctr.field import offline
 from ctr.models import CTR
 from tests.builders import set_parameters
 from tests.clock import FROZEN_NOW

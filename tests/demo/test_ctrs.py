@@ -10,8 +10,9 @@ from django.contrib.auth import authenticate, get_user_model
 from django.db.models import Max
 from django.utils import timezone
 
-from ctr import certificates, roles, services
-from ctr.custody import Outcome
+from ctr import roles, services
+from ctr.custody import certificates
+from ctr.custody.chain import Outcome
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
     CTR,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctr import ctr_templates, services
+from ctr import services
+from ctr.field import templates as ctr_templates
 from ctr.models import CTR
 from ctr.rules import WasteLine
 from tests.ctr_world import TODAY, build_world

@@ -29,7 +29,9 @@ from decimal import Decimal
 import pytest
 from django.test import override_settings
 
-from ctr import corrections, ctr_templates, services
+from ctr import services
+from ctr.field import corrections
+from ctr.field import templates as ctr_templates
 from ctr.rules import WasteLine
 from tests.ctr.onward_world import inbound, onward
 from tests.ctr.test_ctr_csv import mixed_file

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from ctr import certificates, services
+from ctr import services
+from ctr.custody import certificates
 from fiscalization.models import DumpingReport
 from tests.builders import offset, point
 from tests.ctr.onward_world import inbound, onward

@@ -12,8 +12,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from ctr import corrections, roles
-from ctr.corrections import Proposal
+from ctr import roles
+from ctr.field import corrections
+from ctr.field.corrections import Proposal
 from ctr.models import CTR
 from fiscalization import enforcement
 from fiscalization.enforcement import OffenderData

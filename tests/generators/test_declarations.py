@@ -19,7 +19,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from audit.models import AccessLog
-from ctr import certificates, roles, services
+from ctr import roles, services
+from ctr.custody import certificates
 from ctr.models import DestinationCertificate, Worksite
 from generators import declarations
 from generators.declarations import DeclarationError

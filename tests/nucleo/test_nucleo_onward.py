@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 from ctr import analytics
-from ctr.custody import Flow, Outcome
+from ctr.custody.chain import Flow, Outcome
 from maps.base import render_parts
 from nucleo import charts, flows, layers
 from pev_network.models import CatchmentBasin

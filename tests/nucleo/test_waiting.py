@@ -13,8 +13,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from ctr import corrections, services
-from ctr.corrections import Proposal
+from ctr import services
+from ctr.field import corrections
+from ctr.field.corrections import Proposal
 from ctr.models import CTR, CTRCorrection
 from fiscalization import enforcement
 from fiscalization.models.enforcement import DeliveryMethod

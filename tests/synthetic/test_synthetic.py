@@ -17,7 +17,7 @@ from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
 from audit.models import AccessLog
-from ctr import stock
+from ctr.custody import stock
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
     CTR,
@@ -385,7 +385,7 @@ def test_onward_ctrs_leave_pevs_and_atts_for_where_their_class_goes(dataset):
 
 
 def test_no_facility_ships_or_processes_more_than_it_holds(dataset):
-    """The stock of every facility and class (ctr/stock.py) at the end of every day with a
+    """The stock of every facility and class (ctr/custody/stock.py) at the end of every day with a
     movement is never below zero: onward CTRs and processing only take what arrived."""
     facilities = set(
         CTR.objects.filter(origin_facility__isnull=False).values_list("origin_facility", flat=True)

@@ -450,7 +450,7 @@
           record.findings = body.findings || [];
           record.problem = "";
         } else if (response.status === 409 && /CTR-\d{7}-\d{4}-\d{6}/.test(body.detail || "")) {
-          // Sent before, its answer lost (ctr.offline.refuse_synced_twice): the CTR it became.
+          // Sent before, its answer lost (ctr.field.offline.refuse_synced_twice): the CTR it became.
           var match = /CTR-\d{7}-\d{4}-\d{6}/.exec(body.detail);
           return fetch(CFG.api + match[0] + "/", { credentials: "same-origin", headers: { Accept: "application/json" } })
             .then(function (r) { return r.ok ? r.json() : { findings: [] }; })

@@ -1,4 +1,4 @@
-/* The transporter app's service worker. Served by ctr.offline_views
+/* The transporter app's service worker. Served by ctr.field.offline_views
    from /transportador/sw.js (so its scope is the transporter's pages), which prepends
    self.CTR_OFFLINE = {scope, form, bundle, precache}.
 

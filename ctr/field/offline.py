@@ -32,7 +32,7 @@ from pev_network.models import (
     licensed_sql,
 )
 
-from .models import CTR, Equipment, Generator, Transporter, Vehicle, Worksite
+from ..models import CTR, Equipment, Generator, Transporter, Vehicle, Worksite
 
 # A device id of 4 letters or digits, drawn once on the phone, and its counter.
 PROVISIONAL_RE = re.compile(r"^PROV-[A-Z0-9]{4}-\d{4,6}$")

@@ -1,4 +1,4 @@
-"""REST API of the corrections of a received CTR (ctr/corrections.py):
+"""REST API of the corrections of a received CTR (ctr/field/corrections.py):
 propose and list them per CTR, see one, approve, refuse, send to the Núcleo, decide."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from config.geojson_fields import GeoJSONPointField
 from jurisdiction.access import DataScope
 from pev_network.api import problems
 
+from ..api import WasteInput
+from ..models import CTRCorrection
+from ..rules import WasteLine
 from . import corrections
-from .api import WasteInput
 from .corrections import Proposal
-from .models import CTRCorrection
-from .rules import WasteLine
 
 # --- input -------------------------------------------------------------------------------------
 

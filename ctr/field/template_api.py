@@ -15,8 +15,8 @@ from config.geojson_fields import GeoJSONPointField
 from jurisdiction.access import DataScope
 from pev_network.api import problems
 
-from . import ctr_templates, roles, rules, services
-from .api import (
+from .. import roles, rules, services
+from ..api import (
     MAX_ID,
     MAX_LINE_VOLUME,
     CTROutput,
@@ -26,8 +26,9 @@ from .api import (
     WasteInput,
     facility_summary,
 )
-from .idempotency import idempotent
-from .models import CTRTemplate
+from ..idempotency import idempotent
+from ..models import CTRTemplate
+from . import templates as ctr_templates
 
 
 class TemplateWorksiteInput(serializers.Serializer):

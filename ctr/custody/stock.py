@@ -24,7 +24,7 @@ from django.db import connection
 
 from pev_network.models import MunicipalParameters, ReceivingFacility
 
-from .models import CTR, CTRStatus, CTRWaste, OnSiteProcessing
+from ..models import CTR, CTRStatus, CTRWaste, OnSiteProcessing
 
 # Counted as shipped from the stock: an onward CTR on its way or delivered.
 SHIPPED_STATUSES = (CTRStatus.ISSUED.value, CTRStatus.RECEIVED.value)
@@ -262,7 +262,7 @@ def stock_series(facility_ids: list[int], days: list[datetime.date]) -> list[Sto
         return [StockPoint(*row) for row in cursor.fetchall()]
 
 
-# Corrections after reception (ctr.corrections): a correction of a received CTR changes what
+# Corrections after reception (ctr.field.corrections): a correction of a received CTR changes what
 # its facility received of each class back to the CTR's transport date. Each class's totals at
 # the end of each day something left the facility %(facility)s (an onward CTR, on-site
 # processing): the balances OVER_FACILITY_STOCK and record_processing checked when it left.

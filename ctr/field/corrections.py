@@ -27,9 +27,10 @@ from config.br import br_date, br_number
 from pev_network import services as network
 from pev_network.models import ReceivingFacility
 
-from . import lifecycle, plausibility, roles, rules, services, stock
-from .errors import CorrectionConflict, CorrectionError, CorrectionOverStock, NotAllowed
-from .models import (
+from .. import lifecycle, plausibility, roles, rules, services
+from ..custody import stock
+from ..errors import CorrectionConflict, CorrectionError, CorrectionOverStock, NotAllowed
+from ..models import (
     CTR,
     CorrectionSide,
     CorrectionStatus,

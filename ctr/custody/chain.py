@@ -8,7 +8,7 @@ site), each class's inbound loads are laid end to end in the order of their tran
 then on-site processing, same order). Inbound volume [a, b) of the line is allocated to the
 outbound movements whose own cumulative span overlaps it. Volume past the last outbound is
 still in stock; outbound volume past the last inbound was shipped past what was received (the
-sorting tolerance, ctr/stock.py). The movements are the rows of stock.MOVES_SQL, so the
+sorting tolerance, ctr/custody/stock.py). The movements are the rows of stock.MOVES_SQL, so the
 allocation and the balance agree to the cubic metre: the stock left in the allocation is the
 facility's closing stock.
 
@@ -41,7 +41,7 @@ from django.db import connection, transaction
 
 from pev_network.models import FacilityKind
 
-from .models import CTR, CTRStatus, CTRWaste, CustodyAllocation, CustodyStale, OnSiteProcessing
+from ..models import CTR, CTRStatus, CTRWaste, CustodyAllocation, CustodyStale, OnSiteProcessing
 from .stock import SHIPPED_STATUSES
 
 CTR_TABLE = CTR._meta.db_table

@@ -13,10 +13,11 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from config.errors import DomainError, add_to_form
 
-from . import ctr_templates, services
-from .forms import FINDING_FIELDS, CTRForm, WasteFormSet
-from .models import CTR
-from .views import render_detail, transporter_required
+from .. import services
+from ..forms import FINDING_FIELDS, CTRForm, WasteFormSet
+from ..models import CTR
+from ..views import render_detail, transporter_required
+from . import templates as ctr_templates
 
 TEMPLATE_FIELDS = {**FINDING_FIELDS, "name": "name"}
 

@@ -1,5 +1,5 @@
 """The transporter's installable web app: its manifest, its service worker
-and the offline bundle the phone keeps (ctr/offline.py builds it). Thin, like ctr.views."""
+and the offline bundle the phone keeps (ctr/field/offline.py builds it). Thin, like ctr.views."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from config.api_errors import Problem
 from jurisdiction.access import DataScope, declare
 from pev_network.api import problems
 
-from . import offline, roles
+from .. import roles
+from . import offline
 
 BRAND = "#14532d"  # --brand of maps/static/maps/ctr.css
 PAPER = "#f5f6f3"  # --paper

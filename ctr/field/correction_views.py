@@ -1,6 +1,6 @@
-"""Pages of the corrections of a received CTR (ctr/corrections.py): the CTR's
+"""Pages of the corrections of a received CTR (ctr/field/corrections.py): the CTR's
 corrections page (propose; approve, refuse, send to the Núcleo), and the Núcleo's queue of the
-corrections sent to it. Thin: parse, call ctr.corrections, render."""
+corrections sent to it. Thin: parse, call ctr.field.corrections, render."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ from config.errors import DomainError, add_to_form
 from jurisdiction.access import DataScope, declare
 from jurisdiction.scope import jurisdiction_of
 
-from . import corrections, roles
+from .. import roles
+from ..models import CTR, CorrectionSide, CTRCorrection, CTRWasteClass, Equipment
+from ..rules import WasteLine
+from . import corrections
 from .corrections import CorrectionStatus, Proposal
-from .models import CTR, CorrectionSide, CTRCorrection, CTRWasteClass, Equipment
-from .rules import WasteLine
 
 # Empty rows offered below the CTR's lines, for a class the load also had.
 EXTRA_LINES = 1
@@ -112,7 +113,7 @@ class ProposalForm(forms.Form):
         )
 
     def fields_of(self, error: DomainError) -> dict[str, str]:
-        """The service's field names (ctr.corrections) to this form's."""
+        """The service's field names (ctr.field.corrections) to this form's."""
         names = {
             "equipment_code": "equipment",
             "destination": "destination_lat",

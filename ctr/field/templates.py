@@ -23,8 +23,8 @@ from django.utils import timezone
 from config.errors import DomainError
 from pev_network.models import ReceivingFacility
 
-from . import rules, services
-from .models import CTR, CTRTemplate, CTRWasteClass, Equipment, Transporter, Vehicle
+from .. import rules, services
+from ..models import CTR, CTRTemplate, CTRWasteClass, Equipment, Transporter, Vehicle
 
 MAX_WASTE_LINES = 20
 

@@ -4,7 +4,7 @@ transporte, triagem e destinação"; art. 13 p.ú.: the transporter proves the d
 whoever hired it; art. 3 III: an ATT sorts for later removal, so a load received there has not
 reached its destination yet).
 
-Each CTR that left the worksite is followed through the chain of custody (ctr/custody.py:
+Each CTR that left the worksite is followed through the chain of custody (ctr/custody/chain.py:
 the FIFO allocation at every ATT and PEV it passed) to where its waste is now: a recycling
 area or a landfill (final destination), processed at a facility, still in stock, in transit,
 or refused. The certificate is conclusive when every cubic metre reached a final destination
@@ -45,10 +45,9 @@ from pev_network import services as network
 from pev_network.letterhead import letterhead_of
 from pev_network.models import Municipality, ReceivingFacility, waste_class_short
 
-from . import custody, roles
-from .custody import Outcome
-from .documents import mask_document, public_person_name
-from .models import (
+from .. import roles
+from ..documents import mask_document, public_person_name
+from ..models import (
     CTR,
     CTRStatus,
     CTRWaste,
@@ -58,6 +57,8 @@ from .models import (
     Worksite,
     new_certificate_code,
 )
+from . import chain as custody
+from .chain import Outcome
 
 M3 = Decimal("0.001")  # the CTR's precision: every volume of a certificate is rounded to it
 # The order a reader expects: where the waste is settled first, then what keeps it open.
