@@ -141,7 +141,6 @@ LONG_ALLOWED = {
     "ctr/api.py",
     "ctr/bulk.py",
     "ctr/models.py",
-    "ctr/rules.py",
     "ctr/services.py",
     "ctr/views.py",
 }
