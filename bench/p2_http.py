@@ -490,7 +490,7 @@ def build_payloads(transporter, n: int, plates=PLATES) -> tuple[list[str], int]:
     from django.utils import timezone
 
     from ctr import rules, services
-    from ctr.api import CTRInput
+    from ctr.api_serializers import CTRInput
 
     today = timezone.localdate().isoformat()
     with connection.cursor() as cursor:

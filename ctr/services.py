@@ -1,25 +1,27 @@
 """The CTR's business logic: issue, receive, refuse, cancel, alerts. Plain functions, one
-transaction each, raising CTRError subclasses with Portuguese messages."""
+transaction each, raising CTRError subclasses with Portuguese messages.
+
+The issue path is here (the request, the draft the rules read, the issue and the onward
+issue). Its other parts live in modules of their own: the end of a CTR's life and record_event
+(ctr.closing), who may ship from a facility (ctr.onward), what may leave its stock
+(ctr.stock_limits), the operator's processing records (ctr.processing) and the alerts on open
+CTRs (ctr.alerts). Callers reach them here too (`services.receive`): the names imported `as`
+themselves below are these re-exports."""
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.gis.geos import Point
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, F, FloatField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import BooleanField, F, FloatField, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from config.br import br_date
-from jurisdiction.scope import jurisdiction_of
 from pev_network import services as network
 from pev_network.models import (
-    DEFAULT_SORTING_TOLERANCE_PCT,
-    FIRST_SET_FROM,
     FacilityKind,
     Municipality,
     MunicipalParameters,
@@ -29,34 +31,38 @@ from pev_network.models import (
     parameters_sql,
 )
 
-from . import (
-    issue_reads,
-    issue_writes,
-    lifecycle,
-    plausibility,
-    roles,
-    rules,
-    signals,
-)
-from .custody import stock
-from .errors import CTRError, NotAllowed, RuleViolation
+from . import issue_reads, issue_writes, rules, signals
+from .alerts import open_alerts as open_alerts
+from .alerts import open_since_sql as open_since_sql
+from .alerts import overdue as overdue
+from .alerts import with_hours_open as with_hours_open
+from .closing import cancel as cancel
+from .closing import receive as receive
+from .closing import record_event as record_event
+from .closing import refuse as refuse
+from .errors import CTRError, RuleViolation
 from .field import offline
 from .models import (
     CTR,
-    CTRAction,
     CTREvent,
-    CTRStatus,
     CTRWaste,
     FacilityOperator,
     Generator,
-    OnSiteProcessing,
-    ProcessingKind,
     Transporter,
     TransporterLicence,
     Worksite,
     address_key,
 )
+from .onward import carriers_on as carriers_on
+from .onward import default_onward_origin, onward_origin, unknown_origin
+from .onward import onward_origins as onward_origins
+from .processing import MAX_PROCESSING_M3 as MAX_PROCESSING_M3
+from .processing import record_processing as record_processing
+from .processing import require_facility_operator as require_facility_operator
 from .rules import CTRDraft, Finding, WasteLine
+from .stock_limits import lock_facility, origin_stock
+from .stock_limits import sorting_tolerance as sorting_tolerance
+from .stock_limits import sorting_tolerances as sorting_tolerances
 
 
 @dataclass
@@ -89,8 +95,8 @@ class IssueRequest:
     # An onward CTR (issue_onward): the facility the sorted waste leaves.
     origin_facility_id: int | None = None
     extra: dict = field(default_factory=dict)
-    # The offline provisional CTR (ctr/offline.py): a CTR the driver's phone kept offline, with the
-    # number it gave it and when the load left.
+    # The offline provisional CTR (ctr/field/offline.py): a CTR the driver's phone kept offline,
+    # with the number it gave it and when the load left.
     provisional_number: str = ""
     provisional_departure_at: datetime.datetime | None = None
 
@@ -143,7 +149,7 @@ def worksite_for(
 ) -> Worksite:
     """The generator's worksite at the address (case and spacing aside), created when new, in
     a municipality (a worksite is always some municipality's): the issuing CTR's,
-    `municipality`, whose origin it is (as ctr/bulk.py sets it), else the one its location
+    `municipality`, whose origin it is (as ctr/bulk/ sets it), else the one its location
     lies in.
 
     Race-safe inside the issuing transaction: two drivers at one site, or a client's retries,
@@ -472,7 +478,7 @@ def generator_not_operator(facility_name: str, operator_name: str) -> CTRError:
 
 def onward_facts(facility: ReceivingFacility, request: IssueRequest, tolerance_m) -> dict:
     """What the onward rules read: the origin facility's license, whether the origin point is
-    inside it, and its stock per class at the end of the transport day (ctr.stock)."""
+    inside it, and its stock per class at the end of the transport day (ctr.custody.stock)."""
     day = request.transport_date
     return {
         "origin_facility": facility,
@@ -503,27 +509,6 @@ def next_number(municipality: Municipality, year: int) -> tuple[int, str]:
 def fee_ufesp(draft: CTRDraft) -> Decimal:
     """One UFESP per large-volume discharge (Lei 3.978/2007 art. 12 §3)."""
     return Decimal("1") if draft.total_volume > draft.small_volume_limit else Decimal("0")
-
-
-def record_event(
-    ctr: CTR,
-    actor,
-    action: str,
-    from_status: str,
-    data: dict | None = None,
-    at: datetime.datetime | None = None,
-):
-    event = CTREvent.objects.create(
-        ctr=ctr,
-        actor=actor,
-        action=action,
-        from_status=from_status,
-        to_status=ctr.status,
-        data=data or {},
-        at=at or timezone.now(),
-    )
-    signals.event_recorded.send(sender=CTREvent, event=event)
-    return event
 
 
 def issue(
@@ -622,63 +607,6 @@ def issue(
     return ctr
 
 
-def onward_origin(user, facility_id: int | None) -> ReceivingFacility:
-    """The facility an onward CTR leaves, when `user` may issue from it: its operator, or the
-    municipality for its own PEV collection (art. 6)."""
-    found = onward_origins(user, [facility_id] if facility_id is not None else [])
-    origin = found.get(facility_id) if facility_id is not None else None
-    if origin is None:
-        raise unknown_origin(facility_id)
-    if isinstance(origin, CTRError):
-        raise origin
-    return origin
-
-
-def onward_origins(user, facility_ids) -> dict[int, ReceivingFacility | CTRError]:
-    """onward_origin for many facilities in one query (the CSV import's rows): each existing
-    facility, or the refusal `user` gets for it (NotAllowed); unknown ids are left out."""
-    operated = roles.facility_of(user)
-    # The municipality's own PEVs: its staff acting there, no other's.
-    acting = jurisdiction_of(user)
-    found: dict[int, ReceivingFacility | CTRError] = {}
-    for facility in ReceivingFacility.objects.filter(pk__in=set(facility_ids)):
-        if (operated is not None and operated.pk == facility.pk) or (
-            facility.kind == FacilityKind.PEV and acting.acts(facility.municipality_id)
-        ):
-            found[facility.pk] = facility
-        else:
-            refusal = lifecycle.row(CTRAction.ISSUE).onward_refusal
-            found[facility.pk] = NotAllowed(
-                refusal.format(facility=facility.name), field="origin_facility"
-            )
-    return found
-
-
-def unknown_origin(facility_id: int | None) -> CTRError:
-    return CTRError(
-        f"A área de origem {facility_id} não existe.", "facility_unknown", "origin_facility"
-    )
-
-
-def carriers_on(day: datetime.date, municipality_id: int | None) -> QuerySet:
-    """The transporters an operator may hand sorted waste to on `day`, from a facility in the
-    municipality: licensed there (art. 13), the licence neither suspended nor revoked (art. 25
-    IV-V), and not a generator carrying its own waste (art. 12 §4: it may carry nothing
-    else). Each with `licence_number`, its licence there. The rules check the transport day
-    again."""
-    if municipality_id is None:
-        return Transporter.objects.none()
-    licence = TransporterLicence.objects.in_force_on(day).filter(
-        transporter=OuterRef("pk"), municipality_id=municipality_id
-    )
-    return (
-        Transporter.objects.filter(is_self_generator=False)
-        .annotate(licence_number=Subquery(licence.values("number")[:1]))
-        .filter(licence_number__isnull=False)
-        .order_by("name", "pk")
-    )
-
-
 def issue_onward(
     user, transporter_id: int | None, request: IssueRequest, at: datetime.datetime | None = None
 ) -> CTR:
@@ -703,81 +631,6 @@ def issue_onward(
         return issue(transporter, user, request, at)
 
 
-def default_onward_origin(facility: ReceivingFacility) -> Point:
-    """Where an onward CTR leaves when it does not say: a point inside the facility's area
-    (GEOS here, for the CSV import too, so that both paths store the same point)."""
-    return facility.area.point_on_surface
-
-
-def lock_facility(facility: ReceivingFacility) -> None:
-    ReceivingFacility.objects.select_for_update().filter(pk=facility.pk).values("pk").first()
-
-
-def origin_stock(facility: ReceivingFacility, day: datetime.date) -> dict[str, rules.OriginStock]:
-    """Each class's stock at the facility at the end of `day`, with what it received of it and
-    its municipality's sorting tolerance in force that day (ctr.stock)."""
-    tolerance_on = sorting_tolerances(facility)  # one read for every class
-    return {
-        waste_class: rules.OriginStock(
-            line.closing, line.received_to_date, tolerance_on(waste_class, day)
-        )
-        for waste_class, line in stock.stock_on(facility, day).items()
-    }
-
-
-def later_shortfall(
-    facility: ReceivingFacility, waste_class: str, day: datetime.date, volume_m3: Decimal
-) -> tuple[stock.Outflow, Decimal] | None:
-    """A volume taken from a class on `day` is gone on every later day too: the first later
-    day on which what had left the class would then pass OVER_FACILITY_STOCK's bound, and the
-    most that could leave on `day` without that (the least of the later days' bounds). The
-    bound only falls on a day something leaves, so those days are the ones to read."""
-    tolerance_on = sorting_tolerances(facility)
-    later = [
-        (
-            outflow,
-            rules.OriginStock(
-                outflow.closing, outflow.received_to_date, tolerance_on(waste_class, outflow.day)
-            ),
-        )
-        for outflow in stock.outflows(facility)
-        if outflow.waste_class == waste_class and outflow.day > day
-    ]
-    short = [outflow for outflow, bound in later if volume_m3 > bound.allowed_m3]
-    if not short:
-        return None
-    return short[0], min(bound.allowed_m3 for _, bound in later)
-
-
-def sorting_tolerances(
-    facility: ReceivingFacility,
-) -> Callable[[str, datetime.date], Decimal]:
-    """sorting_tolerance for many days (each outflow of a facility on its own day) from one
-    read of its municipality's sets: each day gets the set Municipality.parameters_on would
-    choose, the latest that starts on or before it, else the first."""
-    place = facility.municipality
-    if place is None:
-        return lambda waste_class, day: Decimal(DEFAULT_SORTING_TOLERANCE_PCT)
-    # Without a set (a municipality made by bulk_create), the law's defaults.
-    sets = list(place.parameter_sets.order_by("valid_from"))
-    sets = sets or [place.parameters_on(FIRST_SET_FROM)]
-
-    def tolerance_on(waste_class: str, day: datetime.date) -> Decimal:
-        started = [s for s in sets if s.valid_from <= day]
-        return (started[-1] if started else sets[0]).sorting_tolerance_of(waste_class)
-
-    return tolerance_on
-
-
-def sorting_tolerance(facility: ReceivingFacility, waste_class: str, day: datetime.date) -> Decimal:
-    """How far sorting may change a class's volume at the facility (%) on `day` (an onward
-    CTR's transport date, the day of an outflow): its municipality's set in force then."""
-    place = facility.municipality
-    if place is None:
-        return Decimal(DEFAULT_SORTING_TOLERANCE_PCT)
-    return place.parameters_on(day).sorting_tolerance_of(waste_class)
-
-
 def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
     """`ctr.waste.all()` answers from the lines just stored, as after prefetch_related: the
     API shows the CTR it issued without reading it back (docs/performance.md, P2)."""
@@ -785,226 +638,3 @@ def _remember_waste(ctr: CTR, lines: list[CTRWaste]) -> None:
     cached._result_cache = lines
     cached._prefetch_done = True
     ctr._prefetched_objects_cache = {"waste": cached}
-
-
-# --- life of the document ------------------------------------------------------------------
-
-
-def _lock_for(action: str, ctr: CTR) -> CTR:
-    """Lock the row and check the action's states (ctr.lifecycle): of two concurrent actions,
-    one wins and the other sees the new status."""
-    locked = CTR.objects.select_for_update().get(pk=ctr.pk)
-    lifecycle.check_state(action, locked)
-    return locked
-
-
-def _close(
-    locked: CTR,
-    user,
-    action: str,
-    data: dict,
-    at: datetime.datetime | None,
-    extra_fields: tuple[str, ...] = (),
-) -> CTR:
-    """Move a locked CTR to the action's final status and record the event."""
-    from_status = locked.status
-    locked.status = lifecycle.row(action).to_status
-    locked.closed_at = at or timezone.now()
-    locked.save(update_fields=["status", "closed_at", *extra_fields])
-    record_event(locked, user, action, from_status, data, locked.closed_at)
-    return locked
-
-
-def _reason(reason: str, what: str) -> str:
-    if not reason.strip():
-        raise CTRError(f"Informe o motivo {what}.", field="reason")
-    return reason.strip()
-
-
-def receive(
-    ctr: CTR,
-    user,
-    received_volume_m3: Decimal,
-    location: Point | None = None,
-    note: str = "",
-    at: datetime.datetime | None = None,
-) -> CTR:
-    """Confirm arrival at the destination facility (art. 13 sole §). One winner under races."""
-    # Art. 13 sole §: the receiver confirms what arrived; not the Núcleo on its behalf.
-    lifecycle.check_party("receive", ctr, user)
-    if received_volume_m3 <= 0:
-        raise CTRError("O volume recebido deve ser maior que zero.", field="received_volume_m3")
-    with transaction.atomic():
-        locked = _lock_for("receive", ctr)
-        at = at or timezone.now()
-        # A location away from the facility and an implausible trip are
-        # findings for the Núcleo, not a refusal (ctr.plausibility says why).
-        # Judged by the set in force on the CTR's transport date (Lei 3.978/2007 art. 13 p.ú.).
-        parameters = locked.parameters()
-        place, travel = plausibility.reception_facts(locked, location, at, parameters)
-        facts = rules.ReceptionFacts(
-            declared_m3=locked.total_volume_m3,
-            received_m3=received_volume_m3,
-            tolerance_pct=parameters.received_volume_tolerance_pct,
-            place=place,
-            travel=travel,
-        )
-        reception_findings = rules.evaluate(facts, rules.Stage.RECEPTION)
-        locked.received_volume_m3 = received_volume_m3
-        locked.received_location = location
-        locked.findings = [*locked.findings, *(f.as_dict() for f in reception_findings)]
-        data = {
-            "received_volume_m3": str(received_volume_m3),
-            "location": location.coords if location else None,
-            "distance_m": round(place.distance_m, 1) if place else None,
-            "note": note,
-            "findings": [f.code for f in reception_findings],
-        }
-        return _close(
-            locked,
-            user,
-            "receive",
-            data,
-            at,
-            ("received_volume_m3", "findings", "received_location"),
-        )
-
-
-def refuse(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
-    """The destination facility refuses the load (it stays the transporter's responsibility)."""
-    lifecycle.check_party("refuse", ctr, user)
-    reason = _reason(reason, "da recusa")
-    with transaction.atomic():
-        return _close(_lock_for("refuse", ctr), user, "refuse", {"reason": reason}, at)
-
-
-def cancel(ctr: CTR, user, reason: str, at: datetime.datetime | None = None) -> CTR:
-    """The transporter cancels a CTR before reception; an onward CTR, the one who issued it
-    (its volume returns to the facility's stock: ctr.stock counts it no more)."""
-    lifecycle.check_party("cancel", ctr, user)
-    reason = _reason(reason, "do cancelamento")
-    with transaction.atomic():
-        return _close(_lock_for("cancel", ctr), user, "cancel", {"reason": reason}, at)
-
-
-# --- the facility's own recycling and reuse ------------------------------------------------
-
-# m³ in one record: a day's production of a large recycling plant stays well below this.
-MAX_PROCESSING_M3 = Decimal("10000")
-
-
-def require_facility_operator(user, facility: ReceivingFacility) -> None:
-    """Only the facility's operator records what it recycled or reused itself: the Núcleo
-    reads the stock, it does not write it."""
-    operated = roles.facility_of(user)
-    if operated is None or operated.pk != facility.pk:
-        raise NotAllowed(f"Só um operador da área “{facility.name}” registra o seu beneficiamento.")
-
-
-def record_processing(
-    user,
-    facility: ReceivingFacility,
-    waste_class: str,
-    volume_m3: Decimal,
-    day: datetime.date,
-    kind: str,
-    note: str = "",
-) -> OnSiteProcessing:
-    """The operator records volume recycled or reused at its facility: it leaves the stock
-    (ctr.stock) without an onward CTR."""
-    require_facility_operator(user, facility)
-    if volume_m3 <= 0:
-        raise CTRError("O volume beneficiado deve ser maior que zero.", field="volume_m3")
-    if volume_m3 > MAX_PROCESSING_M3:
-        raise CTRError(
-            f"O volume beneficiado de um registro vai até {rules.fmt(MAX_PROCESSING_M3)} m³.",
-            field="volume_m3",
-        )
-    if waste_class not in WasteClass.values:
-        raise CTRError(f"Classe desconhecida: {waste_class}.", field="waste_class")
-    if kind not in ProcessingKind.values:
-        raise CTRError(
-            "Informe a destinação: agregado reciclado produzido ou material reutilizado.",
-            field="kind",
-        )
-    if day > timezone.localdate():
-        raise CTRError("A data do beneficiamento não pode ser posterior a hoje.", field="day")
-    with transaction.atomic():
-        lock_facility(facility)
-        available = origin_stock(facility, day).get(waste_class)
-        if available is None or volume_m3 > available.allowed_m3:
-            allowed = available.allowed_m3 if available else Decimal("0")
-            raise CTRError(
-                f"A área “{facility.name}” não tem {rules.fmt(volume_m3)} m³ de "
-                f"{rules.waste_name(waste_class)} em estoque em {br_date(day)} (pode beneficiar "
-                f"até {rules.fmt(allowed.quantize(Decimal('0.001')))} m³).",
-                "over_stock",
-                "volume_m3",
-                status=422,
-            )
-        later = later_shortfall(facility, waste_class, day, volume_m3)
-        if later is not None:
-            outflow, allowed = later
-            raise CTRError(
-                f"A área “{facility.name}” não pode beneficiar {rules.fmt(volume_m3)} m³ de "
-                f"{rules.waste_name(waste_class)} em {br_date(day)}: até "
-                f"{br_date(outflow.day)} já saíram dela {rules.fmt(outflow.out_to_date)} m³ "
-                "dessa classe, e com este beneficiamento essas saídas passariam do estoque "
-                f"mais a tolerância de triagem (pode beneficiar "
-                f"até {rules.fmt(max(allowed, Decimal(0)).quantize(Decimal('0.001')))} m³ "
-                f"em {br_date(day)}).",
-                "over_stock",
-                "volume_m3",
-                status=422,
-            )
-        return OnSiteProcessing.objects.create(
-            facility=facility,
-            waste_class=waste_class,
-            volume_m3=volume_m3,
-            day=day,
-            kind=kind,
-            note=note,
-            recorded_by=user,
-        )
-
-
-# --- alerts --------------------------------------------------------------------------------
-
-
-def open_since_sql(alias: str) -> tuple[str, list]:
-    """SQL for when a CTR's transport began: the later of its issue time and the start of its
-    transport day (a CTR issued today for next week is not late yet)."""
-    return (
-        f"GREATEST({alias}.created_at, ({alias}.transport_date::timestamp AT TIME ZONE %s))",
-        [timezone.get_current_timezone_name()],
-    )
-
-
-def with_hours_open(queryset: QuerySet, now: datetime.datetime | None = None) -> QuerySet:
-    """Annotate `hours_open` (since the transport began) and `alert_hours` (the threshold of
-    the municipality's set in force on each CTR's transport date)."""
-    now = now or timezone.now()
-    table = CTR._meta.db_table
-    since_sql, since_params = open_since_sql(table)
-    in_force = parameters_sql(f"{table}.municipality_id", f"{table}.transport_date")
-    return queryset.annotate(
-        hours_open=RawSQL(f"EXTRACT(EPOCH FROM (%s - {since_sql})) / 3600", [now, *since_params]),
-        alert_hours=RawSQL(f"(SELECT mp.open_ctr_alert_hours FROM {in_force} mp)", []),
-    )
-
-
-def overdue(queryset: QuerySet, now: datetime.datetime | None = None) -> QuerySet:
-    """Issued CTRs open longer than their municipality's alert hours (OPEN_TOO_LONG)."""
-    issued = queryset.filter(status=CTRStatus.ISSUED)
-    return with_hours_open(issued, now).filter(hours_open__gt=F("alert_hours"))
-
-
-def open_alerts(queryset: QuerySet, now: datetime.datetime | None = None) -> list[Finding]:
-    return [
-        finding
-        for ctr in overdue(queryset, now)
-        for finding in rules.evaluate(
-            rules.OpenFacts(ctr.number, float(ctr.hours_open), ctr.alert_hours),
-            rules.Stage.MONITORING,
-        )
-    ]

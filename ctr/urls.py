@@ -3,7 +3,13 @@ catalogue (pt-BR paths). The printable PDF is /ctrs/<number>/pdf/ (ctr.document_
 
 from django.urls import path
 
-from . import views
+from . import (
+    fleet_views,
+    issue_views,
+    onward_views,
+    reception_views,
+    views,
+)
 from .field import correction_views, offline_views, template_views
 
 app_name = "ctr_web"
@@ -15,62 +21,68 @@ urlpatterns = [
     path("regras/", views.rule_catalogue, name="rules"),
     # Transporters
     path("transportador/ctrs/", views.ctr_list, name="ctr-list"),
-    path("transportador/ctrs/novo/", views.ctr_new, name="ctr-new"),
-    path("transportador/ctrs/importar/", views.ctr_import, name="ctr-import"),
+    path("transportador/ctrs/novo/", issue_views.ctr_new, name="ctr-new"),
+    path("transportador/ctrs/importar/", issue_views.ctr_import, name="ctr-import"),
     path(
         "transportador/ctrs/importar/exemplo.csv",
-        views.ctr_import_example,
+        issue_views.ctr_import_example,
         name="ctr-import-example",
     ),
     path("transportador/ctrs/<str:number>/", views.ctr_detail, name="ctr-detail"),
     path("transportador/ctrs/<str:number>/cancelar/", views.ctr_cancel, name="ctr-cancel"),
-    path("transportador/veiculos/", views.vehicles, name="vehicles"),
+    path("transportador/veiculos/", fleet_views.vehicles, name="vehicles"),
     # The transporter's pages as an installable app, its worker scoped to
     # /transportador/ by where it is served.
     path("transportador/app.webmanifest", offline_views.manifest, name="app-manifest"),
     path("transportador/sw.js", offline_views.service_worker, name="service-worker"),
     path(
         "transportador/veiculos/<int:pk>/desativar/",
-        views.vehicle_active,
+        fleet_views.vehicle_active,
         {"active": False},
         name="vehicle-deactivate",
     ),
     path(
         "transportador/veiculos/<int:pk>/reativar/",
-        views.vehicle_active,
+        fleet_views.vehicle_active,
         {"active": True},
         name="vehicle-reactivate",
     ),
-    path("transportador/equipamentos/", views.equipment, name="equipment"),
+    path("transportador/equipamentos/", fleet_views.equipment, name="equipment"),
     path(
         "transportador/equipamentos/<int:pk>/desativar/",
-        views.equipment_active,
+        fleet_views.equipment_active,
         {"active": False},
         name="equipment-deactivate",
     ),
     path(
         "transportador/equipamentos/<int:pk>/reativar/",
-        views.equipment_active,
+        fleet_views.equipment_active,
         {"active": True},
         name="equipment-reactivate",
     ),
     # Receiving-facility operators
-    path("recebimentos/", views.receptions, name="receptions"),
+    path("recebimentos/", reception_views.receptions, name="receptions"),
     # Onward CTRs and the stock of the operator's facility
-    path("recebimentos/saidas/nova/", views.onward_new, name="onward-new"),
-    path("recebimentos/saidas/<str:number>/", views.onward_detail, name="onward-detail"),
-    path("recebimentos/saidas/<str:number>/cancelar/", views.onward_cancel, name="onward-cancel"),
-    path("recebimentos/estoque/", views.facility_stock, name="facility-stock"),
-    path("recebimentos/estoque/beneficiamento/", views.processing_new, name="processing-new"),
+    path("recebimentos/saidas/nova/", onward_views.onward_new, name="onward-new"),
+    path("recebimentos/saidas/<str:number>/", onward_views.onward_detail, name="onward-detail"),
+    path(
+        "recebimentos/saidas/<str:number>/cancelar/",
+        onward_views.onward_cancel,
+        name="onward-cancel",
+    ),
+    path("recebimentos/estoque/", onward_views.facility_stock, name="facility-stock"),
+    path(
+        "recebimentos/estoque/beneficiamento/", onward_views.processing_new, name="processing-new"
+    ),
     path(
         "recebimentos/<str:number>/confirmar/",
-        views.reception_action,
+        reception_views.reception_action,
         {"action": "receive"},
         name="reception-receive",
     ),
     path(
         "recebimentos/<str:number>/recusar/",
-        views.reception_action,
+        reception_views.reception_action,
         {"action": "refuse"},
         name="reception-refuse",
     ),

@@ -22,7 +22,7 @@ from config.api_errors import InvalidParameter
 from config.api_filters import BBoxFilter
 from config.geojson_fields import GeoJSONPointField
 from ctr import roles
-from ctr.api import GEOJSON_POINT_SCHEMA, DocumentField
+from ctr.api_serializers import GEOJSON_POINT_SCHEMA, DocumentField
 from ctr.documents import normalize_document
 from ctr.models import WorkKind, Worksite
 from jurisdiction.access import DataScope, reads_only

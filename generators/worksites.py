@@ -5,7 +5,7 @@ and dates. Registered by the generator's own account or by the municipality on i
 A worksite may already exist without a registration: the first CTR a transporter issued from
 an address created it (ctr.services.worksite_for). Registering at that address completes that
 worksite (its CTRs stay its own) instead of making a second one; a worksite registered there
-already is a conflict. The rule ORIGIN_OUTSIDE_WORKSITE (ctr/rules.py) reads the registered
+already is a conflict. The rule ORIGIN_OUTSIDE_WORKSITE (ctr/rules/issue.py) reads the registered
 location: the origin of each CTR from the worksite must lie within it.
 
 Plain functions, one transaction each; every refusal is a WorksiteError (a DomainError) in

@@ -1,4 +1,4 @@
-"""The Certificado de Destinação Final as issued (ctr/certificates.py) and the verification
+"""The Certificado de Destinação Final as issued (ctr/custody/certificates.py) and the verification
 codes of the public documents."""
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def new_certificate_code() -> str:
 
 
 class DestinationCertificate(models.Model):
-    """A Certificado de Destinação Final as issued (ctr/certificates.py, Lei 3.978/2007 art. 9
-    p.ú. II and art. 13 p.ú.): what it said, about whom, when, by whom. `content` holds the
+    """A Certificado de Destinação Final as issued (ctr/custody/certificates.py, Lei 3.978/2007
+    art. 9 p.ú. II and art. 13 p.ú.): what it said, about whom, when, by whom. `content` holds the
     certificate's facts as they were; `digest` is their SHA-256, so issuing again while nothing
     changed gives back the same certificate (the same code), and the public page can tell a
     certificate whose chain changed since. Never edited nor deleted: a paper in someone's hands

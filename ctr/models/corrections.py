@@ -1,5 +1,5 @@
 """Corrections of a received CTR, proposed by one party and decided by the other or by the
-Núcleo (ctr/corrections.py)."""
+Núcleo (ctr/field/corrections.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ OPEN_CORRECTION_STATUSES = (CorrectionStatus.PROPOSED, CorrectionStatus.ESCALATE
 
 
 class CTRCorrection(models.Model):
-    """A correction of a received CTR (ctr/corrections.py), as SIGOR's adjustments and
+    """A correction of a received CTR (ctr/field/corrections.py), as SIGOR's adjustments and
     Trackdéchets' revisions: proposed by the transporter or the receiver with a reason,
     approved or refused by the other, decided by the Núcleo when they disagree. `original`
     and `changes` hold the values before and the ones proposed (only the fields that change);

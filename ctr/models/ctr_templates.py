@@ -1,4 +1,4 @@
-"""The CTR templates a transporter issues from (ctr/ctr_templates.py)."""
+"""The CTR templates a transporter issues from (ctr/field/templates.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class CTRTemplate(models.Model):
     """A load the transporter carries again and again ("CTR Modelo", as SIGOR's and the
     federal MTR's): everything a CTR declares but the day, with the volumes to confirm. It is
     not a CTR and proves nothing: issuing from it builds an IssueRequest that every rule of the
-    day checks again (ctr.ctr_templates.issue)."""
+    day checks again (ctr.field.templates.issue)."""
 
     transporter = models.ForeignKey(
         Transporter,

@@ -1,5 +1,5 @@
 """A receiving facility's stock: what it processes on site, the FIFO allocation of what it
-received to what it shipped on (ctr/custody.py), and the facilities whose allocation waits for
+received to what it shipped on (ctr/custody/chain.py), and the facilities whose allocation waits for
 a rebuild."""
 
 from __future__ import annotations
@@ -61,11 +61,11 @@ class OnSiteProcessing(models.Model):
 
 
 class CustodyAllocation(models.Model):
-    """One piece of the FIFO allocation at a facility that ships on (ctr/custody.py): `volume_m3`
-    of the inbound line `inbound` left in the onward line `outbound`, or was processed on site
-    (`processing`), or is still in stock (neither). An outbound piece without an inbound one is
-    volume shipped past what was received (the sorting tolerance). Derived data: rebuilt per
-    facility from the CTRs whenever they change, never edited."""
+    """One piece of the FIFO allocation at a facility that ships on (ctr/custody/chain.py):
+    `volume_m3` of the inbound line `inbound` left in the onward line `outbound`, or was
+    processed on site (`processing`), or is still in stock (neither). An outbound piece without
+    an inbound one is volume shipped past what was received (the sorting tolerance). Derived
+    data: rebuilt per facility from the CTRs whenever they change, never edited."""
 
     # Derived rows, rebuilt by facility: no constraint ties them to the lines they describe,
     # so deleting a CTR never waits on them (its trigger marks the facility to rebuild).

@@ -64,7 +64,7 @@ def crossed_into(municipality_id: int | None, facility_municipality_id: int | No
     return facility_municipality_id
 
 
-# The same in SQL, for the set-based paths (ctr/bulk.py, synthetic/): {0} the CTR's
+# The same in SQL, for the set-based paths (ctr/bulk/, synthetic/): {0} the CTR's
 # municipality, {1} its destination facility's.
 CROSSING_INTO_SQL = "CASE WHEN {1} <> {0} THEN {1} END"
 
@@ -108,7 +108,7 @@ class CTR(models.Model):
     number = models.CharField("número", max_length=32, unique=True)
     # No single-column indexes on municipality, transporter and destination_facility: the
     # (municipality, year, sequence), (transporter, -created_at) and (destination_facility,
-    # status) indexes lead with them, and each index is paid on every insert (ctr/bulk.py).
+    # status) indexes lead with them, and each index is paid on every insert (ctr/bulk/).
     municipality = models.ForeignKey(
         Municipality,
         on_delete=models.PROTECT,
@@ -174,7 +174,7 @@ class CTR(models.Model):
     # the border, which that municipality sees too (CTRQuerySet.municipal_q);
     # NULL when the load stays home, as nearly every one does, so that its partial index holds
     # only the crossings and costs an insert nothing otherwise. Written on creation (save(),
-    # the issue path; ctr/bulk.py and synthetic/ in their SQL, CROSSING_INTO_SQL) and kept by
+    # the issue path; ctr/bulk/ and synthetic/ in their SQL, CROSSING_INTO_SQL) and kept by
     # the database when a facility moves to another municipality (migration ctr 0021).
     crossing_into = models.ForeignKey(
         Municipality,
@@ -217,7 +217,7 @@ class CTR(models.Model):
         "saída confirmada pelo gerador em", null=True, blank=True
     )
     # No index: nothing looks CTRs up by who confirmed them, and every index is paid on every
-    # insert (ctr/bulk.py); deleting a user (its PROTECT check) is rare.
+    # insert (ctr/bulk/); deleting a user (its PROTECT check) is rare.
     generator_confirmed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -227,9 +227,9 @@ class CTR(models.Model):
         verbose_name="saída confirmada por",
         db_index=False,
     )
-    # The offline provisional CTR (ctr/offline.py): the number the driver's
+    # The offline provisional CTR (ctr/field/offline.py): the number the driver's
     # device gave the load while there was no connection, and when it left. db_default: the
-    # set-based paths (ctr/bulk.py, synthetic/) insert CTRs in SQL and never have one.
+    # set-based paths (ctr/bulk/, synthetic/) insert CTRs in SQL and never have one.
     provisional_number = models.CharField(
         "número provisório", max_length=20, blank=True, default="", db_default=""
     )
@@ -258,7 +258,7 @@ class CTR(models.Model):
             models.Index(fields=["status", "transport_date"]),
             models.Index(fields=["transporter", "-created_at"]),
             models.Index(fields=["destination_facility", "status"]),
-            # The stock of a facility reads its onward CTRs (ctr/stock.py): few CTRs are.
+            # The stock of a facility reads its onward CTRs (ctr/custody/stock.py): few CTRs are.
             models.Index(
                 fields=["origin_facility", "status"],
                 name="ctr_onward_origin",
@@ -367,7 +367,7 @@ class CTRAction(models.TextChoices):
     CORRECTION_PROPOSED = "correction_proposed", "Correção proposta"
     CORRECTION_APPROVED = "correction_approved", "Correção aprovada"
     CORRECTION_REFUSED = "correction_refused", "Correção recusada"
-    # A refused correction sent to the Núcleo (ctr/corrections.py).
+    # A refused correction sent to the Núcleo (ctr/field/corrections.py).
     CORRECTION_ESCALATED = "correction_escalated", "Correção enviada ao Núcleo"
 
 

@@ -24,7 +24,7 @@ def address_key(address) -> Func:
     )
 
 
-# The index expression as SQL, for the set-based paths' ON CONFLICT (ctr/bulk.py,
+# The index expression as SQL, for the set-based paths' ON CONFLICT (ctr/bulk/,
 # synthetic/generator.py): PostgreSQL infers the unique index only from this exact expression.
 ADDRESS_KEY_SQL = "lower(regexp_replace(btrim({}), '\\s+', ' ', 'g'))"
 WORKSITE_CONFLICT_SQL = f"(generator_id, ({ADDRESS_KEY_SQL.format('address')}))"
@@ -75,7 +75,7 @@ class Worksite(models.Model):
     built_area_m2 = models.DecimalField(
         "área construída (m²)", max_digits=12, decimal_places=2, null=True, blank=True
     )
-    # db_default: the set-based paths (ctr/bulk.py, synthetic/) insert worksites in SQL.
+    # db_default: the set-based paths (ctr/bulk/, synthetic/) insert worksites in SQL.
     work_kind = models.CharField(
         "tipo de obra", max_length=20, choices=WorkKind.choices, blank=True, db_default=""
     )
