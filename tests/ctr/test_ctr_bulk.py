@@ -434,6 +434,15 @@ def test_every_issue_rule_has_a_set_based_counterpart():
     assert set(bulk_sql.RULE_SQL) == bulk_sql.IMPLEMENTED_RULES
 
 
+def test_the_catalogue_lists_the_rules_stage_by_stage():
+    """The catalogue's order (/regras/, the API, the findings of evaluate and of the import) is
+    the order in which ctr.rules imports its modules; a module sorted elsewhere would shuffle it."""
+    modules = [rule.check.__module__.rsplit(".", 1)[-1] for rule in rules.REGISTRY.values()]
+    in_order = [name for i, name in enumerate(modules) if i == 0 or modules[i - 1] != name]
+    assert in_order == ["issue", "onward", "provisional", "reception"]
+    assert next(iter(rules.REGISTRY)) == "TRANSPORTER_NOT_LICENSED"
+
+
 def test_an_issue_rule_without_its_sql_part_is_refused_where_it_is_declared():
     args = ("SEM_SQL", rules.Severity.ERROR, "art. 0", "Regra sem SQL")
     with pytest.raises(ValueError, match="SQL"):
