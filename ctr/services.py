@@ -4,9 +4,9 @@ transaction each, raising CTRError subclasses with Portuguese messages.
 The issue path is here (the request, the draft the rules read, the issue and the onward
 issue). Its other parts live in modules of their own: the end of a CTR's life and record_event
 (ctr.closing), who may ship from a facility (ctr.onward), what may leave its stock
-(ctr.stock_limits), the operator's processing records (ctr.processing) and the alerts on open
-CTRs (ctr.alerts). Callers reach them here too (`services.receive`): the names imported `as`
-themselves below are these re-exports."""
+(ctr.custody.stock_limits), the operator's processing records (ctr.custody.processing) and
+the alerts on open CTRs (ctr.alerts). Callers reach them here too (`services.receive`): the
+names imported `as` themselves below are these re-exports."""
 
 from __future__ import annotations
 
@@ -40,6 +40,12 @@ from .closing import cancel as cancel
 from .closing import receive as receive
 from .closing import record_event as record_event
 from .closing import refuse as refuse
+from .custody.processing import MAX_PROCESSING_M3 as MAX_PROCESSING_M3
+from .custody.processing import record_processing as record_processing
+from .custody.processing import require_facility_operator as require_facility_operator
+from .custody.stock_limits import lock_facility, origin_stock
+from .custody.stock_limits import sorting_tolerance as sorting_tolerance
+from .custody.stock_limits import sorting_tolerances as sorting_tolerances
 from .errors import CTRError, RuleViolation
 from .field import offline
 from .models import (
@@ -56,13 +62,7 @@ from .models import (
 from .onward import carriers_on as carriers_on
 from .onward import default_onward_origin, onward_origin, unknown_origin
 from .onward import onward_origins as onward_origins
-from .processing import MAX_PROCESSING_M3 as MAX_PROCESSING_M3
-from .processing import record_processing as record_processing
-from .processing import require_facility_operator as require_facility_operator
 from .rules import CTRDraft, Finding, WasteLine
-from .stock_limits import lock_facility, origin_stock
-from .stock_limits import sorting_tolerance as sorting_tolerance
-from .stock_limits import sorting_tolerances as sorting_tolerances
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The facility's own recycling and reuse: the operator records volume that leaves its stock
-without an onward CTR, within what the stock allows (ctr.stock_limits)."""
+without an onward CTR, within what the stock allows (ctr.custody.stock_limits)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.utils import timezone
 from config.br import br_date
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import roles, rules
-from .errors import CTRError, NotAllowed
-from .models import OnSiteProcessing, ProcessingKind
+from .. import roles, rules
+from ..errors import CTRError, NotAllowed
+from ..models import OnSiteProcessing, ProcessingKind
 from .stock_limits import later_shortfall, lock_facility, origin_stock
 
 # m³ in one record: a day's production of a large recycling plant stays well below this.

@@ -11,8 +11,8 @@ from decimal import Decimal
 
 from pev_network.models import DEFAULT_SORTING_TOLERANCE_PCT, FIRST_SET_FROM, ReceivingFacility
 
-from . import rules
-from .custody import stock
+from .. import rules
+from . import stock
 
 
 def lock_facility(facility: ReceivingFacility) -> None:
