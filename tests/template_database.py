@@ -10,7 +10,7 @@ second). The test databases are the same as before: the template is what migrati
 The template belongs to one run (CTR_TEST_RUN_ID, set by the process that starts the run and
 inherited by its workers): a later run, with other code, migrates its own. The process that
 started the run drops it at the end; templates that a killed run left behind are dropped by
-the next one.
+the next one, never those of a run still going on the same cluster.
 """
 
 from __future__ import annotations
@@ -24,8 +24,25 @@ TEMPLATE_MARK = "_tpl_"
 
 
 def start_run() -> None:
-    """Called by the process that starts a run (not by xdist's workers, which inherit it)."""
-    os.environ[RUN_ID_ENV] = uuid.uuid4().hex[:12]
+    """Called by the process that starts a run (not by xdist's workers, which inherit it). The
+    run's id ends with that process's pid: a run still going on the same cluster keeps its
+    template."""
+    os.environ[RUN_ID_ENV] = f"{uuid.uuid4().hex[:8]}p{os.getpid()}"
+
+
+def run_is_alive(run_id: str) -> bool:
+    """Whether the process that started the run is still there (the cluster is this machine's,
+    so is the process)."""
+    pid = run_id.rpartition("p")[2]
+    if not pid.isdigit():
+        return False  # a run of before the pid was in its id
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def template_name(test_name: str, worker: str | None) -> str:
@@ -68,7 +85,7 @@ def clone_test_database(connection, worker: str | None) -> str:
         try:
             cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [template])
             if cursor.fetchone() is None:
-                _drop_templates_of_other_runs(cursor, template)
+                drop_templates_of_ended_runs(cursor, template)
                 _migrate(connection, template)
             cursor.execute(f"DROP DATABASE IF EXISTS {_quoted(test_name)} WITH (FORCE)")
             cursor.execute(f"CREATE DATABASE {_quoted(test_name)} TEMPLATE {_quoted(template)}")
@@ -77,14 +94,19 @@ def clone_test_database(connection, worker: str | None) -> str:
     return test_name
 
 
-def _drop_templates_of_other_runs(cursor, template: str) -> None:
+def drop_templates_of_ended_runs(cursor, template: str) -> None:
+    """The templates of the same test database that runs now ended left behind (killed before
+    their end); another run still going on this cluster (a second `make test` in the same
+    checkout) keeps its own, which its workers may still have to copy."""
     prefix = template.rsplit(TEMPLATE_MARK, 1)[0] + TEMPLATE_MARK
     cursor.execute(
         "SELECT datname FROM pg_database WHERE starts_with(datname, %s) AND datname <> %s",
         [prefix, template],
     )
     for (name,) in cursor.fetchall():
-        # A template in use belongs to a run still going (two checkouts on one cluster).
+        if run_is_alive(name.removeprefix(prefix)):
+            continue
+        # A template someone is copying right now: left for the next run.
         with contextlib.suppress(Exception):
             cursor.execute(f"DROP DATABASE IF EXISTS {_quoted(name)}")
 
