@@ -143,6 +143,18 @@ def caught_up(replica: Replica) -> None:
     )
 
 
+REPLICA_SLOT_PREFIX = "ctr_test_replica_"
+
+
+def drop_replication_slots(where: str, value: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+            f"WHERE slot_type = 'physical' AND {where}",
+            [value],
+        )
+
+
 @pytest.fixture(scope="module")
 def replica(django_db_setup, django_db_blocker):
     """A hot standby of the test cluster, streaming from it, on a free port."""
@@ -156,10 +168,17 @@ def replica(django_db_setup, django_db_blocker):
     if AS_ROOT:
         shutil.chown(root, "postgres")
     replica = Replica(root, free_port(), password, database)
+    # A replication slot, made before the backup starts, keeps the primary's WAL until the
+    # replica has it: without one, a busy primary (the rest of the suite writing) recycled a
+    # segment the backup's stream had not read yet ("requested WAL segment … has already been
+    # removed"). Slots that a killed run left (inactive) would keep WAL forever: dropped first.
+    slot = f"{REPLICA_SLOT_PREFIX}{replica.port}"
+    with django_db_blocker.unblock():
+        drop_replication_slots("starts_with(slot_name, %s) AND NOT active", REPLICA_SLOT_PREFIX)
     try:
         as_owner(
             PG_BIN / "pg_basebackup", "-D", replica.data, "-h", host, "-p", port, "-U", user,
-            "-R", "--checkpoint=fast", "-X", "stream", "--no-sync",
+            "-R", "-C", "-S", slot, "--checkpoint=fast", "-X", "stream", "--no-sync",
             env={**os.environ, "PGPASSWORD": password},
         )  # fmt: skip
         # Appended to the primary's copied settings: the later line wins.
@@ -176,6 +195,8 @@ def replica(django_db_setup, django_db_blocker):
     finally:
         replica.stop()
         shutil.rmtree(root, ignore_errors=True)
+        with django_db_blocker.unblock():
+            drop_replication_slots("slot_name = %s", slot)
 
 
 @dataclass
@@ -325,6 +346,17 @@ HEAVY_PAGES = {
     "/ogc/collections/facilities/items": "pev_network_receivingfacility",
     "/ogc/collections/ctr-origins/items": "ctr_ctr",
 }
+
+
+def test_the_replica_streams_through_a_slot_that_keeps_its_wal(replica):
+    """Without a slot, a primary busy with the rest of the suite recycled WAL the backup had not
+    streamed yet, and the replica was never made."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT active, restart_lsn IS NOT NULL FROM pg_replication_slots WHERE slot_name = %s",
+            [f"{REPLICA_SLOT_PREFIX}{replica.port}"],
+        )
+        assert cursor.fetchall() == [(True, True)]
 
 
 def test_the_heavy_pages_read_from_the_replica_and_the_others_do_not(replica, servers, live):
