@@ -69,12 +69,16 @@ def test_filter_keeps_layers_and_circles_open_their_own_popup(chromium, live_ser
     with page.expect_navigation():
         page.get_by_role("button", name="Aplicar").click()
     assert "date_from=" in page.url
+    # The layer list is drawn a few tasks before the map is ready and the page's script
+    # switches the remembered layers off: read the boxes once it is.
+    map_ready(page)
     assert not page.get_by_label("Fluxos de CTR (origem → destino)").is_checked()
     assert page.get_by_label("Origens de CTRs em atraso").is_checked()
     # And back on, after the next filter too.
     page.get_by_label("Fluxos de CTR (origem → destino)").check()
     with page.expect_navigation():
         page.get_by_role("button", name="Aplicar").click()
+    map_ready(page)
     assert page.get_by_label("Fluxos de CTR (origem → destino)").is_checked()
     assert page.recorder.js_errors() == []
     context.close()
