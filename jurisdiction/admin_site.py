@@ -6,11 +6,14 @@ site decides, at registration, which of the two each is. The default site of the
 (jurisdiction.apps.ScopedAdminConfig); its own module, which registers nothing, because the
 default site is built while the admin modules that register on it are imported. Every admin's
 inlines are scoped the same way (their rows when their model is scoped, their choices always),
-and every admin and inline gets the Portuguese blank choices of config.admin_blanks."""
+every admin and inline gets the Portuguese blank choices of config.admin_blanks, and every
+admin's save that meets a row another user committed meanwhile is judged again (SavedMeanwhile)."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db import IntegrityError
+from django.http import HttpResponseRedirect
 
 from config.admin_blanks import BlankChoices
 
@@ -76,6 +79,31 @@ class AdministratorOnly:
         )
 
 
+class SavedMeanwhile:
+    """Two users saving the same key at once (a municipality's parameters from the same day):
+    both forms pass validation, and the second insert meets the first's committed row at the
+    unique index. The add or change view is one transaction, so the failed save left nothing;
+    the view runs again, and its validation now sees the other row and says so on the form,
+    with what the user typed, instead of a 500."""
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except IntegrityError:
+            pass
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except IntegrityError:
+            # Still refused by the database: a conflict no form validation names. Back to the
+            # form (a GET of the page it was posted from), with the reason.
+            messages.error(
+                request,
+                "Não foi possível salvar: outro usuário alterou estes dados ao mesmo tempo. "
+                "Confira o cadastro e salve de novo.",
+            )
+            return HttpResponseRedirect(request.get_full_path())
+
+
 def _scoped_inline(inline):
     """The inline's rows scoped like its model (a scoped model's rows `visible_to` the user,
     whatever parent they hang from), its choices always, and the Portuguese blank choices."""
@@ -104,5 +132,5 @@ class ScopedAdminSite(admin.AdminSite):
             mixin = ScopedAdmin if _scoped_manager(model) else AdministratorOnly
             inlines = [_scoped_inline(inline) for inline in base.inlines]
             attrs = {"__module__": base.__module__, "inlines": inlines}
-            scoped = type(base.__name__, (mixin, BlankChoices, base), attrs)
+            scoped = type(base.__name__, (mixin, SavedMeanwhile, BlankChoices, base), attrs)
             super().register(model, scoped, **options)

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import datetime
 import re
+import threading
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
+from django.db import connection, transaction
 from django.test import Client
 
 from ctr import roles
 from pev_network.models import FIRST_SET_FROM, MunicipalParameters
 from tests.builders import municipality
 from tests.ctr_world import TODAY, make_user
+from tests.races import wait_until_blocked
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("frozen_today")]
 
@@ -175,3 +178,42 @@ def test_the_model_refuses_to_change_or_delete_a_set_in_force(town):
     with pytest.raises(ValidationError, match="não podem ser excluídos"):
         MunicipalParameters.objects.get(pk=started.pk).delete()
     assert MunicipalParameters.objects.filter(pk=started.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_set_another_user_saved_meanwhile_is_an_error_on_the_form_not_a_500(town):
+    """Two Núcleo staff add a set from the same day at once: both forms pass validation, and
+    the second insert meets the first's row at the unique index. The other user's insert is
+    held uncommitted until this one's waits on it, so the race happens on any machine."""
+    client = staff_client(town)
+    data = form_data(client.get(f"{ADD}?municipality={town.pk}"))
+    data.update(valid_from="07/12/2026", gps_tolerance_m="30", act="Decreto 3/2026 (teste)")
+    outcome: list = []
+
+    def post():
+        try:
+            outcome.append(client.post(ADD, data))
+        except Exception as error:  # what the user would get as a 500
+            outcome.append(error)
+        finally:
+            connection.close()
+
+    other = threading.Thread(target=post)
+    with transaction.atomic():
+        meanwhile = MunicipalParameters(municipality=town, valid_from=TODAY + 7 * DAY)
+        meanwhile.take_values_of(first_set(town))
+        meanwhile.gps_tolerance_m = Decimal("40")
+        meanwhile.save()
+        other.start()
+        wait_until_blocked([other])
+    other.join(timeout=120)
+
+    (page,) = outcome
+    assert not isinstance(page, Exception), page
+    assert page.status_code == 200
+    errors = page.context["adminform"].form.non_field_errors()
+    assert any("com este Município e Vigente desde já existe" in error for error in errors), errors
+    # The user's figures stay on the form; the other user's set is the one stored.
+    assert page.context["adminform"].form["gps_tolerance_m"].value() == "30"
+    stored = MunicipalParameters.objects.get(municipality=town, valid_from=TODAY + 7 * DAY)
+    assert stored.gps_tolerance_m == Decimal("40")
