@@ -24,11 +24,13 @@ LICENSE_STATE_LABELS = {
 
 
 def facilities_with_license_state_geojson(
-    day: datetime.date | None = None, bbox: BBox | None = None
+    municipality_ids: list[int], day: datetime.date | None = None, bbox: BBox | None = None
 ) -> dict:
-    """All facilities as a FeatureCollection; `license_state` is one of LICENSE_STATE_LABELS,
-    read from the license in force on `day` or else the most recent one."""
-    params: dict = {"day": day or timezone.localdate()}
+    """The facilities of `municipality_ids` (and those of no municipality yet, an import
+    without one) as a FeatureCollection; `license_state` is one of LICENSE_STATE_LABELS, read
+    from the license in force on `day` or else the most recent one. Another municipality's
+    facilities, their licenses and capacities, are its own: none without `municipality_ids`."""
+    params: dict = {"day": day or timezone.localdate(), "municipality_ids": municipality_ids}
     where_bbox = bbox_sql("f.area", bbox, params)
     properties = {
         "capacity_m3_per_day": "f.capacity_m3_per_day",
@@ -54,5 +56,7 @@ def facilities_with_license_state_geojson(
             ORDER BY {valid_on_sql("l")} DESC, l.valid_from DESC, l.id DESC
             LIMIT 1
         ) lic ON TRUE
-        WHERE TRUE {where_bbox}"""
+        WHERE (f.municipality_id = ANY(%(municipality_ids)s::bigint[])
+               OR (f.municipality_id IS NULL AND cardinality(%(municipality_ids)s::bigint[]) > 0))
+              {where_bbox}"""
     return facilities_geojson(properties, source, params)

@@ -14,6 +14,8 @@ from ctr import analytics
 from ctr.models import CTR
 from maps.base import render_parts
 from nucleo import layers as nucleo
+from pev_network.models import FacilityKind
+from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
 from tests.ctr_world import TODAY, build_world, ctr_payload
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +130,23 @@ def test_page_for_the_nucleo(world):
     assert shows(nucleo.LAYER_FLOWS, html) and "Guaratinguetá (teste)" in html
     external = [u for u in re.findall(r'(?:src|href)="([^"]+)"', html) if "//" in u]
     assert all("openstreetmap" in u for u in external), external
+
+
+def test_the_facilities_are_the_towns_and_its_partners_not_a_neighbours(world):
+    """A neighbour's area just across the border is in the map's window, but its license and
+    capacity are the neighbour's own; a consortium partner's area receives the town's CTRs
+    (accepted_destinations), so its license state is the town's concern too."""
+    neighbour = municipality("3500105", "Vizinha (teste)", east_m=20_000)
+    partner = municipality("3500204", "Consorciada (teste)", east_m=-20_000)
+    world.town.accepted_destinations.add(partner)
+    east, west = offset(*ORIGIN, 10_500, 0), offset(*ORIGIN, -10_600, 0)
+    licensed_facility(FacilityKind.ATT, square(*east, 100), "ATT da vizinha", neighbour)
+    licensed_facility(FacilityKind.LANDFILL, square(*west, 100), "Aterro do consórcio", partner)
+    client = Client()
+    client.force_login(world.nucleo)
+    html = client.get("/nucleo/mapa/").content.decode()
+    assert shows("Reciclagem", html) and shows("Aterro do consórcio", html)
+    assert not shows("ATT da vizinha", html)
 
 
 def test_bad_filters_get_400_in_portuguese(world):
