@@ -200,7 +200,7 @@ class OnSiteProcessingAdmin(admin.ModelAdmin):
     readonly_fields = ["recorded_by", "recorded_at"]
 
     def has_add_permission(self, request):
-        return False  # recorded by the operator (ctr.services.record_processing)
+        return False  # recorded by the operator (ctr.custody.processing.record_processing)
 
 
 @admin.register(CTRTemplate)

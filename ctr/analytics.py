@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from config.replica import read_connection
 from pev_network.models import CatchmentBasin, ReceivingFacility, parameters_sql
 
+from .alerts import open_since_sql
 from .custody import chain as custody
 from .models import CTR, CTRStatus, CTRWaste
-from .services import open_since_sql
 
 CTR_TABLE = CTR._meta.db_table
 WASTE_TABLE = CTRWaste._meta.db_table

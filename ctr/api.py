@@ -1,7 +1,6 @@
 """REST API of the CTR: issue, list, see, receive, refuse, cancel; vehicles, equipment, rules.
 
-Its serializers are in ctr.api_serializers; the names imported `as` themselves below are
-re-exported for the modules that import them from here."""
+Its serializers are in ctr.api_serializers."""
 
 from __future__ import annotations
 
@@ -33,9 +32,7 @@ from jurisdiction.scope import jurisdiction_of
 from pev_network.api import problems
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import fleet, lifecycle, roles, rules, services
-from .api_serializers import MAX_ID as MAX_ID
-from .api_serializers import MAX_LINE_VOLUME as MAX_LINE_VOLUME
+from . import alerts, closing, fleet, lifecycle, roles, rules, services
 from .api_serializers import (
     CTRDetailOutput,
     CTRInput,
@@ -45,9 +42,7 @@ from .api_serializers import (
     ReceiveInput,
     facility_summary,
 )
-from .api_serializers import GeneratorInput as GeneratorInput
-from .api_serializers import PlateField as PlateField
-from .api_serializers import WasteInput as WasteInput
+from .custody import processing as ctr_processing
 from .custody import stock
 from .idempotency import idempotent  # safe retries
 from .models import (
@@ -105,7 +100,7 @@ class CTRFilter(django_filters.FilterSet):
 
     def filter_overdue(self, queryset, name, value):
         if value:
-            return services.overdue(queryset)
+            return alerts.overdue(queryset)
         return queryset
 
 
@@ -214,7 +209,7 @@ class CTRViewSet(
             request,
             number,
             ReceiveInput,
-            lambda ctr, data: services.receive(
+            lambda ctr, data: closing.receive(
                 ctr, request.user, data["received_volume_m3"], data.get("location"), data["note"]
             ),
         )
@@ -228,7 +223,7 @@ class CTRViewSet(
             request,
             number,
             ReasonInput,
-            lambda ctr, data: services.refuse(ctr, request.user, data["reason"]),
+            lambda ctr, data: closing.refuse(ctr, request.user, data["reason"]),
         )
 
     @idempotent
@@ -240,7 +235,7 @@ class CTRViewSet(
             request,
             number,
             ReasonInput,
-            lambda ctr, data: services.cancel(ctr, request.user, data["reason"]),
+            lambda ctr, data: closing.cancel(ctr, request.user, data["reason"]),
         )
 
 
@@ -464,7 +459,7 @@ class ProcessingInput(serializers.Serializer):
         max_digits=10,
         decimal_places=3,
         min_value=Decimal("0.001"),
-        max_value=services.MAX_PROCESSING_M3,
+        max_value=ctr_processing.MAX_PROCESSING_M3,
         help_text="Volume que sai do estoque da classe; até o estoque do dia mais a tolerância "
         "de triagem do município.",
     )
@@ -554,11 +549,11 @@ class FacilityProcessingView(generics.ListCreateAPIView):
     def create(self, request, pk: int):
         facility = get_object_or_404(ReceivingFacility.objects.defer("area"), pk=pk)
         # Who may record, before the body: a stranger learns nothing else.
-        services.require_facility_operator(request.user, facility)
+        ctr_processing.require_facility_operator(request.user, facility)
         payload = ProcessingInput(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
-        done = services.record_processing(
+        done = ctr_processing.record_processing(
             request.user,
             facility,
             data["waste_class"],

@@ -22,7 +22,7 @@ from config.br_forms import (  # noqa: F401 (DECIMAL_RE and parse_decimal: ctr.b
 )
 from pev_network.models import ReceivingFacility, WasteClass
 
-from . import rules, services
+from . import onward, rules, services
 from .documents import normalize_document
 from .fleet import MAX_CAPACITY
 from .models import (
@@ -435,7 +435,7 @@ class OnwardForm(LoadForm):
             self.fields["generator_document"].label = "CNPJ ou CPF da empresa operadora"
         today = timezone.localdate()
         # The CTR's municipality is the facility's, where the load leaves (art. 13).
-        carriers = services.carriers_on(today, facility.municipality_id)
+        carriers = onward.carriers_on(today, facility.municipality_id)
         fields = self.fields
         fields["transporter"].queryset = carriers
         fields["transporter"].label_from_instance = lambda t: (
@@ -511,7 +511,7 @@ ONWARD_FINDING_FIELDS = {**FINDING_FIELDS, "transporter": "transporter"}
 
 
 class ProcessingForm(forms.Form):
-    """Volume recycled or reused at the facility itself (ctr.services.record_processing,
+    """Volume recycled or reused at the facility itself (ctr.custody.processing.record_processing,
     which checks the volume against the stock)."""
 
     waste_class = forms.ChoiceField(label="Classe")

@@ -20,7 +20,7 @@ which of the correction's own states (CorrectionStatus) the step is taken and by
 
 Adding an action: a CTRAction member (and its migration: the column's choices), a row here,
 and its service function, which calls `check_party` and `check_state` (under the CTR's row
-lock) before writing, and records the event with `services.record_event`; the webhook event, if
+lock) before writing, and records the event with `closing.record_event`; the webhook event, if
 any, is then offered to endpoints and written to the outbox with no change in webhooks.
 """
 

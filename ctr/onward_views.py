@@ -19,6 +19,7 @@ from config.errors import add_to_form, errors_back_to
 from pev_network.models import waste_class_short
 
 from . import roles, services
+from .custody import processing as ctr_processing
 from .custody import stock
 from .errors import CTRError
 from .forms import ONWARD_FINDING_FIELDS, OnwardForm, OnwardWasteFormSet, PeriodForm, ProcessingForm
@@ -182,7 +183,7 @@ def facility_stock(request):
 @require_POST
 @operator_required
 def processing_new(request):
-    """Record volume recycled or reused at the facility (services.record_processing); its
+    """Record volume recycled or reused at the facility (custody.processing.record_processing); its
     refusals go back to their fields on the stock page, with what was typed."""
     in_stock = _in_stock(_stock_rows(request.facility, timezone.localdate()))
     form = ProcessingForm(request.POST, prefix="b", in_stock=in_stock)
@@ -190,7 +191,7 @@ def processing_new(request):
         return _render_stock(request, form, status=400)
     data = form.cleaned_data
     try:
-        done = services.record_processing(
+        done = ctr_processing.record_processing(
             request.user,
             request.facility,
             data["waste_class"],

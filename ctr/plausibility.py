@@ -18,7 +18,7 @@ Two checks no system we know does, for the commonest frauds at the gate:
   refusal. The parameters are fields of pev_network.Municipality (docs/legal.md says where
   each default comes from).
 
-ctr.services.receive calls `reception_facts`; the rules in ctr.rules read what it returns.
+ctr.closing.receive calls `reception_facts`; the rules in ctr.rules read what it returns.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def straight_km(ctr: CTR) -> float:
 
 def departure_of(ctr: CTR) -> datetime.datetime:
     """When the load left: the later of the issue time and the start of the transport day, as
-    ctr.services.open_since_sql counts it (a CTR issued yesterday for today leaves today).
+    ctr.alerts.open_since_sql counts it (a CTR issued yesterday for today leaves today).
 
     HOOK: a CTR issued offline carries the device's departure time; once
     `CTR.provisional_departure_at` exists it is the departure, whatever the issue time.

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST, require_safe
 from config.br import br_number
 from config.list_order import Column, ListOrder
 
-from . import lifecycle, reports, roles, services
+from . import closing, lifecycle, reports, roles
 from .errors import CTRError, RuleViolation
 from .forms import ReasonForm, ReceiveForm
 from .models import CTR, CorrectionSide, CorrectionStatus, CTRAction, CTRCorrection, CTRStatus
@@ -170,7 +170,7 @@ def reception_action(request, number: str, action: str):
         )
     try:
         if action == "receive":
-            ctr = services.receive(
+            ctr = closing.receive(
                 ctr,
                 request.user,
                 form.cleaned_data["received_volume_m3"],
@@ -178,7 +178,7 @@ def reception_action(request, number: str, action: str):
                 note=form.cleaned_data["note"],
             )
         else:
-            ctr = services.refuse(ctr, request.user, form.cleaned_data["reason"])
+            ctr = closing.refuse(ctr, request.user, form.cleaned_data["reason"])
     except RuleViolation as violation:
         text = " ".join(f.message for f in violation.findings)
         return _render_receptions(request, bound, text, violation.status)

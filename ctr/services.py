@@ -5,8 +5,7 @@ The issue path is here (the request, the draft the rules read, the issue and the
 issue). Its other parts live in modules of their own: the end of a CTR's life and record_event
 (ctr.closing), who may ship from a facility (ctr.onward), what may leave its stock
 (ctr.custody.stock_limits), the operator's processing records (ctr.custody.processing) and
-the alerts on open CTRs (ctr.alerts). Callers reach them here too (`services.receive`): the
-names imported `as` themselves below are these re-exports."""
+the alerts on open CTRs (ctr.alerts). Callers import each from its own module."""
 
 from __future__ import annotations
 
@@ -32,20 +31,7 @@ from pev_network.models import (
 )
 
 from . import issue_reads, issue_writes, rules, signals
-from .alerts import open_alerts as open_alerts
-from .alerts import open_since_sql as open_since_sql
-from .alerts import overdue as overdue
-from .alerts import with_hours_open as with_hours_open
-from .closing import cancel as cancel
-from .closing import receive as receive
-from .closing import record_event as record_event
-from .closing import refuse as refuse
-from .custody.processing import MAX_PROCESSING_M3 as MAX_PROCESSING_M3
-from .custody.processing import record_processing as record_processing
-from .custody.processing import require_facility_operator as require_facility_operator
 from .custody.stock_limits import lock_facility, origin_stock
-from .custody.stock_limits import sorting_tolerance as sorting_tolerance
-from .custody.stock_limits import sorting_tolerances as sorting_tolerances
 from .errors import CTRError, RuleViolation
 from .field import offline
 from .models import (
@@ -59,9 +45,7 @@ from .models import (
     Worksite,
     address_key,
 )
-from .onward import carriers_on as carriers_on
 from .onward import default_onward_origin, onward_origin, unknown_origin
-from .onward import onward_origins as onward_origins
 from .rules import CTRDraft, Finding, WasteLine
 
 

@@ -8,7 +8,7 @@ commit, none is announced that was rolled back."""
 from django.dispatch import Signal
 
 # One CTREvent recorded (issue, receive, refuse, cancel, correction, confirmation of
-# departure) through ctr.services.record_event: kwargs `event` (the CTREvent, its `ctr`
+# departure) through ctr.closing.record_event: kwargs `event` (the CTREvent, its `ctr`
 # loaded).
 event_recorded = Signal()
 

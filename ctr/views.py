@@ -29,7 +29,7 @@ from config.list_order import Column, ListOrder
 from jurisdiction.access import DataScope, declare
 from maps import services as maps
 
-from . import lifecycle, reports, roles, rules, services
+from . import closing, lifecycle, reports, roles, rules
 from .field import corrections
 from .forms import CTRFilterForm, ReasonForm, SignInForm
 from .models import CTR, CTRAction
@@ -236,7 +236,7 @@ def ctr_list(request):
 @dataclass(frozen=True)
 class DetailSide:
     """Whose page of a CTR it is: its menu, where "Voltar" goes and where a cancellation posts
-    (who may cancel is ctr.lifecycle's, as services.cancel reads it)."""
+    (who may cancel is ctr.lifecycle's, as closing.cancel reads it)."""
 
     nav: str
     subnav: str
@@ -339,7 +339,7 @@ def detail_cancel(request, ctr: CTR, side: DetailSide):
             back=reverse(side.detail_url, args=[ctr.number]),
             danger=True,
         )
-    services.cancel(ctr, request.user, form.cleaned_data["reason"])
+    closing.cancel(ctr, request.user, form.cleaned_data["reason"])
     messages.success(request, f"{ctr.number} cancelado.")
     return redirect(side.detail_url, number=ctr.number)
 

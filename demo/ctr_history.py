@@ -13,8 +13,8 @@ from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 from django.contrib.gis.geos import Point
 from django.utils import timezone
 
-from ctr import rules, services
-from ctr.custody import stock
+from ctr import closing, rules, services
+from ctr.custody import processing, stock
 from ctr.errors import RuleViolation
 from ctr.models import CTR, EquipmentKind, Generator, ProcessingKind, Transporter, Worksite
 from ctr.rules import WasteLine
@@ -365,7 +365,7 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users, shipm
         closed_at = p.at + p.receive_after
         operator = users["operators"][p.facility.pk]
         if p.outcome == "receive":
-            services.receive(
+            closing.receive(
                 ctr,
                 operator,
                 p.received_m3 or _received_volume(rng, ctr.total_volume_m3),
@@ -373,10 +373,10 @@ def run_plan(rng: random.Random, plan: list[Planned], transporters, users, shipm
                 at=closed_at,
             )
         elif p.outcome == "refuse":
-            services.refuse(ctr, operator, rng.choice(REFUSAL_REASONS), at=closed_at)
+            closing.refuse(ctr, operator, rng.choice(REFUSAL_REASONS), at=closed_at)
         elif p.outcome == "cancel":
             cancelled_at = p.at + datetime.timedelta(minutes=rng.randint(5, 25))
-            services.cancel(ctr, issuer, rng.choice(CANCEL_REASONS), at=cancelled_at)
+            closing.cancel(ctr, issuer, rng.choice(CANCEL_REASONS), at=cancelled_at)
     for shipment in pending:
         ship(shipment, transporters, users, rng)
     return skipped
@@ -432,7 +432,7 @@ def ship(shipment: Shipment, transporters, users, rng: random.Random) -> None:
         if line.closing <= 0:
             continue
         if waste_class in REUSED_CLASSES:
-            services.record_processing(
+            processing.record_processing(
                 operator,
                 facility,
                 waste_class,
@@ -462,7 +462,7 @@ def ship(shipment: Shipment, transporters, users, rng: random.Random) -> None:
                 ),
                 at=at,
             )
-            services.receive(
+            closing.receive(
                 ctr,
                 users["operators"][destination.pk],
                 volume,

@@ -28,7 +28,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ctr import roles, services
+from ctr import alerts, closing, roles, services
 from ctr.models import (
     CTR,
     CTRStatus,
@@ -381,7 +381,7 @@ def _neighbour_loads(neighbour, landfill, carrier, users, now) -> None:
             ),
             at=at,
         )
-        services.receive(
+        closing.receive(
             ctr,
             operator,
             volume,
@@ -424,7 +424,7 @@ def load(now: datetime.datetime | None = None) -> DemoResult:
     return DemoResult(
         created=created,
         status_counts=counts,
-        overdue=services.overdue(demo_ctrs(), now).count(),
+        overdue=alerts.overdue(demo_ctrs(), now).count(),
         accounts=accounts,
         skipped=skipped,
         onward=demo_ctrs().filter(origin_facility__isnull=False).count(),

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from django.db.models import F
 from django.utils import timezone
 
+from ctr.alerts import with_hours_open
 from ctr.documents import normalize_plate
 from ctr.models import CTR, CTRStatus, LicenceStatus, Transporter, TransporterLicence, Vehicle
-from ctr.services import with_hours_open
 from jurisdiction.scope import jurisdiction_of
 from pev_network.models import Municipality
 

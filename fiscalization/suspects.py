@@ -9,7 +9,7 @@ A CTR is a suspect when, in one set-based query:
   spheroid; for a hotspot, of its hull);
 - and at least one of these reasons holds:
   - OVERDUE: still issued (never received) and, at the report's time, open longer than its
-    municipality's alert hours, with the same "open since" as ctr.services.overdue (the later
+    municipality's alert hours, with the same "open since" as ctr.alerts.overdue (the later
     of the issue time and the start of the transport day). A CTR received since then is not
     overdue: the facility confirmed the load.
   - REFUSED / CANCELLED: the facility refused the load, or the transporter cancelled the CTR:
@@ -41,8 +41,8 @@ from django.db import connection
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from ctr.alerts import open_since_sql
 from ctr.models import CTR, CTRStatus, Transporter, TransporterLicence, Vehicle, Worksite
-from ctr.services import open_since_sql
 from generators import suspects as worksite_alerts
 from pev_network.models import ReceivingFacility, parameters_sql
 

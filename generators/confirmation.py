@@ -34,7 +34,7 @@ from django.utils import timezone
 from config import mail
 from config.br import br_datetime
 from config.letterhead import PLATFORM
-from ctr import errors, lifecycle, roles, services
+from ctr import alerts, closing, errors, lifecycle, roles
 from ctr.models import CTR, CTRAction, Membership
 from jurisdiction.scope import staff_of
 from pev_network.letterhead import common_letterhead, letterheads
@@ -106,7 +106,7 @@ def confirm_departure(ctr: CTR, user, at: datetime.datetime | None = None) -> CT
         locked.generator_confirmed_at = at or timezone.now()
         locked.generator_confirmed_by = user
         locked.save(update_fields=["generator_confirmed_at", "generator_confirmed_by"])
-        services.record_event(
+        closing.record_event(
             locked,
             user,
             CTRAction.CONFIRM_DEPARTURE,
@@ -137,7 +137,7 @@ def unconfirmed(queryset: QuerySet | None = None, now: datetime.datetime | None 
     waiting = awaiting(CTR.objects.all() if queryset is None else queryset).annotate(
         confirmation_hours=parameter_on("generator_confirmation_hours", OuterRef("transport_date"))
     )
-    return services.with_hours_open(waiting, now).filter(hours_open__gt=F("confirmation_hours"))
+    return alerts.with_hours_open(waiting, now).filter(hours_open__gt=F("confirmation_hours"))
 
 
 # --- telling the Núcleo and the generator (manage.py unconfirmed_ctrs) -----------------------

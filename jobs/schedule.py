@@ -18,6 +18,8 @@ from zoneinfo import ZoneInfo
 
 from django.db.models import Count
 
+from ctr import alerts
+
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")
 
 
@@ -125,11 +127,10 @@ def unconfirmed_ctrs(now: datetime.datetime) -> dict:
 def open_ctr_alerts(now: datetime.datetime) -> dict:
     """Issued CTRs open past their municipality's alert hours (OPEN_TOO_LONG), counted per
     municipality (IBGE code): what the Núcleo's dashboard shows them from."""
-    from ctr import services
     from ctr.models import CTR
 
     per_town = (
-        services.overdue(CTR.objects.all(), now)
+        alerts.overdue(CTR.objects.all(), now)
         .values("municipality__ibge_code")
         .annotate(n=Count("pk"))
         .order_by("municipality__ibge_code")

@@ -31,6 +31,7 @@ from config.br import br_number
 from config.csv_reader import CSVFileError, StreamedFile, check_size, decode
 from pev_network.models import FacilityKind, Municipality, ReceivingFacility
 
+from .. import onward as ctr_onward
 from .. import rules, services
 from ..errors import CTRError, NotAllowed, RuleViolation
 from ..models import Transporter, TransporterLicence
@@ -84,7 +85,7 @@ def check_origins(rows: Iterable[tuple[int, dict[str, str]]], user) -> None:
                 lines_of.setdefault(facility, []).append(line)
     forbidden = False
     if lines_of:
-        found = services.onward_origins(user, lines_of)
+        found = ctr_onward.onward_origins(user, lines_of)
         for facility, lines in lines_of.items():
             origin = found.get(facility) or services.unknown_origin(facility)
             if isinstance(origin, CTRError):

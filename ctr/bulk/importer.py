@@ -11,7 +11,7 @@ rows (the statements are ctr.bulk.sql's):
    pieces, GiST), the destination facility (ST_DWithin on geography with the municipality's
    GPS tolerance; licensed first, then the nearest: ctr.services.resolve_destination) and
    whether its license is valid on the transport date; for an onward row (origin_facility)
-   the facility it leaves (who may ship from it: ctr.services.onward_origins, one
+   the facility it leaves (who may ship from it: ctr.onward.onward_origins, one
    query for the chunk; locked when issuing, as ctr.services.issue_onward locks its one), its
    license, whether the origin is inside it, its operator, and its stock per class at the end
    of the transport day (ctr.custody.stock.moves_sql);
@@ -57,7 +57,7 @@ from django.utils import timezone, translation
 
 from pev_network.models import DEFAULT_SORTING_TOLERANCE_PCT, MunicipalParameters, ReceivingFacility
 
-from .. import rules, services, signals
+from .. import onward, rules, services, signals
 from ..custody import stock
 from ..models import CTRStatus, Transporter
 from .csv_format import (
@@ -477,7 +477,7 @@ class BulkImporter:
 
     def _origins(self, cursor) -> dict[int, Problem]:
         """The facilities the chunk's onward rows ship from: who may ship from each
-        (ctr.services.onward_origins; the others refuse their rows), locked when issuing (as
+        (ctr.onward.onward_origins; the others refuse their rows), locked when issuing (as
         ctr.services.issue_onward locks its one, in id order here), and the point inside each
         that a row without an origin leaves from. One query each, not one per row."""
         cursor.execute(
@@ -485,7 +485,7 @@ class BulkImporter:
             "WHERE origin_facility_id IS NOT NULL"
         )
         ids = [row[0] for row in cursor.fetchall()]
-        found = services.onward_origins(self.user, ids) if ids else {}
+        found = onward.onward_origins(self.user, ids) if ids else {}
         allowed = {pk: o for pk, o in found.items() if isinstance(o, ReceivingFacility)}
         self.params["onward_ids"] = sorted(allowed)
         if allowed:

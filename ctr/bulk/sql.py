@@ -228,7 +228,7 @@ RESOLVE_SQL = [
                AS small_volume_limit,
            (SELECT sum(x) FROM unnest(r.volumes) x) AS total,
            -- An onward row (ctr.services.onward_facts), when its facility is known and the
-           -- user's to ship from (ctr.services.onward_origins: %(onward_ids)s).
+           -- user's to ship from (ctr.onward.onward_origins: %(onward_ids)s).
            o.id AS origin_facility_id,
            (r.origin_facility_id IS NOT NULL AND o.id IS NULL) AS origin_refused,
            o.name AS origin_name, o.kind AS origin_kind,

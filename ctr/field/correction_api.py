@@ -13,7 +13,7 @@ from config.geojson_fields import GeoJSONPointField
 from jurisdiction.access import DataScope
 from pev_network.api import problems
 
-from ..api import WasteInput
+from ..api_serializers import WasteInput
 from ..models import CTRCorrection
 from ..rules import WasteLine
 from . import corrections

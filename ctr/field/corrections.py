@@ -27,8 +27,8 @@ from config.br import br_date, br_number
 from pev_network import services as network
 from pev_network.models import ReceivingFacility
 
-from .. import lifecycle, plausibility, roles, rules, services
-from ..custody import stock
+from .. import closing, lifecycle, plausibility, roles, rules, services
+from ..custody import stock, stock_limits
 from ..errors import CorrectionConflict, CorrectionError, CorrectionOverStock, NotAllowed
 from ..models import (
     CTR,
@@ -335,7 +335,7 @@ def propose(
                 )
         except IntegrityError:
             raise _open_conflict(locked) from None
-        services.record_event(
+        closing.record_event(
             locked,
             user,
             CTRAction.CORRECTION_PROPOSED,
@@ -391,7 +391,7 @@ def refuse(
         locked.status = CorrectionStatus.REFUSED
         locked.answered_by, locked.answered_at, locked.answer_note = user, at, reason
         locked.save(update_fields=["status", "answered_by", "answered_at", "answer_note"])
-        services.record_event(
+        closing.record_event(
             ctr,
             user,
             CTRAction.CORRECTION_REFUSED,
@@ -416,7 +416,7 @@ def escalate(
         locked.status = CorrectionStatus.ESCALATED
         locked.escalated_by, locked.escalated_at = user, at
         locked.save(update_fields=["status", "escalated_by", "escalated_at"])
-        services.record_event(
+        closing.record_event(
             ctr,
             user,
             CTRAction.CORRECTION_ESCALATED,
@@ -453,7 +453,7 @@ def decide(
             _apply(locked, ctr, user, CorrectionSide.NUCLEO, note, at)
         else:
             locked.save(update_fields=["status", "decided_by", "decided_at", "note"])
-            services.record_event(
+            closing.record_event(
                 ctr,
                 user,
                 CTRAction.CORRECTION_REFUSED,
@@ -477,7 +477,7 @@ def _reception_codes() -> set[str]:
 
 
 def reception_findings(ctr: CTR) -> list[rules.Finding]:
-    """The reception-stage rules on the CTR's current values (as services.receive runs them):
+    """The reception-stage rules on the CTR's current values (as closing.receive runs them):
     where the reception was confirmed and when stay what they were, and the figures are
     those of the set in force on the CTR's transport date, not today's."""
     parameters = ctr.parameters()
@@ -553,7 +553,7 @@ def _apply(
     check_stock(facilities, before)
     correction.applied = True
     correction.save()
-    services.record_event(
+    closing.record_event(
         ctr,
         user,
         CTRAction.CORRECTION_APPROVED,
@@ -610,7 +610,7 @@ def check_stock(facilities: list[ReceivingFacility], before: dict[int, list]) ->
         was = {(o.waste_class, o.day): o for o in before[facility.pk]}
         short: dict[str, list[stock.Outflow]] = {}
         # Each day's bound with the tolerance in force that day.
-        tolerance_on = services.sorting_tolerances(facility)
+        tolerance_on = stock_limits.sorting_tolerances(facility)
         for outflow in stock.outflows(facility):
             tolerance = tolerance_on(outflow.waste_class, outflow.day)
             now = _allowed(outflow, tolerance)
@@ -630,7 +630,7 @@ def _over_stock_text(facility: ReceivingFacility, waste_class: str, days: list) 
     """One class short at the facility: its first short day's figures, and what left it on
     every short day (the onward CTRs, by number, and processing)."""
     first = days[0]
-    tolerance = services.sorting_tolerance(facility, waste_class, first.day)
+    tolerance = stock_limits.sorting_tolerance(facility, waste_class, first.day)
     limit = first.received_to_date * (1 + tolerance / 100)
     dates = [outflow.day for outflow in days]
     shipped = (

@@ -16,7 +16,7 @@ from jurisdiction.access import DataScope
 from pev_network.api import problems
 
 from .. import roles, rules, services
-from ..api import (
+from ..api_serializers import (
     MAX_ID,
     MAX_LINE_VOLUME,
     CTROutput,

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from ctr import closing
 from ctr.models import Generator
 from generators.models import GeneratorInvitation
 from pev_network.models import CatchmentBasin, FacilityKind
@@ -102,14 +103,13 @@ def test_the_generators_side_is_read_only_in_the_admin(admin_client):
 def test_templates_and_corrections_are_read_only_in_the_admin(admin_client, frozen_today):
     """A template is kept on the transporter's page and a correction is decided on its pages
     (the CTR's append-only history): the admin lists and shows them, changes none."""
-    from ctr import services
     from ctr.field import corrections
     from ctr.field.corrections import Proposal
     from ctr.models import CTRTemplate
     from tests.ctr_world import build_world, issue_hours_ago
 
     world = build_world()
-    received = services.receive(issue_hours_ago(world, 1), world.operator, Decimal("3"))
+    received = closing.receive(issue_hours_ago(world, 1), world.operator, Decimal("3"))
     template = CTRTemplate.objects.create(
         transporter=world.alfa,
         name="Obra das Flores → ATT",

@@ -28,7 +28,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import roles, services
+from ctr import closing, roles, services
 from ctr.custody import certificates
 from ctr.field import templates as ctr_templates
 from ctr.models import CTR, Equipment, Transporter, TransporterLicence, Vehicle, Worksite
@@ -145,7 +145,7 @@ def build_objects() -> dict[str, object]:
         },
     )
     # An onward CTR from the ATT, of a load received there.
-    services.receive(issue(), world.operator, Decimal("3"))
+    closing.receive(issue(), world.operator, Decimal("3"))
     onward_ctr = services.issue_onward(
         world.operator, world.beta.pk, onward_request(world, {"A": "1"}, day=today)
     )

@@ -24,7 +24,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
-from ctr import services
+from ctr import closing, services
 from ctr.models import CTR, CTREvent
 from ctr.rules import WasteLine
 from tests.ctr_world import CPF_GENERATOR, TODAY, build_world
@@ -144,8 +144,8 @@ def some_ctrs_and_events():
         )
         numbers.append(ctr.number)
     first, second, _ = CTR.objects.filter(number__in=numbers).order_by("number")
-    services.receive(first, world.operator, first.total_volume_m3)
-    services.cancel(second, world.alfa_user, "caçamba não foi retirada")
+    closing.receive(first, world.operator, first.total_volume_m3)
+    closing.cancel(second, world.alfa_user, "caçamba não foi retirada")
     client = Client()
     client.force_login(world.nucleo)
     assert client.get(f"/api/v1/ctrs/{first.number}/").status_code == 200  # an access-log row

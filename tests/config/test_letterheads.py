@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 
 from config import mail
 from config.letterhead import PLATFORM, Letterhead
-from ctr import printing, reports, services
+from ctr import closing, printing, reports, services
 from ctr.custody import certificates
 from ctr.models import CTR, Worksite
 from fiscalization import enforcement, enforcement_pdf, intake, photos
@@ -265,7 +265,7 @@ def test_a_citizens_e_mail_is_signed_by_the_municipality_of_the_report(
 
 def test_a_refused_load_cites_its_municipalitys_law(world, smtp_server):
     ctr = issue_hours_ago(world, 1)
-    services.refuse(ctr, world.operator, "Carga misturada")
+    closing.refuse(ctr, world.operator, "Carga misturada")
     deliver(smtp_server)
     (message,) = smtp_server.to(world.alfa_user.email)
     body = smtp_server.body(message).replace("\r\n", "\n")

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from ctr import rules, services
+from ctr import closing, rules, services
 from ctr.models import CTRStatus, Generator, Vehicle, Worksite
 from fiscalization import intake
 from fiscalization.models import EnforcementCase
@@ -280,7 +280,7 @@ def test_the_forms_carry_the_review_step_and_the_dialog_text(world, frozen):
 
 def test_ctr_numbers_link_to_a_page_each_role_may_open(world, frozen):
     ctr = issue(world)
-    services.receive(ctr, world.operator, Decimal("3"))
+    closing.receive(ctr, world.operator, Decimal("3"))
     operator_html = client_for(world.operator).get(RECEPTIONS).content.decode()
     assert f'href="/recebimentos/?busca={ctr.number}">{ctr.number}</a>' in operator_html
     other = issue(world)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ctr import services
+from ctr import closing
 from ctr.field import corrections
 from ctr.field.corrections import Proposal
 from tests.ctr_world import World, issue_hours_ago
 
 
 def _received(world: World):
-    return services.receive(issue_hours_ago(world, 1), world.operator, Decimal("3"))
+    return closing.receive(issue_hours_ago(world, 1), world.operator, Decimal("3"))
 
 
 def _proposed(world: World):

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
-from ctr import services
+from ctr import closing, services
 from ctr.models import (
     CTR,
     CTREvent,
@@ -59,7 +59,7 @@ def inbound(
     )
     if received is not None:
         operator = Membership.objects.filter(facility=facility).first().user
-        services.receive(ctr, operator, Decimal(received))
+        closing.receive(ctr, operator, Decimal(received))
     return ctr
 
 

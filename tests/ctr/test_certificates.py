@@ -16,8 +16,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
-from ctr import services
-from ctr.custody import certificates
+from ctr import closing, services
+from ctr.custody import certificates, processing
 from ctr.custody.certificates import Place, Scope, Share
 from ctr.custody.chain import Outcome
 from ctr.documents import public_person_name
@@ -56,7 +56,7 @@ def ship(world, lines, to=None, received=True, day=SHIP_DAY):
     ctr = onward(world, lines, day=day, destination=to or world.recycling)
     if received:
         operator = world.recycling_operator if (to or world.recycling) == world.recycling else None
-        services.receive(ctr, operator or world.landfill_operator, ctr.total_volume_m3)
+        closing.receive(ctr, operator or world.landfill_operator, ctr.total_volume_m3)
     return ctr
 
 
@@ -114,7 +114,7 @@ def test_stock_transit_and_a_refused_load_each_say_why_it_is_not_conclusive(worl
     ship(world, {"A": "4"})
     ship(world, {"A": "1"}, to=world.landfill, received=False)  # on its way to the landfill
     refused = load(world, {"A": "3"}, day=D(2026, 11, 2))
-    services.refuse(refused, world.operator, "carga misturada com lixo")
+    closing.refuse(refused, world.operator, "carga misturada com lixo")
 
     cdf = certificate(world)
     assert not cdf.conclusive
@@ -144,7 +144,7 @@ def test_a_load_still_on_its_way_is_in_transit_to_its_first_facility(world):
 
 def test_waste_reused_at_the_att_is_conclusive(world):
     load(world, {"B": "2"}, received="2")
-    services.record_processing(
+    processing.record_processing(
         world.operator, world.att, "B", M3("2"), D(2026, 11, 3), ProcessingKind.REUSED
     )
     cdf = certificate(world)
@@ -166,7 +166,7 @@ def test_each_class_declared_and_received(world):
 
 
 def test_cancelled_loads_are_counted_apart(world):
-    services.cancel(load(world, {"A": "3"}), world.alfa_user, "obra adiada")
+    closing.cancel(load(world, {"A": "3"}), world.alfa_user, "obra adiada")
     cdf = certificate(world)
     assert (cdf.loads, cdf.cancelled_count, cdf.conclusive) == ((), 1, False)
     assert cdf.statement == "Nenhuma carga registrada: não há destinação a certificar."

@@ -13,8 +13,9 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
+from ctr import closing as ctr_closing
 from ctr import services
-from ctr.custody import stock
+from ctr.custody import processing, stock
 from ctr.errors import CorrectionOverStock
 from ctr.field import corrections
 from ctr.field.corrections import Proposal
@@ -207,7 +208,7 @@ def test_only_the_outflows_past_the_corrected_stock_are_named(world):
 
 def test_processing_on_site_counts_as_what_left(world):
     ctr = CTR.objects.get(pk=inbound(world, {"A": "10"}, received="10").pk)
-    services.record_processing(
+    processing.record_processing(
         world.operator, world.att, "A", Decimal("5"), TODAY, ProcessingKind.RECYCLED
     )
     with pytest.raises(CorrectionOverStock, match="beneficiamento de 5 m³ em 30/11/2026"):
@@ -220,7 +221,7 @@ def test_an_onward_ctr_corrected_upwards_is_checked_at_its_origin(world):
     inbound(world, {"A": "10"}, received="10")
     shipped = onward(world, {"A": "6"})
     receiver = make_user("reciclagem", facility=world.recycling)
-    services.receive(shipped, receiver, Decimal("6"))
+    ctr_closing.receive(shipped, receiver, Decimal("6"))
     shipped = CTR.objects.get(pk=shipped.pk)
     correction = corrections.propose(
         shipped, world.beta_user, Proposal(**lines(A="11.001")), "Faltou uma caçamba"

@@ -12,7 +12,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import errors, printing, reports, services
+from ctr import closing, errors, printing, reports
 from ctr.custody import certificates, stock
 from ctr.field import corrections
 from ctr.field.corrections import Proposal
@@ -39,7 +39,7 @@ def world(frozen_today):
 
 def received(world, volume: str = "3") -> CTR:
     """Alfa's CTR of 3 m³ of class A, received at the ATT."""
-    return services.receive(issue_hours_ago(world, 2), world.operator, Decimal(volume))
+    return closing.receive(issue_hours_ago(world, 2), world.operator, Decimal(volume))
 
 
 def api(user) -> APIClient:

@@ -13,7 +13,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import rules, services
+from ctr import alerts as ctr_alerts
+from ctr import rules
 from ctr.models import CTR, CTREvent, TransporterLicence
 from pev_network.models import FacilityLicense
 from tests.builders import offset, point
@@ -493,9 +494,9 @@ def test_list_filters(world, issued):
 def test_open_too_long_listed_as_overdue(world, issued):
     ctr = CTR.objects.get(number=issued)
     later = timezone.now() + datetime.timedelta(hours=ctr.parameters().open_ctr_alert_hours + 1)
-    assert list(services.overdue(CTR.objects.all(), later)) == [ctr]
-    assert list(services.overdue(CTR.objects.all(), timezone.now())) == []
-    alerts = services.open_alerts(CTR.objects.all(), later)
+    assert list(ctr_alerts.overdue(CTR.objects.all(), later)) == [ctr]
+    assert list(ctr_alerts.overdue(CTR.objects.all(), timezone.now())) == []
+    alerts = ctr_alerts.open_alerts(CTR.objects.all(), later)
     assert [a.code for a in alerts] == ["OPEN_TOO_LONG"]
 
 

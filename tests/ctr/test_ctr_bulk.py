@@ -18,10 +18,11 @@ from django.contrib.gis.geos import MultiPolygon, Point, Polygon
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from ctr import rules, services
+from ctr import closing, rules, services
 from ctr.bulk import csv_format, csv_import
 from ctr.bulk import importer as bulk
 from ctr.bulk import sql as bulk_sql
+from ctr.custody import processing
 from ctr.errors import CTRError
 from ctr.models import (
     CTR,
@@ -1236,7 +1237,7 @@ def onward_world(frozen_today):
     inbound(world, {"A": "10"}, received="10", day=D1)
     inbound(world, {"A": "4", "B": "1"}, received="4.5", day=D2)
     inbound(world, {"C": "1"})
-    services.record_processing(world.operator, world.att, "A", Decimal("1"), D2, "recycled")
+    processing.record_processing(world.operator, world.att, "A", Decimal("1"), D2, "recycled")
     inbound(world, {"A": "0.8"}, received="0.8", facility=world.pev)
     lapsed = FacilityLicense.objects.get(facility=world.att)
     lapsed.valid_until = D(2026, 11, 26)
@@ -1367,7 +1368,7 @@ def test_only_an_att_or_a_pev_ships_onward_in_a_file_too(onward_world):
     world = onward_world
     operator = make_user("operador_reciclagem", facility=world.recycling)
     received = inbound(world, {"A": "5"}, facility=world.recycling, day=D1)
-    services.receive(received, operator, Decimal("5"))
+    closing.receive(received, operator, Decimal("5"))
     rows = [
         onward_row(world, "A=1", facility=world.recycling, destination=world.landfill),
         onward_row(world, "A=1", facility=world.recycling, destination=world.landfill,

@@ -16,7 +16,7 @@ from django.test import Client
 from pypdf import PdfReader
 
 from config.pdf import qr_matrix
-from ctr import reports, services
+from ctr import closing, reports, services
 from ctr.models import CTR, Membership, Worksite
 from ctr.rules import WasteLine
 from pev_network.models import UfespRate
@@ -88,16 +88,16 @@ def operator_of(world: World, facility):
 
 def receive(world: World, ctr: CTR, volume: str | None = None) -> CTR:
     operator = operator_of(world, ctr.destination_facility)
-    return services.receive(ctr, operator, Decimal(volume or ctr.total_volume_m3))
+    return closing.receive(ctr, operator, Decimal(volume or ctr.total_volume_m3))
 
 
 def refuse(world: World, ctr: CTR) -> CTR:
-    return services.refuse(ctr, world.operator, "carga com resíduo domiciliar")
+    return closing.refuse(ctr, world.operator, "carga com resíduo domiciliar")
 
 
 def cancel(world: World, ctr: CTR) -> CTR:
     user = world.alfa_user if ctr.transporter == world.alfa else world.beta_user
-    return services.cancel(ctr, user, "caçamba não foi retirada")
+    return closing.cancel(ctr, user, "caçamba não foi retirada")
 
 
 def pdf_text(content: bytes) -> str:

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from ctr import rules, services
+from ctr import closing, rules, services
 from ctr.models import CTR, CTRStatus, Equipment, Vehicle
 from tests.builders import offset, point
 from tests.ctr_world import TODAY, build_world
@@ -295,7 +295,7 @@ def test_list_filters_by_status_date_plate_and_number(world):
     first = issue_ctr(world, day=TODAY - datetime.timedelta(days=10))
     second = issue_ctr(world, plate="DEF4G56")
     third = issue_ctr(world)
-    services.cancel(third, world.alfa_user, "carga desistida")
+    closing.cancel(third, world.alfa_user, "carga desistida")
     client = client_for(world.alfa_user)
 
     def numbers(**params) -> set[str]:
@@ -521,7 +521,7 @@ def test_operator_refuses_with_a_reason(world):
 def test_a_ctr_already_received_by_a_colleague_is_a_clear_409(world):
     ctr = issue_ctr(world)
     client = client_for(world.operator)  # the page was open before the colleague acted
-    services.receive(ctr, world.operator, Decimal("3"))
+    closing.receive(ctr, world.operator, Decimal("3"))
     response = client.post(
         f"/recebimentos/{ctr.number}/recusar/", {f"x-{ctr.pk}-reason": "chegou vazio"}
     )

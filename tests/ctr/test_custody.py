@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from ctr import services
+from ctr import closing, services
 from ctr.custody import chain as custody
-from ctr.custody import stock
+from ctr.custody import processing, stock
 from ctr.custody.chain import Outcome
 from ctr.models import CustodyAllocation, CustodyStale, ProcessingKind, Worksite
 from tests.ctr.onward_world import inbound, onward
@@ -91,7 +91,7 @@ def test_received_volume_is_what_is_allocated(world):
 
 def test_processing_on_site_takes_its_turn(world):
     load = inbound(world, {"A": "5"}, received="5", day=D(2026, 11, 1))
-    services.record_processing(
+    processing.record_processing(
         world.operator, world.att, "A", M3("2"), D(2026, 11, 2), ProcessingKind.RECYCLED
     )
     out = onward(world, {"A": "3"}, day=D(2026, 11, 3))
@@ -121,7 +121,7 @@ def test_a_refused_onward_ctr_gives_its_volume_back_and_the_allocation_follows(w
         (load.number, out2.number): M3("2.000"),
     }
 
-    services.refuse(out1, world.recycling_operator, "fora de especificação")
+    closing.refuse(out1, world.recycling_operator, "fora de especificação")
     assert CustodyStale.objects.filter(facility=world.att).exists()
     assert pieces_by_line(world) == {
         (load.number, out2.number): M3("2.000"),
@@ -137,7 +137,7 @@ def test_a_reception_marks_the_facility_and_a_new_inbound_is_allocated(world):
     later = inbound(world, {"A": "3"}, day=D(2026, 11, 3))
     assert not CustodyStale.objects.filter(facility=world.att).exists()  # issued: no stock yet
 
-    services.receive(later, world.operator, M3("3"))
+    closing.receive(later, world.operator, M3("3"))
     assert CustodyStale.objects.filter(facility=world.att).exists()
     assert pieces_by_line(world)[later.number, "estoque"] == M3("3.000")
     assert (later.number, out.number) not in pieces_by_line(world)
@@ -147,7 +147,7 @@ def test_what_the_allocation_leaves_in_stock_is_the_facility_stock(world):
     for day, volume, received in ((1, "4", "4"), (2, "6", "5.5"), (4, "3", "3")):
         inbound(world, {"A": volume, "B": "1"}, received=received, day=D(2026, 11, day))
     onward(world, {"A": "5"}, day=D(2026, 11, 3))
-    services.record_processing(
+    processing.record_processing(
         world.operator, world.att, "B", M3("1.5"), D(2026, 11, 5), ProcessingKind.REUSED
     )
     onward(world, {"A": "3"}, day=D(2026, 11, 6))
@@ -228,7 +228,7 @@ def test_a_worksite_load_followed_through_the_att_to_its_final_destinations(worl
     load = inbound(world, {"A": "6"}, received="6", day=D(2026, 11, 1), worksite=site(world))
     worksite = load.worksite
     to_recycling = onward(world, {"A": "4"}, day=D(2026, 11, 2))
-    services.receive(to_recycling, world.recycling_operator, M3("4"))
+    closing.receive(to_recycling, world.recycling_operator, M3("4"))
     onward(world, {"A": "1"}, day=D(2026, 11, 3), destination=world.landfill)  # not received
 
     assert outcomes(custody.worksite_pieces(worksite.pk)) == [
@@ -262,9 +262,9 @@ def test_a_load_through_a_pev_and_an_att_with_what_each_received(world):
         destination=world.att,
         day=D(2026, 11, 2),
     )
-    services.receive(to_att, world.operator, M3("1.5"))  # the ATT weighed 1.5 m³
+    closing.receive(to_att, world.operator, M3("1.5"))  # the ATT weighed 1.5 m³
     to_recycling = onward(world, {"A": "1.5"}, day=D(2026, 11, 3))
-    services.receive(to_recycling, world.recycling_operator, M3("1.5"))
+    closing.receive(to_recycling, world.recycling_operator, M3("1.5"))
 
     pieces = custody.worksite_pieces(loads[0].worksite_id)
     assert outcomes(pieces) == [
@@ -293,9 +293,9 @@ def test_loads_straight_to_a_final_destination_are_conclusive(world):
 def test_refused_and_issued_loads_are_not_conclusive_and_cancelled_ones_do_not_count(world):
     address = site(world)
     refused = inbound(world, {"A": "3"}, worksite=address)
-    services.refuse(refused, world.operator, "carga misturada com lixo")
+    closing.refuse(refused, world.operator, "carga misturada com lixo")
     inbound(world, {"A": "2"}, worksite=address)  # on its way
-    services.cancel(inbound(world, {"A": "9"}, worksite=address), world.alfa_user, "desistência")
+    closing.cancel(inbound(world, {"A": "9"}, worksite=address), world.alfa_user, "desistência")
 
     worksite = Worksite.objects.get(pk=refused.worksite_id)
     assert outcomes(custody.worksite_pieces(worksite.pk)) == [

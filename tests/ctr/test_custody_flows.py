@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from ctr import analytics, services
+from ctr import analytics, closing, services
 from ctr.custody import chain as custody
 from ctr.custody import stock
 from ctr.custody.chain import Outcome
@@ -96,7 +96,7 @@ def test_a_load_outside_every_bacia_has_no_bacia(world):
 def test_the_daily_stock_is_the_balance_of_each_day(world):
     # A refused onward CTR gives its volume back: the series follows, like the balance.
     back = onward(world, {"A": "2"}, day=D(2026, 11, 10))
-    services.refuse(back, world.recycling_operator, "fora de especificação")
+    closing.refuse(back, world.recycling_operator, "fora de especificação")
     days = [D(2026, 10, 9), D(2026, 10, 10), D(2026, 11, 5), D(2026, 11, 10), D(2026, 11, 30)]
     series = {(p.waste_class, p.day): p.volume_m3 for p in stock.stock_series([world.att.pk], days)}
     for day in days:

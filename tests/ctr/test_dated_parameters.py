@@ -14,8 +14,8 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from ctr import analytics, printing, services
-from ctr.custody import stock
+from ctr import alerts, analytics, closing, printing, services
+from ctr.custody import stock, stock_limits
 from ctr.field import corrections, offline
 from ctr.field.corrections import Proposal
 from ctr.models import CTR, Worksite
@@ -55,7 +55,7 @@ def received_3_days_ago(world, volume: str = "3") -> CTR:
     """Alfa's CTR of 3 m³ of class A for 27/11 (issued 72 h ago), received at the ATT."""
     ctr = issue_hours_ago(world, 72)
     assert ctr.transport_date == D(2026, 11, 27)
-    return services.receive(ctr, world.operator, Decimal(volume))
+    return closing.receive(ctr, world.operator, Decimal(volume))
 
 
 def correct(world, ctr: CTR, **proposal) -> CTR:
@@ -162,7 +162,7 @@ def test_reception_reads_the_gps_tolerance_of_the_transport_date(world):
     ctr = issue_hours_ago(world, 30)  # for yesterday
     later_set(world, valid_from=TODAY, gps_tolerance_m=Decimal("25"))
     fence_20m = point(*offset(*ORIGIN, 1620, 50))
-    received = services.receive(ctr, world.operator, Decimal("3"), location=fence_20m)
+    received = closing.receive(ctr, world.operator, Decimal("3"), location=fence_20m)
     assert codes(received) == ["RECEPTION_AWAY_FROM_FACILITY"]
     assert received.findings[0]["message"].endswith("além da tolerância de 15 m do GPS.")
 
@@ -170,8 +170,8 @@ def test_reception_reads_the_gps_tolerance_of_the_transport_date(world):
 def test_the_open_ctr_alert_counts_the_hours_of_the_transport_date_s_set(world):
     ctr = issue_hours_ago(world, 72)  # 27/11, open for 72 h: past the first set's 48 h
     later_set(world, open_ctr_alert_hours=100)
-    assert list(services.overdue(CTR.objects.all())) == [ctr]
-    assert services.with_hours_open(CTR.objects.all()).get().alert_hours == 48
+    assert list(alerts.overdue(CTR.objects.all())) == [ctr]
+    assert alerts.with_hours_open(CTR.objects.all()).get().alert_hours == 48
     flt = analytics.CTRFilter(D(2026, 11, 1), TODAY)
     [alfa] = analytics.transporter_compliance(flt, timezone.now())
     assert alfa.overdue == 1
@@ -183,7 +183,7 @@ def test_a_later_set_does_not_make_an_older_ctr_overdue(world):
     issue_hours_ago(world, 72)
     set_parameters(world.town, open_ctr_alert_hours=100)
     later_set(world, open_ctr_alert_hours=1)
-    assert not services.overdue(CTR.objects.all()).exists()
+    assert not alerts.overdue(CTR.objects.all()).exists()
 
 
 def test_a_provisional_ctr_is_late_by_the_limit_of_its_transport_date(world):
@@ -229,11 +229,11 @@ def test_the_offline_bundle_carries_today_s_set(world):
 def test_the_tolerances_of_many_days_choose_the_set_as_parameters_on_does(world):
     later_set(world, valid_from=D(2026, 6, 1), sorting_tolerance_pct={"A": "0", "B": "3"})
     later_set(world, valid_from=D(2026, 9, 1), sorting_tolerance_pct={"A": "25"})
-    tolerance_on = services.sorting_tolerances(world.att)
+    tolerance_on = stock_limits.sorting_tolerances(world.att)
     days = [D(1999, 12, 31), D(2000, 1, 1), D(2026, 5, 31), D(2026, 6, 1), D(2026, 8, 31)]
     days += [D(2026, 9, 1), D(2027, 1, 1)]
     for day in days:
         for waste_class in ("A", "B"):
-            one = services.sorting_tolerance(world.att, waste_class, day)
+            one = stock_limits.sorting_tolerance(world.att, waste_class, day)
             assert tolerance_on(waste_class, day) == one, (day, waste_class)
     assert [tolerance_on("A", day) for day in days[2:]] == [10, 0, 0, 25, 25]

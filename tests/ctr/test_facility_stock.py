@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from ctr import errors, services
-from ctr.custody import stock
+from ctr import closing, errors
+from ctr.custody import processing, stock
 from ctr.models import OnSiteProcessing, ProcessingKind
 from tests.builders import set_parameters
 from tests.ctr.onward_world import inbound, onward
@@ -30,7 +30,7 @@ def by_class(rows) -> dict:
 
 
 def process(world, waste_class, volume, day=TODAY):
-    return services.record_processing(
+    return processing.record_processing(
         world.operator, world.att, waste_class, Decimal(volume), day, ProcessingKind.RECYCLED
     )
 
@@ -41,7 +41,7 @@ def test_received_minus_shipped_minus_processed_is_the_stock(world):
     inbound(world, {"A": "3"}, received="3")
     # Not received: neither an issued nor a refused inbound CTR counts.
     inbound(world, {"A": "50"})
-    services.refuse(inbound(world, {"A": "40"}), world.operator, "carga misturada")
+    closing.refuse(inbound(world, {"A": "40"}), world.operator, "carga misturada")
     # Shipped: issued (2 A), received at the destination (1 A) count; refused (1 A) and
     # cancelled (0.5 A) return their volume.
     onward(world, {"A": "2"})
@@ -50,10 +50,10 @@ def test_received_minus_shipped_minus_processed_is_the_stock(world):
     from ctr.models import Membership
 
     Membership.objects.create(user=recycling_operator, facility=world.recycling)
-    services.receive(delivered, recycling_operator, Decimal("1"))
+    closing.receive(delivered, recycling_operator, Decimal("1"))
     refused = onward(world, {"A": "1"})
-    services.refuse(refused, recycling_operator, "fora de especificação")
-    services.cancel(onward(world, {"A": "0.5"}), world.operator, "desistência")
+    closing.refuse(refused, recycling_operator, "fora de especificação")
+    closing.cancel(onward(world, {"A": "0.5"}), world.operator, "desistência")
     # Processed on site: 1.4 m³ of A became recycled aggregate.
     process(world, "A", "1.4")
 
@@ -109,7 +109,7 @@ def test_stock_above_zero_longer_than_the_municipality_s_days_is_an_alert(world)
 
 def test_only_the_facility_s_operator_records_its_processing(world):
     with pytest.raises(errors.NotAllowed):
-        services.record_processing(
+        processing.record_processing(
             world.pev_operator, world.att, "A", Decimal("1"), TODAY, ProcessingKind.REUSED
         )
     with pytest.raises(errors.CTRError):

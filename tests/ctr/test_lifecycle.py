@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from ctr import lifecycle, services
+from ctr import closing, lifecycle
 from ctr.errors import TransitionNotAllowed
 from ctr.models import CorrectionStatus, CTRAction, CTRStatus
 from tests.ctr_world import build_world, issue_hours_ago
@@ -68,14 +68,14 @@ def test_editing_a_row_moves_guard_button_and_event_together(frozen_today, monke
     endpoint that hears the new event gets a row in the outbox, none for the old one."""
     world = build_world()
     received = issue_hours_ago(world, 2)
-    services.receive(received, world.operator, received.total_volume_m3)
+    closing.receive(received, world.operator, received.total_volume_m3)
     page = f"/transportador/ctrs/{received.number}/"
     client = Client()
     client.force_login(get_user_model().objects.get(pk=world.alfa_user.pk))
     before = client.get(page).content.decode()
     assert ">Cancelar o CTR</button>" not in before and ">Anular o CTR</button>" not in before
     with pytest.raises(TransitionNotAllowed):
-        services.cancel(received, world.alfa_user, "erro de digitação")
+        closing.cancel(received, world.alfa_user, "erro de digitação")
 
     # An endpoint that heard cancellations before the edit hears nothing of it after.
     webhooks.register(world.alfa_user, "https://erp.alfa.example.com/old", ["ctr.cancelled"])
@@ -92,7 +92,7 @@ def test_editing_a_row_moves_guard_button_and_event_together(frozen_today, monke
 
     after = client.get(page).content.decode()
     assert ">Anular o CTR</button>" in after and ">Cancelar o CTR</button>" not in after
-    services.cancel(received, world.alfa_user, "erro de digitação")
+    closing.cancel(received, world.alfa_user, "erro de digitação")
     received.refresh_from_db()
     assert received.status == CTRStatus.CANCELLED
     event = received.events.get(action=CTRAction.CANCEL)

@@ -12,7 +12,8 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from ctr import errors, services
+from ctr import errors
+from ctr.custody import processing as ctr_processing
 from ctr.models import (
     CTR,
     CTRStatus,
@@ -352,7 +353,7 @@ def test_bad_processing_is_refused_at_its_field_and_nothing_is_written(
 
 def test_processing_a_class_never_received_names_the_class(world):
     with pytest.raises(errors.CTRError) as refused:
-        services.record_processing(
+        ctr_processing.record_processing(
             world.operator, world.att, "B", Decimal("1"), TODAY, ProcessingKind.REUSED
         )
     assert "de Classe B (recicláveis" in refused.value.message

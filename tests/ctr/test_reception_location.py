@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from ctr import plausibility, services
+from ctr import closing, plausibility
 from ctr.models import CTR, CTREvent
 from nucleo import layers
 from tests.builders import ORIGIN, offset, point, set_parameters
@@ -37,7 +37,7 @@ def east_of_fence(metres: float):
 
 def receive_at(world, location):
     ctr = issue_hours_ago(world, 1)
-    return services.receive(ctr, world.operator, Decimal("3"), location=location)
+    return closing.receive(ctr, world.operator, Decimal("3"), location=location)
 
 
 def codes(ctr: CTR) -> list[str]:
@@ -101,7 +101,7 @@ def test_without_location_the_reception_stands_without_finding(world):
 
 def test_warning_adds_to_the_volume_mismatch(world):
     ctr = issue_hours_ago(world, 1)
-    received = services.receive(ctr, world.operator, Decimal("2"), location=east_of_fence(40))
+    received = closing.receive(ctr, world.operator, Decimal("2"), location=east_of_fence(40))
     assert codes(received) == ["RECEIVED_VOLUME_MISMATCH", "RECEPTION_AWAY_FROM_FACILITY"]
 
 

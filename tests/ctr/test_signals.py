@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from django.db import connection, transaction
 
-from ctr import services, signals
+from ctr import closing, signals
 from ctr.models import CTR, CTRAction
 from tests.ctr.test_ctr_bulk import (
     build_mixed_world,
@@ -41,7 +41,7 @@ def test_every_event_is_announced_inside_its_transaction(frozen_today):
     world = build_world()
     with received(signals.event_recorded) as heard:
         ctr = issue_hours_ago(world, 1)
-        services.receive(ctr, world.operator, Decimal("3"))
+        closing.receive(ctr, world.operator, Decimal("3"))
     assert [h["event"].action for h in heard] == [CTRAction.ISSUE, CTRAction.RECEIVE]
     assert all(h["event"].ctr_id == ctr.pk for h in heard)
     assert all(h["in_atomic"] for h in heard)
@@ -57,7 +57,7 @@ def test_a_rolled_back_operation_takes_the_receivers_rows_with_it(frozen_today):
     signals.event_recorded.connect(fail_after_write)
     try:
         with pytest.raises(RuntimeError), transaction.atomic():
-            services.cancel(ctr, world.alfa_user, "Obra adiada")
+            closing.cancel(ctr, world.alfa_user, "Obra adiada")
     finally:
         signals.event_recorded.disconnect(fail_after_write)
     ctr.refresh_from_db()

@@ -10,7 +10,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
-from ctr import services
+from ctr import onward
 from ctr.models import (
     Equipment,
     LicenceStatus,
@@ -232,10 +232,10 @@ def test_the_transporters_of_a_municipality_ride_on_the_licences_unique_index(wo
 def test_carriers_of_an_onward_ctr_are_those_licensed_where_the_facility_is(world):
     neighbour = municipality(*NEIGHBOUR, east_m=20_000)
     world.beta.licences.update(municipality=neighbour)
-    carriers = services.carriers_on(TODAY, world.att.municipality_id)
+    carriers = onward.carriers_on(TODAY, world.att.municipality_id)
     assert [(t.name, t.licence_number) for t in carriers] == [("Caçambas Alfa Ltda.", "TR-001")]
-    assert [t.pk for t in services.carriers_on(TODAY, neighbour.pk)] == [world.beta.pk]
-    assert not services.carriers_on(TODAY, None).exists()
+    assert [t.pk for t in onward.carriers_on(TODAY, neighbour.pk)] == [world.beta.pk]
+    assert not onward.carriers_on(TODAY, None).exists()
 
 
 # --- the admin: a municipality's Núcleo edits its own licences only ----------------------------

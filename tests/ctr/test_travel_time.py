@@ -15,7 +15,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from ctr import plausibility, rules, services
+from ctr import closing, plausibility, rules, services
 from ctr.rules import WasteLine
 from tests.builders import ORIGIN, offset, point, set_parameters
 from tests.clock import FROZEN_NOW
@@ -84,7 +84,7 @@ def travel_codes(ctr) -> list[str]:
 
 
 def receive(world, ctr, after: datetime.timedelta):
-    return services.receive(ctr, world.operator, Decimal("3"), at=ctr.created_at + after)
+    return closing.receive(ctr, world.operator, Decimal("3"), at=ctr.created_at + after)
 
 
 def test_the_geometry_is_what_the_cases_assume(world):
@@ -153,7 +153,7 @@ def test_a_ctr_issued_the_day_before_departs_at_the_start_of_its_transport_day(w
     ctr = issue(world, at=day_before, transport_date=FROZEN_NOW.date())
     midnight = FROZEN_NOW.replace(hour=0)
     assert plausibility.departure_of(ctr) == midnight
-    received = services.receive(
+    received = closing.receive(
         ctr, world.operator, Decimal("3"), at=midnight + datetime.timedelta(minutes=30)
     )
     assert travel_codes(received) == []
@@ -177,7 +177,7 @@ def test_the_municipality_may_turn_the_check_off(world):
 
 def test_reception_without_a_time_is_judged_now(world):
     ctr = issue(world, at=timezone.now() - datetime.timedelta(hours=5))
-    received = services.receive(ctr, world.operator, Decimal("3"))
+    received = closing.receive(ctr, world.operator, Decimal("3"))
     assert travel_codes(received) == ["TRAVEL_TOO_SLOW"]
 
 

@@ -10,7 +10,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.db.models import Max
 from django.utils import timezone
 
-from ctr import roles, services
+from ctr import alerts, roles
 from ctr.custody import certificates
 from ctr.custody.chain import Outcome
 from ctr.documents import normalize_document, normalize_plate
@@ -71,7 +71,7 @@ def test_every_status_and_a_few_hundred_ctrs(demo_output):
 
 
 def test_some_ctrs_are_overdue(demo_output):
-    assert services.overdue(CTR.objects.all()).exists()
+    assert alerts.overdue(CTR.objects.all()).exists()
 
 
 @pytest.mark.parametrize("code", ["RECEIVED_VOLUME_MISMATCH", "CLASS_A_TO_LANDFILL"])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from ctr import services
+from ctr import closing
 from ctr.models import CTR, CorrectionStatus
 from tests.ctr_world import build_world, issue_hours_ago
 from tests.e2e.conftest import Recorder, log_in
@@ -39,7 +39,7 @@ def submit(page, button: str) -> None:
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_a_correction_from_proposal_to_the_nucleo(chromium, live_server, shot, width):
     world = build_world()
-    ctr = services.receive(issue_hours_ago(world, 2), world.operator, Decimal("3"))
+    ctr = closing.receive(issue_hours_ago(world, 2), world.operator, Decimal("3"))
     w, h = WIDTHS[width]
     context = chromium.new_context(viewport={"width": w, "height": h}, locale="pt-BR")
     page = context.new_page()

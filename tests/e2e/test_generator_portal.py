@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ctr import services
+from ctr import closing
 from tests.builders import set_parameters
 from tests.ctr.onward_world import onward
 from tests.ctr_world import build_world, make_user
@@ -30,10 +30,10 @@ def gama_world():
     set_parameters(world.town, generator_confirmation_required=True)
     recycling_operator = make_user("operador_reciclagem", facility=world.recycling)
     world.received = issue(world, "alfa")
-    services.receive(world.received, world.operator, Decimal("3"))
-    services.receive(onward(world, {"A": "2"}), recycling_operator, Decimal("2"))
+    closing.receive(world.received, world.operator, Decimal("3"))
+    closing.receive(onward(world, {"A": "2"}), recycling_operator, Decimal("2"))
     world.refused = issue(world, "beta", address="Rua Dois, 2")
-    services.refuse(world.refused, world.operator, "Carga misturada com lixo doméstico")
+    closing.refuse(world.refused, world.operator, "Carga misturada com lixo doméstico")
     world.issued = issue(world, "beta")
     issue(world, generator=MARIA, address="Rua das Flores, 10")  # someone else's
     return world

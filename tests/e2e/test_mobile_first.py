@@ -29,7 +29,7 @@ from decimal import Decimal
 import pytest
 from django.test import override_settings
 
-from ctr import services
+from ctr import closing, services
 from ctr.field import corrections
 from ctr.field import templates as ctr_templates
 from ctr.rules import WasteLine
@@ -330,7 +330,7 @@ def world():
     )
     issued = issue_hours_ago(world, 3)
     refused = issue_hours_ago(world, 2)
-    services.refuse(refused, world.operator, "Carga com gesso misturado")
+    closing.refuse(refused, world.operator, "Carga com gesso misturado")
     # Stock at the ATT, with a registered worksite (its report), and sorted waste shipped on.
     site = services.WorksiteData("Rua das Obras, 9", world.origin, "Centro")
     received = inbound(world, {"A": "4", "B": "1"}, received="5", worksite=site)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from ctr import services
+from ctr import closing, services
 from ctr.custody import certificates
 from fiscalization.models import DumpingReport
 from tests.builders import offset, point
@@ -69,7 +69,7 @@ def world():
     # A worksite's load through the ATT, partly on to the recycling area: its certificate.
     site = services.WorksiteData("Rua das Obras, 9", world.origin, "Centro")
     load = inbound(world, {"A": "4", "B": "1"}, received="5", worksite=site)
-    services.receive(onward(world, {"A": "3"}), world.recycling_operator, Decimal("3"))
+    closing.receive(onward(world, {"A": "3"}), world.recycling_operator, Decimal("3"))
     world.site, world.generator = load.worksite_id, load.generator_id
     world.cdf = certificates.issue(certificates.Scope.of_worksite(load.worksite), world.nucleo)[
         0

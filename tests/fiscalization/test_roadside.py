@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ctr import services
+from ctr import closing, services
 from ctr.models import LicenceStatus, Vehicle
 from ctr.rules import WasteLine
 from fiscalization import roadside
@@ -60,7 +60,7 @@ def test_regular_vehicle_with_its_open_ctrs(world):
     overdue = issue(world, hours_ago=60)
     fresh = issue(world, hours_ago=1)
     received = issue(world, hours_ago=5)
-    services.receive(received, world.operator, Decimal("3"))
+    closing.receive(received, world.operator, Decimal("3"))
     issue(world, hours_ago=2, transporter=world.beta, plate="XYZ9876", code="B-01")  # another
 
     answer = roadside.check_plate("abc-1d23", world.town.pk)

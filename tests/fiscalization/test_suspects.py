@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from ctr import services
+from ctr import closing, services
 from ctr.models import Equipment, Vehicle
 from ctr.rules import WasteLine
 from fiscalization import hotspots, suspects
@@ -80,25 +80,25 @@ def scenario():
     s.issue("recent", w.alfa, "ABC1D23", north, w.landfill, 19, hour=20)
     # 3. Refused at the recycling area (west; the spot is north-east of its origin).
     refused = s.issue("refused", w.beta, "XYZ9876", south, w.recycling, 18)
-    services.refuse(refused, s.recycler, "carga misturada", at=when(18, 15))
+    closing.refuse(refused, s.recycler, "carga misturada", at=when(18, 15))
     # 4. Cancelled by the transporter, from the second truck.
     cancelled = s.issue("cancelled", w.alfa, "DEF4G56", north, w.landfill, 16, code="C-02")
-    services.cancel(cancelled, w.alfa_user, "desistência", at=when(16, 9))
+    closing.cancel(cancelled, w.alfa_user, "desistência", at=when(16, 9))
     # 5. Received at the ATT, but the spot lies on its way there: 300 m east of ORIGIN → 800 m
     #    east (the spot) → 1550 m east (the ATT).
     on_the_way = s.issue("on_the_way", w.beta, "XYZ9876", (300, 0), w.att, 19)
-    services.receive(on_the_way, w.operator, Decimal("3"), at=when(19, 11))
+    closing.receive(on_the_way, w.operator, Decimal("3"), at=when(19, 11))
     # 6. Same line, from beyond the ATT: the spot is in the same direction but farther than the
     #    destination, so not on the way. Received: not a suspect.
     beyond = s.issue("beyond", w.beta, "XYZ9876", (2400, 50), w.att, 19)
-    services.receive(beyond, w.operator, Decimal("3"), at=when(19, 12))
+    closing.receive(beyond, w.operator, Decimal("3"), at=when(19, 12))
     # 7. Overdue, but its origin is 4 km from the spot: outside the radius.
     s.issue("far", w.alfa, "ABC1D23", (800, 4100), w.landfill, 17)
     # 8. Overdue, near, but transported on the 10th: outside the 7-day window (13th-20th).
     s.issue("old", w.alfa, "ABC1D23", north, w.landfill, 10)
     # 9. Received, near, heading away from the spot (west): not a suspect.
     normal = s.issue("normal", w.beta, "XYZ9876", south, w.recycling, 18)
-    services.receive(normal, s.recycler, Decimal("3"), at=when(18, 16))
+    closing.receive(normal, s.recycler, Decimal("3"), at=when(18, 16))
     # 10. Issued after the report (transport on the 21st): outside the window.
     s.issue("after", w.alfa, "ABC1D23", north, w.landfill, 21)
     return s

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from ctr import services
+from ctr import closing
 from ctr.models import CTR, Generator, Membership, WorkKind, Worksite
 from generators import declarations
 from generators.models import HabiteSeDeclaration
@@ -68,7 +68,7 @@ def ship(world: World, lines: dict[str, str], received: bool = True, to=None) ->
     destination = to or world.recycling
     ctr = onward(world, lines, day=SHIP_DAY, destination=destination)
     if received:
-        services.receive(ctr, operator_of(destination), ctr.total_volume_m3)
+        closing.receive(ctr, operator_of(destination), ctr.total_volume_m3)
     return ctr
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from ctr import services
+from ctr import closing, services
 from ctr.models import Worksite
 from generators.comparison import worksite_comparison
 from generators.models import PlannedVolume, PlanStatus, WastePlan
@@ -49,14 +49,14 @@ def test_expected_transported_received_and_destined_by_class_and_month(world):
     first = load(world, {"A": "4", "B": "1"}, received="5", day=D(2026, 10, 5))
     load(world, {"A": "2"}, received="1", day=D(2026, 11, 3))  # 1 of the 2 m³ received
     cancelled = load(world, {"A": "3"}, day=D(2026, 11, 4))
-    services.cancel(cancelled, world.alfa_user, "desistência")
+    closing.cancel(cancelled, world.alfa_user, "desistência")
     worksite = Worksite.objects.get(pk=first.worksite_id)
     plan_for(worksite, A="20", B="2", C="1")
     plan_for(worksite, status=PlanStatus.SUPERSEDED, version=0, A="999")
     # 3 m³ of class A leave the ATT for the recycling area and are received there: the FIFO
     # takes the worksite's October load first.
     shipped = onward(world, {"A": "3"}, day=D(2026, 11, 10), destination=world.recycling)
-    services.receive(shipped, world.recycling_operator, shipped.total_volume_m3)
+    closing.receive(shipped, world.recycling_operator, shipped.total_volume_m3)
 
     comparison = worksite_comparison(worksite)
 

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from ctr import services
+from ctr import closing
 from ctr.models import CTR, CTRAction
 from generators import confirmation
 from generators.models import UnconfirmedDepartureNotice
@@ -89,17 +89,17 @@ def test_the_generator_confirms_once_and_the_history_keeps_it(world):
 
 def test_a_received_load_may_still_be_confirmed_but_not_a_cancelled_one(world):
     received = issue(world)
-    services.receive(received, world.operator, Decimal("3"))
+    closing.receive(received, world.operator, Decimal("3"))
     assert confirm(world.generator_user, received).status_code == 200
     cancelled = issue(world)
-    services.cancel(cancelled, world.alfa_user, "obra adiada")
+    closing.cancel(cancelled, world.alfa_user, "obra adiada")
     response = confirm(world.generator_user, cancelled)
     assert response.status_code == 409
     assert "foi cancelado" in response.json()["detail"]
 
 
 def test_an_onward_ctr_has_no_worksite_departure_to_confirm(world):
-    services.receive(issue(world), world.operator, Decimal("3"))
+    closing.receive(issue(world), world.operator, Decimal("3"))
     shipped = onward(world, {"A": "2"})
     company = make_user("triagem", generator=shipped.generator)
     response = confirm(company, shipped)

@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from audit.models import AccessLog
-from ctr import roles, services
+from ctr import closing, roles
 from ctr.custody import certificates
 from ctr.models import DestinationCertificate, Worksite
 from generators import declarations
@@ -151,7 +151,7 @@ def test_the_stored_facts_carry_the_approved_plan(world, site):
 
 def test_a_refused_load_needs_the_nucleos_explanation(world, site):
     refused = load(world, site, {"A": "3"})
-    services.refuse(refused, world.operator, "carga misturada com lixo doméstico")
+    closing.refuse(refused, world.operator, "carga misturada com lixo doméstico")
     load(world, site, {"A": "3"}, received="3", facility=world.recycling)
     declaration = asked(world, site)
 

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ctr import roles, services
+from ctr import closing, roles
 from ctr.models import DestinationCertificate
 from generators.models import DeclarationStatus, HabiteSeDeclaration
 from tests.ctr.test_ctr_races import all_at_once, call, send
@@ -107,7 +107,7 @@ def test_no_request_while_the_review_lists_blockers(live_server, frozen_today):
     site.refresh_from_db()
     assert site.ended_on is None
 
-    services.receive(in_transit, operator_of(world.att), in_transit.total_volume_m3)
+    closing.receive(in_transit, operator_of(world.att), in_transit.total_volume_m3)
     ship(world, {"A": "9"})
     status, _, body = post(url, token, {"ended_on": "2026-11-20"})
     assert status == 201, body

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from audit.models import AccessLog
-from ctr import services
+from ctr import closing
 from ctr.models import CTR, CTRStatus, Generator
 from generators import portal_views
 from tests.ctr.onward_world import onward
@@ -73,7 +73,7 @@ def test_the_operator_company_sees_the_onward_ctrs_that_name_it(world):
     """An onward CTR names the facility's operator as its generator (art. 3 VIII): that
     company's account sees it; its detail says it is an onward CTR, with no worksite chain."""
     issue(world, generator=MARIA, address="Rua das Flores, 10")
-    services.receive(CTR.objects.get(), world.operator, Decimal("3"))
+    closing.receive(CTR.objects.get(), world.operator, Decimal("3"))
     shipped = onward(world, {"A": "2"})
     company = Generator.objects.get(name="Triagem Vale Ltda.")
     user = make_user("triagem", generator=company)
@@ -132,7 +132,7 @@ def test_the_ways_to_a_generator_account_are_linked(world):
 
 def test_list_filters_by_status_worksite_and_period(world, monkeypatch):
     received = issue(world, "alfa")
-    services.receive(received, world.operator, Decimal("3"))
+    closing.receive(received, world.operator, Decimal("3"))
     elsewhere = issue(world, "beta", address="Rua Dois, 2")
     client = web(world.generator_user)
 
@@ -159,7 +159,7 @@ def test_another_generators_worksite_in_the_filter_is_refused_in_portuguese(worl
 
 def test_map_draws_its_ctrs_by_status_from_origin_to_destination(world):
     received = issue(world, "alfa")
-    services.receive(received, world.operator, Decimal("3"))
+    closing.receive(received, world.operator, Decimal("3"))
     issued = issue(world, "beta")
     others = issue(world, generator=MARIA, address="Rua das Flores, 10")
     response = web(world.generator_user).get("/gerador/mapa/")
@@ -175,9 +175,9 @@ def test_map_draws_its_ctrs_by_status_from_origin_to_destination(world):
 
 def test_detail_shows_the_reception_and_where_the_waste_is_now(world):
     ctr = issue(world)
-    services.receive(ctr, world.operator, Decimal("2.5"))
+    closing.receive(ctr, world.operator, Decimal("2.5"))
     shipped = onward(world, {"A": "2.5"})
-    services.receive(shipped, world.recycling_operator, Decimal("2.5"))
+    closing.receive(shipped, world.recycling_operator, Decimal("2.5"))
     client = web(world.generator_user)
     page = client.get(f"/gerador/ctrs/{ctr.number}/").content.decode()
     assert "Volume recebido: 2,5 m³" in page
@@ -189,7 +189,7 @@ def test_detail_shows_the_reception_and_where_the_waste_is_now(world):
 
 def test_detail_of_a_refused_load_says_why_and_that_its_destination_is_unproven(world):
     ctr = issue(world)
-    services.refuse(ctr, world.operator, "Carga misturada com lixo doméstico")
+    closing.refuse(ctr, world.operator, "Carga misturada com lixo doméstico")
     page = web(world.generator_user).get(f"/gerador/ctrs/{ctr.number}/").content.decode()
     assert "Motivo: Carga misturada com lixo doméstico" in page
     assert "Carga recusada: ATT" in page

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from ctr import services
+from ctr import closing
 from ctr.models import Worksite
 from generators import suspects
 from generators.comparison import worksite_comparison
@@ -110,7 +110,7 @@ def test_the_volume_is_compared_from_a_quarter_of_the_work(world):
 def test_cancelled_loads_do_not_count_as_transported(world):
     worksite = site(world, "Rua B, 5", start=days(-100), end=days(100))
     approved(worksite, A="100")
-    services.cancel(load(world, worksite, "30", day=days(-3)), world.alfa_user, "desistência")
+    closing.cancel(load(world, worksite, "30", day=days(-3)), world.alfa_user, "desistência")
     figures = suspects.of_worksite(worksite, TODAY)
     # Nor as a load: without another since the start, 100 days, the site is idle too.
     assert figures.transported_m3 == 0

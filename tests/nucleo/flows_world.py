@@ -13,7 +13,8 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from ctr import services
+from ctr import closing, services
+from ctr.custody import processing
 from ctr.models import ProcessingKind
 from pev_network.models import CatchmentBasin
 from tests.builders import multi, set_parameters, square
@@ -42,10 +43,10 @@ def build_flows(world: World) -> World:
             facility=world.landfill)  # fmt: skip
     inbound(world, {"B": "2"}, received="2", day=D(2026, 11, 3), worksite=site)
     to_recycling = onward(world, {"A": "6"}, day=D(2026, 11, 5))
-    services.receive(to_recycling, recycling_operator, Decimal("6"))
+    closing.receive(to_recycling, recycling_operator, Decimal("6"))
     to_landfill = onward(world, {"A": "2"}, day=D(2026, 11, 6), destination=world.landfill)
-    services.receive(to_landfill, landfill_operator, Decimal("2"))
-    services.record_processing(
+    closing.receive(to_landfill, landfill_operator, Decimal("2"))
+    processing.record_processing(
         world.operator, world.att, "A", Decimal("1"), D(2026, 11, 7), ProcessingKind.RECYCLED
     )
     world.onward = (to_recycling, to_landfill)

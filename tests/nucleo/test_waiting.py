@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from ctr import services
+from ctr import closing
 from ctr.field import corrections
 from ctr.field.corrections import Proposal
 from ctr.models import CTR, CTRCorrection
@@ -88,7 +88,7 @@ def test_the_operator_sees_loads_to_receive_and_corrections_to_decide(world):
 def test_the_transporter_sees_corrections_to_answer_and_refused_loads(world):
     assert waiting_counts(landing(world.alfa_user)) == {"corrections": 0, "refused": 0}
     refused = inbound(world, {"A": "4"})
-    services.refuse(CTR.objects.get(pk=refused.pk), world.operator, "Carga com gesso")
+    closing.refuse(CTR.objects.get(pk=refused.pk), world.operator, "Carga com gesso")
     received = inbound(world, {"A": "10"}, received="10")
     corrections.propose(
         CTR.objects.get(pk=received.pk),

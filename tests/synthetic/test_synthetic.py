@@ -17,6 +17,7 @@ from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
 from audit.models import AccessLog
+from ctr.alerts import overdue
 from ctr.custody import stock
 from ctr.documents import normalize_document, normalize_plate
 from ctr.models import (
@@ -34,7 +35,7 @@ from ctr.models import (
     TransporterLicence,
     Vehicle,
 )
-from ctr.services import next_number, overdue
+from ctr.services import next_number
 from fiscalization.models import DumpingReport
 from jurisdiction.models import Role, StaffRole
 from jurisdiction.scope import jurisdiction_of

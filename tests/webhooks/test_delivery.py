@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from ctr import services as ctr_services
+from ctr import closing
 from tests.ctr_world import build_world, issue_hours_ago
 from tests.webhooks.receiver import verify
 from tests.webhooks.world import alfa_endpoint, att_endpoint
@@ -114,7 +114,7 @@ def test_a_facility_hears_the_loads_to_it_and_a_transporter_only_its_own(world, 
     att_endpoint(world, att.url, events=[EventType.RECEIVED, EventType.ISSUED])
     alfa_endpoint(world, alfa.url, events=[EventType.RECEIVED])
     ctr = issue_hours_ago(world, 1)
-    ctr_services.receive(ctr, world.operator, Decimal("3"))
+    closing.receive(ctr, world.operator, Decimal("3"))
     delivery.deliver_due()
     assert [r.json["type"] for r in att.received] == ["ctr.issued", "ctr.received"]
     assert [r.json["type"] for r in alfa.received] == ["ctr.received"]

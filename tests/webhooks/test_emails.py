@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctr import services as ctr_services
+from ctr import closing
 from ctr.models import CTRAction, CTRStatus
 from fiscalization import intake, photos
 from fiscalization.models import DumpingReport
@@ -30,7 +30,7 @@ def deliver(smtp_server):
 
 def test_a_refused_load_is_mailed_to_the_transporters_users(world, smtp_server):
     ctr = issue_hours_ago(world, 1)
-    ctr_services.refuse(ctr, world.operator, "Carga misturada com resíduo classe D")
+    closing.refuse(ctr, world.operator, "Carga misturada com resíduo classe D")
     assert Delivery.objects.get().kind == "email"
     assert deliver(smtp_server) == {"delivered": 1}
     (message,) = smtp_server.to(world.alfa_user.email)
@@ -41,7 +41,7 @@ def test_a_refused_load_is_mailed_to_the_transporters_users(world, smtp_server):
 
 
 def _propose(world, ctr, actor, **data):
-    ctr_services.record_event(
+    closing.record_event(
         ctr, actor, CTRAction.CORRECTION_PROPOSED, CTRStatus.RECEIVED, data or None
     )
 
@@ -100,7 +100,7 @@ def test_a_citizen_who_left_a_phone_gets_nothing(world, smtp_server, private_med
 
 def test_a_mail_server_down_is_retried(world, smtp_server, settings):
     ctr = issue_hours_ago(world, 1)
-    ctr_services.refuse(ctr, world.operator, "Carga misturada")
+    closing.refuse(ctr, world.operator, "Carga misturada")
     settings.EMAIL_PORT = 9  # nothing listens there
     with smtp_server.commit():
         assert delivery.deliver_due() == {"retry": 1}

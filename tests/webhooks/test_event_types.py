@@ -10,7 +10,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from ctr import lifecycle, services
+from ctr import closing, lifecycle
 from ctr.models import CTRStatus
 from tests.ctr_world import build_world, issue_hours_ago
 from tests.webhooks.world import att_endpoint
@@ -51,7 +51,7 @@ def test_a_new_ctr_action_s_event_is_offered_and_delivered(world, receiver, monk
     endpoint = webhooks.register(world.alfa_user, target.url, [VISIT.name])
     target.secret = endpoint.secret
     with transaction.atomic():
-        services.record_event(ctr, world.alfa_user, "site_visit", ctr.status, {})
+        closing.record_event(ctr, world.alfa_user, "site_visit", ctr.status, {})
     assert delivery.deliver_due() == {"delivered": 1}
     [received] = target.received
     assert received.signature_ok

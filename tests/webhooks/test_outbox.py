@@ -10,6 +10,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from ctr import closing
 from ctr import services as ctr_services
 from ctr.models import CTR
 from tests.ctr.test_ctr_bulk import (
@@ -45,7 +46,7 @@ def test_the_row_rolls_back_with_the_event(world):
     alfa_endpoint(world, URL, events=[EventType.CANCELLED])
     ctr = issue_hours_ago(world, 1)
     with pytest.raises(RuntimeError), transaction.atomic():
-        ctr_services.cancel(ctr, world.alfa_user, "Obra adiada")
+        closing.cancel(ctr, world.alfa_user, "Obra adiada")
         assert Delivery.objects.filter(event_type="ctr.cancelled").count() == 1
         raise RuntimeError("a operação falhou depois do evento")
     assert not Delivery.objects.exists()
@@ -58,7 +59,7 @@ def test_an_event_nobody_hears_costs_no_query(world):
     ctr = issue_hours_ago(world, 1)
     outbox.subscriptions.keys()  # the copy in memory, as a running process has it
     with CaptureQueriesContext(connection) as queries:
-        ctr_services.receive(ctr, world.operator, Decimal("3"))
+        closing.receive(ctr, world.operator, Decimal("3"))
     assert not [q for q in queries.captured_queries if "webhooks_" in q["sql"]]
     assert not Delivery.objects.exists()
 
@@ -69,7 +70,7 @@ def test_an_event_heard_costs_one_insert(world):
     ctr = issue_hours_ago(world, 1)
     outbox.subscriptions.keys()
     with CaptureQueriesContext(connection) as queries:
-        ctr_services.receive(ctr, world.operator, Decimal("3"))
+        closing.receive(ctr, world.operator, Decimal("3"))
     ours = [q["sql"] for q in queries.captured_queries if "webhooks_" in q["sql"]]
     assert len(ours) == 1 and ours[0].lstrip().startswith("INSERT INTO webhooks_delivery")
     assert Delivery.objects.filter(event_type="ctr.received").count() == 2
@@ -86,7 +87,7 @@ def test_an_onward_ctr_is_its_own_event_for_the_facility_it_leaves(world):
     from tests.ctr.onward_world import onward_request
 
     att_endpoint(world, URL, events=[EventType.ONWARD_ISSUED])
-    ctr_services.receive(issue_hours_ago(world, 1), world.operator, Decimal("3"))
+    closing.receive(issue_hours_ago(world, 1), world.operator, Decimal("3"))
     onward = ctr_services.issue_onward(
         world.operator, world.beta.pk, onward_request(world, {"A": "1"})
     )

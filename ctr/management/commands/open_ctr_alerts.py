@@ -2,8 +2,9 @@
 
 from django.core.management.base import BaseCommand
 
-from ctr import services
 from ctr.models import CTR
+
+from ... import alerts
 
 
 class Command(BaseCommand):
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         queryset = CTR.objects.select_related("transporter", "destination_facility", "vehicle")
         if options["municipality"]:
             queryset = queryset.filter(municipality__ibge_code=options["municipality"])
-        overdue = list(services.overdue(queryset).order_by("created_at"))
+        overdue = list(alerts.overdue(queryset).order_by("created_at"))
         for ctr in overdue:
             self.stdout.write(
                 f"{ctr.number}\t{ctr.transport_date:%d/%m/%Y}\taberto há {int(ctr.hours_open)} h "
