@@ -748,11 +748,15 @@ def fee_statement(
         )
         .order_by("transport_date", "number")
     ]
-    municipality_ids = ctrs.values("municipality_id").distinct()
-    if not lines:
-        # No line: still say which licences it holds (the municipalities that licensed it).
-        municipality_ids = transporter.licences.values("municipality_id")
-    numbers = dict(transporter.licences.values_list("municipality_id", "number"))
+    # Its licences in the lines' municipalities; with no line, the ones it holds, in the
+    # staff's municipality only: a licence elsewhere is that municipality's record.
+    held = transporter.licences.all()
+    if municipality_id is not None:
+        held = held.filter(municipality_id=municipality_id)
+    municipality_ids = (
+        ctrs.values("municipality_id").distinct() if lines else held.values("municipality_id")
+    )
+    numbers = dict(held.values_list("municipality_id", "number"))
     licences = [
         Licence(f"{m['name']}/{m['uf']}", numbers.get(m["pk"], ""), m["fee_collector"])
         for m in Municipality.objects.filter(pk__in=municipality_ids)

@@ -20,6 +20,7 @@ from ctr import closing, reports, services
 from ctr.models import CTR, Membership, Worksite
 from ctr.rules import WasteLine
 from pev_network.models import UfespRate
+from tests.builders import licence, municipality
 from tests.ctr.onward_world import onward
 from tests.ctr_world import (
     CPF_GENERATOR,
@@ -599,6 +600,20 @@ def test_nucleo_sees_a_summary_and_any_transporters_statement(world, fee_month):
     assert rows[1][2:4] == ["Guaratinguetá (teste)/SP", "TR-001"]
     assert rows[1][4:7] == ["1", "1,00", "1234,56"]
     assert rows[1][7:10] == ["1", "1,00", "1234,56"]
+
+
+def test_a_month_without_lines_names_the_licence_here_not_the_ones_elsewhere(world):
+    """A transporter also licensed in another municipality: the Núcleo here reads its
+    licence here, never the number or fee collector of the other municipality's licence;
+    the transporter itself reads both."""
+    elsewhere = municipality("3500303", "Outra Cidade (teste)", east_m=20_000)
+    licence(world.alfa, elsewhere, "TR-OUTRA-77")
+    page = client_for(world.nucleo).get(f"/taxas/2026-01/?transportador={world.alfa.pk}")
+    text = page.content.decode()
+    assert "TR-001" in text
+    assert "TR-OUTRA-77" not in text and "Outra Cidade" not in text
+    own = client_for(world.alfa_user).get("/taxas/2026-01/").content.decode()
+    assert "TR-001" in own and "TR-OUTRA-77" in own
 
 
 def test_transporter_cannot_read_anothers_statement(world, fee_month):
