@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from ctr import roles
 from ctr.exports import onward_flows_sql
 from ctr.models import CTR
-from pev_network.models import CatchmentBasin, Municipality, ReceivingFacility, parameters_sql
+from pev_network.models import (
+    CatchmentBasin,
+    FacilityLicense,
+    Municipality,
+    ReceivingFacility,
+    licensed_sql,
+    parameters_sql,
+    valid_on_sql,
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +58,16 @@ class Collection:
     def properties_sql(self, today: datetime.date) -> dict[str, str]:
         """The properties' SQL with TODAY as the day of the request (a date literal made from a
         date, never from the request's text)."""
-        day = f"DATE '{today.isoformat()}'"
+        day = day_literal(today)
         return {name: expr.replace(TODAY, day) for name, expr in self.properties.items()}
+
+    def where_sql(self, today: datetime.date) -> str:
+        """`where` with TODAY as the day of the request, as properties_sql."""
+        return self.where.replace(TODAY, day_literal(today))
+
+
+def day_literal(day: datetime.date) -> str:
+    return f"DATE '{day.isoformat()}'"
 
 
 # The request's day in a property's SQL (Collection.properties_sql): a municipality's
@@ -64,14 +80,21 @@ MUNICIPALITY_CODE = (
     f"(SELECT m.ibge_code FROM {Municipality._meta.db_table} m WHERE m.id = t.municipality_id)"
 )
 
+# A column of the facility's license in force today (the latest to start when several overlap,
+# as ReceivingFacility.license_on picks).
+LICENSE_IN_FORCE = (
+    f"(SELECT l.{{column}} FROM {FacilityLicense._meta.db_table} l WHERE l.facility_id = t.id"
+    f" AND {valid_on_sql('l', TODAY)} ORDER BY l.valid_from DESC, l.id DESC LIMIT 1)"
+)
+
 COLLECTIONS = {
     c.id: c
     for c in (
         Collection(
             id="facilities",
             title="Áreas de recebimento",
-            description="PEV, ATT, áreas de reciclagem e aterros de RCC (polígonos), com a licença "
-            "vigente (Lei 3.978/2007 art. 14).",
+            description="PEV, ATT, áreas de reciclagem e aterros de RCC (polígonos) licenciados "
+            "hoje, com a licença vigente (Lei 3.978/2007 art. 14 §1).",
             table=ReceivingFacility._meta.db_table,
             geometry="area",
             properties={
@@ -82,7 +105,14 @@ COLLECTIONS = {
                 "address": "t.address",
                 "accepted_classes": "array_to_string(t.accepted_classes, ',')",
                 "municipality": MUNICIPALITY_CODE,
+                **{
+                    f"license_{column}": LICENSE_IN_FORCE.replace("{column}", column)
+                    for column in ("number", "issuer", "valid_until")
+                },
             },
+            # Only licensed facilities are public destinations (art. 14 §1), as on the maps: an
+            # expired, suspended or revoked area is the municipality's to see (the Núcleo's map).
+            where=licensed_sql("t.id", TODAY),
         ),
         Collection(
             id="bacias",

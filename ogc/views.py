@@ -150,10 +150,10 @@ def scope_sql(collection: Collection, municipalities, part: int | None = None):
 
 def extent_of(collection: Collection, municipalities=None) -> list[float]:
     """The extent of the rows the caller reads (a scoped collection's: its municipalities')."""
-    where, params = "TRUE", []
+    where, params = collection.where_sql(timezone.localdate()), []
     scoped = scope_sql(collection, municipalities)
     if scoped is not None:
-        where, params = scoped
+        where, params = f"{where} AND {scoped[0]}", scoped[1]
     with read_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT ST_Extent(t.{collection.geometry}) FROM {collection.table} t WHERE {where}",
@@ -313,7 +313,8 @@ def items_sql(
     """WHERE clause and its params, and the feature expression, for the collection; a scoped
     collection's rows of `municipalities` only (None: every municipality's, the superuser's),
     or of one part of its scope (scope_sql)."""
-    where = [collection.where]
+    today = timezone.localdate()
+    where = [collection.where_sql(today)]
     params: list = []
     scoped = scope_sql(collection, municipalities, scope_part)
     if scoped is not None:
@@ -339,7 +340,6 @@ def items_sql(
         if end:
             where.append(f"t.{collection.temporal} <= %s")
             params.append(end)
-    today = timezone.localdate()
     properties = ", ".join(
         f"'{name}', {expr}" for name, expr in collection.properties_sql(today).items()
     )

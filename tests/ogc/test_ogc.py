@@ -8,8 +8,8 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from pev_network.models import MunicipalParameters
-from tests.builders import municipality
+from pev_network.models import FacilityKind, FacilityLicense, MunicipalParameters
+from tests.builders import ORIGIN, licensed_facility, municipality, offset, square
 from tests.ctr_world import TODAY, build_world, ctr_payload
 
 pytestmark = pytest.mark.django_db
@@ -114,6 +114,30 @@ def test_bbox_selects_by_intersection(world):
     lon, lat = world.att.area.centroid.coords
     body = get(f"/ogc/collections/facilities/items?bbox={lon},{lat},{lon + 1},{lat + 1}").json()
     assert [f["properties"]["name"] for f in body["features"]] == ["ATT"]
+
+
+def test_facilities_are_the_licensed_ones_with_their_license_in_force(world):
+    """The public network (art. 14 §1): an area whose license expired, was revoked or has
+    not started is not a destination, in the list, by id or in the extent."""
+    far = offset(*ORIGIN, 40_000, 40_000)
+    revoked = licensed_facility(
+        FacilityKind.ATT, square(*far, 100), "ATT cassada", world.town,
+        status=FacilityLicense.Status.REVOKED, status_since=TODAY - datetime.timedelta(days=3),
+    )  # fmt: skip
+    expired = licensed_facility(
+        FacilityKind.PEV, square(*ORIGIN, 20), "PEV vencido", world.town,
+        valid_until=TODAY - datetime.timedelta(days=1),
+    )  # fmt: skip
+    body = get("/ogc/collections/facilities/items").json()
+    names = sorted(f["properties"]["name"] for f in body["features"])
+    assert names == ["ATT", "Aterro", "PEV", "Reciclagem"]
+    get(f"/ogc/collections/facilities/items/{revoked.pk}", status=404)
+    get(f"/ogc/collections/facilities/items/{expired.pk}", status=404)
+    extent = get("/ogc/collections/facilities").json()["extent"]["spatial"]["bbox"][0]
+    assert extent[2] < far[0] and extent[3] < far[1]
+    pev = get(f"/ogc/collections/facilities/items/{world.pev.pk}").json()["properties"]
+    assert pev["license_number"] == f"LO-{world.pev.pk}"
+    assert (pev["license_issuer"], pev["license_valid_until"]) == ("CETESB", "2099-12-31")
 
 
 def test_single_feature_and_404s(world):
