@@ -222,6 +222,16 @@ def open_case(
             raise OutsideJurisdiction(refusal, field)
         if not j.acts(municipality.pk):
             raise ReadOnlyRole(refusal, field)
+    facility = offender.facility
+    if facility is not None and facility.municipality_id not in (None, municipality.pk):
+        # The receptor's offences happen at its area, and the suspension or revocation of its
+        # license (art. 25 IV-V) would stop another municipality's network: the case is there.
+        raise EnforcementError(
+            f"A área de recepção “{facility.name}” fica em {facility.municipality}: o processo "
+            f"contra quem a opera é de lá, não de {municipality} (Lei 3.978/2007 art. 21 e 35).",
+            "facility_other_municipality",
+            "facility",
+        )
     if not description.strip():
         raise EnforcementError(
             "Descreva a irregularidade constatada.", "description", "description"

@@ -17,7 +17,9 @@ from fiscalization.enforcement import OffenderData
 from fiscalization.models import DumpingReport, ReportStatus
 from fiscalization.models.enforcement import DeliveryMethod, EnforcementCase, OffenderRole
 from jurisdiction.scope import OutsideJurisdiction, ReadOnlyRole, jurisdiction_of
+from pev_network.models import FacilityKind
 from tests import dumping_fixtures as fx
+from tests.builders import licensed_facility, square
 from tests.ctr_world import CPF_GENERATOR, issue_hours_ago
 from tests.enforcement_world import (
     at,
@@ -278,6 +280,39 @@ def test_an_inspector_opens_no_case_where_he_does_not_act(towns):
             location=towns.report_a.location,
             opened_at=at(2026, 11, 30, 9),
         )
+
+
+def test_a_case_of_a_is_never_against_a_facility_of_b(towns):
+    """The consortium's inspector sees both networks; a case in A against B's area would
+    suspend or revoke the license of B's network (art. 25 IV-V) from A."""
+    ensure_frameworks()
+    own_framework(towns.b)
+    area_b = licensed_facility(
+        FacilityKind.ATT, square(*towns.in_b().coords, 100), "ATT de Aparecida", towns.b
+    )
+    with pytest.raises(enforcement.EnforcementError, match="fica em Aparecida") as refused:
+        enforcement.open_case(
+            municipality=towns.a,
+            inspector=towns.consortium,
+            offender=OffenderData(
+                "Operadora B Ltda.", "11222333000181", OffenderRole.FACILITY, facility=area_b
+            ),
+            description="Recebeu resíduos sem CTR.",
+            opened_at=timezone.localtime().replace(hour=9),
+        )
+    assert refused.value.field == "facility"
+    assert not EnforcementCase.objects.exists()
+    # In B, where the area is, the case opens.
+    case = enforcement.open_case(
+        municipality=towns.b,
+        inspector=towns.consortium,
+        offender=OffenderData(
+            "Operadora B Ltda.", "11222333000181", OffenderRole.FACILITY, facility=area_b
+        ),
+        description="Recebeu resíduos sem CTR.",
+        opened_at=timezone.localtime().replace(hour=9),
+    )
+    assert case.municipality == towns.b
 
 
 def test_without_a_place_the_case_is_the_inspector_s_current_municipality_s(towns):
