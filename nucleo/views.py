@@ -145,7 +145,7 @@ def nucleo_map(request):
     the_map = layers.nucleo_map(
         destinations=destinations,
         facilities=management_layers.facilities_with_license_state_geojson(
-            network_of(municipality), bbox=window
+            management_layers.network_of(municipality), bbox=window
         ),
         basins=public_layers.catchment_basins_geojson(bbox=window),
         outline=outline,
@@ -258,15 +258,6 @@ def nucleo_export_file(request, name: str):
     return FileResponse(
         handle, as_attachment=True, filename=filename, content_type=EXPORT_NAMES[name]
     )
-
-
-def network_of(municipality) -> list[int]:
-    """The municipalities whose facilities the Núcleo of `municipality` sees on its map: its
-    own, and those whose areas receive its CTRs by agreement (accepted_destinations, Lei
-    3.978/2007 art. 4 §2 II). None without a municipality."""
-    if municipality is None:
-        return []
-    return [municipality.pk, *municipality.accepted_destinations.values_list("pk", flat=True)]
 
 
 def _filter_from(form: NucleoFilterForm, data: dict) -> tuple[analytics.CTRFilter, object]:

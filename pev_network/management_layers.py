@@ -23,6 +23,15 @@ LICENSE_STATE_LABELS = {
 }
 
 
+def network_of(municipality) -> list[int]:
+    """The municipalities whose facilities the Núcleo of `municipality` sees on its map: its
+    own, and those whose areas receive its CTRs by agreement (accepted_destinations, Lei
+    3.978/2007 art. 4 §2 II). None without a municipality."""
+    if municipality is None:
+        return []
+    return [municipality.pk, *municipality.accepted_destinations.values_list("pk", flat=True)]
+
+
 def facilities_with_license_state_geojson(
     municipality_ids: list[int], day: datetime.date | None = None, bbox: BBox | None = None
 ) -> dict:
