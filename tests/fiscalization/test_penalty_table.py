@@ -371,7 +371,8 @@ def pdf_text(content: bytes) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages)
 
 
-def test_changing_the_table_after_the_record_changes_nothing_in_it(world):
+def test_changing_the_table_after_the_record_changes_nothing_in_it(world, frozen_today):
+    # The PDF says when it was made, to the minute: the clock frozen, both are made in one.
     record = record_for(world, codes=("INF-01", "INF-04"))  # 100 + 30
     pdf_before = pdf_text(enforcement_pdf.record_pdf(record))
     web = Client()

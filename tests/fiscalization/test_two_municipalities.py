@@ -290,9 +290,10 @@ def test_a_case_of_a_is_never_against_a_facility_of_b(towns):
     area_b = licensed_facility(
         FacilityKind.ATT, square(*towns.in_b().coords, 100), "ATT de Aparecida", towns.b
     )
-    with pytest.raises(enforcement.EnforcementError, match="fica em Aparecida") as refused:
-        enforcement.open_case(
-            municipality=towns.a,
+
+    def open_in(municipality):
+        return enforcement.open_case(
+            municipality=municipality,
             inspector=towns.consortium,
             offender=OffenderData(
                 "Operadora B Ltda.", "11222333000181", OffenderRole.FACILITY, facility=area_b
@@ -300,19 +301,12 @@ def test_a_case_of_a_is_never_against_a_facility_of_b(towns):
             description="Recebeu resíduos sem CTR.",
             opened_at=timezone.localtime().replace(hour=9),
         )
+
+    with pytest.raises(enforcement.EnforcementError, match="fica em Aparecida") as refused:
+        open_in(towns.a)
     assert refused.value.field == "facility"
     assert not EnforcementCase.objects.exists()
-    # In B, where the area is, the case opens.
-    case = enforcement.open_case(
-        municipality=towns.b,
-        inspector=towns.consortium,
-        offender=OffenderData(
-            "Operadora B Ltda.", "11222333000181", OffenderRole.FACILITY, facility=area_b
-        ),
-        description="Recebeu resíduos sem CTR.",
-        opened_at=timezone.localtime().replace(hour=9),
-    )
-    assert case.municipality == towns.b
+    assert open_in(towns.b).municipality == towns.b  # in B, where the area is
 
 
 def test_without_a_place_the_case_is_the_inspector_s_current_municipality_s(towns):
