@@ -39,13 +39,18 @@ class Columns:
         return ", ".join(f'{table_alias}."{f.column}"' for f in self.fields)
 
     def converters(self):
-        if self._converters is None:
-            self._converters = []
+        converters = self._converters
+        if converters is None:
+            # Built whole, then published: a gunicorn worker serves several requests at once in
+            # threads, and one that read the list while another thread was filling it got a
+            # list shorter than the row (a 500 on a freshly started worker's first issues).
+            converters = []
             for f in self.fields:
                 col = f.get_col(self.alias)
                 found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
-                self._converters.append((found, col))
-        return self._converters
+                converters.append((found, col))
+            self._converters = converters
+        return converters
 
     def build(self, values: tuple):
         """The instance, or None when the lateral found no row (its primary key is NULL)."""

@@ -616,7 +616,9 @@ def test_database_stopped_mid_load_then_back_without_restarting_the_app(live):
             thread.join(timeout=60)
 
     assert [r for r in results if r.status is None] == [], "conexão HTTP perdida"
-    assert {r.status for r in results} <= {201, 503}, [r.status for r in results]
+    unexpected = [r for r in results if r.status not in (201, 503)]
+    # DEBUG is on: the body of an unexpected answer is Django's trace, which says what leaked.
+    assert unexpected == [], [r.body.decode(errors="replace")[:4000] for r in unexpected[:2]]
     failed = [r for r in results if r.status == 503]
     # At least the three caught mid-transaction, and the ones sent while it was down.
     assert sum(not r.sent_after_stop for r in failed) >= 3
